@@ -1,0 +1,50 @@
+// ptescope: the desktop app. Argument parsing and wiring only.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+
+#include "ui/Document.h"
+#include "ui/MainWindow.h"
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("ptescope");
+  QApplication::setOrganizationName("ptescope");
+  QApplication::setApplicationVersion(PTESCOPE_VERSION);
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Inspect, edit and profile ExecuTorch programs that run partly on a GPU");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption screenshot("screenshot", "Save a grab of the window to FILE (PNG) and exit.", "FILE");
+  parser.addOption(screenshot);
+  parser.addPositionalArgument("FILE", "Program (.pte) to open");
+  parser.process(app);
+
+  ptescope::ui::Document document;
+  ptescope::ui::MainWindow window(&document);
+  const QStringList files = parser.positionalArguments();
+  const bool opened = files.isEmpty() || window.openFile(files.first());
+  window.show();
+
+  if (parser.isSet(screenshot)) {
+    if (!opened) {
+      std::fprintf(stderr, "ptescope: cannot open %s\n", qPrintable(files.first()));
+      return 2;
+    }
+    const QString out = parser.value(screenshot);
+    int status = 0;
+    QTimer::singleShot(200, [&] {
+      if (!window.grab().save(out, "PNG")) {
+        std::fprintf(stderr, "ptescope: cannot write screenshot %s\n", qPrintable(out));
+        status = 2;
+      }
+      app.exit(status);
+    });
+    app.exec();
+    return status;
+  }
+  return app.exec();
+}

@@ -1,0 +1,407 @@
+#include "pte/Reader.h"
+
+#include <cstring>
+#include <filesystem>
+
+#include "flat_tensor_generated.h"
+#include "program/Validate.h"
+#include "program_generated.h"
+#include "util/MappedFile.h"
+
+namespace ptescope::pte {
+namespace fb = executorch_flatbuffer;
+namespace ft = flat_tensor_flatbuffer;
+using namespace ptescope::program;
+
+namespace {
+
+// Upstream runtime's verifier limits.
+constexpr unsigned kMaxDepth = 64;
+constexpr unsigned kMaxTables = 1000000;
+
+template <class T>
+Opt<std::vector<T>> scalars(const flatbuffers::Vector<T>* v) {
+  if (v == nullptr) return std::nullopt;
+  return std::vector<T>(v->begin(), v->end());
+}
+
+Opt<std::string> str(const flatbuffers::String* s) {
+  if (s == nullptr) return std::nullopt;
+  return s->str();
+}
+
+class ProgramDecoder {
+ public:
+  explicit ProgramDecoder(const Bytes& file) : file_(file) {}
+
+  // Bytes of a [ubyte] vector inside the mapped file.
+  Opt<Bytes> bytesOf(const flatbuffers::Vector<uint8_t>* v) const {
+    if (v == nullptr) return std::nullopt;
+    const auto offset = static_cast<size_t>(v->data() - file_.data());
+    return file_.slice(offset, v->size());
+  }
+
+  Tensor tensor(const fb::Tensor* t) const {
+    Tensor out;
+    out.scalar_type = static_cast<ScalarType>(t->scalar_type());
+    out.storage_offset = t->storage_offset();
+    out.sizes = scalars(t->sizes());
+    out.dim_order = scalars(t->dim_order());
+    out.requires_grad = t->requires_grad();
+    out.data_buffer_idx = t->data_buffer_idx();
+    if (const auto* a = t->allocation_info())
+      out.allocation_info = AllocationInfo{a->memory_id(), a->memory_offset_low(), a->memory_offset_high()};
+    out.layout = t->layout();
+    out.shape_dynamism = static_cast<ShapeDynamism>(t->shape_dynamism());
+    if (const auto* e = t->extra_tensor_info()) {
+      ExtraTensorInfo extra;
+      extra.mutable_data_segments_idx = e->mutable_data_segments_idx();
+      extra.fully_qualified_name = str(e->fully_qualified_name());
+      extra.location = static_cast<TensorDataLocation>(e->location());
+      extra.device_type = static_cast<DeviceType>(e->device_type());
+      extra.device_index = e->device_index();
+      out.extra_tensor_info = extra;
+    }
+    return out;
+  }
+
+  Value value(const fb::EValue* e) const {
+    Value v;
+    switch (e->val_type()) {
+      case fb::KernelTypes::NONE: v.data = NoneValue{}; break;
+      case fb::KernelTypes::Null: v.data = NullValue{}; break;
+      case fb::KernelTypes::Int: v.data = IntValue{e->val_as_Int()->int_val()}; break;
+      case fb::KernelTypes::Bool: v.data = BoolValue{e->val_as_Bool()->bool_val()}; break;
+      case fb::KernelTypes::Double: v.data = DoubleValue{e->val_as_Double()->double_val()}; break;
+      case fb::KernelTypes::Tensor: v.data = tensor(e->val_as_Tensor()); break;
+      case fb::KernelTypes::String: v.data = StringValue{str(e->val_as_String()->string_val())}; break;
+      case fb::KernelTypes::IntList: v.data = IntListValue{scalars(e->val_as_IntList()->items())}; break;
+      case fb::KernelTypes::DoubleList: v.data = DoubleListValue{scalars(e->val_as_DoubleList()->items())}; break;
+      case fb::KernelTypes::BoolList: v.data = BoolListValue{scalars(e->val_as_BoolList()->items())}; break;
+      case fb::KernelTypes::TensorList: v.data = TensorListValue{scalars(e->val_as_TensorList()->items())}; break;
+      case fb::KernelTypes::OptionalTensorList:
+        v.data = OptionalTensorListValue{scalars(e->val_as_OptionalTensorList()->items())};
+        break;
+    }
+    return v;
+  }
+
+  Instruction instruction(const fb::Instruction* i) const {
+    Instruction out;
+    switch (i->instr_args_type()) {
+      case fb::InstructionArguments::NONE: out.data = NoInstruction{}; break;
+      case fb::InstructionArguments::KernelCall: {
+        const auto* k = i->instr_args_as_KernelCall();
+        out.data = KernelCall{k->op_index(), scalars(k->args())};
+        break;
+      }
+      case fb::InstructionArguments::DelegateCall: {
+        const auto* d = i->instr_args_as_DelegateCall();
+        out.data = DelegateCall{d->delegate_index(), scalars(d->args())};
+        break;
+      }
+      case fb::InstructionArguments::MoveCall: {
+        const auto* m = i->instr_args_as_MoveCall();
+        out.data = MoveCall{m->move_from(), m->move_to()};
+        break;
+      }
+      case fb::InstructionArguments::JumpFalseCall: {
+        const auto* j = i->instr_args_as_JumpFalseCall();
+        out.data = JumpFalseCall{j->cond_value_index(), j->destination_instruction()};
+        break;
+      }
+      case fb::InstructionArguments::FreeCall: out.data = FreeCall{i->instr_args_as_FreeCall()->value_index()}; break;
+    }
+    return out;
+  }
+
+  Chain chain(const fb::Chain* c) const {
+    Chain out;
+    out.inputs = scalars(c->inputs());
+    out.outputs = scalars(c->outputs());
+    if (const auto* instrs = c->instructions()) {
+      auto& list = out.instructions.emplace();
+      list.reserve(instrs->size());
+      for (const auto* i : *instrs) list.push_back(instruction(i));
+    }
+    if (const auto* traces = c->stacktrace()) {
+      auto& list = out.stacktrace.emplace();
+      for (const auto* frames : *traces) {
+        FrameList fl;
+        if (const auto* fitems = frames->items()) {
+          auto& fs = fl.items.emplace();
+          for (const auto* f : *fitems) fs.push_back(Frame{str(f->filename()), f->lineno(), str(f->name()), str(f->context())});
+        }
+        list.push_back(std::move(fl));
+      }
+    }
+    return out;
+  }
+
+  Method method(const fb::ExecutionPlan* p) const {
+    Method m;
+    m.name = str(p->name());
+    if (const auto* c = p->container_meta_type())
+      m.container_meta_type = ContainerMetadata{str(c->encoded_inp_str()), str(c->encoded_out_str())};
+    if (const auto* vals = p->values()) {
+      auto& list = m.values.emplace();
+      list.reserve(vals->size());
+      for (const auto* e : *vals) list.push_back(value(e));
+    }
+    m.inputs = scalars(p->inputs());
+    m.outputs = scalars(p->outputs());
+    if (const auto* chains = p->chains()) {
+      auto& list = m.chains.emplace();
+      for (const auto* c : *chains) list.push_back(chain(c));
+    }
+    if (const auto* ops = p->operators()) {
+      auto& list = m.operators.emplace();
+      for (const auto* o : *ops) list.push_back(Operator{str(o->name()), str(o->overload())});
+    }
+    if (const auto* dels = p->delegates()) {
+      auto& list = m.delegates.emplace();
+      for (const auto* d : *dels) {
+        BackendDelegate bd;
+        bd.id = str(d->id());
+        if (const auto* r = d->processed())
+          bd.processed = DelegateDataReference{static_cast<DelegateDataLocation>(r->location()), r->index()};
+        if (const auto* specs = d->compile_specs()) {
+          auto& sl = bd.compile_specs.emplace();
+          for (const auto* s : *specs) sl.push_back(CompileSpec{str(s->key()), scalars(s->value())});
+        }
+        list.push_back(std::move(bd));
+      }
+    }
+    m.non_const_buffer_sizes = scalars(p->non_const_buffer_sizes());
+    if (const auto* devs = p->non_const_buffer_device()) {
+      auto& list = m.non_const_buffer_device.emplace();
+      for (const auto* d : *devs)
+        list.push_back(NonConstBufferDevice{d->buffer_idx(), static_cast<DeviceType>(d->device_type()), d->device_index()});
+    }
+    return m;
+  }
+
+  Result<Program> program(const fb::Program* p, const std::optional<ExtendedHeader>& header,
+                          const std::string& name) const {
+    Program out;
+    out.version = p->version();
+    if (const auto* plans = p->execution_plan()) {
+      auto& list = out.execution_plan.emplace();
+      list.reserve(plans->size());
+      for (const auto* plan : *plans) list.push_back(method(plan));
+    }
+    if (const auto* cb = p->constant_buffer()) {
+      auto& list = out.constant_buffer.emplace();
+      for (const auto* b : *cb) list.push_back(ConstantBuffer{bytesOf(b->storage())});
+    }
+    if (const auto* dd = p->backend_delegate_data()) {
+      auto& list = out.backend_delegate_data.emplace();
+      for (const auto* d : *dd) list.push_back(DelegateInlineData{bytesOf(d->data())});
+    }
+    if (const auto* segs = p->segments()) {
+      auto& list = out.segments.emplace();
+      const uint64_t base = header ? header->segment_base_offset : 0;
+      for (flatbuffers::uoffset_t i = 0; i < segs->size(); ++i) {
+        const auto* s = segs->Get(i);
+        Segment segment;
+        segment.offset = s->offset();
+        if (s->size() > 0) {
+          if (!header || base == 0)
+            return makeError(name + ": segment " + std::to_string(i) + " holds " + std::to_string(s->size()) +
+                             " bytes but the file has no extended header giving a segment base, so the data "
+                             "cannot be located");
+          const uint64_t fileSize = file_.size();
+          if (s->offset() > fileSize - base || s->size() > fileSize - base - s->offset())
+            return makeError(name + ": segment " + std::to_string(i) + " (offset " + std::to_string(s->offset()) +
+                             ", " + std::to_string(s->size()) + " bytes, from base " + std::to_string(base) +
+                             ") runs past the end of the file (" + std::to_string(fileSize) +
+                             " bytes); the file is truncated or corrupt");
+          segment.data = file_.slice(static_cast<size_t>(base + s->offset()), static_cast<size_t>(s->size()));
+        } else {
+          segment.data = file_.slice(0, 0);
+        }
+        list.push_back(std::move(segment));
+      }
+    }
+    if (const auto* cs = p->constant_segment())
+      out.constant_segment = SubsegmentOffsets{cs->segment_index(), scalars(cs->offsets())};
+    if (const auto* ms = p->mutable_data_segments()) {
+      auto& list = out.mutable_data_segments.emplace();
+      for (const auto* s : *ms) list.push_back(SubsegmentOffsets{s->segment_index(), scalars(s->offsets())});
+    }
+    if (const auto* nd = p->named_data()) {
+      auto& list = out.named_data.emplace();
+      for (const auto* d : *nd) list.push_back(NamedData{str(d->key()), d->segment_index()});
+    }
+    return out;
+  }
+
+ private:
+  const Bytes& file_;
+};
+
+bool hasExternalTensors(const Program& program) {
+  for (const auto& m : program.methods())
+    for (const auto& v : items(m.values))
+      if (const auto* t = v.tensor(); t && t->isExternal()) return true;
+  return false;
+}
+
+void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
+  Program& program = loaded.program;
+  std::vector<std::string> paths = options.ptd_paths;
+  const bool needs = hasExternalTensors(program);
+  if (paths.empty() && needs && options.find_ptd_beside && !loaded.file.path.empty())
+    paths = candidateDataFiles(loaded.file.path);
+  for (const auto& path : paths) {
+    auto data = readDataFile(path);
+    if (!data) {
+      loaded.warnings.push_back("external data not loaded: " + data.error().message);
+      continue;
+    }
+    program.external_data.push_back(std::move(data.value()));
+  }
+  if (!needs) return;
+  for (const auto& m : program.methods()) {
+    for (size_t v = 0; v < items(m.values).size(); ++v) {
+      const auto* t = (*m.values)[v].tensor();
+      if (t == nullptr || !t->isExternal()) continue;
+      TensorDataSource src = tensorData(program, *t);
+      if (src.kind == TensorDataSource::Kind::Missing)
+        loaded.warnings.push_back("method '" + m.displayName() + "' value " + std::to_string(v) + ": " + src.detail +
+                                  (paths.empty() ? " (no .ptd file found beside the program; pass --ptd FILE)" : ""));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> candidateDataFiles(const std::string& programPath) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  fs::path p(programPath);
+  std::error_code ec;
+  for (const fs::path& candidate :
+       {fs::path(p).replace_extension(".ptd"), p.parent_path() / "_default_external_constant.ptd"}) {
+    if (fs::is_regular_file(candidate, ec)) {
+      std::string s = candidate.string();
+      if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Everything but the external data, which needs to know the file's path.
+Result<LoadedProgram> decodeProgram(Bytes bytes, const std::string& name) {
+  const auto file = bytes.span();
+  // The runtime's loaders read a 64-byte head first; anything shorter can
+  // never load.
+  if (file.size() < 64)
+    return makeError(name + ": file is " + std::to_string(file.size()) +
+                     " bytes, too small to be an ExecuTorch program (at least 64 bytes)");
+  if (std::memcmp(file.data() + 4, "ET12", 4) != 0) {
+    std::string id;
+    for (int i = 4; i < 8; ++i) {
+      char c = static_cast<char>(file[static_cast<size_t>(i)]);
+      id += (c >= 32 && c < 127) ? c : '?';
+    }
+    if (file[4] == 'E' && file[5] == 'T')
+      return makeError(name + ": incompatible program version '" + id + "' (this tool reads 'ET12')");
+    return makeError(name + ": not an ExecuTorch program: identifier at byte 4 is '" + id + "', expected 'ET12'");
+  }
+  auto header = parseExtendedHeader(file);
+  if (!header) return makeError(name + ": " + header.error().message);
+  LoadedProgram loaded;
+  loaded.file.file_size = file.size();
+  loaded.file.header = *header;
+  loaded.file.program_size = *header ? (*header)->program_size : file.size();
+  const uint8_t* base = file.data();
+  const size_t programSize = static_cast<size_t>(loaded.file.program_size);
+  if (reinterpret_cast<uintptr_t>(base) % 16 != 0) {
+    // Flatbuffer alignment checks are relative to real addresses: copy an
+    // unaligned buffer into aligned storage first.
+    return decodeProgram(Bytes::copyOf(file), name);
+  }
+  flatbuffers::Verifier verifier(base, programSize, kMaxDepth, kMaxTables);
+  if (!fb::VerifyProgramBuffer(verifier))
+    return makeError(name + ": the program flatbuffer failed verification (corrupt or truncated within its first " +
+                     std::to_string(programSize) + " bytes)");
+  const fb::Program* root = fb::GetProgram(base);
+  ProgramDecoder decoder(bytes);
+  auto program = decoder.program(root, *header, name);
+  if (!program) return program.error();
+  loaded.program = std::move(program.value());
+  auto problems = validateProgram(loaded.program);
+  if (!problems.empty()) {
+    std::string message = name + ": " + problems.front();
+    if (problems.size() > 1) message += " (and " + std::to_string(problems.size() - 1) + " more problems)";
+    return makeError(message);
+  }
+  return loaded;
+}
+
+}  // namespace
+
+Result<LoadedProgram> readProgramBytes(Bytes bytes, const std::string& name, const ReadOptions& options) {
+  auto loaded = decodeProgram(std::move(bytes), name);
+  if (loaded) attachExternalData(loaded.value(), options);
+  return loaded;
+}
+
+Result<LoadedProgram> readProgramFile(const std::string& path, const ReadOptions& options) {
+  auto bytes = mapFile(path);
+  if (!bytes) return bytes.error();
+  auto loaded = decodeProgram(bytes.value(), path);
+  if (!loaded) return loaded;
+  loaded->file.path = path;
+  attachExternalData(loaded.value(), options);
+  return loaded;
+}
+
+Result<program::ExternalData> readDataBytes(Bytes bytes, const std::string& name) {
+  auto file = bytes.span();
+  auto header = parseFlatTensorHeader(file);
+  if (!header) return makeError(name + ": " + header.error().message);
+  if (reinterpret_cast<uintptr_t>(file.data()) % 16 != 0) return readDataBytes(Bytes::copyOf(file), name);
+  const size_t fbSize = static_cast<size_t>(header->flatbuffer_offset + header->flatbuffer_size);
+  flatbuffers::Verifier verifier(file.data(), fbSize, kMaxDepth, kMaxTables);
+  if (!ft::VerifyFlatTensorBuffer(verifier))
+    return makeError(name + ": the data file flatbuffer failed verification (corrupt, truncated, or the pre-2025-06 "
+                            "FlatTensor layout that current runtimes no longer read)");
+  const auto* root = ft::GetFlatTensor(file.data());
+  program::ExternalData out;
+  out.path = name;
+  if (root->segments() == nullptr || root->named_data() == nullptr)
+    return makeError(name + ": data file lacks segments or named_data");
+  const auto* segments = root->segments();
+  for (const auto* nd : *root->named_data()) {
+    program::ExternalData::Entry entry;
+    entry.key = nd->key() ? nd->key()->str() : std::string();
+    if (nd->segment_index() >= segments->size())
+      return makeError(name + ": named data '" + entry.key + "' refers to segment " +
+                       std::to_string(nd->segment_index()) + ", out of range (" + std::to_string(segments->size()) +
+                       " segments)");
+    const auto* seg = segments->Get(nd->segment_index());
+    const uint64_t b = header->segment_base_offset;
+    if (seg->offset() > file.size() - b || seg->size() > file.size() - b - seg->offset())
+      return makeError(name + ": named data '" + entry.key + "' runs past the end of the file");
+    entry.data = bytes.slice(static_cast<size_t>(b + seg->offset()), static_cast<size_t>(seg->size()));
+    if (const auto* layout = nd->tensor_layout())
+      entry.layout = TensorLayout{static_cast<ScalarType>(layout->scalar_type()), scalars(layout->sizes()),
+                                  scalars(layout->dim_order())};
+    out.entries.push_back(std::move(entry));
+  }
+  return out;
+}
+
+Result<program::ExternalData> readDataFile(const std::string& path) {
+  auto bytes = mapFile(path);
+  if (!bytes) return bytes.error();
+  auto data = readDataBytes(bytes.value(), path);
+  if (data) data->path = path;
+  return data;
+}
+
+}  // namespace ptescope::pte

@@ -1,0 +1,193 @@
+#include "report/InfoReport.h"
+
+#include <sstream>
+
+#include "analysis/Summary.h"
+
+namespace ptescope::report {
+using namespace ptescope::program;
+using nlohmann::json;
+
+namespace {
+
+std::string joinInts(const std::vector<int32_t>& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + std::to_string(v[i]);
+  return out;
+}
+
+json delegateJson(const Program& program, const BackendDelegate& d) {
+  json j;
+  j["id"] = d.id.value_or("");
+  if (d.processed) {
+    j["location"] = d.processed->location == DelegateDataLocation::Inline ? "inline" : "segment";
+    j["index"] = d.processed->index;
+  }
+  if (auto blob = delegateBlob(program, d)) j["bytes"] = blob->size();
+  json specs = json::array();
+  for (const auto& s : items(d.compile_specs))
+    specs.push_back({{"key", s.key.value_or("")}, {"value", compileSpecValueText(items(s.value))}, {"bytes", items(s.value).size()}});
+  j["compile_specs"] = specs;
+  return j;
+}
+
+}  // namespace
+
+std::string compileSpecValueText(const std::vector<uint8_t>& value) {
+  bool printable = true;
+  for (uint8_t c : value)
+    if (c < 0x20 || c == 0x7f) printable = false;
+  if (printable && value.size() <= 256) return std::string(value.begin(), value.end());
+  return "<" + std::to_string(value.size()) + " bytes>";
+}
+
+json infoJson(const pte::LoadedProgram& loaded) {
+  const Program& program = loaded.program;
+  json j;
+  j["file"] = loaded.file.path;
+  j["file_size"] = loaded.file.file_size;
+  j["version"] = program.version;
+  if (loaded.file.header) {
+    const auto& h = *loaded.file.header;
+    j["extended_header"] = {{"length", h.length},
+                            {"program_size", h.program_size},
+                            {"segment_base_offset", h.segment_base_offset},
+                            {"segment_data_size", h.segment_data_size}};
+  } else {
+    j["extended_header"] = nullptr;
+  }
+  json segments = json::array();
+  for (const auto& s : items(program.segments)) segments.push_back({{"offset", s.offset}, {"size", s.data.size()}});
+  j["segments"] = segments;
+  if (program.constant_segment) {
+    j["constant_segment"] = {{"segment_index", program.constant_segment->segment_index},
+                             {"constants", items(program.constant_segment->offsets).size() > 0
+                                               ? items(program.constant_segment->offsets).size() - 1
+                                               : 0}};
+  }
+  j["constant_buffer"] = items(program.constant_buffer).size();
+  j["inline_delegate_data"] = items(program.backend_delegate_data).size();
+  json named = json::array();
+  const auto& segs = items(program.segments);
+  for (const auto& n : items(program.named_data)) {
+    json e{{"key", n.key.value_or("")}, {"segment_index", n.segment_index}};
+    if (n.segment_index < segs.size()) e["bytes"] = segs[n.segment_index].data.size();
+    named.push_back(e);
+  }
+  j["named_data"] = named;
+  json external = json::array();
+  for (const auto& ext : program.external_data) external.push_back({{"path", ext.path}, {"entries", ext.entries.size()}});
+  j["external_data"] = external;
+  j["warnings"] = loaded.warnings;
+
+  json methods = json::array();
+  for (const auto& m : program.methods()) {
+    auto s = analysis::summarizeMethod(m);
+    json mj;
+    mj["name"] = s.name;
+    mj["values"] = s.values;
+    mj["values_by_kind"] = s.values_by_kind;
+    mj["instructions"] = s.instructions;
+    mj["instructions_by_kind"] = s.instructions_by_kind;
+    mj["kernel_calls"] = s.kernel_calls;
+    mj["delegate_calls"] = s.delegate_calls;
+    mj["h2d_copies"] = s.h2d_copies;
+    mj["d2h_copies"] = s.d2h_copies;
+    mj["constant_tensors"] = s.constant_tensors;
+    mj["planned_tensors"] = s.planned_tensors;
+    mj["tensors_by_device"] = json::object();
+    for (const auto& [device, n] : s.tensors_by_device) mj["tensors_by_device"][device] = n;
+    mj["inputs"] = s.inputs;
+    mj["outputs"] = s.outputs;
+    mj["operators"] = s.operators;
+    json delegates = json::array();
+    for (const auto& d : items(m.delegates)) delegates.push_back(delegateJson(program, d));
+    mj["delegates"] = delegates;
+    mj["non_const_buffer_sizes"] = s.non_const_buffer_sizes;
+    json devices = json::array();
+    for (const auto& d : s.non_const_buffer_device)
+      devices.push_back({{"buffer_idx", d.buffer_idx}, {"device", Device{d.device_type, d.device_index}.str()}});
+    mj["non_const_buffer_device"] = devices;
+    methods.push_back(mj);
+  }
+  j["methods"] = methods;
+  return j;
+}
+
+std::string infoText(const pte::LoadedProgram& loaded) {
+  const Program& program = loaded.program;
+  std::ostringstream out;
+  out << loaded.file.path << ": ExecuTorch program (ET12), " << loaded.file.file_size << " bytes, version "
+      << program.version << "\n";
+  if (loaded.file.header) {
+    const auto& h = *loaded.file.header;
+    out << "  extended header: eh00, length " << h.length << (h.isLegacy() ? " (legacy)" : "") << ", program "
+        << h.program_size << " bytes, segments at " << h.segment_base_offset << ", " << h.segment_data_size
+        << " bytes of segment data\n";
+  } else {
+    out << "  extended header: none\n";
+  }
+  const auto& segs = items(program.segments);
+  out << "  segments: " << segs.size();
+  for (size_t i = 0; i < segs.size(); ++i) out << (i ? ", " : " [") << "(" << segs[i].offset << ", " << segs[i].data.size() << ")" << (i + 1 == segs.size() ? "]" : "");
+  out << "\n";
+  if (program.constant_segment) {
+    size_t n = items(program.constant_segment->offsets).size();
+    out << "  constant segment: segment " << program.constant_segment->segment_index << ", " << (n > 0 ? n - 1 : 0)
+        << " constants\n";
+  }
+  if (!items(program.constant_buffer).empty())
+    out << "  legacy constant_buffer: " << program.constant_buffer->size() << " entries (deprecated form)\n";
+  if (!items(program.backend_delegate_data).empty())
+    out << "  inline delegate data: " << program.backend_delegate_data->size() << " blobs\n";
+  for (const auto& n : items(program.named_data))
+    out << "  named data '" << n.key.value_or("") << "' -> segment " << n.segment_index << "\n";
+  for (const auto& ext : program.external_data)
+    out << "  external data: " << ext.path << " (" << ext.entries.size() << " entries)\n";
+  for (const auto& w : loaded.warnings) out << "  warning: " << w << "\n";
+
+  out << "  methods: " << program.methods().size() << "\n";
+  for (const auto& m : program.methods()) {
+    auto s = analysis::summarizeMethod(m);
+    out << "\n  method '" << s.name << "'\n";
+    out << "    inputs [" << joinInts(s.inputs) << "]  outputs [" << joinInts(s.outputs) << "]\n";
+    out << "    values " << s.values << ":";
+    for (const auto& [k, n] : s.values_by_kind) out << " " << k << " " << n;
+    out << "\n    instructions " << s.instructions << ":";
+    for (const auto& [k, n] : s.instructions_by_kind) out << " " << k << " " << n;
+    out << "\n    copies: " << s.h2d_copies << " host-to-device, " << s.d2h_copies << " device-to-host\n";
+    out << "    tensors by device:";
+    for (const auto& [d, n] : s.tensors_by_device) out << " " << d << " " << n;
+    out << " (constants " << s.constant_tensors << ", planned " << s.planned_tensors << ")\n";
+    if (!s.operators.empty()) {
+      out << "    operators:";
+      for (const auto& op : s.operators) out << " " << op;
+      out << "\n";
+    }
+    const auto& delegates = items(m.delegates);
+    for (size_t d = 0; d < delegates.size(); ++d) {
+      const auto& del = delegates[d];
+      out << "    delegate " << d << ": " << del.id.value_or("<no id>");
+      if (del.processed)
+        out << " (" << (del.processed->location == DelegateDataLocation::Inline ? "inline " : "segment ")
+            << del.processed->index;
+      if (auto blob = delegateBlob(program, del)) out << ", " << blob->size() << " bytes";
+      if (del.processed) out << ")";
+      out << "\n";
+      for (const auto& spec : items(del.compile_specs))
+        out << "      " << spec.key.value_or("") << " = " << compileSpecValueText(items(spec.value)) << "\n";
+    }
+    out << "    non_const_buffer_sizes [";
+    for (size_t i = 0; i < s.non_const_buffer_sizes.size(); ++i) out << (i ? ", " : "") << s.non_const_buffer_sizes[i];
+    out << "]\n";
+    if (!s.non_const_buffer_device.empty()) {
+      out << "    buffer devices:";
+      for (const auto& d : s.non_const_buffer_device)
+        out << " " << d.buffer_idx << "=" << Device{d.device_type, d.device_index}.str();
+      out << "\n";
+    }
+  }
+  return out.str();
+}
+
+}  // namespace ptescope::report
