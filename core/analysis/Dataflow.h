@@ -1,0 +1,84 @@
+// Def/use facts for one method: which instruction produces and which consume
+// each value, and each value's lifetime in instruction order. The passes, the
+// executor, the layout and the UI all read the program through this.
+//
+// Instructions are numbered by their flat position over all chains, chain 0
+// first ("instruction order").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "program/Program.h"
+
+namespace ptescope::analysis {
+
+struct InstructionFacts {
+  size_t flat_index = 0;
+  uint32_t chain = 0;
+  uint32_t index_in_chain = 0;
+  program::InstructionKind kind = program::InstructionKind::None;
+  // Values read and written, in argument order, each listed once. A
+  // TensorList / OptionalTensorList argument contributes the list value and
+  // its member values.
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  // "aten::add.out", "delegate XnnpackBackend", "move", "jump_false", "free".
+  std::string label;
+  int32_t op_index = -1;        // KernelCall
+  int32_t delegate_index = -1;  // DelegateCall
+  bool is_h2d_copy = false;
+  bool is_d2h_copy = false;
+};
+
+enum class ValueOrigin {
+  Unused,        // referenced by nothing and produced by nothing
+  MethodInput,   // listed in the method's inputs
+  Constant,      // a stored constant tensor or a non-tensor literal
+  Instruction,   // written by an instruction
+  Undefined,     // read but never written (run-time supplied, not an input)
+};
+
+struct ValueFacts {
+  ValueOrigin origin = ValueOrigin::Unused;
+  std::optional<size_t> producer;  // first instruction that writes it
+  std::vector<size_t> consumers;   // instructions that read it, ascending, unique
+  bool is_method_input = false;
+  bool is_method_output = false;
+  // Inclusive range of instruction positions during which the value must
+  // hold its data: method inputs from 0, method outputs until
+  // instruction_count (one past the last instruction). Absent for values
+  // that no instruction touches and that are neither input nor output.
+  std::optional<std::pair<size_t, size_t>> lifetime;
+};
+
+class Dataflow {
+ public:
+  static Dataflow build(const program::Method& method);
+
+  const std::vector<InstructionFacts>& instructions() const { return instructions_; }
+  const std::vector<ValueFacts>& values() const { return values_; }
+  const ValueFacts& value(int32_t index) const { return values_.at(static_cast<size_t>(index)); }
+  size_t instructionCount() const { return instructions_.size(); }
+
+ private:
+  std::vector<InstructionFacts> instructions_;
+  std::vector<ValueFacts> values_;
+};
+
+// The split of a DelegateCall's args into inputs and outputs, which the file
+// does not record. See the rule in Dataflow.cpp (and README's "Delegate
+// arguments" note). `definedBefore[v]` tells whether value v is defined
+// (method input, constant/literal, or written by an earlier instruction) at
+// the call.
+struct DelegateArgSplit {
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+};
+DelegateArgSplit splitDelegateArgs(const program::Method& method, const std::vector<int32_t>& args,
+                                   const std::vector<bool>& definedBefore);
+
+}  // namespace ptescope::analysis

@@ -1,0 +1,91 @@
+#include "support/TestSupport.h"
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <memory>
+
+namespace ptescope::test {
+
+QString samplesDir() {
+  QDir dir(QStringLiteral(PTESCOPE_SAMPLES_DIR));
+  return dir.exists() ? dir.absolutePath() : QString();
+}
+
+QStringList samplePrograms() {
+  const QString dir = samplesDir();
+  if (dir.isEmpty()) return {};
+  QStringList out;
+  for (const QString& name : QDir(dir).entryList({"*.pte"}, QDir::Files, QDir::Name))
+    if (name != "bad-corrupt.pte") out << QDir(dir).filePath(name);
+  return out;
+}
+
+QString samplePath(const QString& name) { return QDir(samplesDir()).filePath(name); }
+
+pte::LoadedProgram loadOrFail(const QString& path) {
+  auto loaded = pte::readProgramFile(path.toStdString());
+  if (!loaded) {
+    QTest::qFail(qPrintable("cannot load " + path + ": " + QString::fromStdString(loaded.error().message)),
+                 __FILE__, __LINE__);
+    return {};
+  }
+  return std::move(loaded.value());
+}
+
+ProcessResult runProcess(const QString& program, const QStringList& args, int timeoutMs) {
+  QProcess process;
+  process.start(program, args);
+  ProcessResult result;
+  if (!process.waitForStarted(timeoutMs)) {
+    result.err = "could not start " + program.toUtf8();
+    return result;
+  }
+  process.closeWriteChannel();
+  if (!process.waitForFinished(timeoutMs)) {
+    process.kill();
+    process.waitForFinished();
+    result.err = "timed out";
+    return result;
+  }
+  result.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+  result.out = process.readAllStandardOutput();
+  result.err = process.readAllStandardError();
+  return result;
+}
+
+ProcessResult runCli(const QStringList& args, int timeoutMs) {
+  return runProcess(QStringLiteral(PTESCOPE_CLI), args, timeoutMs);
+}
+
+QString tempDir() {
+  static std::unique_ptr<QTemporaryDir> dir;
+  if (!dir) dir = std::make_unique<QTemporaryDir>();
+  return dir->path();
+}
+
+std::vector<uint8_t> readAll(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  const QByteArray data = f.readAll();
+  return std::vector<uint8_t>(data.begin(), data.end());
+}
+
+void writeAll(const QString& path, const std::vector<uint8_t>& data) {
+  QFile f(path);
+  if (f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+    f.write(reinterpret_cast<const char*>(data.data()), static_cast<qint64>(data.size()));
+}
+
+QByteArray withoutWhitespace(const QByteArray& text) {
+  QByteArray out;
+  out.reserve(text.size());
+  for (char c : text)
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') out.append(c);
+  return out;
+}
+
+}  // namespace ptescope::test

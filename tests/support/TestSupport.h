@@ -1,0 +1,49 @@
+// Shared helpers for the test suites.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include <string>
+#include <vector>
+
+#include "pte/Reader.h"
+
+namespace ptescope::test {
+
+// Folder of the real .pte samples, or an empty string when it is absent.
+QString samplesDir();
+// Every .pte sample except the deliberately corrupt one; empty when absent.
+QStringList samplePrograms();
+QString samplePath(const QString& name);
+
+// Reads a program and fails the current test (QVERIFY2-style message) when
+// it does not load.
+pte::LoadedProgram loadOrFail(const QString& path);
+
+struct ProcessResult {
+  int exitCode = -1;
+  QByteArray out;
+  QByteArray err;
+};
+// Runs a program with arguments and waits up to `timeoutMs`.
+ProcessResult runProcess(const QString& program, const QStringList& args, int timeoutMs = 60000);
+ProcessResult runCli(const QStringList& args, int timeoutMs = 60000);
+
+// A fresh temporary folder that lives until the process ends.
+QString tempDir();
+
+std::vector<uint8_t> readAll(const QString& path);
+void writeAll(const QString& path, const std::vector<uint8_t>& data);
+
+// Removes all whitespace (for comparing JSON texts).
+QByteArray withoutWhitespace(const QByteArray& text);
+
+}  // namespace ptescope::test
+
+// Skips the current test when the samples folder is absent.
+#define PTESCOPE_REQUIRE_SAMPLES()                                              \
+  do {                                                                          \
+    if (::ptescope::test::samplesDir().isEmpty())                               \
+      QSKIP("../shared/pte-samples is absent; sample-based checks skipped");    \
+  } while (0)
