@@ -153,6 +153,7 @@ class Checker {
     const auto& values = items(method.values);
     const size_t n = values.size();
     const std::string va = at + ": value " + std::to_string(v);
+    if (value.kind() == ValueKind::None) add(va + " has no type");
     if (const auto* list = std::get_if<IntListValue>(&value.data)) {
       for (int64_t item : items(list->items)) {
         if (item < 0 || static_cast<uint64_t>(item) >= n) {

@@ -24,6 +24,9 @@ Result<std::string> dump(std::span<const uint8_t> file, size_t regionSize, const
   if (!verify(verifier)) return makeError("the flatbuffer failed verification; nothing to dump");
   flatbuffers::IDLOptions options;
   options.strict_json = true;
+  // Strings that are not UTF-8 print as \x escapes instead of failing; valid
+  // strings print exactly as flatc prints them.
+  options.allow_non_utf8 = true;
   flatbuffers::Parser parser(options);
   if (!parser.Parse(schema)) return makeError("internal error: schema does not parse: " + parser.error_);
   std::string text;

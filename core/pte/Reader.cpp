@@ -34,6 +34,13 @@ class ProgramDecoder {
  public:
   explicit ProgramDecoder(const Bytes& file) : file_(file) {}
 
+  // The flatbuffers verifier accepts union tags it does not know; the
+  // runtime does not, so the first one found fails the read.
+  const std::string& firstError() const { return firstError_; }
+  void noteError(std::string message) const {
+    if (firstError_.empty()) firstError_ = std::move(message);
+  }
+
   // Bytes of a [ubyte] vector inside the mapped file.
   Opt<Bytes> bytesOf(const flatbuffers::Vector<uint8_t>* v) const {
     if (v == nullptr) return std::nullopt;
@@ -67,6 +74,10 @@ class ProgramDecoder {
 
   Value value(const fb::EValue* e) const {
     Value v;
+    if (e->val_type() != fb::KernelTypes::NONE && e->val_type() != fb::KernelTypes::Null && e->val() == nullptr) {
+      noteError("a " + std::string(fb::EnumNameKernelTypes(e->val_type())) + " value has no data");
+      return v;
+    }
     switch (e->val_type()) {
       case fb::KernelTypes::NONE: v.data = NoneValue{}; break;
       case fb::KernelTypes::Null: v.data = NullValue{}; break;
@@ -82,12 +93,19 @@ class ProgramDecoder {
       case fb::KernelTypes::OptionalTensorList:
         v.data = OptionalTensorListValue{scalars(e->val_as_OptionalTensorList()->items())};
         break;
+      default:
+        noteError("a value has unknown type tag " + std::to_string(static_cast<int>(e->val_type())));
     }
     return v;
   }
 
   Instruction instruction(const fb::Instruction* i) const {
     Instruction out;
+    if (i->instr_args_type() != fb::InstructionArguments::NONE && i->instr_args() == nullptr) {
+      noteError("a " + std::string(fb::EnumNameInstructionArguments(i->instr_args_type())) +
+                " instruction has no arguments");
+      return out;
+    }
     switch (i->instr_args_type()) {
       case fb::InstructionArguments::NONE: out.data = NoInstruction{}; break;
       case fb::InstructionArguments::KernelCall: {
@@ -111,6 +129,8 @@ class ProgramDecoder {
         break;
       }
       case fb::InstructionArguments::FreeCall: out.data = FreeCall{i->instr_args_as_FreeCall()->value_index()}; break;
+      default:
+        noteError("an instruction has unknown type tag " + std::to_string(static_cast<int>(i->instr_args_type())));
     }
     return out;
   }
@@ -238,6 +258,7 @@ class ProgramDecoder {
 
  private:
   const Bytes& file_;
+  mutable std::string firstError_;
 };
 
 bool hasExternalTensors(const Program& program) {
@@ -332,6 +353,7 @@ Result<LoadedProgram> decodeProgram(Bytes bytes, const std::string& name) {
   ProgramDecoder decoder(bytes);
   auto program = decoder.program(root, *header, name);
   if (!program) return program.error();
+  if (!decoder.firstError().empty()) return makeError(name + ": " + decoder.firstError());
   loaded.program = std::move(program.value());
   auto problems = validateProgram(loaded.program);
   if (!problems.empty()) {
