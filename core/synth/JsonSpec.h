@@ -1,0 +1,83 @@
+// Programs from a JSON spec (`ptescope-cli synth SPEC.json`). The format:
+//
+//   {
+//     "methods": [{
+//       "name": "forward",
+//       "inputs": ["a", "b"],                 // method inputs, in order
+//       "outputs": ["y"],                     // method outputs, in order
+//       "tensors": {"a": {"dtype": "float32", "sizes": [2, 2]},
+//                   "t": {"dtype": "float32", "sizes": [2, 2], "dynamism": "dynamic_bound"}, ...},
+//       "constants": {"w": {"dtype": "float32", "sizes": [2, 2], "fill": 0.5},
+//                     "v": {"dtype": "int32", "sizes": [3], "data": [1, 2, 3]}},
+//       "nodes": [
+//         {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"},
+//          "inputs": ["a", "b"], "outputs": ["t"], "blob": "optional processed bytes"},
+//         {"op": "aten::add.out", "inputs": ["t", "w"], "args": [1], "outputs": ["y"]}
+//       ]
+//     }],
+//     "options": {"enable_non_cpu_memory_planning": true, "skip_h2d_for_method_inputs": false,
+//                 "skip_d2h_for_method_outputs": false, "alloc_graph_input": true,
+//                 "alloc_graph_output": true}
+//   }
+//
+// Nodes run in the order listed. A node input is a tensor name (a method
+// input, a constant or an earlier node's output) or a literal: an integer
+// (Int), a number with a fraction or exponent (Double), true/false (Bool),
+// null (Null), or a list of one of those kinds (IntList, DoubleList,
+// BoolList; a list of names is a TensorList). `args` holds more arguments
+// placed after `inputs` (handy for scalars such as alpha). A kernel call's
+// arguments are the inputs, the args, the outputs, then the outputs again,
+// as ExecuTorch emits out-variant ops; a delegate call's are the inputs, the
+// args, then the outputs. Compile spec values are strings (their UTF-8
+// bytes) or arrays of byte values; so is `blob`.
+//
+// Each option is a bool for every method or an object keyed by method name
+// (methods not named get the default). Defaults are upstream to_executorch's.
+//
+// Objects may also carry "comment" / "description" fields and any field
+// whose name starts with "_"; other unknown fields are errors, so typos do
+// not pass silently. Every error is one message that starts with the JSON
+// path of the offending item, e.g. "methods[0].nodes[1].inputs[0]: unknown
+// tensor 'q'".
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "program/Program.h"
+#include "util/Result.h"
+
+namespace ptescope::synth {
+
+// The pass options of one method, with upstream's to_executorch defaults.
+struct MethodPassOptions {
+  bool enable_non_cpu_memory_planning = true;
+  bool skip_h2d_for_method_inputs = false;
+  bool skip_d2h_for_method_outputs = false;
+  bool alloc_graph_input = true;
+  bool alloc_graph_output = true;
+
+  friend bool operator==(const MethodPassOptions&, const MethodPassOptions&) = default;
+};
+
+struct SpecOptions {
+  std::map<std::string, MethodPassOptions> per_method;  // an entry for every method of the spec
+  // The options of `method` (defaults for a method the spec does not have).
+  MethodPassOptions forMethod(const std::string& method) const;
+};
+
+struct SynthesizedProgram {
+  // As built: every tensor on CPU, memory planned for CPU with the
+  // alloc_graph_input / alloc_graph_output options.
+  program::Program program;
+  // The options the device passes will run with.
+  SpecOptions options;
+};
+
+// Builds the program a spec describes.
+Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText);
+// Reads the spec from a file; errors start with the path.
+Result<SynthesizedProgram> synthesizeFromSpecFile(const std::string& path);
+
+}  // namespace ptescope::synth

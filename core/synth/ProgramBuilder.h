@@ -1,0 +1,147 @@
+// Building ExecuTorch programs from code: methods, tensors, constants with
+// data, scalar arguments, kernel calls and delegate calls, laid out the way
+// ExecuTorch's emitter lays them out, so that everything built here passes
+// pte::writeProgramFile. Tests, demos and benchmarks make their programs
+// with this (and JsonSpec builds on it).
+//
+// Usage:
+//   ProgramBuilder builder;
+//   auto& m = builder.addMethod("forward");
+//   auto a = m.addTensor(ScalarType::Float, {2, 2});
+//   auto b = m.addTensor(ScalarType::Float, {2, 2});
+//   auto y = m.addTensor(ScalarType::Float, {2, 2});
+//   m.addKernelCall("aten::add.out", {a, b, m.addInt(1)}, {y});
+//   m.setInputs({a, b});
+//   m.setOutputs({y});
+//   Result<Program> program = builder.build();
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "passes/MemoryPlanner.h"
+#include "program/Program.h"
+#include "util/Result.h"
+
+namespace ptescope::synth {
+
+// Index of a value in its method's values table.
+using ValueId = int32_t;
+
+struct CompileSpecEntry {
+  std::string key;
+  std::vector<uint8_t> value;
+};
+// A compile spec whose value is the bytes of `text` (as "target_device" is).
+CompileSpecEntry textCompileSpec(std::string key, std::string_view text);
+
+class MethodBuilder {
+ public:
+  explicit MethodBuilder(std::string name);
+
+  const std::string& name() const { return name_; }
+
+  // A tensor without data: an input, an intermediate or an output. Its
+  // dim_order is 0..rank-1 (contiguous).
+  ValueId addTensor(program::ScalarType dtype, std::vector<int32_t> sizes,
+                    program::ShapeDynamism dynamism = program::ShapeDynamism::Static);
+  // A constant tensor whose bytes go into the program's constant segment.
+  // `data` must hold exactly nbytes bytes (checked by build()).
+  ValueId addConstant(program::ScalarType dtype, std::vector<int32_t> sizes, std::vector<uint8_t> data);
+
+  ValueId addInt(int64_t value);
+  ValueId addDouble(double value);
+  ValueId addBool(bool value);
+  ValueId addNull();
+  ValueId addString(std::string value);
+  // IntList items are indices of Int values; this adds one Int per item.
+  ValueId addIntList(const std::vector<int64_t>& items);
+  ValueId addDoubleList(std::vector<double> items);
+  ValueId addBoolList(const std::vector<bool>& items);
+  ValueId addTensorList(std::vector<ValueId> tensors);
+
+  // An out-variant kernel call of `op` ("namespace::name.overload"; the
+  // overload may be absent). Args are the inputs, then the outputs, then the
+  // outputs again (the returned values), as ExecuTorch emits out-variant ops.
+  void addKernelCall(std::string_view op, const std::vector<ValueId>& inputs, const std::vector<ValueId>& outputs);
+  // A call of a new backend delegate. Args are the inputs then the outputs.
+  // A non-empty `blob` becomes a SEGMENT (identical blobs share one); an
+  // empty one stays INLINE with empty data, as upstream writes it.
+  void addDelegateCall(std::string backendId, std::vector<CompileSpecEntry> compileSpecs, std::vector<uint8_t> blob,
+                       const std::vector<ValueId>& inputs, const std::vector<ValueId>& outputs);
+
+  void setInputs(std::vector<ValueId> inputs);
+  void setOutputs(std::vector<ValueId> outputs);
+  // Tags a tensor with a device (ExtraTensorInfo only when not CPU).
+  void setDevice(ValueId tensor, program::Device device);
+
+  size_t valueCount() const { return program::items(method_.values).size(); }
+  size_t instructionCount() const;
+  // The method as built so far (constants not yet numbered, not planned).
+  const program::Method& method() const { return method_; }
+
+ private:
+  friend class ProgramBuilder;
+
+  ValueId addValue(program::ValueData data);
+  bool checkValue(ValueId id, const std::string& what);
+  void fail(std::string message);
+  void appendInstruction(program::InstructionData data);
+
+  std::string name_;
+  program::Method method_;
+  std::map<std::string, int32_t> operatorIndex_;  // "name.overload" -> operators index
+  std::vector<std::pair<ValueId, std::vector<uint8_t>>> constants_;  // in creation order
+  std::vector<std::vector<uint8_t>> delegateBlobs_;  // one per delegates entry
+  std::string firstError_;
+};
+
+struct BuildOptions {
+  // Run the memory planner on every method (off: no allocation_info, the
+  // buffer list [0]).
+  bool plan_memory = true;
+  passes::PlanningOptions planning;
+  // Overrides `planning` for the methods named here.
+  std::map<std::string, passes::PlanningOptions> planning_per_method;
+  // Padding between constants in the constant segment (tensor alignment).
+  uint32_t constant_alignment = 16;
+};
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder();
+  ~ProgramBuilder();
+  ProgramBuilder(ProgramBuilder&&) noexcept;
+  ProgramBuilder& operator=(ProgramBuilder&&) noexcept;
+
+  // The returned reference stays valid as long as the builder.
+  MethodBuilder& addMethod(std::string name);
+  MethodBuilder* findMethod(std::string_view name);
+
+  // The program: constants numbered program-wide and packed into segment 0
+  // (the constant segment, always present), delegate blobs in the segments
+  // after it, operators deduplicated per method in first-use order, and
+  // memory planned. Fails with the first mistake made while building (a bad
+  // value id, an op name without a namespace, constant data of the wrong
+  // size, a duplicate method name) or when the result would not validate.
+  Result<program::Program> build(const BuildOptions& options = {}) const;
+
+ private:
+  std::vector<std::unique_ptr<MethodBuilder>> methods_;
+};
+
+// Splits "namespace::name.overload" into the operator table's name and
+// overload ("aten::add", "out"). The overload is empty when absent. Fails
+// when the namespace or the name is missing.
+Result<program::Operator> parseOperatorName(std::string_view op);
+
+// Bytes of `count` elements of `dtype`, each `value` converted to the type
+// (float16 and bfloat16 rounded to nearest even). Fails for dtypes that
+// have no plain numeric encoding (quantized, complex, bits, float8).
+Result<std::vector<uint8_t>> encodeElements(program::ScalarType dtype, const std::vector<double>& values);
+
+}  // namespace ptescope::synth
