@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "PassCommands.h"
 #include "pte/JsonDump.h"
 #include "pte/Reader.h"
 #include "pte/Writer.h"
+#include "report/GraphText.h"
 #include "report/InfoReport.h"
+#include "synth/JsonSpec.h"
+#include "synth/Scenarios.h"
 #include "util/MappedFile.h"
 
 namespace {
@@ -28,13 +32,20 @@ ptescope::Result<ptescope::pte::LoadedProgram> load(const std::string& path, con
   return ptescope::pte::readProgramFile(path, options);
 }
 
-int runInfo(const std::string& path, const std::vector<std::string>& ptd, bool json) {
+int runInfo(const std::string& path, const std::vector<std::string>& ptd, bool json, bool graph) {
   auto loaded = load(path, ptd);
   if (!loaded) return fail(loaded.error().message);
   if (json) {
-    std::cout << ptescope::report::infoJson(loaded.value()).dump(2) << "\n";
+    auto info = ptescope::report::infoJson(loaded.value());
+    if (graph) {
+      const auto& methods = loaded->program.methods();
+      for (size_t m = 0; m < methods.size(); ++m)
+        info["methods"][m]["graph"] = ptescope::report::methodGraphJson(methods[m]);
+    }
+    std::cout << info.dump(2) << "\n";
   } else {
     std::cout << ptescope::report::infoText(loaded.value());
+    if (graph) std::cout << "\n" << ptescope::report::graphText(loaded->program);
     for (const auto& w : loaded->warnings) std::cerr << "ptescope-cli: warning: " << w << "\n";
   }
   return 0;
@@ -63,6 +74,46 @@ int runExport(const std::string& path, const std::vector<std::string>& ptd, cons
   return 0;
 }
 
+// ---- synth: build a program from a JSON spec or a built-in generator ----
+
+struct SynthArgs {
+  std::string spec;
+  std::string scenario;
+  bool demo = false;
+  bool large = false;  // --large given
+  long long large_layers = 0;
+  bool list_scenarios = false;
+  bool no_passes = false;  // accepted now; the device passes are not wired in yet
+  std::string output;
+};
+
+int runSynth(const SynthArgs& args) {
+  namespace synth = ptescope::synth;
+  if (args.list_scenarios) {
+    for (const auto& s : synth::scenarios()) std::cout << s.name << "\t" << s.description << "\n";
+    return 0;
+  }
+  const int sources = int(!args.spec.empty()) + int(!args.scenario.empty()) + int(args.demo) + int(args.large);
+  if (sources != 1) return fail("synth: give exactly one of SPEC.json, --scenario NAME, --demo or --large N");
+  if (args.output.empty()) return fail("synth: --output (-o) is required");
+  ptescope::Result<ptescope::program::Program> program = ptescope::makeError("no program");
+  if (args.large) {
+    if (args.large_layers < 1) return fail("synth: --large needs a positive number of layers");
+    program = synth::largeProgram(static_cast<size_t>(args.large_layers));
+  } else {
+    auto built = !args.spec.empty()       ? synth::synthesizeFromSpecFile(args.spec)
+                 : !args.scenario.empty() ? synth::synthesizeScenario(args.scenario)
+                                          : synth::synthesizeDemo();
+    if (!built) return fail(built.error().message);
+    program = std::move(built->program);
+  }
+  if (!program) return fail(program.error().message);
+  auto status = ptescope::pte::writeProgramFile(program.value(), args.output);
+  if (!status) return fail(status.error().message);
+  std::cerr << "ptescope-cli: wrote " << args.output << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,11 +126,13 @@ int main(int argc, char** argv) {
   std::vector<std::string> ptd;
   bool json = false;
   bool force = false;
+  bool graph = false;
 
   auto* info = app.add_subcommand("info", "Summarize a program: methods, values, instructions, delegates, devices, buffers");
   info->add_option("FILE", file, "Program (.pte)")->required();
   info->add_flag("--json", json, "Print one JSON object instead of text");
   info->add_option("--ptd", ptd, "External data file(s) (.ptd) for EXTERNAL constants");
+  info->add_flag("--graph", graph, "Also list every instruction with its input and output values (dtype, sizes, device)");
 
   auto* dump = app.add_subcommand("dump", "Print the whole program (or .ptd) as JSON, exactly as flatc --json would");
   dump->add_option("FILE", file, "Program (.pte) or data file (.ptd)")->required();
@@ -90,6 +143,21 @@ int main(int argc, char** argv) {
   exportCmd->add_option("-o,--output", output, "Output program (.pte)")->required();
   exportCmd->add_option("--ptd", ptd, "External data file(s) (.ptd)");
   exportCmd->add_flag("--force", force, "Allow writing over the input file");
+
+  SynthArgs synthArgs;
+  auto* synthCmd = app.add_subcommand("synth", "Build a program from a JSON spec, a test scenario, the demo or a large benchmark model");
+  synthCmd->add_option("SPEC", synthArgs.spec, "JSON spec of the program (format: README, core/synth/JsonSpec.h)");
+  synthCmd->add_option("-o,--output", synthArgs.output, "Output program (.pte)");
+  synthCmd->add_option("--scenario", synthArgs.scenario, "A device-pass test scenario by name (see --list-scenarios)");
+  synthCmd->add_flag("--demo", synthArgs.demo, "The embedded demo program (resources/demo.json)");
+  auto* largeOption = synthCmd->add_option("--large", synthArgs.large_layers,
+                       "A transformer-like program of N layers, 10 instructions each (N=500: 5k, N=5000: 50k)");
+  synthCmd->add_flag("--list-scenarios", synthArgs.list_scenarios, "Print the scenario names and what they are");
+  synthCmd->add_flag("--no-passes", synthArgs.no_passes,
+                     "Write the program as built, without the device passes. Accepted for forward compatibility: "
+                     "synth does not run the device passes yet, so today this changes nothing");
+
+  auto passCommands = ptescope::cli::addPassCommands(app);
 
   try {
     app.parse(argc, argv);
@@ -103,8 +171,13 @@ int main(int argc, char** argv) {
     return fail(std::string(e.what()) + " (run with --help for usage)");
   }
 
-  if (info->parsed()) return runInfo(file, ptd, json);
+  if (auto status = passCommands->runIfParsed()) return *status;
+  if (info->parsed()) return runInfo(file, ptd, json, graph);
   if (dump->parsed()) return runDump(file);
+  if (synthCmd->parsed()) {
+    synthArgs.large = largeOption->count() > 0;
+    return runSynth(synthArgs);
+  }
   if (exportCmd->parsed()) return runExport(file, ptd, output, force);
   return fail("no subcommand given (run with --help)");
 }

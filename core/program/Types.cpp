@@ -155,8 +155,8 @@ Result<Device> parseDeviceSpec(std::string_view text) {
     std::string indexPart = value.substr(colon + 1);
     auto parsed = pythonInt(indexPart);
     if (!parsed)
-      return makeError("invalid device index '" + indexPart + "' in target_device '" + std::string(text) +
-                       "': expected an integer, as in 'cuda:0'");
+      return makeError("invalid literal for int() with base 10: '" + indexPart + "' (target_device '" +
+                       std::string(text) + "'; expected a device such as 'cuda:0')");
     index = *parsed;
   }
   Device device;
@@ -165,10 +165,7 @@ Result<Device> parseDeviceSpec(std::string_view text) {
   } else if (typePart == "cuda") {
     device.type = DeviceType::Cuda;
   } else {
-    std::string shown = typePart;
-    std::transform(shown.begin(), shown.end(), shown.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-    return makeError("Unknown device type '" + shown + "'. Valid types: CPU, CUDA");
+    return makeError("Unknown device type '" + typePart + "'. Valid types: CPU, CUDA");
   }
   if (index < -128 || index > 127)
     return makeError("device index " + std::to_string(index) + " in target_device '" + std::string(text) +

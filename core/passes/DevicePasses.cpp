@@ -1,0 +1,505 @@
+#include "passes/DevicePasses.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/Dataflow.h"
+#include "analysis/Summary.h"
+#include "passes/ProgramEdit.h"
+
+namespace ptescope::passes {
+using namespace ptescope::program;
+using analysis::Dataflow;
+
+namespace {
+
+constexpr const char* kCopyOverload = "out";
+
+bool validUtf8(const std::vector<uint8_t>& bytes) {
+  size_t i = 0;
+  while (i < bytes.size()) {
+    const uint8_t c = bytes[i];
+    size_t extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xe ? 2 : (c >> 3) == 0x1e ? 3 : 99;
+    if (extra == 99 || i + extra >= bytes.size() + (extra == 0 ? 1 : 0)) return false;
+    for (size_t k = 1; k <= extra; ++k)
+      if (i + k >= bytes.size() || (bytes[i + k] >> 6) != 0x2) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+std::string methodLabel(const Method& method) { return "method '" + method.displayName() + "'"; }
+
+// Flat view of a method's instructions with their positions.
+struct FlatInstructions {
+  std::vector<Instruction*> instructions;
+  std::vector<InstructionPosition> positions;
+  explicit FlatInstructions(Method& method) {
+    if (!method.chains) return;
+    for (uint32_t c = 0; c < method.chains->size(); ++c) {
+      auto& chain = (*method.chains)[c];
+      if (!chain.instructions) continue;
+      for (uint32_t i = 0; i < chain.instructions->size(); ++i) {
+        instructions.push_back(&(*chain.instructions)[i]);
+        positions.push_back(InstructionPosition{c, i});
+      }
+    }
+  }
+};
+
+// The copy ops of a method, described in its own value numbering.
+struct CopyInstruction {
+  size_t flat = 0;
+  CopyDirection direction = CopyDirection::HostToDevice;
+  int32_t self = -1;
+  int32_t out = -1;
+};
+
+Result<std::vector<CopyInstruction>> findCopies(Method& method) {
+  std::vector<CopyInstruction> copies;
+  const auto& ops = items(method.operators);
+  const size_t valueCount = items(method.values).size();
+  FlatInstructions flat(method);
+  for (size_t k = 0; k < flat.instructions.size(); ++k) {
+    const auto* call = std::get_if<KernelCall>(&flat.instructions[k]->data);
+    if (call == nullptr || call->op_index < 0 || size_t(call->op_index) >= ops.size()) continue;
+    const Operator& op = ops[size_t(call->op_index)];
+    const bool h2d = analysis::isH2dCopy(op), d2h = analysis::isD2hCopy(op);
+    if (!h2d && !d2h) continue;
+    const auto& args = items(call->args);
+    bool wellFormed = args.size() >= 2;
+    for (size_t a = 0; wellFormed && a < args.size(); ++a) {
+      wellFormed = args[a] >= 0 && size_t(args[a]) < valueCount && (*method.values)[size_t(args[a])].tensor();
+      if (a >= 2) wellFormed = wellFormed && args[a] == args[1];
+    }
+    if (!wellFormed || args[0] == args[1])
+      return makeError(methodLabel(method) + ": instruction " + std::to_string(k) + " (" + op.qualifiedName() +
+                       ") does not have the arguments [self, out, out] of a copy op; it cannot be stripped");
+    copies.push_back(CopyInstruction{k, h2d ? CopyDirection::HostToDevice : CopyDirection::DeviceToHost, args[0], args[1]});
+  }
+  return copies;
+}
+
+// Describes the copies of a method: sources resolved through chains of
+// copies, H2D consumers found among the delegate calls. Value indices are the
+// method's own.
+std::vector<CopyRecord> describeCopies(Method& method, const std::vector<CopyInstruction>& copies) {
+  const auto& values = items(method.values);
+  std::vector<int32_t> sourceOf(values.size(), -1);
+  for (const auto& c : copies) sourceOf[size_t(c.out)] = c.self;
+  auto resolve = [&](int32_t v) {
+    for (size_t guard = 0; guard <= copies.size() && sourceOf[size_t(v)] != -1; ++guard) v = sourceOf[size_t(v)];
+    return v;
+  };
+  std::map<int32_t, std::pair<int32_t, int32_t>> consumerOf;  // value -> (delegate ordinal, arg)
+  FlatInstructions flat(method);
+  int32_t ordinal = 0;
+  for (auto* ins : flat.instructions) {
+    const auto* call = std::get_if<DelegateCall>(&ins->data);
+    if (call == nullptr) continue;
+    const auto& args = items(call->args);
+    for (size_t a = 0; a < args.size(); ++a)
+      if (!consumerOf.count(args[a])) consumerOf[args[a]] = {ordinal, int32_t(a)};
+    ++ordinal;
+  }
+  std::vector<CopyRecord> records;
+  for (const auto& c : copies) {
+    CopyRecord r;
+    r.direction = c.direction;
+    r.source = resolve(c.self);
+    r.value = c.out;
+    r.instruction = c.flat;
+    r.from = values[size_t(c.self)].tensor()->device();
+    r.to = values[size_t(c.out)].tensor()->device();
+    r.bytes = values[size_t(c.self)].tensor()->nbytes();
+    if (c.direction == CopyDirection::HostToDevice) {
+      if (auto it = consumerOf.find(c.out); it != consumerOf.end()) {
+        r.consumer_delegate = it->second.first;
+        r.consumer_arg = it->second.second;
+      }
+    }
+    records.push_back(r);
+  }
+  return records;
+}
+
+Tensor cloneForCopy(const Tensor& source, Device device) {
+  Tensor t;
+  t.scalar_type = source.scalar_type;
+  t.sizes = source.sizes;
+  t.dim_order = source.dim_order;
+  t.shape_dynamism = source.shape_dynamism;
+  t.requires_grad = source.requires_grad;
+  // A fresh value: not a constant, not planned yet, device only.
+  t.setDevice(device);
+  return t;
+}
+
+bool isCopyOnlyExtraInfo(const ExtraTensorInfo& e) {
+  return e.mutable_data_segments_idx == 0 && !e.fully_qualified_name && e.location == TensorDataLocation::Segment;
+}
+
+}  // namespace
+
+std::string CopyRecord::key() const {
+  if (direction == CopyDirection::DeviceToHost) return "d2h %" + std::to_string(source);
+  return "h2d %" + std::to_string(source) + " -> delegate " + std::to_string(consumer_delegate) + " arg " +
+         std::to_string(consumer_arg);
+}
+
+Status validateDeviceOptions(const DeviceOptions& options) {
+  if ((options.skip_h2d_for_method_inputs || options.skip_d2h_for_method_outputs) &&
+      !options.enable_non_cpu_memory_planning)
+    return makeError(
+        "skip_h2d_for_method_inputs and skip_d2h_for_method_outputs are only meaningful when "
+        "enable_non_cpu_memory_planning=True, since they control host/device copy insertion which only happens "
+        "during device-aware memory planning. Set enable_non_cpu_memory_planning=True, or leave the skip options "
+        "disabled.");
+  return Ok{};
+}
+
+Result<std::optional<Device>> delegateTargetDevice(const BackendDelegate& delegate) {
+  const CompileSpec* spec = delegate.findCompileSpec(kTargetDeviceKey);
+  if (spec == nullptr) return std::optional<Device>{};
+  const auto& bytes = items(spec->value);
+  if (!validUtf8(bytes)) return makeError("target_device value is not UTF-8 text");
+  auto device = parseDeviceSpec(std::string(bytes.begin(), bytes.end()));
+  if (!device) return device.error();
+  return std::optional<Device>(device.value());
+}
+
+void setDelegateTargetDevice(BackendDelegate& delegate, const std::optional<Device>& device) {
+  auto& specs = ensure(delegate.compile_specs);
+  if (!device) {
+    std::erase_if(specs, [](const CompileSpec& s) { return s.key && *s.key == kTargetDeviceKey; });
+    return;
+  }
+  const std::string text = device->str();
+  CompileSpec* first = nullptr;
+  for (auto& s : specs)
+    if (s.key && *s.key == kTargetDeviceKey) {
+      first = &s;
+      break;
+    }
+  if (first == nullptr) {
+    specs.push_back(CompileSpec{std::string(kTargetDeviceKey), std::vector<uint8_t>{}});
+    first = &specs.back();
+  }
+  first->value = std::vector<uint8_t>(text.begin(), text.end());
+}
+
+Result<StripResult> stripDeviceCopies(Method& method) {
+  auto copies = findCopies(method);
+  if (!copies) return copies.error();
+  StripResult result;
+  std::vector<CopyRecord> records = describeCopies(method, copies.value());
+  const size_t valueCount = items(method.values).size();
+  std::vector<int32_t> sourceOf(valueCount, -1);
+  std::vector<size_t> remove;
+  for (const auto& c : copies.value()) {
+    sourceOf[size_t(c.out)] = c.self;
+    remove.push_back(c.flat);
+  }
+  auto resolve = [&](int32_t v) {
+    for (size_t guard = 0; guard <= remove.size() && v >= 0 && size_t(v) < valueCount && sourceOf[size_t(v)] != -1; ++guard)
+      v = sourceOf[size_t(v)];
+    return v;
+  };
+  removeInstructions(method, remove);
+  forEachValueReference(method, [&](int32_t& ref) { ref = resolve(ref); });
+  std::vector<bool> keep(valueCount, true);
+  for (size_t v = 0; v < valueCount; ++v) keep[v] = sourceOf[v] == -1;
+  const auto mapping = compactValues(method, keep);
+  result.canonical.resize(valueCount);
+  for (size_t v = 0; v < valueCount; ++v) result.canonical[v] = mapping[size_t(resolve(int32_t(v)))];
+  for (auto& r : records) r.source = result.canonical[size_t(r.source)];
+  result.removed = std::move(records);
+
+  for (auto& value : ensure(method.values)) {
+    Tensor* t = value.tensor();
+    if (t == nullptr || !t->extra_tensor_info) continue;
+    if (t->device() == Device{}) continue;
+    t->setDevice(Device{});
+    if (isCopyOnlyExtraInfo(*t->extra_tensor_info)) t->extra_tensor_info.reset();
+  }
+  method.non_const_buffer_device.reset();
+  dropUnusedOperators(method);
+  return result;
+}
+
+Result<PropagateResult> propagateDevice(Method& method, const DeviceOptions& options) {
+  if (auto valid = validateDeviceOptions(options); !valid) return valid.error();
+  {
+    auto existing = findCopies(method);
+    if (!existing) return existing.error();
+    if (!existing->empty())
+      return makeError(methodLabel(method) + " already has host/device copies; strip them before propagating");
+  }
+  const bool planning = options.enable_non_cpu_memory_planning;
+  const Dataflow dataflow = Dataflow::build(method);
+  FlatInstructions flat(method);
+  const size_t n = flat.instructions.size();
+  const size_t originalValueCount = items(method.values).size();
+  const auto& delegates = items(method.delegates);
+  PropagateResult result;
+
+  auto tensorAt = [&](int32_t v) -> Tensor* {
+    if (v < 0 || size_t(v) >= method.values->size()) return nullptr;
+    return (*method.values)[size_t(v)].tensor();
+  };
+  std::vector<bool> retagged(originalValueCount, false);
+  auto retag = [&](int32_t v, Device device) {
+    if (Tensor* t = tensorAt(v)) {
+      t->setDevice(device);
+      if (size_t(v) < retagged.size()) retagged[size_t(v)] = true;
+    }
+  };
+
+  // Pending inserts, materialized at the end so the work stays linear.
+  struct PendingCopy {
+    CopyDirection direction;
+    int32_t source;
+    int32_t out;
+    bool removed = false;
+    size_t consumer = 0;      // H2D: flat index of the delegate reading `out`
+    size_t argPosition = 0;   // H2D: position in that delegate's args
+  };
+  std::vector<PendingCopy> copies;
+  std::vector<std::vector<size_t>> before(n), after(n);  // indices into `copies`
+  std::vector<bool> isDeviceDelegate(n, false);
+  std::vector<std::pair<size_t, std::vector<int32_t>>> deviceOutputs;  // (flat, outputs)
+  std::vector<Device> delegateDevice(n);
+
+  // Values defined before the instruction being visited: the delegate split
+  // needs this, and it is built incrementally to stay linear.
+  std::vector<bool> defined(originalValueCount, false);
+  for (size_t v = 0; v < originalValueCount; ++v) {
+    const auto& facts = dataflow.values()[v];
+    const Value& value = (*method.values)[v];
+    defined[v] = facts.origin == analysis::ValueOrigin::MethodInput || facts.origin == analysis::ValueOrigin::Constant ||
+                 facts.is_mutable_state || value.tensor() == nullptr;
+  }
+
+  // Phase 1: delegates in order.
+  int32_t ordinal = -1;
+  for (size_t k = 0; k < n; ++k) {
+    auto* call = std::get_if<DelegateCall>(&flat.instructions[k]->data);
+    if (call != nullptr) ++ordinal;
+    if (call != nullptr && call->delegate_index >= 0 && size_t(call->delegate_index) < delegates.size()) {
+      const BackendDelegate& delegate = delegates[size_t(call->delegate_index)];
+      auto target = delegateTargetDevice(delegate);
+      if (!target)
+        return makeError(methodLabel(method) + ": delegate " + std::to_string(call->delegate_index) + " ('" +
+                         delegate.id.value_or("") + "') at instruction " + std::to_string(k) + ": " +
+                         target.error().message);
+      if (target.value()) {
+        const Device device = *target.value();
+        ++result.device_delegates;
+        isDeviceDelegate[k] = true;
+        delegateDevice[k] = device;
+        auto& args = ensure(call->args);
+        const auto split = analysis::splitDelegateArgs(method, args, defined);
+        const size_t inputCount = split.inputs.size();
+        for (size_t p = 0; p < inputCount; ++p) {
+          const int32_t v = args[p];
+          const Tensor* source = tensorAt(v);
+          if (source == nullptr) continue;  // non-tensor and list args get no copy
+          if (!planning) {
+            retag(v, device);
+            continue;
+          }
+          const auto& facts = dataflow.value(v);
+          const bool placeholder = facts.is_method_input || source->isConstant();
+          if (options.skip_h2d_for_method_inputs && placeholder) {
+            const size_t users = facts.consumers.size() + (facts.is_method_output ? 1 : 0);
+            if (users != 1)
+              return makeError(methodLabel(method) + ": skip_h2d_for_method_inputs=True requires placeholder '%" +
+                               std::to_string(v) + "' to have exactly one user, but it has " + std::to_string(users) +
+                               " users. The placeholder is shared by multiple consumers, so its TensorSpec cannot "
+                               "be safely mutated in-place to the delegate's device. Either disable "
+                               "skip_h2d_for_method_inputs, or ensure the placeholder is used exclusively by this "
+                               "delegate.");
+            retag(v, device);
+            if (source->isConstant())
+              result.notes.push_back(methodLabel(method) + ": constant %" + std::to_string(v) +
+                                     " is tagged " + device.str() + " in place (skip_h2d); its data stays in the program");
+            continue;
+          }
+          if (source->isConstant())
+            result.notes.push_back(methodLabel(method) + ": constant %" + std::to_string(v) + " feeds device delegate " +
+                                   std::to_string(ordinal) + "; its copy is planned as a device tensor");
+          const int32_t out = appendValue(method, Value{cloneForCopy(*source, device)});
+          copies.push_back(PendingCopy{CopyDirection::HostToDevice, v, out, false, k, p});
+          before[k].push_back(copies.size() - 1);
+          args[p] = out;
+        }
+        std::vector<int32_t> outputs;
+        for (size_t p = inputCount; p < args.size(); ++p) {
+          if (tensorAt(args[p]) == nullptr) continue;
+          retag(args[p], device);
+          outputs.push_back(args[p]);
+        }
+        deviceOutputs.emplace_back(k, std::move(outputs));
+      }
+    }
+    for (int32_t v : dataflow.instructions()[k].outputs)
+      if (size_t(v) < defined.size()) defined[size_t(v)] = true;
+  }
+
+  // Phase 2: a D2H after every device delegate output that has a reader
+  // other than the method's output list (or any reader without skip_d2h).
+  struct D2hUsers {
+    size_t copy = 0;
+    size_t direct = 0;  // CPU instructions, outputs and lists reading it
+    std::vector<size_t> h2d;  // H2D copies reading it
+  };
+  std::vector<D2hUsers> d2hs;
+  if (planning) {
+    // H2D copies by source value, for the outputs' readers.
+    std::map<int32_t, std::vector<size_t>> h2dBySource;
+    for (size_t c = 0; c < copies.size(); ++c) h2dBySource[copies[c].source].push_back(c);
+    auto& outputsList = ensure(method.outputs);
+    for (const auto& [k, outputs] : deviceOutputs) {
+      for (int32_t y : outputs) {
+        const auto& facts = dataflow.value(y);
+        std::vector<size_t> directReaders;
+        for (size_t c : facts.consumers)
+          if (!isDeviceDelegate[c]) directReaders.push_back(c);
+        const auto& h2dReaders = h2dBySource[y];
+        const bool instructionUsers = !directReaders.empty() || !h2dReaders.empty();
+        if (!instructionUsers && !facts.is_method_output) continue;  // dead output: upstream's DCE drops its copy
+        if (options.skip_d2h_for_method_outputs && !instructionUsers) continue;  // stays on the device
+        const Tensor* source = tensorAt(y);
+        const int32_t host = appendValue(method, Value{cloneForCopy(*source, Device{})});
+        copies.push_back(PendingCopy{CopyDirection::DeviceToHost, y, host});
+        const size_t copyIndex = copies.size() - 1;
+        after[k].push_back(copyIndex);
+        D2hUsers users;
+        users.copy = copyIndex;
+        // Redirect every other reader to the host copy.
+        for (size_t c : directReaders) {
+          std::visit(
+              [&](auto& ins) {
+                using T = std::decay_t<decltype(ins)>;
+                if constexpr (std::is_same_v<T, KernelCall> || std::is_same_v<T, DelegateCall>) {
+                  for (auto& a : ensure(ins.args))
+                    if (a == y) a = host;
+                } else if constexpr (std::is_same_v<T, MoveCall>) {
+                  if (ins.move_from == y) ins.move_from = host;
+                } else if constexpr (std::is_same_v<T, JumpFalseCall>) {
+                  if (ins.cond_value_index == y) ins.cond_value_index = host;
+                } else if constexpr (std::is_same_v<T, FreeCall>) {
+                  if (ins.value_index == y) ins.value_index = host;
+                }
+              },
+              flat.instructions[c]->data);
+          ++users.direct;
+        }
+        for (auto& value : *method.values)
+          if (auto* list = std::get_if<TensorListValue>(&value.data); list && list->items)
+            for (auto& item : *list->items)
+              if (item == y) item = host;
+        for (size_t h : h2dReaders) {
+          copies[h].source = host;
+          users.h2d.push_back(h);
+        }
+        for (auto& o : outputsList)
+          if (o == y) {
+            o = host;
+            ++users.direct;
+          }
+        if (method.chains)
+          for (auto& chain : *method.chains)
+            if (chain.outputs)
+              for (auto& o : *chain.outputs)
+                if (o == y) o = host;
+        d2hs.push_back(std::move(users));
+      }
+    }
+  }
+
+  // Phase 3: H2D of a D2H that goes back to the device the data came from is
+  // a round trip: the delegate reads the device value directly. D2H copies
+  // left without readers go away.
+  if (planning && result.device_delegates > 0) {
+    std::map<int32_t, size_t> d2hByHostValue;
+    for (size_t i = 0; i < d2hs.size(); ++i) d2hByHostValue[copies[d2hs[i].copy].out] = i;
+    bool erased = false;
+    for (auto& h2d : copies) {
+      if (h2d.direction != CopyDirection::HostToDevice) continue;
+      auto it = d2hByHostValue.find(h2d.source);
+      if (it == d2hByHostValue.end()) continue;
+      const int32_t deviceValue = copies[d2hs[it->second].copy].source;
+      if (tensorAt(deviceValue)->device() != tensorAt(h2d.out)->device()) continue;
+      auto* call = std::get_if<DelegateCall>(&flat.instructions[h2d.consumer]->data);
+      (*call->args)[h2d.argPosition] = deviceValue;
+      h2d.removed = true;
+      ++result.elided_h2d;
+      erased = true;
+    }
+    if (erased) {
+      for (auto& users : d2hs) {
+        const bool anyH2d = std::any_of(users.h2d.begin(), users.h2d.end(), [&](size_t h) { return !copies[h].removed; });
+        if (users.direct == 0 && !anyH2d) copies[users.copy].removed = true;
+      }
+    }
+  }
+
+  // Materialize: copies into the chains, dead values out.
+  const int32_t h2dOp = std::any_of(copies.begin(), copies.end(), [](const PendingCopy& c) {
+    return !c.removed && c.direction == CopyDirection::HostToDevice;
+  }) ? ensureOperator(method, analysis::kH2dCopyOperator, kCopyOverload) : -1;
+  const int32_t d2hOp = std::any_of(copies.begin(), copies.end(), [](const PendingCopy& c) {
+    return !c.removed && c.direction == CopyDirection::DeviceToHost;
+  }) ? ensureOperator(method, analysis::kD2hCopyOperator, kCopyOverload) : -1;
+  auto copyInstruction = [&](const PendingCopy& c) {
+    const int32_t op = c.direction == CopyDirection::HostToDevice ? h2dOp : d2hOp;
+    return Instruction{KernelCall{op, std::vector<int32_t>{c.source, c.out, c.out}}};
+  };
+  if (!copies.empty() && method.chains) {
+    size_t base = 0;
+    for (auto& chain : *method.chains) {
+      auto& instrs = ensure(chain.instructions);
+      const size_t count = instrs.size();
+      const bool hasTrace = chain.stacktrace && chain.stacktrace->size() == count;
+      std::vector<Instruction> rebuilt;
+      std::vector<FrameList> frames;
+      std::vector<int32_t> newStart(count + 1, 0);
+      for (size_t i = 0; i < count; ++i) {
+        newStart[i] = int32_t(rebuilt.size());
+        for (size_t c : before[base + i])
+          if (!copies[c].removed) {
+            rebuilt.push_back(copyInstruction(copies[c]));
+            if (hasTrace) frames.push_back(FrameList{});
+          }
+        rebuilt.push_back(std::move(instrs[i]));
+        if (hasTrace) frames.push_back(std::move((*chain.stacktrace)[i]));
+        for (size_t c : after[base + i])
+          if (!copies[c].removed) {
+            rebuilt.push_back(copyInstruction(copies[c]));
+            if (hasTrace) frames.push_back(FrameList{});
+          }
+      }
+      newStart[count] = int32_t(rebuilt.size());
+      for (auto& ins : rebuilt)
+        if (auto* jump = std::get_if<JumpFalseCall>(&ins.data))
+          jump->destination_instruction = newStart[size_t(std::clamp<int32_t>(jump->destination_instruction, 0, int32_t(count)))];
+      instrs = std::move(rebuilt);
+      if (hasTrace) chain.stacktrace = std::move(frames);
+      base += count;
+    }
+  }
+  std::vector<bool> keep(method.values->size(), true);
+  for (const auto& c : copies)
+    if (c.removed) keep[size_t(c.out)] = false;
+  compactValues(method, keep);
+
+  for (size_t v = 0; v < method.values->size(); ++v)
+    if (const Tensor* t = (*method.values)[v].tensor(); t && !t->device().isCpu()) result.retagged.push_back(int32_t(v));
+  auto found = findCopies(method);
+  if (!found) return found.error();
+  result.added = describeCopies(method, found.value());
+  return result;
+}
+
+}  // namespace ptescope::passes

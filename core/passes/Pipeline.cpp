@@ -1,0 +1,138 @@
+#include "passes/Pipeline.h"
+
+#include <set>
+
+#include "analysis/Summary.h"
+
+namespace ptescope::passes {
+using namespace ptescope::program;
+
+namespace {
+
+std::vector<CopyRecord> minus(const std::vector<CopyRecord>& a, const std::vector<CopyRecord>& b) {
+  std::multiset<std::string> keys;
+  for (const auto& r : b) keys.insert(r.key());
+  std::vector<CopyRecord> out;
+  for (const auto& r : a) {
+    auto it = keys.find(r.key());
+    if (it == keys.end()) {
+      out.push_back(r);
+    } else {
+      keys.erase(it);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool PassReport::changed() const {
+  for (const auto& m : methods)
+    if (m.changed()) return true;
+  return false;
+}
+
+std::vector<BufferInfo> buffersOf(const Method& method) {
+  std::vector<BufferInfo> out;
+  const auto& sizes = items(method.non_const_buffer_sizes);
+  for (size_t i = 1; i < sizes.size(); ++i)
+    out.push_back(BufferInfo{int32_t(i), sizes[i], method.bufferDevice(int32_t(i))});
+  return out;
+}
+
+DeviceOptions inferDeviceOptions(const Method& method) {
+  DeviceOptions options;
+  const auto& values = items(method.values);
+  auto tensorAt = [&](int32_t v) -> const Tensor* {
+    return v >= 0 && size_t(v) < values.size() ? values[size_t(v)].tensor() : nullptr;
+  };
+  auto summary = analysis::summarizeMethod(method);
+  bool anyDevice = false;
+  for (const auto& v : values)
+    if (const Tensor* t = v.tensor(); t && !t->device().isCpu()) anyDevice = true;
+  const bool deviceBuffers = !items(method.non_const_buffer_device).empty();
+  const bool copies = summary.h2d_copies + summary.d2h_copies > 0;
+  // Device tags without copies or device buffers: upstream's legacy mode.
+  options.enable_non_cpu_memory_planning = !anyDevice || deviceBuffers || copies;
+  size_t inputTensors = 0, plannedInputs = 0, outputTensors = 0, plannedOutputs = 0;
+  for (int32_t i : items(method.inputs))
+    if (const Tensor* t = tensorAt(i)) {
+      ++inputTensors;
+      plannedInputs += t->isPlanned() ? 1 : 0;
+      if (!t->device().isCpu() && options.enable_non_cpu_memory_planning) options.skip_h2d_for_method_inputs = true;
+    }
+  for (int32_t o : items(method.outputs))
+    if (const Tensor* t = tensorAt(o)) {
+      ++outputTensors;
+      plannedOutputs += t->isPlanned() ? 1 : 0;
+      if (!t->device().isCpu() && options.enable_non_cpu_memory_planning) options.skip_d2h_for_method_outputs = true;
+    }
+  if (inputTensors > 0 && plannedInputs == 0) options.alloc_graph_input = false;
+  if (outputTensors > 0 && plannedOutputs == 0) options.alloc_graph_output = false;
+  return options;
+}
+
+Result<PipelineResult> runPipeline(const Program& input, const PipelineOptions& options) {
+  PipelineResult result;
+  result.program = input;
+  Program& program = result.program;
+  for (const auto& [where, device] : options.target_devices) {
+    Method* method = program.findMethod(where.first);
+    if (method == nullptr) return makeError("no method named '" + where.first + "'");
+    auto& delegates = ensure(method->delegates);
+    if (where.second < 0 || size_t(where.second) >= delegates.size())
+      return makeError("method '" + where.first + "' has no delegate " + std::to_string(where.second) + " (it has " +
+                       std::to_string(delegates.size()) + ")");
+    setDelegateTargetDevice(delegates[size_t(where.second)], device);
+  }
+
+  for (size_t m = 0; m < program.methods().size(); ++m) {
+    Method& method = program.methods()[m];
+    const Method& original = input.methods()[m];
+    MethodReport report;
+    report.name = method.displayName();
+    report.options = options.forMethod(report.name);
+    report.buffers_before = buffersOf(original);
+    if (auto valid = validateDeviceOptions(report.options); !valid)
+      return makeError("method '" + report.name + "': " + valid.error().message);
+
+    auto stripped = stripDeviceCopies(method);
+    if (!stripped) return stripped.error();
+    report.copies_before = stripped->removed;
+    // Device of every stripped value as loaded (copy outputs are gone; their
+    // sources keep their own tags).
+    std::vector<bool> isCopyOutput(stripped->canonical.size(), false);
+    for (const auto& r : stripped->removed) isCopyOutput[size_t(r.value)] = true;
+    std::vector<Device> loadedDevice(items(method.values).size());
+    for (size_t v = 0; v < stripped->canonical.size(); ++v)
+      if (const Tensor* t = (*original.values)[v].tensor(); t && !isCopyOutput[v])
+        loadedDevice[size_t(stripped->canonical[v])] = t->device();
+
+    auto propagated = propagateDevice(method, report.options);
+    if (!propagated) return propagated.error();
+    report.copies_after = propagated->added;
+    report.device_delegates = propagated->device_delegates;
+    report.elided_h2d = propagated->elided_h2d;
+    report.warnings = propagated->notes;
+
+    PlanningOptions planning;
+    planning.enable_non_cpu_memory_planning = report.options.enable_non_cpu_memory_planning;
+    planning.alloc_graph_input = report.options.alloc_graph_input;
+    planning.alloc_graph_output = report.options.alloc_graph_output;
+    auto planned = planMemory(method, planning);
+    if (!planned) return makeError("method '" + report.name + "': " + planned.error().message);
+    report.buffers_after = buffersOf(method);
+
+    report.copies_added = minus(report.copies_after, report.copies_before);
+    report.copies_removed = minus(report.copies_before, report.copies_after);
+    for (size_t v = 0; v < loadedDevice.size() && v < method.values->size(); ++v) {
+      const Tensor* t = (*method.values)[v].tensor();
+      if (t != nullptr && t->device() != loadedDevice[v])
+        report.retagged.push_back(RetaggedValue{int32_t(v), loadedDevice[v], t->device()});
+    }
+    result.report.methods.push_back(std::move(report));
+  }
+  return result;
+}
+
+}  // namespace ptescope::passes

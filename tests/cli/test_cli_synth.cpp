@@ -1,0 +1,131 @@
+// ptescope-cli synth as a user runs it: the spec example of issue 3 works as
+// written, spec errors exit 2 with one line naming the JSON path, and the
+// generators (--scenario, --demo, --large) write programs that load.
+#include <QtTest>
+
+#include <QDir>
+
+#include "support/TestSupport.h"
+
+using ptescope::test::runCli;
+using ptescope::test::tempDir;
+
+namespace {
+
+// The example of issue 3, exactly as written there.
+const char* const kIssueExample = R"({
+    "methods": [{
+      "name": "forward",
+      "inputs": ["a", "b"],
+      "outputs": ["y"],
+      "tensors": {"a": {"dtype": "float32", "sizes": [2, 2]},
+                  "b": {"dtype": "float32", "sizes": [2, 2]},
+                  "t": {"dtype": "float32", "sizes": [2, 2]},
+                  "y": {"dtype": "float32", "sizes": [2, 2]}},
+      "constants": {"w": {"dtype": "float32", "sizes": [2, 2], "fill": 0.5}},
+      "nodes": [
+        {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"},
+         "inputs": ["a", "b"], "outputs": ["t"]},
+        {"op": "aten::relu.out", "inputs": ["t"], "outputs": ["y"]}
+      ]
+    }],
+    "options": {"enable_non_cpu_memory_planning": true,
+                "skip_h2d_for_method_inputs": false,
+                "skip_d2h_for_method_outputs": false,
+                "alloc_graph_input": true, "alloc_graph_output": true}
+  })";
+
+QString writeText(const QString& name, const QByteArray& text) {
+  const QString path = QDir(tempDir()).filePath(name);
+  ptescope::test::writeAll(path, std::vector<uint8_t>(text.begin(), text.end()));
+  return path;
+}
+
+QString outPath(const QString& name) { return QDir(tempDir()).filePath(name); }
+
+// Exit 2 and exactly one line on stderr, "ptescope-cli: ...".
+void expectOneLineError(const ptescope::test::ProcessResult& r) {
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.startsWith("ptescope-cli: "), r.err.constData());
+  QCOMPARE(r.err.count('\n'), 1);
+  QVERIFY(r.err.endsWith('\n'));
+}
+
+}  // namespace
+
+class CliSynthTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void issueExampleWorksAsWritten() {
+    const QString spec = writeText("issue.json", kIssueExample);
+    const QString out = outPath("issue.pte");
+    auto r = runCli({"synth", spec, "-o", out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    auto loaded = ptescope::test::loadOrFail(out);
+    QCOMPARE(loaded.program.methods().size(), size_t(1));
+    auto info = runCli({"info", out});
+    QCOMPARE(info.exitCode, 0);
+    QVERIFY(info.out.contains("CudaBackend"));
+    QVERIFY(info.out.contains("aten::relu.out"));
+  }
+
+  void badSpecExitsTwoWithThePath() {
+    QByteArray text(kIssueExample);
+    text.replace(R"("inputs": ["t"])", R"("inputs": ["q"])");
+    const QString spec = writeText("bad.json", text);
+    const QString out = outPath("bad.pte");
+    auto r = runCli({"synth", spec, "-o", out});
+    expectOneLineError(r);
+    QVERIFY2(r.err.contains("methods[0].nodes[1].inputs[0]"), r.err.constData());
+    QVERIFY2(r.err.contains("unknown tensor 'q'"), r.err.constData());
+    QVERIFY(!QFile::exists(out));
+
+    auto malformed = runCli({"synth", writeText("malformed.json", "{\"methods\": ["), "-o", out});
+    expectOneLineError(malformed);
+    QVERIFY(malformed.err.contains("malformed JSON"));
+
+    auto missing = runCli({"synth", outPath("does-not-exist.json"), "-o", out});
+    expectOneLineError(missing);
+  }
+
+  void generators() {
+    auto list = runCli({"synth", "--list-scenarios"});
+    QCOMPARE(list.exitCode, 0);
+    for (const char* name : {"h2d_d2h", "cross_device", "redundant_same_device", "skip_h2d_partial"})
+      QVERIFY2(list.out.contains(name), name);
+
+    for (const char* name : {"h2d_d2h", "same_and_cross_device"}) {
+      const QString out = outPath(QString(name) + ".pte");
+      auto r = runCli({"synth", "--scenario", name, "-o", out});
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+      QVERIFY(ptescope::test::loadOrFail(out).program.methods().size() == 1);
+    }
+
+    const QString demo = outPath("demo.pte");
+    auto d = runCli({"synth", "--demo", "-o", demo, "--no-passes"});
+    QVERIFY2(d.exitCode == 0, d.err.constData());
+    QCOMPARE(ptescope::test::loadOrFail(demo).program.methods().size(), size_t(2));
+
+    const QString large = outPath("large.pte");
+    auto l = runCli({"synth", "--large", "3", "-o", large});
+    QVERIFY2(l.exitCode == 0, l.err.constData());
+    auto info = runCli({"info", large});
+    QVERIFY(info.out.contains("instructions 30"));
+  }
+
+  void usageErrors() {
+    const QString out = outPath("x.pte");
+    expectOneLineError(runCli({"synth", "--scenario", "no_such_scenario", "-o", out}));
+    expectOneLineError(runCli({"synth", "--demo"}));                       // no output
+    expectOneLineError(runCli({"synth", "-o", out}));                      // no source
+    expectOneLineError(runCli({"synth", "--demo", "--large", "2", "-o", out}));  // two sources
+    expectOneLineError(runCli({"synth", "--large", "0", "-o", out}));
+    auto help = runCli({"synth", "--help"});
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.contains("--no-passes"));
+    QVERIFY(help.out.contains("--scenario"));
+  }
+};
+
+QTEST_GUILESS_MAIN(CliSynthTest)
+#include "test_cli_synth.moc"

@@ -1,0 +1,461 @@
+// The device pipeline against the upstream scenarios of
+// spec/device-semantics.md §4.1, §2.3 and §4.4. Expected numbers are the
+// spec's; programs come from core/synth (pre-pass graphs).
+#include <QtTest>
+
+#include <set>
+
+#include "analysis/Summary.h"
+#include "passes/Pipeline.h"
+#include "passes/ProgramDiff.h"
+#include "pte/Reader.h"
+#include "pte/Writer.h"
+#include "support/TestSupport.h"
+#include "synth/Scenarios.h"
+
+using namespace ptescope;
+using namespace ptescope::program;
+using passes::DeviceOptions;
+
+namespace {
+
+struct Outcome {
+  Program program;
+  passes::PassReport report;
+  QString error;
+};
+
+DeviceOptions toDeviceOptions(const synth::MethodPassOptions& o) {
+  DeviceOptions d;
+  d.enable_non_cpu_memory_planning = o.enable_non_cpu_memory_planning;
+  d.skip_h2d_for_method_inputs = o.skip_h2d_for_method_inputs;
+  d.skip_d2h_for_method_outputs = o.skip_d2h_for_method_outputs;
+  d.alloc_graph_input = o.alloc_graph_input;
+  d.alloc_graph_output = o.alloc_graph_output;
+  return d;
+}
+
+Program scenarioProgram(const char* name, DeviceOptions* options = nullptr) {
+  auto s = synth::synthesizeScenario(name);
+  if (!s) {
+    QTest::qFail(qPrintable(QString("scenario %1: %2").arg(name, QString::fromStdString(s.error().message))), __FILE__, __LINE__);
+    return {};
+  }
+  if (options) *options = toDeviceOptions(s->options.forMethod("forward"));
+  return s->program;
+}
+
+Outcome run(const Program& program, const DeviceOptions& options) {
+  passes::PipelineOptions po;
+  po.defaults = options;
+  auto r = passes::runPipeline(program, po);
+  if (!r) return Outcome{{}, {}, QString::fromStdString(r.error().message)};
+  return Outcome{r->program, r->report, {}};
+}
+
+Outcome runScenario(const char* name) {
+  DeviceOptions options;
+  Program p = scenarioProgram(name, &options);
+  return run(p, options);
+}
+
+struct Counts {
+  size_t h2d = 0, d2h = 0, delegates = 0;
+};
+Counts countsOf(const Method& m) {
+  auto s = analysis::summarizeMethod(m);
+  return Counts{s.h2d_copies, s.d2h_copies, s.delegate_calls};
+}
+
+const Tensor& tensor(const Method& m, int32_t v) { return *(*m.values)[size_t(v)].tensor(); }
+
+// Copy instructions as (op, self, out) triples.
+struct Copy {
+  bool h2d;
+  int32_t self, out;
+  size_t position;
+};
+std::vector<Copy> copiesOf(const Method& m) {
+  std::vector<Copy> out;
+  size_t k = 0;
+  for (const auto& ins : items((*m.chains)[0].instructions)) {
+    if (const auto* call = std::get_if<KernelCall>(&ins.data)) {
+      const auto& op = (*m.operators)[size_t(call->op_index)];
+      if (analysis::isH2dCopy(op) || analysis::isD2hCopy(op))
+        out.push_back(Copy{analysis::isH2dCopy(op), (*call->args)[0], (*call->args)[1], k});
+    }
+    ++k;
+  }
+  return out;
+}
+
+bool isCopyOutput(const std::vector<Copy>& copies, int32_t v, bool h2d) {
+  for (const auto& c : copies)
+    if (c.out == v && c.h2d == h2d) return true;
+  return false;
+}
+
+// Every planned tensor sits in a buffer of its own device (the invariant the
+// CUDA export test checks), and a CPU tensor's buffer is absent from the map.
+void checkBufferDevices(const Method& m) {
+  for (const auto& v : items(m.values)) {
+    const Tensor* t = v.tensor();
+    if (!t || !t->isPlanned()) continue;
+    const int32_t id = int32_t(t->allocation_info->memory_id);
+    int matches = 0;
+    for (const auto& e : items(m.non_const_buffer_device)) matches += e.buffer_idx == id ? 1 : 0;
+    if (t->device().isCpu()) {
+      QCOMPARE(matches, 0);
+    } else {
+      QCOMPARE(matches, 1);
+      QCOMPARE(m.bufferDevice(id), t->device());
+    }
+  }
+}
+
+}  // namespace
+
+class DevicePassesTest : public QObject {
+  Q_OBJECT
+ private slots:
+  // §2.3 canonical example and tests 1, 2, 12, 17.
+  void canonicalAddOnCuda0() {
+    auto out = runScenario("h2d_d2h");
+    QVERIFY2(out.error.isEmpty(), qPrintable(out.error));
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.h2d, size_t(2));
+    QCOMPARE(c.d2h, size_t(1));
+    QCOMPARE(c.delegates, size_t(1));
+    auto s = analysis::summarizeMethod(m);
+    QCOMPARE(s.tensors_by_device["cuda:0"], size_t(3));
+    QCOMPARE(s.tensors_by_device["cpu:0"], size_t(3));
+    QCOMPARE(items(m.non_const_buffer_sizes), (std::vector<int64_t>{0, 32, 48}));
+    QCOMPARE(items(m.non_const_buffer_device).size(), size_t(1));
+    QCOMPARE((*m.non_const_buffer_device)[0].buffer_idx, 2);
+    QCOMPARE((*m.non_const_buffer_device)[0].device_type, DeviceType::Cuda);
+    QCOMPARE((*m.non_const_buffer_device)[0].device_index, int8_t(0));
+    // Order: both H2D before the delegate, D2H after it; args [self, out, out].
+    const auto& instrs = *(*m.chains)[0].instructions;
+    QCOMPARE(instrs.size(), size_t(4));
+    QCOMPARE(instrs[2].kind(), InstructionKind::DelegateCall);
+    auto copies = copiesOf(m);
+    QVERIFY(copies[0].h2d && copies[1].h2d && !copies[2].h2d);
+    for (const auto& copy : copies) {
+      const auto& args = *std::get<KernelCall>(instrs[copy.position].data).args;
+      QCOMPARE(args, (std::vector<int32_t>{copy.self, copy.out, copy.out}));
+    }
+    // Operator entries are et_copy::..., overload "out".
+    for (const auto& op : *m.operators)
+      if (analysis::isH2dCopy(op) || analysis::isD2hCopy(op)) QCOMPARE(*op.overload, std::string("out"));
+    // H2D outputs and the delegate output are CUDA:0, D2H output CPU, and
+    // only the device tensors carry ExtraTensorInfo.
+    for (const auto& copy : copies) {
+      QCOMPARE(tensor(m, copy.out).device(), (copy.h2d ? Device{DeviceType::Cuda, 0} : Device{}));
+      QCOMPARE(tensor(m, copy.out).extra_tensor_info.has_value(), copy.h2d);
+    }
+    const auto& delegateArgs = *std::get<DelegateCall>(instrs[2].data).args;
+    for (int32_t a : delegateArgs) QCOMPARE(tensor(m, a).device(), (Device{DeviceType::Cuda, 0}));
+    // Method I/O stay on the host.
+    for (int32_t v : *m.inputs) QVERIFY(tensor(m, v).device().isCpu());
+    for (int32_t v : *m.outputs) QVERIFY(tensor(m, v).device().isCpu());
+    checkBufferDevices(m);
+  }
+
+  void cpuOnlyDelegateGetsNothing() {  // tests 3, 11
+    auto out = runScenario("cpu_only_delegate");
+    QVERIFY(out.error.isEmpty());
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.h2d + c.d2h, size_t(0));
+    for (const auto& v : *m.values)
+      if (const Tensor* t = v.tensor()) QVERIFY(t->device().isCpu() && !t->extra_tensor_info);
+    QVERIFY(!m.non_const_buffer_device.has_value());
+  }
+
+  void legacyModeTagsWithoutCopies() {  // test 4 and §4.4 flag-off planning
+    DeviceOptions options;
+    Program p = scenarioProgram("h2d_d2h");
+    options.enable_non_cpu_memory_planning = false;
+    auto out = run(p, options);
+    QVERIFY(out.error.isEmpty());
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.h2d + c.d2h, size_t(0));
+    for (const auto& v : *m.values) QCOMPARE(v.tensor()->device(), (Device{DeviceType::Cuda, 0}));
+    QCOMPARE(items(m.non_const_buffer_sizes).size(), size_t(2));
+    QVERIFY(!m.non_const_buffer_device.has_value());
+  }
+
+  void redundantSameDeviceCopiesElided() {  // test 5
+    auto out = runScenario("redundant_same_device");
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.delegates, size_t(2));
+    QCOMPARE(c.h2d, size_t(3));
+    QCOMPARE(c.d2h, size_t(1));
+    QCOMPARE(out.report.methods[0].elided_h2d, size_t(1));
+    checkBufferDevices(m);
+  }
+
+  void crossDeviceCopiesPreserved() {  // test 6, §4.4 cuda:0 + cuda:1
+    auto out = runScenario("cross_device");
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.delegates, size_t(2));
+    QCOMPARE(c.h2d, size_t(4));
+    QCOMPARE(c.d2h, size_t(2));
+    QCOMPARE(items(m.non_const_buffer_sizes).size(), size_t(4));
+    const auto& devices = *m.non_const_buffer_device;
+    QCOMPARE(devices.size(), size_t(2));
+    QCOMPARE(devices[0].device_index, int8_t(0));
+    QCOMPARE(devices[1].device_index, int8_t(1));
+    QCOMPARE(devices[0].buffer_idx, 2);
+    QCOMPARE(devices[1].buffer_idx, 3);
+    checkBufferDevices(m);
+  }
+
+  void outputFeedingSameDeviceDelegates() {  // test 7
+    auto out = runScenario("multiple_same_device_consumers");
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.delegates, size_t(4));
+    QCOMPARE(c.h2d, size_t(4));
+    QCOMPARE(c.d2h, size_t(1));
+    auto copies = copiesOf(m);
+    for (const auto& copy : copies)
+      if (copy.h2d) QVERIFY2(!isCopyOutput(copies, copy.self, false), "an H2D reads a D2H output");
+  }
+
+  void outputFeedingGpuAndCpuConsumers() {  // test 8
+    auto out = runScenario("gpu_and_cpu_consumers");
+    const Method& m = out.program.methods()[0];
+    QCOMPARE(countsOf(m).delegates, size_t(2));
+    auto copies = copiesOf(m);
+    for (const auto& copy : copies)
+      if (copy.h2d) QVERIFY(!isCopyOutput(copies, copy.self, false));
+    // Some delegate reads another delegate's output directly ...
+    std::set<int32_t> delegateOutputs;
+    bool direct = false;
+    const auto& ops = *m.operators;
+    for (const auto& ins : *(*m.chains)[0].instructions)
+      if (const auto* d = std::get_if<DelegateCall>(&ins.data)) {
+        for (int32_t a : *d->args) direct = direct || delegateOutputs.count(a) > 0;
+        delegateOutputs.insert(d->args->back());
+      }
+    QVERIFY(direct);
+    // ... and the D2H that feeds relu is kept.
+    bool reluReadsD2h = false;
+    for (const auto& ins : *(*m.chains)[0].instructions)
+      if (const auto* k = std::get_if<KernelCall>(&ins.data); k && ops[size_t(k->op_index)].name == std::string("aten::relu"))
+        reluReadsD2h = isCopyOutput(copies, (*k->args)[0], false);
+    QVERIFY(reluReadsD2h);
+  }
+
+  void sameAndCrossDevice() {  // test 9
+    auto out = runScenario("same_and_cross_device");
+    const Method& m = out.program.methods()[0];
+    QCOMPARE(countsOf(m).delegates, size_t(3));
+    auto copies = copiesOf(m);
+    int h2dOfD2h = 0;
+    for (const auto& copy : copies)
+      if (copy.h2d && isCopyOutput(copies, copy.self, false)) {
+        ++h2dOfD2h;
+        QCOMPARE(tensor(m, copy.out).device(), (Device{DeviceType::Cuda, 1}));
+      }
+    QCOMPARE(h2dOfD2h, 1);
+  }
+
+  void cuda1() {  // test 10
+    auto out = runScenario("cuda_1");
+    const Method& m = out.program.methods()[0];
+    const auto& instrs = *(*m.chains)[0].instructions;
+    for (const auto& ins : instrs)
+      if (const auto* d = std::get_if<DelegateCall>(&ins.data))
+        for (int32_t a : *d->args) QCOMPARE(tensor(m, a).device(), (Device{DeviceType::Cuda, 1}));
+    QCOMPARE((*m.non_const_buffer_device)[0].device_index, int8_t(1));
+  }
+
+  void skipH2d() {  // test 19
+    auto out = runScenario("skip_h2d");
+    QVERIFY2(out.error.isEmpty(), qPrintable(out.error));
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.h2d, size_t(0));
+    QCOMPARE(c.d2h, size_t(1));
+    for (int32_t v : *m.inputs) {
+      QCOMPARE(tensor(m, v).device(), (Device{DeviceType::Cuda, 0}));
+      QVERIFY(tensor(m, v).isPlanned());  // default planning puts them in the device arena
+    }
+    checkBufferDevices(m);
+  }
+
+  void skipD2h() {  // test 20
+    auto out = runScenario("skip_d2h");
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.h2d, size_t(2));
+    QCOMPARE(c.d2h, size_t(0));
+    for (int32_t v : *m.outputs) QCOMPARE(tensor(m, v).device(), (Device{DeviceType::Cuda, 0}));
+    checkBufferDevices(m);
+  }
+
+  void skipBoth() {  // tests 21, 24
+    auto out = runScenario("skip_both");
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.h2d + c.d2h, size_t(0));
+    for (int32_t v : *m.inputs) QVERIFY(tensor(m, v).isPlanned());
+    // CUDA only: one buffer, CUDA at mem_id 1 (§2.5 step 7).
+    QCOMPARE(items(m.non_const_buffer_sizes).size(), size_t(2));
+    QCOMPARE((*m.non_const_buffer_device)[0].buffer_idx, 1);
+    checkBufferDevices(m);
+
+    auto unplanned = runScenario("skip_both_unplanned_io");
+    const Method& u = unplanned.program.methods()[0];
+    for (int32_t v : *u.inputs) QVERIFY(!tensor(u, v).isPlanned());
+    for (int32_t v : *u.outputs) QVERIFY(!tensor(u, v).isPlanned());
+  }
+
+  void skipH2dPartial() {  // test 22
+    auto out = runScenario("skip_h2d_partial");
+    QVERIFY2(out.error.isEmpty(), qPrintable(out.error));
+    const Method& m = out.program.methods()[0];
+    auto c = countsOf(m);
+    QCOMPARE(c.h2d, size_t(1));
+    QCOMPARE(c.d2h, size_t(1));
+    int cudaInputs = 0;
+    for (int32_t v : *m.inputs) cudaInputs += tensor(m, v).device().isCpu() ? 0 : 1;
+    QCOMPARE(cudaInputs, 1);
+    checkBufferDevices(m);
+  }
+
+  void errorCases() {
+    DeviceOptions options;
+    Program p = scenarioProgram("h2d_d2h");
+    // Skips without device planning (checked even without a device delegate).
+    options.enable_non_cpu_memory_planning = false;
+    options.skip_h2d_for_method_inputs = true;
+    auto noPlanning = run(scenarioProgram("cpu_only_delegate"), options);
+    QVERIFY(noPlanning.error.contains("only meaningful when enable_non_cpu_memory_planning=True"));
+    // Unknown device type, bad index.
+    for (const auto& [spec, expected] : std::vector<std::pair<std::string, QString>>{
+             {"tpu:0", "Unknown device type 'tpu'. Valid types: CPU, CUDA"},
+             {"gpu", "Unknown device type 'gpu'"},
+             {"cuda:x", "invalid literal for int()"},
+             {"cuda:", "invalid literal for int()"},
+             {"cuda:0:1", "invalid literal for int()"}}) {
+      Program bad = p;
+      passes::setDelegateTargetDevice((*bad.methods()[0].delegates)[0], std::nullopt);
+      (*bad.methods()[0].delegates)[0].compile_specs->push_back(
+          CompileSpec{"target_device", std::vector<uint8_t>(spec.begin(), spec.end())});
+      auto r = run(bad, DeviceOptions{});
+      QVERIFY2(r.error.contains(expected), qPrintable(QString::fromStdString(spec) + ": " + r.error));
+      QVERIFY(r.error.contains("method 'forward'"));
+    }
+    // Multi-user placeholder with skip_h2d: a feeds two delegates.
+    DeviceOptions skip;
+    skip.skip_h2d_for_method_inputs = true;
+    auto multi = run(scenarioProgram("multiple_same_device_consumers"), skip);
+    QVERIFY2(multi.error.contains("to have exactly one user, but it has 2 users"), qPrintable(multi.error));
+  }
+
+  void deviceParsingRules() {  // tests 13-15 and the int() rules of §1.4
+    QCOMPARE(parseDeviceSpec("cuda:0").value(), (Device{DeviceType::Cuda, 0}));
+    QCOMPARE(parseDeviceSpec("cuda:1").value(), (Device{DeviceType::Cuda, 1}));
+    QCOMPARE(parseDeviceSpec("cpu").value(), (Device{DeviceType::Cpu, 0}));
+    QCOMPARE(parseDeviceSpec("CUDA:0").value(), (Device{DeviceType::Cuda, 0}));
+    QCOMPARE(parseDeviceSpec("Cuda:2").value(), (Device{DeviceType::Cuda, 2}));
+    QCOMPARE(parseDeviceSpec(" cuda: 1 ").value(), (Device{DeviceType::Cuda, 1}));
+    QCOMPARE(parseDeviceSpec("cuda:+1").value(), (Device{DeviceType::Cuda, 1}));
+    QCOMPARE(parseDeviceSpec("cuda:1_0").value(), (Device{DeviceType::Cuda, 10}));
+    QCOMPARE(parseDeviceSpec("cuda:-1").value(), (Device{DeviceType::Cuda, -1}));
+    QVERIFY(!parseDeviceSpec("tpu:0").ok());
+    QVERIFY(!parseDeviceSpec("cuda:1__0").ok());
+    QVERIFY(!parseDeviceSpec("cuda:300").ok());
+    // Test 16: the first target_device spec wins; none means no device.
+    BackendDelegate d;
+    d.compile_specs = std::vector<CompileSpec>{{"max_value", std::vector<uint8_t>{4}}};
+    QVERIFY(!passes::delegateTargetDevice(d).value().has_value());
+    d.compile_specs->push_back({"target_device", std::vector<uint8_t>{'c', 'u', 'd', 'a', ':', '0'}});
+    d.compile_specs->push_back({"target_device", std::vector<uint8_t>{'c', 'p', 'u'}});
+    QCOMPARE(*passes::delegateTargetDevice(d).value(), (Device{DeviceType::Cuda, 0}));
+  }
+
+  void idempotentOnItsOwnOutput_data() {
+    QTest::addColumn<QString>("scenario");
+    for (const auto& s : synth::scenarios()) QTest::newRow(s.name.c_str()) << QString::fromStdString(s.name);
+  }
+  void idempotentOnItsOwnOutput() {
+    QFETCH(QString, scenario);
+    DeviceOptions options;
+    Program p = scenarioProgram(qPrintable(scenario), &options);
+    auto first = run(p, options);
+    if (!first.error.isEmpty()) QSKIP("scenario is an error case");
+    // Write and read back, then run again with the same options.
+    auto bytes = pte::serializeProgram(first.program);
+    QVERIFY(bytes.ok());
+    auto reread = pte::readProgramBytes(Bytes::fromVector(bytes.value()), "first.pte");
+    QVERIFY2(reread.ok(), reread.ok() ? "" : reread.error().message.c_str());
+    auto second = run(reread->program, options);
+    QVERIFY(second.error.isEmpty());
+    QVERIFY2(!second.report.changed(), "strip + propagate with the same options changed the program");
+    const Method& a = first.program.methods()[0];
+    const Method& b = second.program.methods()[0];
+    QCOMPARE(items(b.non_const_buffer_sizes), items(a.non_const_buffer_sizes));
+    auto diff = passes::diffPrograms(first.program, second.program);
+    QVERIFY(diff.ok());
+    QVERIFY(diff->same());
+  }
+
+  void everyWrittenProgramVerifies_data() { idempotentOnItsOwnOutput_data(); }
+  void everyWrittenProgramVerifies() {
+    QFETCH(QString, scenario);
+    DeviceOptions options;
+    Program p = scenarioProgram(qPrintable(scenario), &options);
+    auto out = run(p, options);
+    if (!out.error.isEmpty()) QSKIP("scenario is an error case");
+    const QString path = test::tempDir() + "/" + scenario + ".pte";
+    auto written = pte::writeProgramFile(out.program, path.toStdString());
+    QVERIFY2(written.ok(), written.ok() ? "" : written.error().message.c_str());
+    QVERIFY(pte::readProgramFile(path.toStdString()).ok());
+  }
+
+  void samplesSurviveThePipeline() {
+    PTESCOPE_REQUIRE_SAMPLES();
+    for (const QString& file : test::samplePrograms()) {
+      auto loaded = test::loadOrFail(file);
+      passes::PipelineOptions po;
+      for (const auto& m : loaded.program.methods()) po.per_method[m.displayName()] = passes::inferDeviceOptions(m);
+      auto r = passes::runPipeline(loaded.program, po);
+      QVERIFY2(r.ok(), qPrintable(file + ": " + (r.ok() ? QString() : QString::fromStdString(r.error().message))));
+      for (const auto& m : r->report.methods) {
+        QVERIFY2(m.copies_added.empty() && m.copies_removed.empty() && m.retagged.empty(), qPrintable(file));
+      }
+      const QString out = test::tempDir() + "/pipeline-" + QFileInfo(file).fileName();
+      auto written = pte::writeProgramFile(r->program, out.toStdString());
+      QVERIFY2(written.ok(), qPrintable(file + ": " + (written.ok() ? QString() : QString::fromStdString(written.error().message))));
+    }
+  }
+
+  void targetDeviceEdits() {
+    Program p = scenarioProgram("h2d_d2h");
+    passes::PipelineOptions po;
+    po.target_devices[{"forward", 0}] = Device{DeviceType::Cuda, 1};
+    auto moved = passes::runPipeline(p, po);
+    QVERIFY(moved.ok());
+    QCOMPARE((*moved->program.methods()[0].non_const_buffer_device)[0].device_index, int8_t(1));
+    po.target_devices[{"forward", 0}] = std::nullopt;
+    auto cpu = passes::runPipeline(p, po);
+    QVERIFY(cpu.ok());
+    QCOMPARE(countsOf(cpu->program.methods()[0]).h2d, size_t(0));
+    QVERIFY(!(*cpu->program.methods()[0].delegates)[0].findCompileSpec("target_device"));
+    po.target_devices[{"forward", 3}] = std::nullopt;
+    auto bad = passes::runPipeline(p, po);
+    QVERIFY(!bad.ok());
+    QVERIFY(QString::fromStdString(bad.error().message).contains("no delegate 3"));
+  }
+};
+
+QTEST_GUILESS_MAIN(DevicePassesTest)
+#include "test_device_passes.moc"
