@@ -83,7 +83,7 @@ struct SynthArgs {
   bool large = false;  // --large given
   long long large_layers = 0;
   bool list_scenarios = false;
-  bool no_passes = false;  // accepted now; the device passes are not wired in yet
+  bool no_passes = false;
   std::string output;
 };
 
@@ -100,12 +100,14 @@ int runSynth(const SynthArgs& args) {
   if (args.large) {
     if (args.large_layers < 1) return fail("synth: --large needs a positive number of layers");
     program = synth::largeProgram(static_cast<size_t>(args.large_layers));
+    if (program && !args.no_passes) program = synth::applyDevicePasses(synth::SynthesizedProgram{program.value(), {}});
   } else {
     auto built = !args.spec.empty()       ? synth::synthesizeFromSpecFile(args.spec)
                  : !args.scenario.empty() ? synth::synthesizeScenario(args.scenario)
                                           : synth::synthesizeDemo();
     if (!built) return fail(built.error().message);
-    program = std::move(built->program);
+    program = args.no_passes ? ptescope::Result<ptescope::program::Program>(std::move(built->program))
+                             : synth::applyDevicePasses(built.value());
   }
   if (!program) return fail(program.error().message);
   auto status = ptescope::pte::writeProgramFile(program.value(), args.output);
@@ -154,8 +156,8 @@ int main(int argc, char** argv) {
                        "A transformer-like program of N layers, 10 instructions each (N=500: 5k, N=5000: 50k)");
   synthCmd->add_flag("--list-scenarios", synthArgs.list_scenarios, "Print the scenario names and what they are");
   synthCmd->add_flag("--no-passes", synthArgs.no_passes,
-                     "Write the program as built, without the device passes. Accepted for forward compatibility: "
-                     "synth does not run the device passes yet, so today this changes nothing");
+                     "Write the program as built (every tensor on CPU, planned for CPU) instead of running the "
+                     "device passes with the spec's options");
 
   auto passCommands = ptescope::cli::addPassCommands(app);
 

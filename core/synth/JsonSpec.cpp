@@ -582,4 +582,16 @@ Result<SynthesizedProgram> synthesizeFromSpecFile(const std::string& path) {
   return result;
 }
 
+passes::PipelineOptions SpecOptions::pipelineOptions() const {
+  passes::PipelineOptions options;
+  options.per_method = per_method;
+  return options;
+}
+
+Result<program::Program> applyDevicePasses(const SynthesizedProgram& synthesized) {
+  auto result = passes::runPipeline(synthesized.program, synthesized.options.pipelineOptions());
+  if (!result) return result.error();
+  return std::move(result->program);
+}
+
 }  // namespace ptescope::synth

@@ -45,26 +45,22 @@
 #include <string>
 #include <string_view>
 
+#include "passes/Pipeline.h"
 #include "program/Program.h"
 #include "util/Result.h"
 
 namespace ptescope::synth {
 
-// The pass options of one method, with upstream's to_executorch defaults.
-struct MethodPassOptions {
-  bool enable_non_cpu_memory_planning = true;
-  bool skip_h2d_for_method_inputs = false;
-  bool skip_d2h_for_method_outputs = false;
-  bool alloc_graph_input = true;
-  bool alloc_graph_output = true;
-
-  friend bool operator==(const MethodPassOptions&, const MethodPassOptions&) = default;
-};
+// The pass options of one method: the device pipeline's own options, with
+// upstream's to_executorch defaults.
+using MethodPassOptions = passes::DeviceOptions;
 
 struct SpecOptions {
   std::map<std::string, MethodPassOptions> per_method;  // an entry for every method of the spec
   // The options of `method` (defaults for a method the spec does not have).
   MethodPassOptions forMethod(const std::string& method) const;
+  // The same options as the device pipeline takes them.
+  passes::PipelineOptions pipelineOptions() const;
 };
 
 struct SynthesizedProgram {
@@ -74,6 +70,10 @@ struct SynthesizedProgram {
   // The options the device passes will run with.
   SpecOptions options;
 };
+
+// The program after the device pipeline (strip, propagate, plan) with the
+// spec's options: what upstream export would write for that graph.
+Result<program::Program> applyDevicePasses(const SynthesizedProgram& synthesized);
 
 // Builds the program a spec describes.
 Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText);

@@ -67,6 +67,17 @@ class CliSynthTest : public QObject {
     QCOMPARE(info.exitCode, 0);
     QVERIFY(info.out.contains("CudaBackend"));
     QVERIFY(info.out.contains("aten::relu.out"));
+    // The device passes ran with the spec's options (upstream defaults):
+    // a and b copied to cuda:0, t copied back for relu; buffers for CPU and
+    // cuda:0 as in the spec's canonical example.
+    QVERIFY2(info.out.contains("copies: 2 host-to-device, 1 device-to-host"), info.out.constData());
+    QVERIFY(info.out.contains("buffer devices: 2=cuda:0"));
+    // --no-passes keeps the program as built: everything on CPU.
+    auto asBuilt = runCli({"synth", spec, "-o", out, "--no-passes"});
+    QCOMPARE(asBuilt.exitCode, 0);
+    auto plain = runCli({"info", out});
+    QVERIFY(plain.out.contains("copies: 0 host-to-device, 0 device-to-host"));
+    QVERIFY(!plain.out.contains("cuda:0 "));
   }
 
   void badSpecExitsTwoWithThePath() {
@@ -107,10 +118,17 @@ class CliSynthTest : public QObject {
     QCOMPARE(ptescope::test::loadOrFail(demo).program.methods().size(), size_t(2));
 
     const QString large = outPath("large.pte");
-    auto l = runCli({"synth", "--large", "3", "-o", large});
+    auto l = runCli({"synth", "--large", "3", "-o", large, "--no-passes"});
     QVERIFY2(l.exitCode == 0, l.err.constData());
     auto info = runCli({"info", large});
     QVERIFY(info.out.contains("instructions 30"));
+    // With the device passes (the default): per layer one H2D per delegate
+    // input (3) and one D2H per delegate output (4), nothing to elide.
+    auto withPasses = runCli({"synth", "--large", "3", "-o", large});
+    QVERIFY2(withPasses.exitCode == 0, withPasses.err.constData());
+    auto passed = runCli({"info", large});
+    QVERIFY(passed.out.contains("instructions 51"));
+    QVERIFY(passed.out.contains("copies: 9 host-to-device, 12 device-to-host"));
   }
 
   void usageErrors() {

@@ -25,23 +25,13 @@ struct Outcome {
   QString error;
 };
 
-DeviceOptions toDeviceOptions(const synth::MethodPassOptions& o) {
-  DeviceOptions d;
-  d.enable_non_cpu_memory_planning = o.enable_non_cpu_memory_planning;
-  d.skip_h2d_for_method_inputs = o.skip_h2d_for_method_inputs;
-  d.skip_d2h_for_method_outputs = o.skip_d2h_for_method_outputs;
-  d.alloc_graph_input = o.alloc_graph_input;
-  d.alloc_graph_output = o.alloc_graph_output;
-  return d;
-}
-
 Program scenarioProgram(const char* name, DeviceOptions* options = nullptr) {
   auto s = synth::synthesizeScenario(name);
   if (!s) {
     QTest::qFail(qPrintable(QString("scenario %1: %2").arg(name, QString::fromStdString(s.error().message))), __FILE__, __LINE__);
     return {};
   }
-  if (options) *options = toDeviceOptions(s->options.forMethod("forward"));
+  if (options) *options = s->options.forMethod("forward");
   return s->program;
 }
 
