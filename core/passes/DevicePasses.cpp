@@ -359,6 +359,16 @@ Result<PropagateResult> propagateDevice(Method& method, const DeviceOptions& opt
     std::map<int32_t, std::vector<size_t>> h2dBySource;
     for (size_t c = 0; c < copies.size(); ++c) h2dBySource[copies[c].source].push_back(c);
     auto& outputsList = ensure(method.outputs);
+    // TensorList items naming each value, so redirecting a reader is not a
+    // scan over every value. Room for every D2H output is reserved first so
+    // the pointers stay valid while values are appended.
+    size_t outputCount = 0;
+    for (const auto& entry : deviceOutputs) outputCount += entry.second.size();
+    method.values->reserve(method.values->size() + outputCount);
+    std::map<int32_t, std::vector<int32_t*>> listItemsByMember;
+    for (auto& value : *method.values)
+      if (auto* list = std::get_if<TensorListValue>(&value.data); list && list->items)
+        for (auto& item : *list->items) listItemsByMember[item].push_back(&item);
     for (const auto& [k, outputs] : deviceOutputs) {
       for (int32_t y : outputs) {
         const auto& facts = dataflow.value(y);
@@ -395,10 +405,8 @@ Result<PropagateResult> propagateDevice(Method& method, const DeviceOptions& opt
               flat.instructions[c]->data);
           ++users.direct;
         }
-        for (auto& value : *method.values)
-          if (auto* list = std::get_if<TensorListValue>(&value.data); list && list->items)
-            for (auto& item : *list->items)
-              if (item == y) item = host;
+        if (auto refs = listItemsByMember.find(y); refs != listItemsByMember.end())
+          for (int32_t* item : refs->second) *item = host;
         for (size_t h : h2dReaders) {
           copies[h].source = host;
           users.h2d.push_back(h);
