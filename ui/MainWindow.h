@@ -1,34 +1,90 @@
-// The main window: program tree on the left, the program's summary in the
-// centre (the graph view replaces it in a later step), status bar below.
+// The main window, in the habits of desktop inspectors: program tree on the
+// left, the method in the centre, properties on the right, tabbed panels
+// below (values, transfers, summary), a method selector in the tool bar and
+// a status bar with file, method, counts and GPU availability.
 #pragma once
 
 #include <QMainWindow>
 
+class QComboBox;
+class QFileSystemWatcher;
 class QLabel;
+class QLineEdit;
+class QMenu;
 class QPlainTextEdit;
-class QTreeWidget;
+class QTableView;
+class QTabWidget;
+class QTreeView;
 
 namespace ptescope::ui {
 
 class Document;
+class DeviceFilterProxy;
+class ProgramTreeModel;
+class PropertiesPanel;
+class TransfersModel;
+class ValuesModel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
   explicit MainWindow(Document* document, QWidget* parent = nullptr);
 
+  // Opens a file; on failure shows one message (a dialog unless running
+  // offscreen) and keeps the current document.
   bool openFile(const QString& path);
+  bool openDemo();
+
+  // For tests and --screenshot.
+  QTabWidget* bottomTabs() const { return bottomTabs_; }
+  QTableView* valuesView() const { return valuesView_; }
+  QTableView* transfersView() const { return transfersView_; }
+  PropertiesPanel* properties() const { return properties_; }
+  QComboBox* methodSelector() const { return methodSelector_; }
+  QString lastError() const { return lastError_; }
+
+  // Selects a value or instruction everywhere (tables, properties).
+  void selectValue(int32_t value);
+  void selectInstruction(size_t instruction);
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
-  void refresh();
+  void buildMenus();
+  void buildPanels();
+  void refreshProgram();
+  void refreshMethod();
+  void refreshStatus();
   void showOpenDialog();
   void showLoadError(const QString& message);
+  void addRecentFile(const QString& path);
+  void rebuildRecentMenu();
+  void watch(const QString& path);
 
   Document* document_;
-  QTreeWidget* tree_;
-  QPlainTextEdit* summary_;
+  ProgramTreeModel* treeModel_;
+  ValuesModel* valuesModel_;
+  DeviceFilterProxy* valuesProxy_;
+  TransfersModel* transfersModel_;
+  QTreeView* tree_ = nullptr;
+  QTableView* valuesView_ = nullptr;
+  QTableView* transfersView_ = nullptr;
+  QLabel* transferTotals_ = nullptr;
+  QComboBox* deviceFilter_ = nullptr;
+  QLineEdit* valuesFilter_ = nullptr;
+  QPlainTextEdit* summary_ = nullptr;
+  QTabWidget* bottomTabs_ = nullptr;
+  PropertiesPanel* properties_ = nullptr;
+  QComboBox* methodSelector_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
   QLabel* statusFile_;
+  QLabel* statusMethod_;
   QLabel* statusCounts_;
+  QLabel* statusGpu_;
+  QFileSystemWatcher* watcher_;
+  QString lastError_;
 };
 
 }  // namespace ptescope::ui

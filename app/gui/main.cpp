@@ -26,12 +26,13 @@ int main(int argc, char** argv) {
   ptescope::ui::Document document;
   ptescope::ui::MainWindow window(&document);
   const QStringList files = parser.positionalArguments();
-  const bool opened = files.isEmpty() || window.openFile(files.first());
+  // With no file the demo opens, so a new user sees the point at once.
+  const bool opened = files.isEmpty() ? window.openDemo() : window.openFile(files.first());
   window.show();
 
   if (parser.isSet(screenshot)) {
     if (!opened) {
-      std::fprintf(stderr, "ptescope: cannot open %s\n", qPrintable(files.first()));
+      std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
       return 2;
     }
     const QString out = parser.value(screenshot);

@@ -1,55 +1,150 @@
-// The window opens a program and shows its structure; `ptescope --screenshot`
-// writes a real grab of it.
+// The main window and its item models, offscreen: the demo opens with its
+// copies, every shared sample opens, models pass QAbstractItemModelTester,
+// filters and selection work, bad files leave the document alone.
 #include <QtTest>
 
+#include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QImage>
-#include <QPlainTextEdit>
-#include <QTreeWidget>
+#include <QLabel>
+#include <QTableView>
+#include <QTreeView>
 
 #include "support/TestSupport.h"
 #include "ui/Document.h"
+#include "ui/ItemRoles.h"
 #include "ui/MainWindow.h"
+#include "ui/ProgramTreeModel.h"
+#include "ui/PropertiesPanel.h"
+#include "ui/TransfersModel.h"
+#include "ui/ValuesModel.h"
 
 using namespace ptescope;
 
 class MainWindowTest : public QObject {
   Q_OBJECT
  private slots:
-  void emptyWindowInvitesToOpen() {
+  void initTestCase() { qputenv("PTESCOPE_NO_DIALOGS", "1"); }
+
+  void demoOpensWithCopiesAndTwoMethods() {
     ui::Document doc;
     ui::MainWindow window(&doc);
-    auto* summary = window.findChild<QPlainTextEdit*>("summary");
-    QVERIFY(summary);
-    QVERIFY(summary->toPlainText().contains("File > Open"));
+    QVERIFY(window.openDemo());
+    QVERIFY(doc.isDemo());
+    QCOMPARE(doc.methodCount(), 2);
+    QCOMPARE(window.methodSelector()->count(), 2);
+    // The demo after the device passes: each method has two CUDA delegates,
+    // so copies in both directions.
+    auto* transfers = window.transfersView()->model();
+    QVERIFY(transfers->rowCount() >= 3);
+    bool h2d = false, d2h = false;
+    for (int r = 0; r < transfers->rowCount(); ++r) {
+      const QString dir = transfers->index(r, ui::TransfersModel::Direction).data().toString();
+      h2d = h2d || dir == "H2D";
+      d2h = d2h || dir == "D2H";
+    }
+    QVERIFY(h2d && d2h);
+    QVERIFY(window.findChild<QLabel*>("transferTotals")->text().contains("host→device"));
+    QVERIFY(window.windowTitle().contains("demo"));
   }
 
-  void opensAProgramAndKeepsItOnBadInput() {
+  void modelsPassTheTester() {
+    ui::Document doc;
+    ui::ProgramTreeModel tree(&doc);
+    ui::ValuesModel values(&doc);
+    ui::TransfersModel transfers(&doc);
+    QAbstractItemModelTester t1(&tree, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&values, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(&transfers, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(doc.openDemo());
+    doc.setCurrentMethod(1);
+    doc.setCurrentMethod(0);
+    QCOMPARE(tree.rowCount(), 2);  // Methods, Segments
+    QCOMPARE(tree.rowCount(tree.index(0, 0)), 2);
+    QCOMPARE(values.rowCount(), int(program::items(doc.currentMethod()->values).size()));
+    if (!test::samplesDir().isEmpty()) {
+      QVERIFY(doc.open(test::samplePath("stories260k-qnn-multimethod.pte")));
+      QCOMPARE(tree.rowCount(tree.index(0, 0)), 29);
+      QVERIFY(doc.open(test::samplePath("quantized-xnnpack.pte")));
+      QCOMPARE(tree.rowCount(), 3);  // Methods, Segments, Named data
+    }
+    doc.close();
+    QCOMPARE(values.rowCount(), 0);
+  }
+
+  void deviceFilterAndSelection() {
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openDemo());
+    auto* filter = window.findChild<QComboBox*>("deviceFilter");
+    QVERIFY(filter);
+    const int cuda = filter->findData("cuda:0");
+    QVERIFY(cuda > 0);
+    filter->setCurrentIndex(cuda);
+    auto* view = window.valuesView();
+    QVERIFY(view->model()->rowCount() > 0);
+    for (int r = 0; r < view->model()->rowCount(); ++r)
+      QCOMPARE(view->model()->index(r, 0).data(ui::DeviceRole).toString(), QString("cuda:0"));
+    filter->setCurrentIndex(0);
+    QCOMPARE(view->model()->rowCount(), int(program::items(doc.currentMethod()->values).size()));
+    // Selecting a value shows it in the properties panel.
+    window.selectValue(0);
+    auto* props = window.properties();
+    QVERIFY(props->topLevelItemCount() > 3);
+    QCOMPARE(props->topLevelItem(0)->text(1), QString("%0"));
+    window.selectInstruction(0);
+    QCOMPARE(props->topLevelItem(0)->text(1), QString("0"));
+    // Sorting by bytes puts the largest value first.
+    view->sortByColumn(ui::ValuesModel::Bytes, Qt::DescendingOrder);
+    const qint64 first = view->model()->index(0, ui::ValuesModel::Bytes).data(ui::SortRole).toLongLong();
+    for (int r = 1; r < view->model()->rowCount(); ++r)
+      QVERIFY(view->model()->index(r, ui::ValuesModel::Bytes).data(ui::SortRole).toLongLong() <= first);
+  }
+
+  void everySampleOpensAndBadFilesKeepTheDocument() {
     PTESCOPE_REQUIRE_SAMPLES();
     ui::Document doc;
     ui::MainWindow window(&doc);
+    for (const QString& f : test::samplePrograms()) QVERIFY2(window.openFile(f), qPrintable(f));
     QVERIFY(window.openFile(test::samplePath("stories260k-qnn-multimethod.pte")));
-    auto* tree = window.findChild<QTreeWidget*>("programTree");
-    QVERIFY(tree);
-    auto methods = tree->findItems("Methods", Qt::MatchExactly);
-    QCOMPARE(methods.size(), 1);
-    QCOMPARE(methods[0]->childCount(), 29);
-    QVERIFY(window.windowTitle().contains("stories260k"));
-    // A corrupt file leaves the loaded program in place.
+    QCOMPARE(window.methodSelector()->count(), 29);
     QVERIFY(!window.openFile(test::samplePath("bad-corrupt.pte")));
+    QVERIFY(window.lastError().contains("bad-corrupt.pte"));
+    QVERIFY(window.lastError().contains("not an ExecuTorch program"));
     QVERIFY(doc.hasProgram());
-    QCOMPARE(tree->findItems("Methods", Qt::MatchExactly)[0]->childCount(), 29);
+    QCOMPARE(window.methodSelector()->count(), 29);
+    QVERIFY(window.windowTitle().contains("stories260k"));
+  }
+
+  void reloadsWhenTheFileChanges() {
+    PTESCOPE_REQUIRE_SAMPLES();
+    const QString path = test::tempDir() + "/watched.pte";
+    QFile::remove(path);
+    QVERIFY(QFile::copy(test::samplePath("add.pte"), path));
+    QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openFile(path));
+    QCOMPARE(doc.methodCount(), 1);
+    QSignalSpy changed(&doc, &ui::Document::programChanged);
+    // Replace it with a two-method program.
+    QFile::remove(path);
+    QVERIFY(QFile::copy(test::samplePath("multi-method.pte"), path));
+    QTRY_VERIFY_WITH_TIMEOUT(doc.methodCount() == 2, 5000);
+    QVERIFY(changed.count() >= 1);
   }
 
   void screenshotCommand() {
-    PTESCOPE_REQUIRE_SAMPLES();
     const QString png = test::tempDir() + "/window.png";
-    auto r = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, test::samplePath("keyword-spotting-cortex-m.pte")});
-    QCOMPARE(r.exitCode, 0);
+    auto demo = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png});
+    QCOMPARE(demo.exitCode, 0);
     QImage image(png);
     QVERIFY(!image.isNull());
     QVERIFY(image.width() >= 800 && image.height() >= 500);
+    PTESCOPE_REQUIRE_SAMPLES();
     auto bad = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, test::samplePath("bad-corrupt.pte")});
     QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("bad-corrupt.pte"));
   }
 };
 
