@@ -1,27 +1,91 @@
 #include "ui/Document.h"
 
+#include <QCoreApplication>
+#include <QFile>
 #include <QFileInfo>
+#include <QUndoStack>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "pte/Writer.h"
+#include "util/MappedFile.h"
+#include "report/PassReportWriter.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
 
 namespace ptescope::ui {
+using namespace ptescope::program;
 
-Document::Document(QObject* parent) : QObject(parent) {}
+namespace {
+
+// Above this many instructions the pipeline runs off the UI thread.
+constexpr size_t kBackgroundPipelineInstructions = 5000;
+
+size_t instructionCount(const Program& program) {
+  size_t n = 0;
+  for (const auto& m : program.methods())
+    for (const auto& c : items(m.chains)) n += items(c.instructions).size();
+  return n;
+}
+
+class EditCommand : public QUndoCommand {
+ public:
+  EditCommand(Document* document, EditState before, EditState after, const QString& text)
+      : QUndoCommand(text), document_(document), before_(std::move(before)), after_(std::move(after)) {}
+  void redo() override { document_->applyEdits(after_); }
+  void undo() override { document_->applyEdits(before_); }
+
+ private:
+  Document* document_;
+  EditState before_, after_;
+};
+
+QString optionsText(const passes::DeviceOptions& before, const passes::DeviceOptions& after) {
+  QStringList changes;
+  auto add = [&](bool b, bool a, const char* name) {
+    if (a != b) changes << QString("%1 %2").arg(a ? "enable" : "disable", name);
+  };
+  add(before.enable_non_cpu_memory_planning, after.enable_non_cpu_memory_planning, "device planning");
+  add(before.skip_h2d_for_method_inputs, after.skip_h2d_for_method_inputs, "skip H2D for inputs");
+  add(before.skip_d2h_for_method_outputs, after.skip_d2h_for_method_outputs, "skip D2H for outputs");
+  add(before.alloc_graph_input, after.alloc_graph_input, "planned graph inputs");
+  add(before.alloc_graph_output, after.alloc_graph_output, "planned graph outputs");
+  return changes.join(", ");
+}
+
+}  // namespace
+
+Document::Document(QObject* parent)
+    : QObject(parent), undo_(new QUndoStack(this)), watcher_(new QFutureWatcher<PipelineOutcome>(this)) {
+  connect(watcher_, &QFutureWatcher<PipelineOutcome>::finished, this, [this] { finishPipeline(watcher_->result()); });
+}
+
+Document::~Document() { watcher_->waitForFinished(); }
 
 void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo) {
+  watcher_->waitForFinished();
+  ++generation_;
+  running_ = false;
   loaded_ = std::move(loaded);
+  current_ = std::shared_ptr<const Program>(loaded_, &loaded_->program);
   path_ = path;
   demo_ = demo;
-  dataflows_.assign(loaded_->program.methods().size(), std::nullopt);
+  fileOptions_.clear();
+  for (const auto& m : loaded_->program.methods()) fileOptions_.push_back(passes::inferDeviceOptions(m));
+  edits_ = {};
+  report_.reset();
+  pipelineError_.clear();
+  undo_->clear();
+  resetDerived();
   currentMethod_ = loaded_->program.methods().empty() ? -1 : 0;
   // Open on "forward" when there is one: it is what users look at first.
   for (size_t m = 0; m < loaded_->program.methods().size(); ++m)
     if (loaded_->program.methods()[m].name.value_or("") == "forward") currentMethod_ = int(m);
   emit programChanged();
+  emit editsChanged();
   emit currentMethodChanged(currentMethod_);
 }
+
+void Document::resetDerived() { dataflows_.assign(current_ ? current_->methods().size() : 0, std::nullopt); }
 
 bool Document::open(const QString& path, QString* error) {
   auto loaded = pte::readProgramFile(path.toStdString());
@@ -59,20 +123,30 @@ bool Document::openDemo(QString* error) {
 }
 
 bool Document::reload(QString* error) {
-  if (demo_ || path_.isEmpty()) return openDemo(error);
   const int method = currentMethod_;
-  if (!open(path_, error)) return false;
+  const EditState edits = edits_;
+  const bool ok = (demo_ || path_.isEmpty()) ? openDemo(error) : open(path_, error);
+  if (!ok) return false;
   if (method >= 0 && method < methodCount()) setCurrentMethod(method);
+  if (!(edits == EditState{})) applyEdits(edits);
   return true;
 }
 
 void Document::close() {
+  watcher_->waitForFinished();
+  ++generation_;
   loaded_.reset();
+  current_.reset();
   path_.clear();
   demo_ = false;
   currentMethod_ = -1;
   dataflows_.clear();
+  fileOptions_.clear();
+  edits_ = {};
+  report_.reset();
+  undo_->clear();
   emit programChanged();
+  emit editsChanged();
   emit currentMethodChanged(-1);
 }
 
@@ -82,11 +156,11 @@ QString Document::displayName() const {
   return QFileInfo(path_).fileName();
 }
 
-int Document::methodCount() const { return loaded_ ? int(loaded_->program.methods().size()) : 0; }
+int Document::methodCount() const { return current_ ? int(current_->methods().size()) : 0; }
 
-const program::Method* Document::currentMethod() const {
-  if (!loaded_ || currentMethod_ < 0 || currentMethod_ >= methodCount()) return nullptr;
-  return &loaded_->program.methods()[size_t(currentMethod_)];
+const Method* Document::currentMethod() const {
+  if (!current_ || currentMethod_ < 0 || currentMethod_ >= methodCount()) return nullptr;
+  return &current_->methods()[size_t(currentMethod_)];
 }
 
 void Document::setCurrentMethod(int index) {
@@ -96,11 +170,167 @@ void Document::setCurrentMethod(int index) {
 }
 
 const analysis::Dataflow* Document::currentDataflow() const {
-  const program::Method* method = currentMethod();
+  const Method* method = currentMethod();
   if (method == nullptr) return nullptr;
   auto& slot = dataflows_[size_t(currentMethod_)];
   if (!slot) slot = analysis::Dataflow::build(*method);
   return &*slot;
+}
+
+passes::DeviceOptions Document::fileOptions(int method) const {
+  return method >= 0 && size_t(method) < fileOptions_.size() ? fileOptions_[size_t(method)] : passes::DeviceOptions{};
+}
+
+passes::DeviceOptions Document::methodOptions(int method) const {
+  if (!loaded_ || method < 0 || method >= int(loaded_->program.methods().size())) return {};
+  auto it = edits_.options.find(loaded_->program.methods()[size_t(method)].displayName());
+  return it == edits_.options.end() ? fileOptions(method) : it->second;
+}
+
+std::optional<Device> Document::delegateTarget(int method, int delegate) const {
+  if (!loaded_ || method < 0 || method >= int(loaded_->program.methods().size())) return std::nullopt;
+  const Method& m = loaded_->program.methods()[size_t(method)];
+  auto it = edits_.target_devices.find({m.displayName(), delegate});
+  if (it != edits_.target_devices.end()) return it->second;
+  const auto& delegates = items(m.delegates);
+  if (delegate < 0 || size_t(delegate) >= delegates.size()) return std::nullopt;
+  auto parsed = passes::delegateTargetDevice(delegates[size_t(delegate)]);
+  return parsed ? parsed.value() : std::nullopt;
+}
+
+void Document::setMethodOptions(int method, const passes::DeviceOptions& options) {
+  if (!loaded_ || method < 0 || method >= int(loaded_->program.methods().size())) return;
+  const passes::DeviceOptions before = methodOptions(method);
+  if (before == options) return;
+  const std::string name = loaded_->program.methods()[size_t(method)].displayName();
+  EditState after = edits_;
+  if (options == fileOptions(method)) {
+    after.options.erase(name);
+  } else {
+    after.options[name] = options;
+  }
+  undo_->push(new EditCommand(this, edits_, after,
+                              tr("%1 in '%2'").arg(optionsText(before, options), QString::fromStdString(name))));
+}
+
+void Document::setDelegateTarget(int method, int delegate, const std::optional<Device>& device) {
+  if (!loaded_ || method < 0 || method >= int(loaded_->program.methods().size())) return;
+  const Method& m = loaded_->program.methods()[size_t(method)];
+  if (delegate < 0 || size_t(delegate) >= items(m.delegates).size()) return;
+  if (delegateTarget(method, delegate) == device) return;
+  EditState after = edits_;
+  const auto key = std::make_pair(m.displayName(), int32_t(delegate));
+  auto original = passes::delegateTargetDevice((*m.delegates)[size_t(delegate)]);
+  if (original && original.value() == device) {
+    after.target_devices.erase(key);
+  } else {
+    after.target_devices[key] = device;
+  }
+  const QString target = device ? QString::fromStdString(device->str()) : tr("none");
+  undo_->push(new EditCommand(this, edits_, after,
+                              tr("set delegate %1 of '%2' to %3").arg(delegate).arg(QString::fromStdString(m.displayName()), target)));
+}
+
+passes::PipelineOptions Document::pipelineOptionsFor(const EditState& edits) const {
+  passes::PipelineOptions options;
+  const auto& methods = loaded_->program.methods();
+  for (size_t m = 0; m < methods.size(); ++m) options.per_method[methods[m].displayName()] = fileOptions_[m];
+  for (const auto& [name, o] : edits.options) options.per_method[name] = o;
+  options.target_devices = edits.target_devices;
+  return options;
+}
+
+void Document::applyEdits(const EditState& edits) {
+  if (!loaded_) return;
+  edits_ = edits;
+  emit editsChanged();
+  const int generation = ++generation_;
+  if (edits_ == EditState{}) {
+    running_ = false;
+    finishPipeline(PipelineOutcome{std::shared_ptr<const Program>(loaded_, &loaded_->program), std::nullopt, {}, generation});
+    return;
+  }
+  auto work = [loaded = loaded_, options = pipelineOptionsFor(edits_), generation]() {
+    PipelineOutcome outcome;
+    outcome.generation = generation;
+    auto result = passes::runPipeline(loaded->program, options);
+    if (!result) {
+      outcome.error = QString::fromStdString(result.error().message);
+      return outcome;
+    }
+    outcome.report = std::move(result->report);
+    outcome.program = std::make_shared<const Program>(std::move(result->program));
+    return outcome;
+  };
+  if (instructionCount(loaded_->program) < kBackgroundPipelineInstructions) {
+    running_ = false;
+    finishPipeline(work());
+    return;
+  }
+  running_ = true;
+  emit pipelineStarted();
+  watcher_->waitForFinished();  // an older run finishes and is dropped by its generation
+  watcher_->setFuture(QtConcurrent::run(work));
+}
+
+void Document::finishPipeline(PipelineOutcome outcome) {
+  if (outcome.generation != generation_) return;  // superseded by a later edit
+  running_ = false;
+  if (!outcome.error.isEmpty()) {
+    pipelineError_ = outcome.error;
+    emit pipelineFinished(false);
+    return;
+  }
+  pipelineError_.clear();
+  current_ = std::move(outcome.program);
+  report_ = std::move(outcome.report);
+  resetDerived();
+  if (currentMethod_ >= methodCount()) currentMethod_ = methodCount() - 1;
+  emit programChanged();
+  emit currentMethodChanged(currentMethod_);
+  emit pipelineFinished(true);
+}
+
+void Document::waitForPipeline() {
+  if (!running_) return;
+  watcher_->waitForFinished();
+  QCoreApplication::processEvents();
+  if (running_) finishPipeline(watcher_->result());
+}
+
+bool Document::saveAs(const QString& path, bool allowOverwriteInput, QString* error) {
+  if (!current_) return false;
+  pte::WriteOptions options;
+  options.input_path = demo_ ? std::string() : path_.toStdString();
+  options.allow_overwrite_input = allowOverwriteInput;
+  auto status = pte::writeProgramFile(*current_, path.toStdString(), options);
+  if (!status) {
+    if (error != nullptr) *error = QString::fromStdString(status.error().message);
+    return false;
+  }
+  return true;
+}
+
+bool Document::exportReport(const QString& path, QString* error) const {
+  if (!loaded_) return false;
+  passes::PassReport report;
+  if (report_) {
+    report = *report_;
+  } else {
+    auto unchanged = passes::runPipeline(loaded_->program, pipelineOptionsFor(edits_));
+    if (!unchanged) {
+      if (error) *error = QString::fromStdString(unchanged.error().message);
+      return false;
+    }
+    report = unchanged->report;
+  }
+  const std::string text = report::passReportJson(report).dump(2) + "\n";
+  auto written = writeFileAtomically(path.toStdString(), std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  if (!written) {
+    if (error) *error = QString::fromStdString(written.error().message);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace ptescope::ui

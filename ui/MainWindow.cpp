@@ -1,6 +1,9 @@
 #include "ui/MainWindow.h"
 
 #include <QApplication>
+#include <QCloseEvent>
+#include <QScrollArea>
+#include <QUndoStack>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -26,8 +29,12 @@
 
 #include "analysis/Summary.h"
 #include "report/InfoReport.h"
+#include "ui/ChangesPanel.h"
+#include "ui/DiagnosticsModel.h"
 #include "ui/Document.h"
 #include "ui/ItemRoles.h"
+#include "ui/MemoryPlanView.h"
+#include "ui/PassOptionsPanel.h"
 #include "ui/ProgramTreeModel.h"
 #include "ui/PropertiesPanel.h"
 #include "ui/TransfersModel.h"
@@ -96,6 +103,10 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
 
   connect(document_, &Document::programChanged, this, &MainWindow::refreshProgram);
   connect(document_, &Document::currentMethodChanged, this, &MainWindow::refreshMethod);
+  connect(document_, &Document::editsChanged, this, &MainWindow::updateTitle);
+  connect(document_, &Document::pipelineFinished, this, [this](bool ok) {
+    if (!ok) statusBar()->showMessage(document_->pipelineError(), 10000);
+  });
   connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
     // Editors and exporters often replace the file: wait until it is whole.
     QTimer::singleShot(300, this, [this, path] {
@@ -177,15 +188,56 @@ void MainWindow::buildPanels() {
             if (current.isValid()) properties_->showInstruction(size_t(current.data(InstructionRole).toULongLong()));
           });
 
+  memoryPlan_ = new MemoryPlanView(document_);
+  connect(memoryPlan_, &MemoryPlanView::valueClicked, this, [this](int32_t v) { selectValue(v); });
+
+  diagnosticsModel_ = new DiagnosticsModel(document_, this);
+  auto* diagnosticsProxy = new QSortFilterProxyModel(this);
+  diagnosticsProxy->setSourceModel(diagnosticsModel_);
+  diagnosticsProxy->setSortRole(SortRole);
+  diagnosticsView_ = makeTable(diagnosticsProxy, "diagnosticsView");
+  connect(diagnosticsView_, &QTableView::activated, this, [this](const QModelIndex& index) {
+    const QString method = index.data(DiagnosticsModel::MethodNameRole).toString();
+    for (int m = 0; m < document_->methodCount(); ++m)
+      if (QString::fromStdString(document_->program().methods()[size_t(m)].displayName()) == method)
+        document_->setCurrentMethod(m);
+    const qlonglong instruction = index.data(InstructionRole).toLongLong();
+    const int value = index.data(ValueIndexRole).toInt();
+    if (instruction >= 0) selectInstruction(size_t(instruction));
+    else if (value >= 0) selectValue(value);
+  });
+
+  changes_ = new ChangesPanel(document_);
+  connect(changes_, &ChangesPanel::valueActivated, this, [this](int32_t v) { selectValue(v); });
+  connect(changes_, &ChangesPanel::instructionActivated, this, [this](size_t i) { selectInstruction(i); });
+
   bottomTabs_ = new QTabWidget;
   bottomTabs_->setObjectName("bottomTabs");
   bottomTabs_->addTab(valuesPage, tr("Values"));
   bottomTabs_->addTab(transfersPage, tr("Transfers"));
+  bottomTabs_->addTab(memoryPlan_, tr("Memory plan"));
+  bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
+  bottomTabs_->addTab(changes_, tr("Changes"));
+  connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
+    const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
+    bottomTabs_->setTabText(3, errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
+  });
   auto* bottomDock = new QDockWidget(tr("Details"), this);
   bottomDock->setObjectName("bottomDock");
   bottomDock->setWidget(bottomTabs_);
   addDockWidget(Qt::BottomDockWidgetArea, bottomDock);
   resizeDocks({bottomDock}, {260}, Qt::Vertical);
+
+  passOptions_ = new PassOptionsPanel(document_);
+  auto* optionsScroll = new QScrollArea;
+  optionsScroll->setWidget(passOptions_);
+  optionsScroll->setWidgetResizable(true);
+  auto* optionsDock = new QDockWidget(tr("Pass options"), this);
+  optionsDock->setObjectName("passOptionsDock");
+  optionsDock->setWidget(optionsScroll);
+  addDockWidget(Qt::RightDockWidgetArea, optionsDock);
+  tabifyDockWidget(propertiesDock, optionsDock);
+  propertiesDock->raise();
   resizeDocks({treeDock, propertiesDock}, {280, 300}, Qt::Horizontal);
 }
 
@@ -206,8 +258,19 @@ void MainWindow::buildMenus() {
     if (document_->hasProgram() && !document_->reload(&error)) showLoadError(error);
   });
   fileMenu->addSeparator();
-  fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+  fileMenu->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::showSaveDialog);
+  fileMenu->addAction(tr("&Export Report..."), this, &MainWindow::showExportReportDialog);
+  fileMenu->addSeparator();
+  fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   rebuildRecentMenu();
+
+  auto* editMenu = menuBar()->addMenu(tr("&Edit"));
+  auto* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  auto* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+  editMenu->addAction(undo);
+  editMenu->addAction(redo);
 
   toolbar->addAction(open);
   toolbar->addSeparator();
@@ -219,6 +282,7 @@ void MainWindow::buildMenus() {
 }
 
 bool MainWindow::openFile(const QString& path) {
+  if (!confirmDiscard()) return false;
   QString error;
   if (!document_->open(path, &error)) {
     showLoadError(error);
@@ -230,6 +294,7 @@ bool MainWindow::openFile(const QString& path) {
 }
 
 bool MainWindow::openDemo() {
+  if (!confirmDiscard()) return false;
   QString error;
   if (!document_->openDemo(&error)) {
     showLoadError(error);
@@ -292,8 +357,11 @@ void MainWindow::refreshProgram() {
     return;
   }
   for (const auto& m : document_->program().methods()) methodSelector_->addItem(QString::fromStdString(m.displayName()));
-  setWindowTitle(document_->displayName() + " — ptescope");
-  summary_->setPlainText(QString::fromStdString(report::infoText(document_->loaded())));
+  updateTitle();
+  QString summary = QString::fromStdString(
+      report::infoText(document_->program(), document_->loaded().file, document_->loaded().warnings));
+  if (document_->isModified()) summary.prepend(tr("Edited (not saved): the summary shows the program with your edits.\n\n"));
+  summary_->setPlainText(summary);
   tree_->expandToDepth(0);
   refreshMethod();
 }
@@ -345,6 +413,76 @@ void MainWindow::refreshStatus() {
                                .arg(s.h2d_copies)
                                .arg(s.d2h_copies));
   }
+}
+
+void MainWindow::updateTitle() {
+  if (!document_->hasProgram()) {
+    setWindowTitle("ptescope");
+    return;
+  }
+  // Qt shows "*" for [*] when the window is modified.
+  setWindowTitle(document_->displayName() + "[*] — ptescope");
+  setWindowModified(document_->isModified());
+}
+
+bool MainWindow::confirmDiscard() {
+  if (!document_->hasProgram() || !document_->isModified() || !dialogsAllowed()) return true;
+  const auto answer = QMessageBox::question(this, tr("Discard edits?"),
+                                            tr("The edits to %1 are not saved. Discard them?").arg(document_->displayName()),
+                                            QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (confirmDiscard()) {
+    event->accept();
+  } else {
+    event->ignore();
+  }
+}
+
+bool MainWindow::saveTo(const QString& path) {
+  QString error;
+  bool overwrite = false;
+  if (!document_->isDemo() && QFileInfo(path) == QFileInfo(document_->path())) {
+    if (dialogsAllowed() &&
+        QMessageBox::question(this, tr("Overwrite the loaded file?"),
+                              tr("%1 is the file this program was loaded from. Overwrite it?").arg(path)) !=
+            QMessageBox::Yes)
+      return false;
+    overwrite = dialogsAllowed();
+  }
+  if (!document_->saveAs(path, overwrite, &error)) {
+    lastError_ = error;
+    statusBar()->showMessage(error, 10000);
+    if (dialogsAllowed()) QMessageBox::warning(this, tr("Cannot save"), error);
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  return true;
+}
+
+void MainWindow::showSaveDialog() {
+  if (!document_->hasProgram()) return;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save program as"), QString(),
+                                                    tr("ExecuTorch programs (*.pte)"));
+  if (!path.isEmpty()) saveTo(path);
+}
+
+bool MainWindow::exportReportTo(const QString& path) {
+  QString error;
+  if (!document_->exportReport(path, &error)) {
+    lastError_ = error;
+    if (dialogsAllowed()) QMessageBox::warning(this, tr("Cannot export the report"), error);
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::showExportReportDialog() {
+  if (!document_->hasProgram()) return;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export pass report"), QString(), tr("JSON (*.json)"));
+  if (!path.isEmpty()) exportReportTo(path);
 }
 
 void MainWindow::selectValue(int32_t value) {

@@ -18,8 +18,12 @@ class QTreeView;
 
 namespace ptescope::ui {
 
+class ChangesPanel;
+class DiagnosticsModel;
 class Document;
 class DeviceFilterProxy;
+class MemoryPlanView;
+class PassOptionsPanel;
 class ProgramTreeModel;
 class PropertiesPanel;
 class TransfersModel;
@@ -43,6 +47,16 @@ class MainWindow : public QMainWindow {
   QComboBox* methodSelector() const { return methodSelector_; }
   QString lastError() const { return lastError_; }
 
+  PassOptionsPanel* passOptions() const { return passOptions_; }
+  MemoryPlanView* memoryPlan() const { return memoryPlan_; }
+  ChangesPanel* changes() const { return changes_; }
+  QTableView* diagnosticsView() const { return diagnosticsView_; }
+  DiagnosticsModel* diagnostics() const { return diagnosticsModel_; }
+
+  // File > Save As / Export Report without dialogs (the dialogs call these).
+  bool saveTo(const QString& path);
+  bool exportReportTo(const QString& path);
+
   // Selects a value or instruction everywhere (tables, properties).
   void selectValue(int32_t value);
   void selectInstruction(size_t instruction);
@@ -50,6 +64,7 @@ class MainWindow : public QMainWindow {
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
 
  private:
   void buildMenus();
@@ -62,6 +77,11 @@ class MainWindow : public QMainWindow {
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void watch(const QString& path);
+  void updateTitle();
+  void showSaveDialog();
+  void showExportReportDialog();
+  // False when the user cancels discarding unsaved edits.
+  bool confirmDiscard();
 
   Document* document_;
   ProgramTreeModel* treeModel_;
@@ -79,6 +99,11 @@ class MainWindow : public QMainWindow {
   PropertiesPanel* properties_ = nullptr;
   QComboBox* methodSelector_ = nullptr;
   QMenu* recentMenu_ = nullptr;
+  PassOptionsPanel* passOptions_ = nullptr;
+  MemoryPlanView* memoryPlan_ = nullptr;
+  ChangesPanel* changes_ = nullptr;
+  DiagnosticsModel* diagnosticsModel_ = nullptr;
+  QTableView* diagnosticsView_ = nullptr;
   QLabel* statusFile_;
   QLabel* statusMethod_;
   QLabel* statusCounts_;

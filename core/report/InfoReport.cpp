@@ -114,13 +114,13 @@ json infoJson(const pte::LoadedProgram& loaded) {
   return j;
 }
 
-std::string infoText(const pte::LoadedProgram& loaded) {
-  const Program& program = loaded.program;
+std::string infoText(const pte::LoadedProgram& loaded) { return infoText(loaded.program, loaded.file, loaded.warnings); }
+
+std::string infoText(const Program& program, const pte::FileInfo& file, const std::vector<std::string>& warnings) {
   std::ostringstream out;
-  out << loaded.file.path << ": ExecuTorch program (ET12), " << loaded.file.file_size << " bytes, version "
-      << program.version << "\n";
-  if (loaded.file.header) {
-    const auto& h = *loaded.file.header;
+  out << file.path << ": ExecuTorch program (ET12), " << file.file_size << " bytes, version " << program.version << "\n";
+  if (file.header) {
+    const auto& h = *file.header;
     out << "  extended header: eh00, length " << h.length << (h.isLegacy() ? " (legacy)" : "") << ", program "
         << h.program_size << " bytes, segments at " << h.segment_base_offset << ", " << h.segment_data_size
         << " bytes of segment data\n";
@@ -144,7 +144,7 @@ std::string infoText(const pte::LoadedProgram& loaded) {
     out << "  named data '" << n.key.value_or("") << "' -> segment " << n.segment_index << "\n";
   for (const auto& ext : program.external_data)
     out << "  external data: " << ext.path << " (" << ext.entries.size() << " entries)\n";
-  for (const auto& w : loaded.warnings) out << "  warning: " << w << "\n";
+  for (const auto& w : warnings) out << "  warning: " << w << "\n";
 
   out << "  methods: " << program.methods().size() << "\n";
   for (const auto& m : program.methods()) {

@@ -11,6 +11,9 @@ namespace ptescope::report {
 
 nlohmann::json infoJson(const pte::LoadedProgram& loaded);
 std::string infoText(const pte::LoadedProgram& loaded);
+// The same for a program that differs from the file it came from (after
+// edits): file facts from `file`, everything else from `program`.
+std::string infoText(const program::Program& program, const pte::FileInfo& file, const std::vector<std::string>& warnings);
 
 // Printable form of compile spec bytes: the text when it is printable UTF-8
 // (as target_device values are), otherwise "<N bytes>".

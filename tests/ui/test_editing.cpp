@@ -1,0 +1,224 @@
+// Editing in the app, offscreen: every option and target-device edit on the
+// demo and on scenario programs gives the same program as `ptescope-cli
+// propagate` with the same edits; undo returns to the exact previous state;
+// a saved file re-opens with the same placement.
+#include <QtTest>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QUndoStack>
+
+#include "analysis/Summary.h"
+#include "passes/Pipeline.h"
+#include "pte/JsonDump.h"
+#include "pte/Writer.h"
+#include "support/TestSupport.h"
+#include "ui/ChangesPanel.h"
+#include "ui/DiagnosticsModel.h"
+#include "ui/Document.h"
+#include "ui/MainWindow.h"
+#include "ui/MemoryPlanView.h"
+#include "ui/PassOptionsPanel.h"
+
+using namespace ptescope;
+
+namespace {
+
+// The program's whole JSON dump: equal dumps mean equal programs.
+QByteArray dumpOf(const program::Program& p) {
+  auto bytes = pte::serializeProgram(p);
+  if (!bytes) return "serialize error";
+  auto text = pte::dumpProgramJson(bytes.value());
+  return text ? QByteArray::fromStdString(text.value()) : QByteArray("dump error");
+}
+
+QByteArray fileDump(const QString& path) {
+  auto text = pte::dumpProgramJson(test::readAll(path));
+  return text ? QByteArray::fromStdString(text.value()) : QByteArray("dump error");
+}
+
+QString writeDemo() {
+  const QString path = test::tempDir() + "/demo.pte";
+  auto r = test::runCli({"synth", "--demo", "-o", path});
+  return r.exitCode == 0 ? path : QString();
+}
+
+void grab(QWidget& window, const QString& name) {
+  const QByteArray dir = qgetenv("PTESCOPE_SCREENSHOT_DIR");
+  if (!dir.isEmpty()) window.grab().save(QString::fromUtf8(dir) + "/" + name + ".png");
+}
+
+}  // namespace
+
+class EditingTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { qputenv("PTESCOPE_NO_DIALOGS", "1"); }
+
+  void optionEditsMatchTheCli_data() {
+    QTest::addColumn<QString>("checkbox");
+    QTest::addColumn<QStringList>("cliFlags");
+    QTest::newRow("skip_h2d") << "skip_h2d_for_method_inputs" << QStringList{"--skip-h2d-inputs"};
+    QTest::newRow("skip_d2h") << "skip_d2h_for_method_outputs" << QStringList{"--skip-d2h-outputs"};
+    QTest::newRow("alloc_input") << "alloc_graph_input" << QStringList{"--no-alloc-graph-input"};
+    QTest::newRow("alloc_output") << "alloc_graph_output" << QStringList{"--no-alloc-graph-output"};
+    QTest::newRow("planning") << "enable_non_cpu_memory_planning" << QStringList{"--no-device-planning"};
+  }
+  void optionEditsMatchTheCli() {
+    QFETCH(QString, checkbox);
+    QFETCH(QStringList, cliFlags);
+    const QString demo = writeDemo();
+    QVERIFY(!demo.isEmpty());
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openFile(demo));
+    const QByteArray before = dumpOf(doc.program());
+    auto* box = window.passOptions()->findChild<QCheckBox*>(checkbox);
+    QVERIFY(box);
+    box->click();  // as a user toggles it
+    doc.waitForPipeline();
+    QVERIFY2(doc.pipelineError().isEmpty(), qPrintable(doc.pipelineError()));
+    QVERIFY(doc.isModified());
+    QVERIFY(window.isWindowModified());
+    QCOMPARE(doc.undoStack()->count(), 1);
+    // The CLI with the same edit on the same method.
+    const QString out = test::tempDir() + "/cli-" + checkbox + ".pte";
+    auto r = test::runCli(QStringList{"propagate", demo, "-o", out, "--method", "forward"} + cliFlags);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(dumpOf(doc.program()), fileDump(out));
+    // Undo returns to the exact previous state.
+    doc.undoStack()->undo();
+    doc.waitForPipeline();
+    QCOMPARE(dumpOf(doc.program()), before);
+    QVERIFY(!doc.isModified());
+    doc.undoStack()->redo();
+    doc.waitForPipeline();
+    QCOMPARE(dumpOf(doc.program()), fileDump(out));
+  }
+
+  void targetDeviceEditMatchesTheCli() {
+    const QString demo = writeDemo();
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openFile(demo));
+    auto* chooser = window.passOptions()->findChild<QComboBox*>("delegateTarget1");
+    QVERIFY(chooser);
+    QCOMPARE(chooser->currentText(), QString("cuda:0"));
+    doc.setDelegateTarget(doc.currentMethodIndex(), 1, program::Device{program::DeviceType::Cuda, 1});
+    doc.waitForPipeline();
+    const QString out = test::tempDir() + "/cli-device.pte";
+    auto r = test::runCli({"propagate", demo, "-o", out, "--method", "forward", "--set-device", "1=cuda:1"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(dumpOf(doc.program()), fileDump(out));
+    QVERIFY(doc.undoStack()->undoText().contains("cuda:1"));
+    // The change list shows the moved copies and a new cuda:1 buffer.
+    QVERIFY(window.changes()->count() > 2);
+    bool cuda1Buffer = false;
+    for (const auto& band : window.memoryPlan()->bands()) cuda1Buffer = cuda1Buffer || band.device == "cuda:1";
+    QVERIFY(cuda1Buffer);
+    grab(window, "edit-target-device");
+    // Removing the target device turns the delegate into a host delegate.
+    doc.setDelegateTarget(doc.currentMethodIndex(), 0, std::nullopt);
+    doc.setDelegateTarget(doc.currentMethodIndex(), 1, std::nullopt);
+    doc.waitForPipeline();
+    auto s = analysis::summarizeMethod(*doc.currentMethod());
+    QCOMPARE(s.h2d_copies + s.d2h_copies, size_t(0));
+    QCOMPARE(doc.undoStack()->count(), 3);
+    doc.undoStack()->setIndex(0);
+    QVERIFY(!doc.isModified());
+  }
+
+  void invalidCombinationExplainedAndFixed() {
+    auto scenario = test::runCli({"synth", "--scenario", "h2d_d2h", "-o", test::tempDir() + "/h2d.pte"});
+    QCOMPARE(scenario.exitCode, 0);
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openFile(test::tempDir() + "/h2d.pte"));
+    auto options = doc.methodOptions(0);
+    options.enable_non_cpu_memory_planning = false;
+    options.skip_h2d_for_method_inputs = true;
+    doc.setMethodOptions(0, options);
+    doc.waitForPipeline();
+    auto* error = window.passOptions()->findChild<QLabel*>("optionsError");
+    QVERIFY(error->text().contains("only meaningful when enable_non_cpu_memory_planning=True"));
+    QCOMPARE(error->text(), doc.pipelineError());  // the pipeline's own words
+    // Planning back on: skips with planned graph IO get the one-click fix.
+    options.enable_non_cpu_memory_planning = true;
+    doc.setMethodOptions(0, options);
+    doc.waitForPipeline();
+    QVERIFY(doc.pipelineError().isEmpty());
+    // The runtime would refuse set_input: lint says so.
+    QVERIFY(window.diagnostics()->errorCount() > 0);
+    auto* fix = window.passOptions()->findChild<QPushButton*>("pairFix");
+    QVERIFY(fix->isVisibleTo(window.passOptions()));
+    fix->click();
+    doc.waitForPipeline();
+    QVERIFY(!doc.methodOptions(0).alloc_graph_input);
+    QCOMPARE(window.diagnostics()->errorCount(), 0);
+    for (int32_t v : *doc.currentMethod()->inputs) QVERIFY(!(*doc.currentMethod()->values)[size_t(v)].tensor()->isPlanned());
+  }
+
+  void savedFileReopensWithSamePlacement() {
+    const QString demo = writeDemo();
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openFile(demo));
+    auto options = doc.methodOptions(doc.currentMethodIndex());
+    options.skip_h2d_for_method_inputs = true;
+    options.alloc_graph_input = false;
+    doc.setMethodOptions(doc.currentMethodIndex(), options);
+    doc.waitForPipeline();
+    // Never over the loaded file without confirmation.
+    QVERIFY(!window.saveTo(demo));
+    QVERIFY(window.lastError().contains("refusing to overwrite"));
+    const QString saved = test::tempDir() + "/saved.pte";
+    QVERIFY(window.saveTo(saved));
+    ui::Document reopened;
+    QVERIFY(reopened.open(saved));
+    QCOMPARE(dumpOf(reopened.program()), dumpOf(doc.program()));
+    QCOMPARE(reopened.fileOptions(reopened.currentMethodIndex()), options);
+    // The report exports as JSON with the change.
+    const QString report = test::tempDir() + "/report.json";
+    QVERIFY(window.exportReportTo(report));
+    const auto bytes = test::readAll(report);
+    const auto json = QJsonDocument::fromJson(QByteArray(reinterpret_cast<const char*>(bytes.data()), qsizetype(bytes.size())));
+    QVERIFY(json.object()["changed"].toBool());
+  }
+
+  void memoryPlanShowsEveryPlannedTensor() {
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openDemo());
+    window.resize(1400, 900);
+    window.bottomTabs()->setCurrentWidget(window.memoryPlan());
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* plan = window.memoryPlan();
+    size_t planned = 0;
+    for (const auto& v : *doc.currentMethod()->values)
+      if (v.tensor() && v.tensor()->isPlanned()) ++planned;
+    QCOMPARE(plan->blocks().size(), planned);
+    QCOMPARE(plan->bands().size(), size_t(2));
+    // A click on a block selects its tensor.
+    QSignalSpy clicked(plan, &ui::MemoryPlanView::valueClicked);
+    const auto& block = plan->blocks().front();
+    bool found = false;
+    for (int x = 0; x < plan->width() && !found; x += 3)
+      for (int y = 0; y < plan->height() && !found; y += 3)
+        if (plan->valueAt(QPoint(x, y)) == block.value) {
+          QTest::mouseClick(plan, Qt::LeftButton, {}, QPoint(x, y));
+          found = true;
+        }
+    QVERIFY(found);
+    QCOMPARE(clicked.count(), 1);
+    grab(window, "memory-plan");
+  }
+};
+
+QTEST_MAIN(EditingTest)
+#include "test_editing.moc"

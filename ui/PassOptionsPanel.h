@@ -1,0 +1,47 @@
+// The pass options of the current method and the target devices of its
+// delegates, editable. Every change is one undoable edit on the document;
+// invalid combinations are explained in place with the pipeline's words.
+#pragma once
+
+#include <QWidget>
+
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QPushButton;
+
+namespace ptescope::ui {
+
+class Document;
+
+class PassOptionsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PassOptionsPanel(Document* document, QWidget* parent = nullptr);
+
+  // Items of the target device choosers: "none", "cpu", "cuda:0" .. "cuda:7".
+  static QStringList deviceChoices();
+
+ private:
+  void refresh();
+  void commitOptions();
+
+  Document* document_;
+  QLabel* title_;
+  QCheckBox* planning_;
+  QCheckBox* skipH2d_;
+  QCheckBox* skipD2h_;
+  QCheckBox* allocInput_;
+  QCheckBox* allocOutput_;
+  QLabel* error_;
+  QPushButton* pairFix_;
+  QWidget* delegatesBox_;
+  QFormLayout* delegatesLayout_;
+  std::vector<QComboBox*> delegateChoosers_;
+  bool refreshing_ = false;
+};
+
+}  // namespace ptescope::ui
