@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analysis/Dataflow.h"
 #include "analysis/Summary.h"
@@ -145,6 +146,20 @@ std::string CopyRecord::key() const {
   if (direction == CopyDirection::DeviceToHost) return "d2h %" + std::to_string(source);
   return "h2d %" + std::to_string(source) + " -> delegate " + std::to_string(consumer_delegate) + " arg " +
          std::to_string(consumer_arg);
+}
+
+std::vector<CopyRecord> copiesNotIn(const std::vector<CopyRecord>& a, const std::vector<CopyRecord>& b) {
+  std::multiset<std::string> keys;
+  for (const auto& r : b) keys.insert(r.key());
+  std::vector<CopyRecord> out;
+  for (const auto& r : a) {
+    if (auto it = keys.find(r.key()); it != keys.end()) {
+      keys.erase(it);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
 }
 
 Status validateDeviceOptions(const DeviceOptions& options) {

@@ -48,6 +48,10 @@ struct CopyRecord {
   std::string key() const;
 };
 
+// The copies of `a` that `b` does not have, matched by key (a copy present
+// twice in `a` and once in `b` is listed once).
+std::vector<CopyRecord> copiesNotIn(const std::vector<CopyRecord>& a, const std::vector<CopyRecord>& b);
+
 struct StripResult {
   // old value index -> stripped value index; a removed copy output maps to
   // the value its data came from.

@@ -1,30 +1,10 @@
 #include "passes/Pipeline.h"
 
-#include <set>
 
 #include "analysis/Summary.h"
 
 namespace ptescope::passes {
 using namespace ptescope::program;
-
-namespace {
-
-std::vector<CopyRecord> minus(const std::vector<CopyRecord>& a, const std::vector<CopyRecord>& b) {
-  std::multiset<std::string> keys;
-  for (const auto& r : b) keys.insert(r.key());
-  std::vector<CopyRecord> out;
-  for (const auto& r : a) {
-    auto it = keys.find(r.key());
-    if (it == keys.end()) {
-      out.push_back(r);
-    } else {
-      keys.erase(it);
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 bool PassReport::changed() const {
   for (const auto& m : methods)
@@ -123,8 +103,8 @@ Result<PipelineResult> runPipeline(const Program& input, const PipelineOptions& 
     if (!planned) return makeError("method '" + report.name + "': " + planned.error().message);
     report.buffers_after = buffersOf(method);
 
-    report.copies_added = minus(report.copies_after, report.copies_before);
-    report.copies_removed = minus(report.copies_before, report.copies_after);
+    report.copies_added = copiesNotIn(report.copies_after, report.copies_before);
+    report.copies_removed = copiesNotIn(report.copies_before, report.copies_after);
     for (size_t v = 0; v < loadedDevice.size() && v < method.values->size(); ++v) {
       const Tensor* t = (*method.values)[v].tensor();
       if (t != nullptr && t->device() != loadedDevice[v])

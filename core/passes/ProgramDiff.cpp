@@ -1,25 +1,10 @@
 #include "passes/ProgramDiff.h"
 
-#include <set>
 
 namespace ptescope::passes {
 using namespace ptescope::program;
 
 namespace {
-
-std::vector<CopyRecord> onlyIn(const std::vector<CopyRecord>& a, const std::vector<CopyRecord>& b) {
-  std::multiset<std::string> keys;
-  for (const auto& r : b) keys.insert(r.key());
-  std::vector<CopyRecord> out;
-  for (const auto& r : a) {
-    if (auto it = keys.find(r.key()); it != keys.end()) {
-      keys.erase(it);
-    } else {
-      out.push_back(r);
-    }
-  }
-  return out;
-}
 
 std::string instructionSignature(const Method& m, const Instruction& ins) {
   const auto& ops = items(m.operators);
@@ -99,8 +84,8 @@ Result<ProgramDiff> diffPrograms(const Program& a, const Program& b) {
     if (!stripA) return makeError("first program: " + stripA.error().message);
     auto stripB = stripDeviceCopies(sb);
     if (!stripB) return makeError("second program: " + stripB.error().message);
-    md.copies_only_in_a = onlyIn(stripA->removed, stripB->removed);
-    md.copies_only_in_b = onlyIn(stripB->removed, stripA->removed);
+    md.copies_only_in_a = copiesNotIn(stripA->removed, stripB->removed);
+    md.copies_only_in_b = copiesNotIn(stripB->removed, stripA->removed);
     // Placement in the stripped numbering, read from the unstripped values.
     auto devicesOf = [](const Method& original, const StripResult& strip, size_t count) {
       std::vector<bool> copyOutput(strip.canonical.size(), false);

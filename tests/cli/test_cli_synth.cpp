@@ -12,28 +12,7 @@ using ptescope::test::tempDir;
 
 namespace {
 
-// The example of issue 3, exactly as written there.
-const char* const kIssueExample = R"({
-    "methods": [{
-      "name": "forward",
-      "inputs": ["a", "b"],
-      "outputs": ["y"],
-      "tensors": {"a": {"dtype": "float32", "sizes": [2, 2]},
-                  "b": {"dtype": "float32", "sizes": [2, 2]},
-                  "t": {"dtype": "float32", "sizes": [2, 2]},
-                  "y": {"dtype": "float32", "sizes": [2, 2]}},
-      "constants": {"w": {"dtype": "float32", "sizes": [2, 2], "fill": 0.5}},
-      "nodes": [
-        {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"},
-         "inputs": ["a", "b"], "outputs": ["t"]},
-        {"op": "aten::relu.out", "inputs": ["t"], "outputs": ["y"]}
-      ]
-    }],
-    "options": {"enable_non_cpu_memory_planning": true,
-                "skip_h2d_for_method_inputs": false,
-                "skip_d2h_for_method_outputs": false,
-                "alloc_graph_input": true, "alloc_graph_output": true}
-  })";
+using ptescope::test::kIssue3SpecExample;
 
 QString writeText(const QString& name, const QByteArray& text) {
   const QString path = QDir(tempDir()).filePath(name);
@@ -57,7 +36,7 @@ class CliSynthTest : public QObject {
   Q_OBJECT
  private slots:
   void issueExampleWorksAsWritten() {
-    const QString spec = writeText("issue.json", kIssueExample);
+    const QString spec = writeText("issue.json", kIssue3SpecExample);
     const QString out = outPath("issue.pte");
     auto r = runCli({"synth", spec, "-o", out});
     QVERIFY2(r.exitCode == 0, r.err.constData());
@@ -81,7 +60,7 @@ class CliSynthTest : public QObject {
   }
 
   void badSpecExitsTwoWithThePath() {
-    QByteArray text(kIssueExample);
+    QByteArray text(kIssue3SpecExample);
     text.replace(R"("inputs": ["t"])", R"("inputs": ["q"])");
     const QString spec = writeText("bad.json", text);
     const QString out = outPath("bad.pte");

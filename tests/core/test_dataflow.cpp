@@ -23,14 +23,7 @@ using Lifetime = std::pair<size_t, size_t>;
 
 namespace {
 
-Tensor floatTensor(std::vector<int32_t> sizes) {
-  Tensor t;
-  t.scalar_type = ScalarType::Float;
-  t.dim_order = std::vector<uint8_t>(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) (*t.dim_order)[i] = static_cast<uint8_t>(i);
-  t.sizes = std::move(sizes);
-  return t;
-}
+using ptescope::test::floatTensor;
 Tensor plannedTensor(uint32_t offset) {
   Tensor t = floatTensor({2, 2});
   t.allocation_info = AllocationInfo{1, offset, 0};

@@ -15,14 +15,7 @@ using namespace ptescope::program;
 
 namespace {
 
-Tensor floatTensor(std::vector<int32_t> sizes) {
-  Tensor t;
-  t.scalar_type = ScalarType::Float;
-  t.dim_order = std::vector<uint8_t>(sizes.size());
-  for (size_t i = 0; i < sizes.size(); ++i) (*t.dim_order)[i] = static_cast<uint8_t>(i);
-  t.sizes = std::move(sizes);
-  return t;
-}
+using ptescope::test::floatTensor;
 
 // out = x + w (w a 16-byte constant in segment 0), built by hand so these
 // tests need no sample files.

@@ -74,28 +74,7 @@ size_t countKind(const Method& m, InstructionKind kind) {
   return n;
 }
 
-// The example of issue 3, exactly as written there.
-const char* const kIssueExample = R"({
-    "methods": [{
-      "name": "forward",
-      "inputs": ["a", "b"],
-      "outputs": ["y"],
-      "tensors": {"a": {"dtype": "float32", "sizes": [2, 2]},
-                  "b": {"dtype": "float32", "sizes": [2, 2]},
-                  "t": {"dtype": "float32", "sizes": [2, 2]},
-                  "y": {"dtype": "float32", "sizes": [2, 2]}},
-      "constants": {"w": {"dtype": "float32", "sizes": [2, 2], "fill": 0.5}},
-      "nodes": [
-        {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"},
-         "inputs": ["a", "b"], "outputs": ["t"]},
-        {"op": "aten::relu.out", "inputs": ["t"], "outputs": ["y"]}
-      ]
-    }],
-    "options": {"enable_non_cpu_memory_planning": true,
-                "skip_h2d_for_method_inputs": false,
-                "skip_d2h_for_method_outputs": false,
-                "alloc_graph_input": true, "alloc_graph_output": true}
-  })";
+using ptescope::test::kIssue3SpecExample;
 
 // A one-method spec with 2×2 float tensors `tensors`, inputs a, b and the
 // given nodes and outputs, for the error cases.
@@ -281,7 +260,7 @@ class SynthTest : public QObject {
   // ---- JSON spec ----
 
   void issueExampleBuilds() {
-    auto result = synthesizeFromSpec(kIssueExample);
+    auto result = synthesizeFromSpec(kIssue3SpecExample);
     QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
     const Program& p = result->program;
     QCOMPARE(p.methods().size(), size_t(1));

@@ -88,4 +88,35 @@ QByteArray withoutWhitespace(const QByteArray& text) {
   return out;
 }
 
+program::Tensor floatTensor(std::vector<int32_t> sizes) {
+  program::Tensor t;
+  t.scalar_type = program::ScalarType::Float;
+  t.dim_order = std::vector<uint8_t>(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) (*t.dim_order)[i] = static_cast<uint8_t>(i);
+  t.sizes = std::move(sizes);
+  return t;
+}
+
+const char* const kIssue3SpecExample = R"({
+    "methods": [{
+      "name": "forward",
+      "inputs": ["a", "b"],
+      "outputs": ["y"],
+      "tensors": {"a": {"dtype": "float32", "sizes": [2, 2]},
+                  "b": {"dtype": "float32", "sizes": [2, 2]},
+                  "t": {"dtype": "float32", "sizes": [2, 2]},
+                  "y": {"dtype": "float32", "sizes": [2, 2]}},
+      "constants": {"w": {"dtype": "float32", "sizes": [2, 2], "fill": 0.5}},
+      "nodes": [
+        {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"},
+         "inputs": ["a", "b"], "outputs": ["t"]},
+        {"op": "aten::relu.out", "inputs": ["t"], "outputs": ["y"]}
+      ]
+    }],
+    "options": {"enable_non_cpu_memory_planning": true,
+                "skip_h2d_for_method_inputs": false,
+                "skip_d2h_for_method_outputs": false,
+                "alloc_graph_input": true, "alloc_graph_output": true}
+  })";
+
 }  // namespace ptescope::test

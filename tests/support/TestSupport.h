@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "program/Program.h"
 #include "pte/Reader.h"
 
 namespace ptescope::test {
@@ -38,6 +39,12 @@ void writeAll(const QString& path, const std::vector<uint8_t>& data);
 
 // Removes all whitespace (for comparing JSON texts).
 QByteArray withoutWhitespace(const QByteArray& text);
+
+// A float32 tensor of these sizes with the identity dim_order, nothing else set.
+program::Tensor floatTensor(std::vector<int32_t> sizes);
+
+// The JSON spec example of issue 3, exactly as written there.
+extern const char* const kIssue3SpecExample;
 
 }  // namespace ptescope::test
 
