@@ -14,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -133,6 +134,20 @@ void MainWindow::buildPanels() {
   connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& index) {
     const int method = index.data(ProgramTreeModel::MethodRole).toInt();
     if (method >= 0) document_->setCurrentMethod(method);
+  });
+  // A delegate's target device is editable from the tree.
+  tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(tree_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& position) {
+    const QModelIndex index = tree_->indexAt(position);
+    if (!index.isValid() ||
+        index.data(ProgramTreeModel::KindRole).toInt() != int(ProgramTreeModel::NodeKind::Delegate))
+      return;
+    const int method = index.data(ProgramTreeModel::MethodRole).toInt();
+    const int delegate = index.data(ProgramTreeModel::ItemIndexRole).toInt();
+    QMenu menu(this);
+    menu.addSection(tr("Target device of delegate %1").arg(delegate));
+    addTargetDeviceActions(&menu, method, delegate);
+    menu.exec(tree_->viewport()->mapToGlobal(position));
   });
   auto* treeDock = new QDockWidget(tr("Program"), this);
   treeDock->setObjectName("programDock");
@@ -412,6 +427,40 @@ void MainWindow::refreshStatus() {
                                .arg(s.delegate_calls)
                                .arg(s.h2d_copies)
                                .arg(s.d2h_copies));
+  }
+}
+
+bool MainWindow::showMethod(const QString& name) {
+  for (int m = 0; m < document_->methodCount(); ++m)
+    if (QString::fromStdString(document_->program().methods()[size_t(m)].displayName()) == name) {
+      document_->setCurrentMethod(m);
+      return true;
+    }
+  lastError_ = tr("no method named '%1' in %2").arg(name, document_->displayName());
+  return false;
+}
+
+bool MainWindow::showPanel(const QString& name) {
+  static const QStringList names{"values", "transfers", "memory", "diagnostics", "changes"};
+  const int index = int(names.indexOf(name.toLower()));
+  if (index < 0 || index >= bottomTabs_->count()) {
+    lastError_ = tr("no panel named '%1' (one of: %2)").arg(name, names.join(", "));
+    return false;
+  }
+  bottomTabs_->setCurrentIndex(index);
+  return true;
+}
+
+void MainWindow::addTargetDeviceActions(QMenu* menu, int method, int delegate) {
+  const auto current = document_->delegateTarget(method, delegate);
+  for (const QString& choice : PassOptionsPanel::deviceChoices()) {
+    std::optional<Device> device;
+    if (choice != "none") device = parseDeviceSpec(choice.toStdString()).value();
+    auto* action = menu->addAction(choice, this, [this, method, delegate, device] {
+      document_->setDelegateTarget(method, delegate, device);
+    });
+    action->setCheckable(true);
+    action->setChecked(current == device);
   }
 }
 

@@ -38,6 +38,10 @@ class MainWindow : public QMainWindow {
   // offscreen) and keeps the current document.
   bool openFile(const QString& path);
   bool openDemo();
+  // Shows a method by name / a bottom panel by name ("values", "transfers",
+  // "memory", "diagnostics", "changes"); false (lastError set) when unknown.
+  bool showMethod(const QString& name);
+  bool showPanel(const QString& name);
 
   // For tests and --screenshot.
   QTabWidget* bottomTabs() const { return bottomTabs_; }
@@ -78,6 +82,8 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void watch(const QString& path);
   void updateTitle();
+  // "none", "cpu", "cuda:0".. as checkable actions that edit the delegate.
+  void addTargetDeviceActions(QMenu* menu, int method, int delegate);
   void showSaveDialog();
   void showExportReportDialog();
   // False when the user cancels discarding unsaved edits.

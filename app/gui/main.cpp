@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   QCommandLineOption screenshot("screenshot", "Save a grab of the window to FILE (PNG) and exit.", "FILE");
   parser.addOption(screenshot);
+  QCommandLineOption method("method", "Show method NAME.", "NAME");
+  parser.addOption(method);
+  QCommandLineOption tab("tab", "Show the bottom panel NAME (values, transfers, memory, diagnostics, changes).", "NAME");
+  parser.addOption(tab);
   parser.addPositionalArgument("FILE", "Program (.pte) to open");
   parser.process(app);
 
@@ -28,6 +32,14 @@ int main(int argc, char** argv) {
   const QStringList files = parser.positionalArguments();
   // With no file the demo opens, so a new user sees the point at once.
   const bool opened = files.isEmpty() ? window.openDemo() : window.openFile(files.first());
+  if (opened && parser.isSet(method) && !window.showMethod(parser.value(method))) {
+    std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+    if (parser.isSet(screenshot)) return 2;
+  }
+  if (parser.isSet(tab) && !window.showPanel(parser.value(tab))) {
+    std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+    if (parser.isSet(screenshot)) return 2;
+  }
   window.show();
 
   if (parser.isSet(screenshot)) {

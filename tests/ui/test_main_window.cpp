@@ -116,6 +116,19 @@ class MainWindowTest : public QObject {
     QVERIFY(window.windowTitle().contains("stories260k"));
   }
 
+  void panelsAndMethodsByName() {
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openDemo());
+    QVERIFY(window.showMethod("prefill"));
+    QCOMPARE(doc.currentMethodIndex(), 1);
+    QCOMPARE(window.methodSelector()->currentText(), QString("prefill"));
+    QVERIFY(window.showPanel("memory"));
+    QCOMPARE(window.bottomTabs()->currentWidget()->objectName(), QString("memoryPlan"));
+    QVERIFY(!window.showPanel("nothing"));
+    QVERIFY(window.lastError().contains("no panel named"));
+  }
+
   void reloadsWhenTheFileChanges() {
     PTESCOPE_REQUIRE_SAMPLES();
     const QString path = test::tempDir() + "/watched.pte";
@@ -141,6 +154,11 @@ class MainWindowTest : public QObject {
     QImage image(png);
     QVERIFY(!image.isNull());
     QVERIFY(image.width() >= 800 && image.height() >= 500);
+    auto panel = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, "--method", "prefill", "--tab", "memory"});
+    QCOMPARE(panel.exitCode, 0);
+    auto noMethod = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, "--method", "nope"});
+    QCOMPARE(noMethod.exitCode, 2);
+    QVERIFY(noMethod.err.contains("no method named 'nope'"));
     PTESCOPE_REQUIRE_SAMPLES();
     auto bad = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, test::samplePath("bad-corrupt.pte")});
     QCOMPARE(bad.exitCode, 2);
