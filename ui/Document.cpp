@@ -231,6 +231,28 @@ void Document::setDelegateTarget(int method, int delegate, const std::optional<D
                               tr("set delegate %1 of '%2' to %3").arg(delegate).arg(QString::fromStdString(m.displayName()), target)));
 }
 
+void Document::setAllDelegateTargets(int method, const std::optional<Device>& device) {
+  if (!loaded_ || method < 0 || method >= int(loaded_->program.methods().size())) return;
+  const Method& m = loaded_->program.methods()[size_t(method)];
+  EditState after = edits_;
+  int changed = 0;
+  for (size_t d = 0; d < items(m.delegates).size(); ++d) {
+    auto original = passes::delegateTargetDevice((*m.delegates)[d]);
+    if (!original || !original.value()) continue;  // host delegates stay host delegates
+    const auto key = std::make_pair(m.displayName(), int32_t(d));
+    if (original.value() == device) {
+      after.target_devices.erase(key);
+    } else {
+      after.target_devices[key] = device;
+    }
+    ++changed;
+  }
+  if (changed == 0 || after == edits_) return;
+  const QString target = device ? QString::fromStdString(device->str()) : tr("none");
+  undo_->push(new EditCommand(this, edits_, after,
+                              tr("set %1 delegates of '%2' to %3").arg(changed).arg(QString::fromStdString(m.displayName()), target)));
+}
+
 passes::PipelineOptions Document::pipelineOptionsFor(const EditState& edits) const {
   passes::PipelineOptions options;
   const auto& methods = loaded_->program.methods();

@@ -75,6 +75,9 @@ class Document : public QObject {
   // Push an undoable edit (text is the Edit menu's).
   void setMethodOptions(int method, const passes::DeviceOptions& options);
   void setDelegateTarget(int method, int delegate, const std::optional<program::Device>& device);
+  // Every delegate of the method that has a target device gets `device`
+  // (one edit); delegates without a target device are left alone.
+  void setAllDelegateTargets(int method, const std::optional<program::Device>& device);
   // Applies an edit state directly (used by the undo commands).
   void applyEdits(const EditState& edits);
   bool isModified() const { return !(edits_ == EditState{}); }

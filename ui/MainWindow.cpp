@@ -64,6 +64,8 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
   view->verticalHeader()->setDefaultSectionSize(20);
   view->horizontalHeader()->setStretchLastSection(true);
   view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  // Size columns from the first rows only: measuring 100k rows freezes the UI.
+  view->horizontalHeader()->setResizeContentsPrecision(200);
   return view;
 }
 

@@ -15,6 +15,8 @@ using namespace ptescope::program;
 
 namespace {
 
+constexpr size_t kMaxDelegateChoosers = 48;
+
 QString onOff(bool v) { return v ? QObject::tr("on") : QObject::tr("off"); }
 
 }  // namespace
@@ -137,6 +139,27 @@ void PassOptionsPanel::refresh() {
   while (delegatesLayout_->rowCount() > 0) delegatesLayout_->removeRow(0);
   delegateChoosers_.clear();
   const auto& delegates = items(method.delegates);
+  // One chooser per delegate while that stays readable (and cheap); beyond,
+  // one chooser moves every device delegate at once.
+  if (delegates.size() > kMaxDelegateChoosers) {
+    auto* all = new QComboBox;
+    all->setObjectName("allDelegatesTarget");
+    all->addItem(tr("(choose)"));
+    all->addItems(deviceChoices());
+    connect(all, &QComboBox::activated, this, [this, m, all] {
+      const QString choice = all->currentText();
+      if (all->currentIndex() == 0) return;
+      std::optional<Device> device;
+      if (choice != "none") device = parseDeviceSpec(choice.toStdString()).value();
+      QMetaObject::invokeMethod(this, [this, m, device] { document_->setAllDelegateTargets(m, device); },
+                                Qt::QueuedConnection);
+    });
+    delegatesLayout_->addRow(tr("All %1 delegates").arg(delegates.size()), all);
+    delegatesLayout_->addRow(new QLabel(tr("Single delegates: use the program tree's context menu.")));
+    delegatesBox_->setVisible(true);
+    refreshing_ = false;
+    return;
+  }
   for (size_t d = 0; d < delegates.size(); ++d) {
     auto* chooser = new QComboBox;
     chooser->setObjectName(QString("delegateTarget%1").arg(d));

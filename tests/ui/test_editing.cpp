@@ -133,6 +133,28 @@ class EditingTest : public QObject {
     QVERIFY(!doc.isModified());
   }
 
+  void manyDelegatesMoveTogether() {
+    const QString path = test::tempDir() + "/large20.pte";
+    QCOMPARE(test::runCli({"synth", "--large", "20", "-o", path}).exitCode, 0);  // 60 delegates
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openFile(path));
+    QVERIFY(!window.passOptions()->findChild<QComboBox*>("delegateTarget0"));
+    auto* all = window.passOptions()->findChild<QComboBox*>("allDelegatesTarget");
+    QVERIFY(all);
+    doc.setAllDelegateTargets(doc.currentMethodIndex(), program::Device{program::DeviceType::Cuda, 1});
+    doc.waitForPipeline();
+    QCOMPARE(doc.undoStack()->count(), 1);
+    auto s = analysis::summarizeMethod(*doc.currentMethod());
+    QCOMPARE(s.tensors_by_device.count("cuda:0"), size_t(0));
+    QVERIFY(s.tensors_by_device["cuda:1"] > 0);
+    const QString out = test::tempDir() + "/large20-cuda1.pte";
+    QStringList args{"propagate", path, "-o", out, "--method", "forward"};
+    for (int d = 0; d < 60; ++d) args << "--set-device" << QString("%1=cuda:1").arg(d);
+    QCOMPARE(test::runCli(args).exitCode, 0);
+    QCOMPARE(dumpOf(doc.program()), fileDump(out));
+  }
+
   void invalidCombinationExplainedAndFixed() {
     auto scenario = test::runCli({"synth", "--scenario", "h2d_d2h", "-o", test::tempDir() + "/h2d.pte"});
     QCOMPARE(scenario.exitCode, 0);
