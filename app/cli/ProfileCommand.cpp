@@ -1,0 +1,164 @@
+#include "ProfileCommand.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "exec/DeviceRuntime.h"
+#include "exec/Profiler.h"
+#include "pte/Reader.h"
+#include "report/ProfileWriters.h"
+
+namespace ptescope::cli {
+namespace {
+
+constexpr int kExitBadInput = 2;
+constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+
+int fail(const std::string& message) {
+  std::cerr << "ptescope-cli: " << message << "\n";
+  return kExitBadInput;
+}
+
+// Ctrl+C asks the profile to stop after the current instruction; a second
+// Ctrl+C (the default handler is back by then) ends the process.
+volatile std::sig_atomic_t gInterrupted = 0;
+extern "C" void onInterrupt(int) {
+  gInterrupted = 1;
+  std::signal(SIGINT, SIG_DFL);
+}
+
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    gInterrupted = 0;
+    previous_ = std::signal(SIGINT, onInterrupt);
+  }
+  ~InterruptGuard() { std::signal(SIGINT, previous_ == SIG_ERR ? SIG_DFL : previous_); }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+ private:
+  void (*previous_)(int) = SIG_DFL;
+};
+
+// Progress lines on stderr, only once a profile has run for a while so that
+// short runs stay quiet.
+class ProgressPrinter {
+ public:
+  void operator()(const exec::ProfileProgress& progress) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool last = progress.phase == exec::ProfileProgress::Phase::Done;
+    const auto interval = terminal_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(2000);
+    if (now - start_ < std::chrono::seconds(1) || (!last && now - lastPrint_ < interval)) return;
+    if (last && !printed_) return;
+    lastPrint_ = now;
+    printed_ = true;
+    std::string line = "ptescope-cli: " + exec::phaseName(progress.phase);
+    if (progress.total > 0 && !last)
+      line += " " + std::to_string(progress.done) + "/" + std::to_string(progress.total);
+    if (terminal_) {
+      std::cerr << "\r" << line << "\033[K" << (last ? "\n" : "") << std::flush;
+    } else {
+      std::cerr << line << "\n";
+    }
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point lastPrint_{};
+  bool printed_ = false;
+  bool terminal_ = ::isatty(STDERR_FILENO) == 1;
+};
+
+class ProfileCommandImpl : public ProfileCommand {
+ public:
+  explicit ProfileCommandImpl(CLI::App& app) {
+    command_ = app.add_subcommand(
+        "profile",
+        "Run a method and time every host-device copy it makes (on a GPU when one is present, else emulated on the host)");
+    command_->add_option("FILE", file_, "Program (.pte)")->required();
+    command_->add_option("--method", method_, "Method to run (default: forward, else the first method)");
+    command_->add_option("--iterations", iterations_, "Measured iterations")->check(CLI::Range(1, 1000000))->capture_default_str();
+    command_->add_option("--warmup", warmup_, "Warm-up iterations before measuring")->check(CLI::Range(0, 1000000))->capture_default_str();
+    auto* pageable = command_->add_flag("--pageable", pageable_,
+                                        "CPU arenas in pageable memory, as ExecuTorch's Module allocates them (default)");
+    auto* pinned = command_->add_flag("--pinned", pinned_, "CPU arenas in pinned (page-locked) memory");
+    pageable->excludes(pinned);
+    command_->add_option("--runtime", runtime_, "cuda or host (default: cuda when a device is present, else host)")
+        ->check(CLI::IsMember({"cuda", "host"}));
+    command_->add_option("--json", json_, "Write the profile as JSON");
+    command_->add_option("--csv", csv_, "Write one CSV row per copy");
+    command_->add_option("--trace", trace_, "Write a Chrome trace-event file (open in Perfetto or chrome://tracing)");
+    command_->add_option("--inputs", inputs_,
+                         "Folder of input files, one per method input i: i.npy, input_i.npy, i.bin or i.raw "
+                         "(default: random values, seed 0)");
+  }
+
+  std::optional<int> runIfParsed() override {
+    if (!command_->parsed()) return std::nullopt;
+    return run();
+  }
+
+ private:
+  int run() {
+    auto loaded = pte::readProgramFile(file_);
+    if (!loaded) return fail(loaded.error().message);
+    const program::Program& program = loaded->program;
+
+    exec::ProfileOptions options;
+    options.method = method_;
+    options.iterations = iterations_;
+    options.warmup = warmup_;
+    options.host_memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
+    options.inputs.directory = inputs_;
+    if (!method_.empty() && program.findMethod(method_) == nullptr) return fail(file_ + ": no method named '" + method_ + "'");
+
+    const auto preference = runtime_.empty() ? exec::RuntimePreference::Auto : *exec::parseRuntimePreference(runtime_);
+    auto selection = exec::selectRuntime(preference);
+    if (!selection) return fail(selection.error().message);
+    if (!selection->notice.empty()) std::cerr << "ptescope-cli: note: " << selection->notice << "\n";
+    exec::DeviceRuntime& runtime = *selection->runtime;
+
+    ProgressPrinter printer;
+    options.on_progress = [&printer](const exec::ProfileProgress& p) { printer(p); };
+    options.cancel_requested = [] { return gInterrupted != 0; };
+    exec::TransferProfile profile;
+    {
+      InterruptGuard guard;
+      auto result = exec::profileMethod(program, runtime, options);
+      if (!result) return fail(file_ + ": " + result.error().message);
+      profile = std::move(result.value());
+    }
+    profile.program_name = std::filesystem::path(file_).filename().string();
+
+    std::cout << report::profileText(profile);
+    if (!json_.empty())
+      if (auto status = report::writeProfileJson(profile, json_); !status) return fail(status.error().message);
+    if (!csv_.empty())
+      if (auto status = report::writeProfileCsv(profile, csv_); !status) return fail(status.error().message);
+    if (!trace_.empty())
+      if (auto status = report::writeProfileTrace(profile, trace_); !status) return fail(status.error().message);
+    if (profile.cancelled) {
+      std::cerr << "ptescope-cli: interrupted; the results above cover the " << profile.iterations
+                << " iteration(s) that completed\n";
+      return kExitInterrupted;
+    }
+    return 0;
+  }
+
+  CLI::App* command_ = nullptr;
+  std::string file_, method_, runtime_, json_, csv_, trace_, inputs_;
+  size_t iterations_ = 20;
+  size_t warmup_ = 3;
+  bool pageable_ = false, pinned_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<ProfileCommand> addProfileCommand(CLI::App& app) { return std::make_unique<ProfileCommandImpl>(app); }
+
+}  // namespace ptescope::cli

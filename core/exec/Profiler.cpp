@@ -1,0 +1,267 @@
+#include "exec/Profiler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "analysis/Summary.h"
+
+namespace ptescope::exec {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr uint64_t kMiB = 1024 * 1024;
+
+double gigabytesPerSecond(uint64_t bytes, double seconds) { return seconds > 0 ? double(bytes) / seconds / 1e9 : 0.0; }
+
+double median(std::vector<double> samples) { return TimingStats::of(std::move(samples)).median; }
+
+// The device the method's copies go to: its first device buffer, else its
+// first device-tagged tensor, else cuda:0.
+program::Device probeDevice(const program::Method& method) {
+  for (const auto& entry : program::items(method.non_const_buffer_device))
+    if (entry.device_type != program::DeviceType::Cpu) return program::Device{entry.device_type, entry.device_index};
+  for (const auto& value : program::items(method.values))
+    if (const auto* t = value.tensor(); t && !t->device().isCpu()) return t->device();
+  return program::Device{program::DeviceType::Cuda, 0};
+}
+
+// A method with device delegates but no copies and no device tensors has not
+// been through the device passes: profiling it measures no transfer.
+std::string prePassNote(const program::Method& method) {
+  size_t targeted = 0;
+  for (const auto& delegate : program::items(method.delegates))
+    if (delegate.findCompileSpec("target_device")) ++targeted;
+  if (targeted == 0) return {};
+  const auto summary = analysis::summarizeMethod(method);
+  if (summary.h2d_copies + summary.d2h_copies > 0) return {};
+  for (const auto& [device, count] : summary.tensors_by_device)
+    if (device != "cpu:0" && count > 0) return {};
+  return "method '" + method.displayName() + "' has " + std::to_string(targeted) +
+         " delegate(s) with a target_device but no copies: it has not been through the device passes, so no "
+         "transfer is measured (run `ptescope-cli propagate` on it first)";
+}
+
+// What the measured runs saw of one instruction.
+struct InstructionSamples {
+  InstructionProfile profile;
+  std::vector<double> host_seconds;
+  std::optional<CopyEvent> copy;  // the last execution's copy
+  std::vector<double> copy_seconds;
+};
+
+}  // namespace
+
+TimingStats TimingStats::of(std::vector<double> samples) {
+  TimingStats stats;
+  if (samples.empty()) return stats;
+  std::sort(samples.begin(), samples.end());
+  stats.min = samples.front();
+  stats.max = samples.back();
+  const size_t n = samples.size();
+  stats.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+  return stats;
+}
+
+size_t TransferProfile::notExecutedCount() const {
+  return size_t(std::count_if(instructions.begin(), instructions.end(), [](const auto& i) { return !i.executed; }));
+}
+
+std::string phaseName(ProfileProgress::Phase phase) {
+  switch (phase) {
+    case ProfileProgress::Phase::Preparing: return "preparing";
+    case ProfileProgress::Phase::PeakProbe: return "measuring the link peak";
+    case ProfileProgress::Phase::WarmUp: return "warm-up";
+    case ProfileProgress::Phase::Measure: return "measuring";
+    case ProfileProgress::Phase::Done: return "done";
+  }
+  return "";
+}
+
+std::string defaultMethodName(const program::Program& program) {
+  if (program.findMethod("forward")) return "forward";
+  return program.methods().empty() ? std::string() : program.methods().front().displayName();
+}
+
+Result<LinkPeak> measureLinkPeak(DeviceRuntime& runtime, program::Device device, uint64_t bytes, size_t repeats) {
+  LinkPeak peak;
+  peak.device = device;
+  peak.bytes = bytes;
+  peak.repeats = std::max<size_t>(repeats, 1);
+  if (auto status = runtime.checkDevice(device); !status) return status.error();
+  auto host = RuntimeBuffer::allocate(runtime, size_t(bytes), MemoryPlace::host(HostMemoryKind::Pinned));
+  if (!host) return makeError("link peak probe: " + host.error().message);
+  auto onDevice = RuntimeBuffer::allocate(runtime, size_t(bytes), MemoryPlace::onDevice(device));
+  if (!onDevice) return makeError("link peak probe: " + onDevice.error().message);
+  if (auto status = runtime.fill(host->data(), host->place(), 0x5a, host->size()); !status) return status.error();
+  // One untimed copy each way first: the first transfer pays for lazy
+  // context and mapping set-up that no later copy sees.
+  for (size_t i = 0; i <= peak.repeats; ++i) {
+    auto up = runtime.copy(onDevice->data(), host->data(), size_t(bytes), TransferDirection::HostToDevice, device);
+    if (!up) return makeError("link peak probe: " + up.error().message);
+    auto down = runtime.copy(host->data(), onDevice->data(), size_t(bytes), TransferDirection::DeviceToHost, device);
+    if (!down) return makeError("link peak probe: " + down.error().message);
+    if (i == 0) continue;
+    peak.h2d_gbps = std::max(peak.h2d_gbps, gigabytesPerSecond(bytes, up->seconds));
+    peak.d2h_gbps = std::max(peak.d2h_gbps, gigabytesPerSecond(bytes, down->seconds));
+  }
+  peak.measured = true;
+  return peak;
+}
+
+Result<TransferProfile> profileMethod(const program::Program& program, DeviceRuntime& runtime,
+                                      const ProfileOptions& options) {
+  const std::string methodName = options.method.empty() ? defaultMethodName(program) : options.method;
+  if (methodName.empty()) return makeError("the program has no method to profile");
+  if (options.iterations == 0) return makeError("the number of iterations must be at least 1");
+
+  auto progress = [&](ProfileProgress::Phase phase, size_t done, size_t total) {
+    if (options.on_progress) options.on_progress(ProfileProgress{phase, done, total});
+  };
+  auto cancelled = [&] { return options.cancel_requested && options.cancel_requested(); };
+
+  TransferProfile profile;
+  profile.method = methodName;
+  profile.runtime = runtime.name();
+  profile.emulated = runtime.isEmulated();
+  profile.host_memory = options.host_memory;
+  profile.warmup_iterations = options.warmup;
+  profile.requested_iterations = options.iterations;
+  progress(ProfileProgress::Phase::Preparing, 0, 1);
+
+  ExecutorOptions executorOptions;
+  executorOptions.host_memory = options.host_memory;
+  auto executor = Executor::create(program, methodName, runtime, executorOptions);
+  if (!executor) return executor.error();
+  Executor& exec = *executor.value();
+  if (auto status = exec.fillInputs(options.inputs); !status) return status.error();
+  if (auto note = prePassNote(exec.method()); !note.empty()) profile.notes.push_back(note);
+  if (profile.emulated)
+    profile.notes.push_back("emulated: the host runtime keeps device memory in host memory and times copies as memcpy; "
+                            "the numbers describe this machine's memory bandwidth, not a GPU link");
+  progress(ProfileProgress::Phase::Preparing, 1, 1);
+
+  // A method that never crosses the link has no copy to compare with a peak;
+  // skipping the probe spares a large allocation on the GPU.
+  const auto summary = analysis::summarizeMethod(exec.method());
+  const bool crossesLink = summary.h2d_copies + summary.d2h_copies > 0;
+  if (options.measure_peak && !crossesLink) profile.peak.note = "the method makes no host-device copies";
+  if (options.measure_peak && crossesLink && !cancelled()) {
+    progress(ProfileProgress::Phase::PeakProbe, 0, 1);
+    const uint64_t bytes = options.peak_probe_bytes ? options.peak_probe_bytes : (profile.emulated ? 64 : 256) * kMiB;
+    const program::Device device = probeDevice(exec.method());
+    auto peak = measureLinkPeak(runtime, device, bytes, options.peak_probe_repeats);
+    if (peak) {
+      profile.peak = peak.value();
+    } else {
+      profile.peak.device = device;
+      profile.peak.bytes = bytes;
+      profile.peak.note = peak.error().message;
+      profile.notes.push_back("link peak not measured: " + peak.error().message);
+    }
+    progress(ProfileProgress::Phase::PeakProbe, 1, 1);
+  }
+
+  for (size_t i = 0; i < options.warmup && !profile.cancelled; ++i) {
+    auto record = exec.run(options.cancel_requested);
+    if (!record) return record.error();
+    if (record->cancelled) profile.cancelled = true;
+    progress(ProfileProgress::Phase::WarmUp, i + 1, options.warmup);
+  }
+
+  std::map<size_t, InstructionSamples> byInstruction;
+  std::vector<double> runSeconds, copySeconds, h2dSeconds, d2hSeconds;
+  const auto measureStart = Clock::now();
+  for (size_t iteration = 0; iteration < options.iterations && !profile.cancelled; ++iteration) {
+    const double runOffset = std::chrono::duration<double>(Clock::now() - measureStart).count();
+    auto record = exec.run(options.cancel_requested);
+    if (!record) return record.error();
+    if (record->cancelled) {
+      profile.cancelled = true;  // the partial iteration is dropped
+      break;
+    }
+    double copies = 0, h2d = 0, d2h = 0;
+    for (const StepRecord& step : record->steps) {
+      auto& samples = byInstruction[step.instruction];
+      if (samples.host_seconds.empty()) {
+        samples.profile.instruction = step.instruction;
+        samples.profile.kind = step.kind;
+        samples.profile.label = step.label;
+      }
+      // An instruction counts as executed only when every execution was.
+      if (step.status == StepStatus::NotExecuted) {
+        samples.profile.executed = false;
+        samples.profile.reason = step.reason;
+      }
+      samples.host_seconds.push_back(step.host_seconds);
+      TimelineSlice slice;
+      slice.iteration = iteration;
+      slice.instruction = step.instruction;
+      slice.name = step.label;
+      slice.start_seconds = runOffset + step.start_seconds;
+      slice.seconds = step.host_seconds;
+      slice.track = step.status == StepStatus::NotExecuted ? TimelineSlice::Track::NotExecuted : TimelineSlice::Track::Kernels;
+      if (step.copy) {
+        samples.profile.is_copy = true;
+        samples.copy = step.copy;
+        samples.copy_seconds.push_back(step.copy->seconds);
+        copies += step.copy->seconds;
+        (step.copy->direction == TransferDirection::HostToDevice ? h2d : d2h) += step.copy->seconds;
+        slice.track = step.copy->direction == TransferDirection::HostToDevice ? TimelineSlice::Track::HostToDevice
+                                                                                : TimelineSlice::Track::DeviceToHost;
+        slice.seconds = step.copy->seconds;
+        slice.bytes = step.copy->bytes;
+      }
+      if (iteration < options.timeline_iterations) profile.timeline.push_back(std::move(slice));
+    }
+    runSeconds.push_back(record->wall_seconds);
+    copySeconds.push_back(copies);
+    h2dSeconds.push_back(h2d);
+    d2hSeconds.push_back(d2h);
+    profile.iterations = iteration + 1;
+    progress(ProfileProgress::Phase::Measure, iteration + 1, options.iterations);
+  }
+
+  const size_t n = std::max<size_t>(profile.iterations, 1);
+  for (auto& [index, samples] : byInstruction) {
+    samples.profile.executions_per_iteration = samples.host_seconds.size() / n;
+    samples.profile.host_seconds = TimingStats::of(samples.host_seconds);
+    profile.instructions.push_back(samples.profile);
+    if (!samples.copy) continue;
+    CopyProfile copy;
+    copy.instruction = index;
+    copy.direction = samples.copy->direction;
+    copy.source_value = samples.copy->source_value;
+    copy.destination_value = samples.copy->destination_value;
+    copy.device = samples.copy->device;
+    copy.host_memory = samples.copy->host_memory;
+    copy.bytes = samples.copy->bytes;
+    copy.executions_per_iteration = samples.copy_seconds.size() / n;
+    copy.samples = samples.copy_seconds;
+    copy.seconds = TimingStats::of(samples.copy_seconds);
+    copy.gbps = gigabytesPerSecond(copy.bytes, copy.seconds.median);
+    copy.best_gbps = gigabytesPerSecond(copy.bytes, copy.seconds.min);
+    const double peak = copy.direction == TransferDirection::HostToDevice ? profile.peak.h2d_gbps : profile.peak.d2h_gbps;
+    copy.peak_share = peak > 0 ? copy.gbps / peak : 0.0;
+    DirectionTotals& totals = copy.direction == TransferDirection::HostToDevice ? profile.host_to_device : profile.device_to_host;
+    totals.copies += 1;
+    totals.bytes += copy.bytes * copy.executions_per_iteration;
+    profile.copies.push_back(std::move(copy));
+  }
+  profile.host_to_device.seconds = median(h2dSeconds);
+  profile.device_to_host.seconds = median(d2hSeconds);
+  for (auto* totals : {&profile.host_to_device, &profile.device_to_host}) {
+    totals->gbps = gigabytesPerSecond(totals->bytes, totals->seconds);
+    const double peak = totals == &profile.host_to_device ? profile.peak.h2d_gbps : profile.peak.d2h_gbps;
+    totals->peak_share = peak > 0 ? totals->gbps / peak : 0.0;
+  }
+  profile.run_seconds = TimingStats::of(runSeconds);
+  profile.copy_seconds = median(copySeconds);
+  profile.copy_share = profile.run_seconds.median > 0 ? std::min(profile.copy_seconds / profile.run_seconds.median, 1.0) : 0.0;
+  progress(ProfileProgress::Phase::Done, profile.iterations, options.iterations);
+  return profile;
+}
+
+}  // namespace ptescope::exec

@@ -1,0 +1,293 @@
+#include "report/ProfileWriters.h"
+
+#include <cstdio>
+#include <span>
+
+#include "util/MappedFile.h"
+
+namespace ptescope::report {
+
+using exec::TimelineSlice;
+using exec::TransferDirection;
+
+namespace {
+
+double micros(double seconds) { return seconds * 1e6; }
+
+std::string formatted(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+// Enough digits that CSV and JSON readers get the same double back.
+std::string exact(double value) { return formatted("%.17g", value); }
+
+std::string percent(double share) { return formatted("%.1f%%", share * 100); }
+
+std::string bytesText(uint64_t bytes) {
+  if (bytes >= 1024ull * 1024 * 1024) return formatted("%.1f GiB", double(bytes) / (1024.0 * 1024 * 1024));
+  if (bytes >= 1024ull * 1024) return formatted("%.1f MiB", double(bytes) / (1024.0 * 1024));
+  if (bytes >= 1024) return formatted("%.1f KiB", double(bytes) / 1024.0);
+  return std::to_string(bytes) + " B";
+}
+
+std::string pad(std::string text, size_t width, bool right = false) {
+  if (text.size() >= width) return text;
+  return right ? std::string(width - text.size(), ' ') + text : text + std::string(width - text.size(), ' ');
+}
+
+std::string kindName(program::InstructionKind kind) { return program::instructionKindName(kind); }
+
+nlohmann::json timingJson(const exec::TimingStats& stats) {
+  return {{"min_us", micros(stats.min)}, {"median_us", micros(stats.median)}, {"max_us", micros(stats.max)}};
+}
+
+nlohmann::json totalsJson(const exec::DirectionTotals& totals) {
+  return {{"copies", totals.copies},
+          {"bytes", totals.bytes},
+          {"median_us", micros(totals.seconds)},
+          {"gbps", totals.gbps},
+          {"peak_share", totals.peak_share}};
+}
+
+std::string emulatedLabel(const exec::TransferProfile& profile) {
+  return profile.emulated ? "EMULATED (no GPU: device memory lives in host memory, copy times are memcpy times)"
+                          : "measured on the GPU";
+}
+
+std::string trackName(TimelineSlice::Track track) {
+  switch (track) {
+    case TimelineSlice::Track::HostToDevice: return "H2D copies";
+    case TimelineSlice::Track::DeviceToHost: return "D2H copies";
+    case TimelineSlice::Track::Kernels: return "CPU kernels and control flow";
+    case TimelineSlice::Track::NotExecuted: return "not executed (delegates, unknown kernels)";
+  }
+  return "";
+}
+
+Status writeText(const std::string& path, const std::string& text) {
+  auto status = writeFileAtomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  if (!status) return makeError(path + ": " + status.error().message);
+  return Ok{};
+}
+
+}  // namespace
+
+int traceThreadId(TimelineSlice::Track track) {
+  switch (track) {
+    case TimelineSlice::Track::HostToDevice: return 1;
+    case TimelineSlice::Track::DeviceToHost: return 2;
+    case TimelineSlice::Track::Kernels: return 3;
+    case TimelineSlice::Track::NotExecuted: return 4;
+  }
+  return 0;
+}
+
+std::string profileText(const exec::TransferProfile& p) {
+  std::string out;
+  out += "profile of method '" + p.method + "'" + (p.program_name.empty() ? "" : " in " + p.program_name) + "\n";
+  out += "  runtime: " + p.runtime + "  [" + emulatedLabel(p) + "]\n";
+  out += "  host memory: " + exec::hostMemoryKindName(p.host_memory) + "; " + std::to_string(p.warmup_iterations) +
+         " warm-up + " + std::to_string(p.iterations) + " measured iteration(s)";
+  if (p.cancelled)
+    out += " (cancelled: " + std::to_string(p.iterations) + " of " + std::to_string(p.requested_iterations) + " completed)";
+  out += "\n\n";
+
+  if (p.copies.empty()) {
+    out += "  no host-device copies ran\n";
+  } else {
+    const std::vector<std::pair<std::string, size_t>> columns = {
+        {"instr", 6}, {"dir", 4},    {"source", 8}, {"dest", 8},     {"device", 8}, {"bytes", 12},
+        {"host mem", 9}, {"min us", 10}, {"median us", 10}, {"max us", 10}, {"GB/s", 9}, {"of peak", 8}};
+    std::string header = " ";
+    for (const auto& [name, width] : columns) header += " " + pad(name, width, name != "dir" && name != "source" && name != "dest" && name != "device" && name != "host mem");
+    out += header + "\n";
+    for (const auto& c : p.copies) {
+      std::string row = " ";
+      row += " " + pad(std::to_string(c.instruction), 6, true);
+      row += " " + pad(exec::directionName(c.direction), 4);
+      row += " " + pad("%" + std::to_string(c.source_value), 8);
+      row += " " + pad("%" + std::to_string(c.destination_value), 8);
+      row += " " + pad(c.device.str(), 8);
+      row += " " + pad(std::to_string(c.bytes), 12, true);
+      row += " " + pad(exec::hostMemoryKindName(c.host_memory), 9);
+      row += " " + pad(formatted("%.2f", micros(c.seconds.min)), 10, true);
+      row += " " + pad(formatted("%.2f", micros(c.seconds.median)), 10, true);
+      row += " " + pad(formatted("%.2f", micros(c.seconds.max)), 10, true);
+      row += " " + pad(formatted("%.2f", c.gbps), 9, true);
+      row += " " + pad(p.peak.measured ? percent(c.peak_share) : "-", 8, true);
+      out += row + "\n";
+    }
+  }
+
+  out += "\ntotals per iteration" + std::string(p.emulated ? " (emulated)" : "") + ":\n";
+  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+    const auto& t = p.totals(direction);
+    out += "  " + exec::directionName(direction) + ": " + std::to_string(t.copies) + " copies, " + bytesText(t.bytes) +
+           ", median " + formatted("%.2f", micros(t.seconds)) + " us, " + formatted("%.2f", t.gbps) + " GB/s";
+    if (p.peak.measured && t.copies > 0) out += ", " + percent(t.peak_share) + " of peak";
+    out += "\n";
+  }
+  out += "  run: median " + formatted("%.2f", micros(p.run_seconds.median)) + " us (min " +
+         formatted("%.2f", micros(p.run_seconds.min)) + ", max " + formatted("%.2f", micros(p.run_seconds.max)) +
+         "), copies " + formatted("%.2f", micros(p.copy_seconds)) + " us = " + percent(p.copy_share) + " of the run\n";
+  if (p.peak.measured) {
+    out += "  link peak (pinned, " + bytesText(p.peak.bytes) + " each way on " + p.peak.device.str() + ", best of " +
+           std::to_string(p.peak.repeats) + "): H2D " + formatted("%.2f", p.peak.h2d_gbps) + " GB/s, D2H " +
+           formatted("%.2f", p.peak.d2h_gbps) + " GB/s" + (p.emulated ? " (emulated)" : "") + "\n";
+  } else {
+    out += "  link peak: not measured" + (p.peak.note.empty() ? std::string() : " (" + p.peak.note + ")") + "\n";
+  }
+
+  const size_t notExecuted = p.notExecutedCount();
+  if (notExecuted > 0) {
+    out += "\nnot executed: " + std::to_string(notExecuted) + " instruction(s), outputs left as they were:\n";
+    for (const auto& i : p.instructions)
+      if (!i.executed) out += "  " + pad(std::to_string(i.instruction), 6, true) + "  " + i.label + ": " + i.reason + "\n";
+  }
+  if (!p.notes.empty()) {
+    out += "\nnotes:\n";
+    for (const auto& note : p.notes) out += "  " + note + "\n";
+  }
+  return out;
+}
+
+nlohmann::json profileJson(const exec::TransferProfile& p) {
+  nlohmann::json j;
+  j["format"] = "ptescope-profile";
+  j["version"] = kProfileFormatVersion;
+  j["program"] = p.program_name;
+  j["method"] = p.method;
+  j["runtime"] = p.runtime;
+  j["emulated"] = p.emulated;
+  j["host_memory"] = exec::hostMemoryKindName(p.host_memory);
+  j["warmup_iterations"] = p.warmup_iterations;
+  j["requested_iterations"] = p.requested_iterations;
+  j["iterations"] = p.iterations;
+  j["cancelled"] = p.cancelled;
+  j["link_peak"] = {{"measured", p.peak.measured},     {"device", p.peak.device.str()}, {"bytes", p.peak.bytes},
+                    {"repeats", p.peak.repeats},       {"h2d_gbps", p.peak.h2d_gbps},   {"d2h_gbps", p.peak.d2h_gbps},
+                    {"host_memory", "pinned"},         {"note", p.peak.note}};
+  nlohmann::json run = timingJson(p.run_seconds);
+  run["copy_us"] = micros(p.copy_seconds);
+  run["copy_share"] = p.copy_share;
+  j["run"] = run;
+  j["totals"] = {{"h2d", totalsJson(p.host_to_device)}, {"d2h", totalsJson(p.device_to_host)}};
+  nlohmann::json copies = nlohmann::json::array();
+  for (const auto& c : p.copies) {
+    nlohmann::json copy = {{"instruction", c.instruction},
+                           {"direction", exec::directionName(c.direction)},
+                           {"source", c.source_value},
+                           {"destination", c.destination_value},
+                           {"device", c.device.str()},
+                           {"host_memory", exec::hostMemoryKindName(c.host_memory)},
+                           {"bytes", c.bytes},
+                           {"executions_per_iteration", c.executions_per_iteration},
+                           {"gbps", c.gbps},
+                           {"best_gbps", c.best_gbps},
+                           {"peak_share", c.peak_share}};
+    copy.update(timingJson(c.seconds));
+    nlohmann::json samples = nlohmann::json::array();
+    for (double s : c.samples) samples.push_back(micros(s));
+    copy["samples_us"] = samples;
+    copies.push_back(copy);
+  }
+  j["copies"] = copies;
+  nlohmann::json instructions = nlohmann::json::array();
+  nlohmann::json notExecuted = nlohmann::json::array();
+  for (const auto& i : p.instructions) {
+    nlohmann::json item = {{"instruction", i.instruction},
+                           {"kind", kindName(i.kind)},
+                           {"label", i.label},
+                           {"executed", i.executed},
+                           {"copy", i.is_copy},
+                           {"executions_per_iteration", i.executions_per_iteration}};
+    item.update(timingJson(i.host_seconds));
+    if (!i.executed) {
+      item["reason"] = i.reason;
+      notExecuted.push_back({{"instruction", i.instruction}, {"label", i.label}, {"reason", i.reason}});
+    }
+    instructions.push_back(item);
+  }
+  j["instructions"] = instructions;
+  j["not_executed"] = notExecuted;
+  j["notes"] = p.notes;
+  return j;
+}
+
+std::string profileCsv(const exec::TransferProfile& p) {
+  std::string out =
+      "instruction,direction,source,destination,device,host_memory,bytes,executions_per_iteration,min_us,median_us,"
+      "max_us,gbps,best_gbps,peak_share,emulated\n";
+  for (const auto& c : p.copies) {
+    out += std::to_string(c.instruction) + "," + exec::directionName(c.direction) + "," + std::to_string(c.source_value) +
+           "," + std::to_string(c.destination_value) + "," + c.device.str() + "," + exec::hostMemoryKindName(c.host_memory) +
+           "," + std::to_string(c.bytes) + "," + std::to_string(c.executions_per_iteration) + "," +
+           exact(micros(c.seconds.min)) + "," + exact(micros(c.seconds.median)) + "," + exact(micros(c.seconds.max)) + "," +
+           exact(c.gbps) + "," + exact(c.best_gbps) + "," + exact(c.peak_share) + "," + (p.emulated ? "true" : "false") +
+           "\n";
+  }
+  return out;
+}
+
+nlohmann::json profileTraceJson(const exec::TransferProfile& p) {
+  constexpr int kProcess = 1;
+  nlohmann::json events = nlohmann::json::array();
+  const std::string process = "ptescope: method '" + p.method + "'" + (p.program_name.empty() ? "" : " of " + p.program_name) +
+                              " on " + p.runtime + (p.emulated ? " [EMULATED]" : "");
+  events.push_back({{"ph", "M"}, {"pid", kProcess}, {"tid", 0}, {"name", "process_name"}, {"args", {{"name", process}}}});
+  for (auto track : {TimelineSlice::Track::HostToDevice, TimelineSlice::Track::DeviceToHost, TimelineSlice::Track::Kernels,
+                     TimelineSlice::Track::NotExecuted}) {
+    const int tid = traceThreadId(track);
+    events.push_back({{"ph", "M"}, {"pid", kProcess}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", trackName(track)}}}});
+    events.push_back({{"ph", "M"}, {"pid", kProcess}, {"tid", tid}, {"name", "thread_sort_index"}, {"args", {{"sort_index", tid}}}});
+  }
+  for (const auto& s : p.timeline) {
+    const bool copy = s.track == TimelineSlice::Track::HostToDevice || s.track == TimelineSlice::Track::DeviceToHost;
+    nlohmann::json args = {{"instruction", s.instruction}, {"iteration", s.iteration}};
+    if (copy) {
+      args["bytes"] = s.bytes;
+      args["gbps"] = s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0;
+    }
+    events.push_back({{"ph", "X"},
+                      {"pid", kProcess},
+                      {"tid", traceThreadId(s.track)},
+                      {"name", s.name},
+                      {"cat", copy ? "copy" : s.track == TimelineSlice::Track::NotExecuted ? "not_executed" : "kernel"},
+                      {"ts", micros(s.start_seconds)},
+                      {"dur", micros(s.seconds)},
+                      {"args", args}});
+  }
+  return {{"traceEvents", events},
+          {"displayTimeUnit", "ns"},
+          {"otherData",
+           {{"generator", "ptescope"},
+            {"method", p.method},
+            {"runtime", p.runtime},
+            {"emulated", p.emulated},
+            {"host_memory", exec::hostMemoryKindName(p.host_memory)},
+            {"iterations_in_trace", std::min(p.iterations, p.timeline.empty() ? size_t(0) : p.timeline.back().iteration + 1)}}}};
+}
+
+namespace {
+// Names from a file (operators, delegate ids) may not be valid UTF-8; they
+// are written with replacement characters rather than making dump() throw.
+std::string dumpText(const nlohmann::json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+}  // namespace
+
+Status writeProfileJson(const exec::TransferProfile& profile, const std::string& path) {
+  return writeText(path, dumpText(profileJson(profile), 2));
+}
+
+Status writeProfileCsv(const exec::TransferProfile& profile, const std::string& path) {
+  return writeText(path, profileCsv(profile));
+}
+
+Status writeProfileTrace(const exec::TransferProfile& profile, const std::string& path) {
+  return writeText(path, dumpText(profileTraceJson(profile), -1));
+}
+
+}  // namespace ptescope::report

@@ -1,0 +1,155 @@
+// ptescope-cli profile as a user runs it: the demo profiles with exit 0 and
+// an "emulated" label on the host runtime, its output files parse, and bad
+// input exits 2 with one line on stderr.
+#include <QtTest>
+
+#include <QDir>
+#include <QProcess>
+
+#include <csignal>
+
+#include <nlohmann/json.hpp>
+
+#include "exec/DeviceRuntime.h"
+#include "pte/Writer.h"
+#include "support/TestSupport.h"
+#include "synth/JsonSpec.h"
+#include "synth/Scenarios.h"
+
+using ptescope::test::runCli;
+using ptescope::test::tempDir;
+
+namespace {
+
+QString demoPath() {
+  static const QString path = [] {
+    const QString file = QDir(tempDir()).filePath("demo.pte");
+    auto synthesized = ptescope::synth::synthesizeDemo();
+    auto program = synthesized ? ptescope::synth::applyDevicePasses(synthesized.value())
+                               : ptescope::Result<ptescope::program::Program>(synthesized.error());
+    if (!program || !ptescope::pte::writeProgramFile(program.value(), file.toStdString()).ok()) return QString();
+    return file;
+  }();
+  return path;
+}
+
+QString outPath(const QString& name) { return QDir(tempDir()).filePath(name); }
+
+void expectOneLineError(const ptescope::test::ProcessResult& r) {
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.startsWith("ptescope-cli: "), r.err.constData());
+  QCOMPARE(r.err.count('\n'), 1);
+  QVERIFY(r.out.isEmpty());
+}
+
+nlohmann::json readJson(const QString& path) {
+  const auto bytes = ptescope::test::readAll(path);
+  return nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+}
+
+bool cudaPresent() { return ptescope::exec::selectRuntime(ptescope::exec::RuntimePreference::Cuda).ok(); }
+
+}  // namespace
+
+class CliProfileTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { QVERIFY(!demoPath().isEmpty()); }
+
+  void demoOnTheHostRuntime() {
+    const QString json = outPath("demo.json"), csv = outPath("demo.csv"), trace = outPath("demo.trace.json");
+    auto r = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "3", "--warmup", "1", "--json", json,
+                     "--csv", csv, "--trace", trace});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("EMULATED"));
+    QVERIFY(r.out.contains("profile of method 'forward' in demo.pte"));
+    QVERIFY(r.out.contains("H2D: 2 copies, 512 B"));
+    QVERIFY(r.out.contains("D2H: 2 copies, 320 B"));
+    QVERIFY(r.out.contains("not executed: 2 instruction(s)"));
+    QVERIFY(r.out.contains("host memory: pageable"));
+    const auto profile = readJson(json);
+    QVERIFY(!profile.is_discarded());
+    QCOMPARE(profile["emulated"].get<bool>(), true);
+    QCOMPARE(profile["copies"].size(), size_t(4));
+    QCOMPARE(profile["iterations"].get<int>(), 3);
+    QCOMPARE(ptescope::test::readAll(csv).size() > 0, true);
+    const auto traceJson = readJson(trace);
+    QVERIFY(!traceJson.is_discarded());
+    QVERIFY(traceJson["traceEvents"].size() > 8);
+  }
+
+  void autoRuntimeSaysWhyItEmulates() {
+    auto r = runCli({"profile", demoPath(), "--iterations", "2", "--warmup", "0", "--method", "prefill", "--pinned"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("method 'prefill'"));
+    QVERIFY(r.out.contains("host memory: pinned"));
+    if (cudaPresent()) {
+      QVERIFY(!r.out.contains("EMULATED"));
+    } else {
+      QVERIFY(r.out.contains("EMULATED"));
+      QVERIFY2(r.err.startsWith("ptescope-cli: note: "), r.err.constData());
+      QCOMPARE(r.err.count('\n'), 1);
+    }
+  }
+
+  void cpuSampleWithoutCopies() {
+    PTESCOPE_REQUIRE_SAMPLES();
+    auto r = runCli({"profile", ptescope::test::samplePath("add.pte"), "--runtime", "host", "--iterations", "2"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("no host-device copies ran"));
+    QVERIFY(!r.out.contains("not executed"));
+  }
+
+  void badInputIsOneLine_data() {
+    QTest::addColumn<QStringList>("args");
+    const QString garbage = outPath("garbage.pte");
+    ptescope::test::writeAll(garbage, std::vector<uint8_t>(80, 0x42));
+    QTest::newRow("missing file") << QStringList{"profile", outPath("absent.pte")};
+    QTest::newRow("not a program") << QStringList{"profile", garbage};
+    QTest::newRow("no such method") << QStringList{"profile", demoPath(), "--method", "backward"};
+    QTest::newRow("zero iterations") << QStringList{"profile", demoPath(), "--iterations", "0"};
+    QTest::newRow("negative warm-up") << QStringList{"profile", demoPath(), "--warmup", "-1"};
+    QTest::newRow("pinned and pageable") << QStringList{"profile", demoPath(), "--pinned", "--pageable"};
+    QTest::newRow("unknown runtime") << QStringList{"profile", demoPath(), "--runtime", "gpu"};
+    QTest::newRow("inputs folder missing") << QStringList{"profile", demoPath(), "--runtime", "host", "--inputs", outPath("none")};
+    QTest::newRow("unwritable output") << QStringList{"profile", demoPath(), "--runtime", "host", "--iterations", "1",
+                                                      "--json", outPath("no/such/folder/p.json")};
+  }
+  void badInputIsOneLine() {
+    QFETCH(QStringList, args);
+    auto r = runCli(args);
+    if (args.contains("--json")) {
+      // The table was printed before the write failed; the error is still one line.
+      QCOMPARE(r.exitCode, 2);
+      QCOMPARE(r.err.count('\n'), 1);
+      return;
+    }
+    expectOneLineError(r);
+  }
+
+  void interruptStopsWithWhatWasMeasured() {
+    QProcess process;
+    process.start(PTESCOPE_CLI, {"profile", demoPath(), "--runtime", "host", "--iterations", "1000000", "--warmup", "0"});
+    QVERIFY(process.waitForStarted());
+    QTest::qWait(1500);
+    QCOMPARE(process.state(), QProcess::Running);
+    ::kill(pid_t(process.processId()), SIGINT);
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 130);
+    const QByteArray out = process.readAllStandardOutput();
+    QVERIFY2(out.contains("cancelled: "), out.constData());
+    QVERIFY(out.contains("H2D: 2 copies"));
+    QVERIFY(process.readAllStandardError().contains("interrupted"));
+  }
+
+  void cudaRequestedWithoutDevice() {
+    if (cudaPresent()) QSKIP("a CUDA device is present; this checks the error without one");
+    auto r = runCli({"profile", demoPath(), "--runtime", "cuda"});
+    expectOneLineError(r);
+    QVERIFY(r.err.contains("cannot use the CUDA runtime"));
+  }
+};
+
+QTEST_GUILESS_MAIN(CliProfileTest)
+#include "test_cli_profile.moc"

@@ -1,0 +1,265 @@
+// The profile of the demo on the host runtime and its three machine formats:
+// JSON, CSV and the Chrome trace parse, and they carry the same numbers.
+// Also progress, cancellation and the notes a profile adds.
+#include <QtTest>
+
+#include <QFile>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <sstream>
+
+#include "exec/HostRuntime.h"
+#include "exec/Profiler.h"
+#include "report/ProfileWriters.h"
+#include "support/TestSupport.h"
+#include "synth/JsonSpec.h"
+#include "synth/Scenarios.h"
+
+using namespace ptescope;
+using namespace ptescope::exec;
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kIterations = 4;
+constexpr size_t kTimelineIterations = 2;
+
+program::Program demo() {
+  auto synthesized = synth::synthesizeDemo();
+  if (!synthesized) return {};
+  auto program = synth::applyDevicePasses(synthesized.value());
+  return program ? std::move(program.value()) : program::Program{};
+}
+
+ProfileOptions quickOptions() {
+  ProfileOptions options;
+  options.iterations = kIterations;
+  options.warmup = 1;
+  options.peak_probe_bytes = 1 << 20;
+  options.peak_probe_repeats = 2;
+  options.timeline_iterations = kTimelineIterations;
+  return options;
+}
+
+TransferProfile profileDemo(const ProfileOptions& options = quickOptions()) {
+  HostRuntime runtime;
+  auto profile = profileMethod(demo(), runtime, options);
+  if (!profile) {
+    QTest::qFail(profile.error().message.c_str(), __FILE__, __LINE__);
+    return {};
+  }
+  profile->program_name = "demo.pte";
+  return std::move(profile.value());
+}
+
+std::vector<std::string> split(const std::string& line, char separator) {
+  std::vector<std::string> fields;
+  std::stringstream stream(line);
+  std::string field;
+  while (std::getline(stream, field, separator)) fields.push_back(field);
+  return fields;
+}
+
+bool close(double a, double b) { return std::fabs(a - b) <= 1e-9 * std::max({1.0, std::fabs(a), std::fabs(b)}); }
+
+}  // namespace
+
+class ProfileWritersTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void profileOfTheDemo() {
+    const auto profile = profileDemo();
+    QVERIFY(profile.emulated);
+    QCOMPARE(profile.iterations, kIterations);
+    QVERIFY(!profile.cancelled);
+    QCOMPARE(profile.copies.size(), size_t(4));
+    QCOMPARE(profile.host_to_device.copies, size_t(2));
+    QCOMPARE(profile.host_to_device.bytes, uint64_t(512));
+    QCOMPARE(profile.device_to_host.copies, size_t(2));
+    QCOMPARE(profile.device_to_host.bytes, uint64_t(256 + 64));
+    QCOMPARE(profile.notExecutedCount(), size_t(2));
+    QVERIFY(profile.peak.measured);
+    QCOMPARE(profile.instructions.size(), size_t(8));
+    for (const auto& copy : profile.copies) {
+      QCOMPARE(copy.samples.size(), kIterations);
+      QCOMPARE(copy.executions_per_iteration, size_t(1));
+      QVERIFY(copy.seconds.min <= copy.seconds.median && copy.seconds.median <= copy.seconds.max);
+      QCOMPARE(copy.device, (program::Device{program::DeviceType::Cuda, 0}));
+      QCOMPARE(copy.host_memory, HostMemoryKind::Pageable);
+    }
+    QVERIFY(profile.copy_share >= 0 && profile.copy_share <= 1);
+    const std::string text = report::profileText(profile);
+    QVERIFY(text.find("EMULATED") != std::string::npos);
+    QVERIFY(text.find("not executed: 2 instruction(s)") != std::string::npos);
+    QVERIFY(text.find("H2D: 2 copies, 512 B") != std::string::npos);
+  }
+
+  void jsonCsvAndTraceAgree() {
+    const auto profile = profileDemo();
+    const json j = json::parse(report::profileJson(profile).dump());
+    QCOMPARE(j["format"].get<std::string>(), std::string("ptescope-profile"));
+    QCOMPARE(j["emulated"].get<bool>(), true);
+    QCOMPARE(j["iterations"].get<size_t>(), kIterations);
+    QCOMPARE(j["copies"].size(), size_t(4));
+    QCOMPARE(j["not_executed"].size(), size_t(2));
+    QCOMPARE(j["totals"]["h2d"]["bytes"].get<uint64_t>(), uint64_t(512));
+    const double peakH2d = j["link_peak"]["h2d_gbps"].get<double>();
+    const double peakD2h = j["link_peak"]["d2h_gbps"].get<double>();
+    for (const auto& c : j["copies"]) {
+      const double median = c["median_us"].get<double>();
+      QVERIFY(close(c["gbps"].get<double>(), c["bytes"].get<double>() / median / 1e3));
+      const double peak = c["direction"] == "H2D" ? peakH2d : peakD2h;
+      QVERIFY(close(c["peak_share"].get<double>(), c["gbps"].get<double>() / peak));
+      QCOMPARE(c["samples_us"].size(), kIterations);
+    }
+
+    // CSV: one row per copy, the same values as the JSON.
+    const auto lines = split(report::profileCsv(profile), '\n');
+    QCOMPARE(lines.size(), size_t(1 + 4));
+    const auto header = split(lines[0], ',');
+    QCOMPARE(header.size(), size_t(15));
+    for (size_t row = 0; row < 4; ++row) {
+      const auto fields = split(lines[row + 1], ',');
+      QCOMPARE(fields.size(), header.size());
+      const json& c = j["copies"][row];
+      std::map<std::string, std::string> cell;
+      for (size_t i = 0; i < header.size(); ++i) cell[header[i]] = fields[i];
+      QCOMPARE(std::stoull(cell["instruction"]), c["instruction"].get<uint64_t>());
+      QCOMPARE(cell["direction"], c["direction"].get<std::string>());
+      QCOMPARE(std::stoi(cell["source"]), c["source"].get<int>());
+      QCOMPARE(std::stoi(cell["destination"]), c["destination"].get<int>());
+      QCOMPARE(cell["device"], c["device"].get<std::string>());
+      QCOMPARE(cell["host_memory"], c["host_memory"].get<std::string>());
+      QCOMPARE(std::stoull(cell["bytes"]), c["bytes"].get<uint64_t>());
+      for (const char* key : {"min_us", "median_us", "max_us", "gbps", "best_gbps", "peak_share"})
+        QVERIFY2(close(std::stod(cell[key]), c[key].get<double>()), key);
+      QCOMPARE(cell["emulated"], std::string("true"));
+    }
+
+    // Trace: named tracks, copies and kernels as slices whose bytes and
+    // durations are the profile's samples.
+    const json trace = json::parse(report::profileTraceJson(profile).dump());
+    std::map<int, std::string> threadNames;
+    std::map<int, std::vector<json>> slices;
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "M" && e["name"] == "thread_name") threadNames[e["tid"].get<int>()] = e["args"]["name"];
+      if (e["ph"] == "X") slices[e["tid"].get<int>()].push_back(e);
+    }
+    const int h2d = report::traceThreadId(TimelineSlice::Track::HostToDevice);
+    const int d2h = report::traceThreadId(TimelineSlice::Track::DeviceToHost);
+    const int kernels = report::traceThreadId(TimelineSlice::Track::Kernels);
+    const int skipped = report::traceThreadId(TimelineSlice::Track::NotExecuted);
+    QCOMPARE(threadNames.size(), size_t(4));
+    QCOMPARE(threadNames[h2d], std::string("H2D copies"));
+    QCOMPARE(threadNames[d2h], std::string("D2H copies"));
+    QCOMPARE(slices[h2d].size(), 2 * kTimelineIterations);
+    QCOMPARE(slices[d2h].size(), 2 * kTimelineIterations);
+    QCOMPARE(slices[kernels].size(), 2 * kTimelineIterations);  // add, relu
+    QCOMPARE(slices[skipped].size(), 2 * kTimelineIterations);  // two delegates
+    std::map<uint64_t, const json*> copyByInstruction;
+    for (const auto& c : j["copies"]) copyByInstruction[c["instruction"].get<uint64_t>()] = &c;
+    for (int tid : {h2d, d2h}) {
+      for (const auto& s : slices[tid]) {
+        QCOMPARE(s["cat"].get<std::string>(), std::string("copy"));
+        const json& c = *copyByInstruction.at(s["args"]["instruction"].get<uint64_t>());
+        QCOMPARE(c["direction"].get<std::string>(), std::string(tid == h2d ? "H2D" : "D2H"));
+        QCOMPARE(s["args"]["bytes"].get<uint64_t>(), c["bytes"].get<uint64_t>());
+        const size_t iteration = s["args"]["iteration"].get<size_t>();
+        QVERIFY(close(s["dur"].get<double>(), c["samples_us"][iteration].get<double>()));
+      }
+    }
+    // Slices on one track follow each other without overlapping.
+    for (auto& [tid, list] : slices) {
+      for (size_t i = 1; i < list.size(); ++i)
+        QVERIFY(list[i]["ts"].get<double>() >= list[i - 1]["ts"].get<double>() + list[i - 1]["dur"].get<double>() - 1e-6);
+    }
+    QCOMPARE(trace["otherData"]["emulated"].get<bool>(), true);
+  }
+
+  void writersWriteFiles() {
+    const auto profile = profileDemo();
+    const QString dir = test::tempDir();
+    const std::string jsonPath = (dir + "/p.json").toStdString(), csvPath = (dir + "/p.csv").toStdString(),
+                      tracePath = (dir + "/t.json").toStdString();
+    QVERIFY(report::writeProfileJson(profile, jsonPath).ok());
+    QVERIFY(report::writeProfileCsv(profile, csvPath).ok());
+    QVERIFY(report::writeProfileTrace(profile, tracePath).ok());
+    const auto jsonBytes = test::readAll(QString::fromStdString(jsonPath));
+    QCOMPARE(json::parse(jsonBytes.begin(), jsonBytes.end()), report::profileJson(profile));
+    const auto csvBytes = test::readAll(QString::fromStdString(csvPath));
+    QCOMPARE(std::string(csvBytes.begin(), csvBytes.end()), report::profileCsv(profile));
+    const auto traceBytes = test::readAll(QString::fromStdString(tracePath));
+    QVERIFY(json::accept(traceBytes.begin(), traceBytes.end()));
+    auto bad = report::writeProfileJson(profile, (dir + "/missing/folder/p.json").toStdString());
+    QVERIFY(!bad.ok());
+    QVERIFY(bad.error().message.find("missing/folder/p.json") != std::string::npos);
+  }
+
+  void progressAndCancellation() {
+    ProfileOptions options = quickOptions();
+    options.iterations = 1000;
+    std::vector<ProfileProgress> seen;
+    size_t measured = 0;
+    options.on_progress = [&](const ProfileProgress& p) {
+      seen.push_back(p);
+      if (p.phase == ProfileProgress::Phase::Measure) measured = p.done;
+    };
+    options.cancel_requested = [&] { return measured >= 3; };
+    const auto profile = profileDemo(options);
+    QVERIFY(profile.cancelled);
+    QCOMPARE(profile.iterations, size_t(3));
+    QCOMPARE(profile.requested_iterations, size_t(1000));
+    QCOMPARE(profile.copies.size(), size_t(4));
+    QCOMPARE(profile.copies[0].samples.size(), size_t(3));
+    std::set<ProfileProgress::Phase> phases;
+    for (const auto& p : seen) phases.insert(p.phase);
+    QVERIFY(phases.count(ProfileProgress::Phase::Preparing));
+    QVERIFY(phases.count(ProfileProgress::Phase::PeakProbe));
+    QVERIFY(phases.count(ProfileProgress::Phase::WarmUp));
+    QVERIFY(phases.count(ProfileProgress::Phase::Measure));
+    QCOMPARE(seen.back().phase, ProfileProgress::Phase::Done);
+    QVERIFY(report::profileText(profile).find("cancelled: 3 of 1000 completed") != std::string::npos);
+    QVERIFY(json::accept(report::profileJson(profile).dump()));
+
+    // Cancelled before any measured iteration: an empty but valid profile.
+    options.cancel_requested = [] { return true; };
+    const auto empty = profileDemo(options);
+    QVERIFY(empty.cancelled);
+    QCOMPARE(empty.iterations, size_t(0));
+    QVERIFY(empty.copies.empty());
+    QVERIFY(json::accept(report::profileJson(empty).dump()));
+  }
+
+  void notesAndErrors() {
+    HostRuntime runtime;
+    // A program before the device passes makes no copies; the profile says why.
+    auto prePass = synth::synthesizeDemo();
+    QVERIFY(prePass.ok());
+    auto profile = profileMethod(prePass->program, runtime, quickOptions());
+    QVERIFY(profile.ok());
+    QVERIFY(profile->copies.empty());
+    QVERIFY(!profile->peak.measured);
+    bool noted = false;
+    for (const auto& note : profile->notes) noted |= note.find("has not been through the device passes") != std::string::npos;
+    QVERIFY(noted);
+
+    ProfileOptions options = quickOptions();
+    options.iterations = 0;
+    QVERIFY(!profileMethod(demo(), runtime, options).ok());
+    options = quickOptions();
+    options.method = "prefill";
+    auto prefill = profileMethod(demo(), runtime, options);
+    QVERIFY(prefill.ok());
+    QCOMPARE(prefill->method, std::string("prefill"));
+    QCOMPARE(prefill->host_to_device.bytes, uint64_t(2 * 2048));
+    options.method = "absent";
+    auto absent = profileMethod(demo(), runtime, options);
+    QVERIFY(!absent.ok());
+    QVERIFY(absent.error().message.find("no method named 'absent'") != std::string::npos);
+  }
+};
+
+QTEST_GUILESS_MAIN(ProfileWritersTest)
+#include "test_profile_writers.moc"

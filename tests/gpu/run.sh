@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# GPU checks for the executor and `ptescope-cli profile`, in one go on a
+# machine with an NVIDIA GPU, its driver and the CUDA toolkit:
+#   1. build ptescope with the CUDA runtime (PTESCOPE_WITH_CUDA=ON, no GUI);
+#   2. run the GPU test suite (test_exec_cuda must not skip here) and the
+#      other executor/profile suites;
+#   3. profile the demo, the large synthetic program (500 layers) and a
+#      program with one 128 MiB copy each way, with pinned and with pageable
+#      host memory;
+#   4. check that the large pinned copies reach at least 90% of the link peak
+#      probe (best of the iterations against best of the probe, both ways);
+#   5. print a short table last.
+# Full results (test logs, each profile as text, JSON, CSV and trace) go to
+# $OUT when it is set, else to a fresh temporary folder named at the end.
+# The exit status is 0 only when every check passed.
+#
+# Knobs: PTESCOPE_GPU_BUILD (build folder, default <repo>/build-gpu),
+# PTESCOPE_GPU_ITERATIONS (measured iterations, default 20),
+# PTESCOPE_GPU_JOBS (build parallelism, default nproc),
+# PTESCOPE_GPU_RUNTIME (default cuda; "host" is a dry run of this script on a
+# machine without a GPU: everything runs, and the GPU checks then fail).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD="${PTESCOPE_GPU_BUILD:-$ROOT/build-gpu}"
+ITERATIONS="${PTESCOPE_GPU_ITERATIONS:-20}"
+JOBS="${PTESCOPE_GPU_JOBS:-$(nproc)}"
+RUNTIME="${PTESCOPE_GPU_RUNTIME:-cuda}"
+THRESHOLD=0.90                    # share of the link peak large pinned copies must reach
+LARGE_COPY_BYTES=$((64 << 20))    # copies at least this big count as "large"
+RESULTS="${OUT:-}"
+if [ -z "$RESULTS" ]; then RESULTS="$(mktemp -d -t ptescope-gpu.XXXXXX)"; fi
+mkdir -p "$RESULTS"
+WORK="$(mktemp -d -t ptescope-gpu-work.XXXXXX)"   # programs: large, and not results
+trap 'rm -rf "$WORK"' EXIT
+LOG="$RESULTS/run.log"
+: > "$LOG"
+
+failures=()
+say() { echo "run.sh: $*" | tee -a "$LOG" >&2; }
+fail() { failures+=("$*"); say "FAIL: $*"; }
+
+# ---- 0. the machine ---------------------------------------------------------
+gpu_name="GPU unknown (no nvidia-smi)"
+if command -v nvidia-smi > /dev/null; then
+  {
+    nvidia-smi -L
+    nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.current,pcie.link.width.current --format=csv
+  } > "$RESULTS/gpu.txt" 2>&1
+  gpu_name="$(head -n 1 "$RESULTS/gpu.txt")"
+else
+  say "nvidia-smi is not available; continuing (the GPU tests tell whether CUDA works)"
+fi
+
+# ---- 1. build with CUDA -----------------------------------------------------
+generator=()
+if command -v ninja > /dev/null; then generator=(-G Ninja); fi
+say "configuring in $BUILD"
+if ! cmake -S "$ROOT" -B "$BUILD" ${generator[@]+"${generator[@]}"} -DCMAKE_BUILD_TYPE=Release \
+    -DPTESCOPE_WITH_CUDA=ON -DPTESCOPE_BUILD_GUI=OFF -DPTESCOPE_BUILD_BENCHMARKS=OFF \
+    > "$RESULTS/configure.log" 2>&1; then
+  tail -n 30 "$RESULTS/configure.log" >&2
+  say "FAIL: cmake configure failed (is the CUDA toolkit installed? log: $RESULTS/configure.log)"
+  exit 1
+fi
+say "building with $JOBS jobs"
+if ! cmake --build "$BUILD" -j "$JOBS" > "$RESULTS/build.log" 2>&1; then
+  grep -E "error|Error" "$RESULTS/build.log" | head -n 30 >&2
+  say "FAIL: build failed (log: $RESULTS/build.log)"
+  exit 1
+fi
+CLI="$BUILD/app/ptescope-cli"
+
+# ---- 2. tests -----------------------------------------------------------------
+say "GPU test suite"
+if "$BUILD/tests/test_exec_cuda" -o "$RESULTS/test_exec_cuda.txt,txt" -o "$RESULTS/test_exec_cuda.xml,junitxml" > /dev/null 2>&1; then
+  if grep -q "^SKIP" "$RESULTS/test_exec_cuda.txt"; then
+    fail "test_exec_cuda skipped on this machine: $(grep -m1 '^SKIP' "$RESULTS/test_exec_cuda.txt")"
+  fi
+else
+  fail "test_exec_cuda failed (see $RESULTS/test_exec_cuda.txt)"
+fi
+gpu_tests="$(grep -m1 '^Totals' "$RESULTS/test_exec_cuda.txt" 2> /dev/null || echo 'Totals: not run')"
+say "executor and profile suites (ctest -R 'exec|profile')"
+if ! ctest --test-dir "$BUILD" -R 'exec|profile' --output-on-failure > "$RESULTS/ctest.log" 2>&1; then
+  fail "ctest -R 'exec|profile' failed (see $RESULTS/ctest.log)"
+fi
+ctest_summary="$(grep -m1 'tests passed' "$RESULTS/ctest.log" || echo 'no summary')"
+
+# ---- 3. profiles --------------------------------------------------------------
+say "building the programs"
+"$CLI" synth --demo -o "$WORK/demo.pte" >> "$LOG" 2>&1 || fail "synth --demo"
+"$CLI" synth --large 500 -o "$WORK/large-500.pte" >> "$LOG" 2>&1 || fail "synth --large 500"
+"$CLI" synth "$ROOT/tests/gpu/large-copy.json" -o "$WORK/large-copy.pte" >> "$LOG" 2>&1 || fail "synth large-copy.json"
+
+profiles=()
+for program in demo large-500 large-copy; do
+  for memory in pinned pageable; do
+    name="$program-$memory"
+    say "profile $name"
+    "$CLI" profile "$WORK/$program.pte" --runtime "$RUNTIME" "--$memory" --iterations "$ITERATIONS" --warmup 3 \
+      --json "$RESULTS/$name.json" --csv "$RESULTS/$name.csv" --trace "$RESULTS/$name.trace.json" \
+      > "$RESULTS/$name.txt" 2> "$RESULTS/$name.err"
+    status=$?
+    if [ $status -ne 0 ]; then
+      fail "profile $name exited $status: $(head -n 1 "$RESULTS/$name.err")"
+      continue
+    fi
+    profiles+=("$name")
+    if grep -q "EMULATED" "$RESULTS/$name.txt"; then fail "profile $name ran emulated on a GPU machine"; fi
+    if grep -q "^  H2D: 0 copies" "$RESULTS/$name.txt"; then fail "profile $name measured no H2D copy"; fi
+  done
+done
+
+# ---- 4. large pinned copies against the link peak -----------------------------
+# CSV columns: 1 instruction, 2 direction, 7 bytes, 12 gbps (median),
+# 13 best_gbps, 14 peak_share (= gbps / peak); so best / peak = 13 * 14 / 12.
+bandwidth_lines=""
+if [ -f "$RESULTS/large-copy-pinned.csv" ]; then
+  if ! bandwidth_lines="$(awk -F, -v threshold="$THRESHOLD" -v large="$LARGE_COPY_BYTES" '
+    NR > 1 && $7 >= large {
+      ratio = ($12 > 0) ? $13 * $14 / $12 : 0
+      peak = ($14 > 0) ? $12 / $14 : 0
+      verdict = (ratio >= threshold) ? "ok" : "LOW"
+      if (ratio < threshold) low = 1
+      seen[$2] = 1
+      printf "  %s %6.1f MiB: best %7.2f GB/s, median %7.2f GB/s, peak %7.2f GB/s -> %5.1f%% of peak (%s)\n",
+             $2, $7 / 1048576, $13, $12, peak, ratio * 100, verdict
+    }
+    END {
+      if (!seen["H2D"]) { print "  no large H2D copy measured"; low = 1 }
+      if (!seen["D2H"]) { print "  no large D2H copy measured"; low = 1 }
+      exit low
+    }' "$RESULTS/large-copy-pinned.csv")"; then
+    fail "large pinned copies below $(awk -v t="$THRESHOLD" 'BEGIN { print t * 100 }')% of the link peak"
+  fi
+else
+  fail "no profile of large-copy with pinned memory to check"
+fi
+printf '%s\n' "$bandwidth_lines" > "$RESULTS/bandwidth-check.txt"
+
+# ---- 5. the table ---------------------------------------------------------------
+# Totals lines of the text output look like
+#   "  H2D: 2 copies, 512 B, median 1.23 us, 0.42 GB/s, 1.0% of peak"
+#   "  run: median 5.48 us (min ..., max ...), copies 0.10 us = 1.8% of the run"
+#   "  link peak (pinned, 256.0 MiB each way on cuda:0, best of 5): H2D 55.1 GB/s, D2H 54.9 GB/s"
+field() {  # field FILE PREFIX SED-EXPRESSION
+  grep -m1 "^  $2" "$1" | sed -E "$3"
+}
+{
+  echo
+  echo "ptescope GPU checks on $gpu_name"
+  echo "  GPU tests: $gpu_tests"
+  echo "  ctest -R 'exec|profile': $ctest_summary"
+  printf "  %-20s %5s %11s %9s %5s %11s %9s %7s  %s\n" profile H2D bytes "GB/s" D2H bytes "GB/s" "copies" "link peak H2D/D2H GB/s"
+  for name in ${profiles[@]+"${profiles[@]}"}; do
+    txt="$RESULTS/$name.txt"
+    h2d_n=$(field "$txt" "H2D:" 's/^  H2D: ([0-9]+) copies.*/\1/')
+    h2d_b=$(field "$txt" "H2D:" 's/^  H2D: [0-9]+ copies, ([^,]+),.*/\1/')
+    h2d_g=$(field "$txt" "H2D:" 's/.* us, ([0-9.]+) GB\/s.*/\1/')
+    d2h_n=$(field "$txt" "D2H:" 's/^  D2H: ([0-9]+) copies.*/\1/')
+    d2h_b=$(field "$txt" "D2H:" 's/^  D2H: [0-9]+ copies, ([^,]+),.*/\1/')
+    d2h_g=$(field "$txt" "D2H:" 's/.* us, ([0-9.]+) GB\/s.*/\1/')
+    share=$(field "$txt" "run:" 's/.* = ([0-9.]+%) of the run.*/\1/')
+    peak=$(field "$txt" "link peak" 's/.*: H2D ([0-9.]+) GB\/s, D2H ([0-9.]+) GB\/s.*/\1 \/ \2/')
+    printf "  %-20s %5s %11s %9s %5s %11s %9s %7s  %s\n" "$name" "$h2d_n" "$h2d_b" "$h2d_g" "$d2h_n" "$d2h_b" "$d2h_g" "$share" "$peak"
+  done
+  echo "  large pinned copies (>= $((LARGE_COPY_BYTES >> 20)) MiB) against the link peak, threshold $(awk -v t="$THRESHOLD" 'BEGIN { print t * 100 }')%:"
+  echo "$bandwidth_lines"
+  if [ ${#failures[@]} -eq 0 ]; then
+    echo "RESULT: PASS (full results in $RESULTS)"
+  else
+    echo "RESULT: FAIL, ${#failures[@]} problem(s) (full results in $RESULTS):"
+    for f in "${failures[@]}"; do echo "  - $f"; done
+  fi
+} | tee "$RESULTS/summary.txt"
+
+[ ${#failures[@]} -eq 0 ]
