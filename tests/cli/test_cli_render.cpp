@@ -1,0 +1,153 @@
+// `ptescope-cli render FILE -o OUT.svg|png|dot [--method NAME]`: headless
+// pictures of a method's graph, and one clear line on bad input.
+#include <QtTest>
+
+#include <QXmlStreamReader>
+#include <QtEndian>
+
+#include "support/TestSupport.h"
+
+using namespace ptescope;
+
+namespace {
+
+// A structural PNG check with Qt Core only (this suite does not link Qt
+// Gui; tests/ui/test_graph_view loads a rendered PNG with QImage): the
+// signature, an IHDR, and image data that inflates to exactly the size the
+// header promises. Returns {width, height}, or {0, 0} when invalid.
+QSize checkPng(const QByteArray& png) {
+  if (!png.startsWith("\x89PNG\r\n\x1a\n")) return {};
+  qsizetype at = 8;
+  quint32 width = 0, height = 0;
+  int channels = 0;
+  QByteArray data;
+  bool ended = false;
+  while (at + 12 <= png.size()) {
+    const quint32 length = qFromBigEndian<quint32>(png.constData() + at);
+    const QByteArray type = png.mid(at + 4, 4);
+    const QByteArray body = png.mid(at + 8, length);
+    if (body.size() != qsizetype(length)) return {};
+    if (type == "IHDR") {
+      width = qFromBigEndian<quint32>(body.constData());
+      height = qFromBigEndian<quint32>(body.constData() + 4);
+      const int colourType = body.at(9);
+      channels = colourType == 2 ? 3 : colourType == 6 ? 4 : colourType == 0 ? 1 : colourType == 4 ? 2 : 0;
+      if (body.at(8) != 8 || channels == 0) return {};
+    } else if (type == "IDAT") {
+      data += body;
+    } else if (type == "IEND") {
+      ended = true;
+      break;
+    }
+    at += 12 + length;
+  }
+  const quint32 expected = height * (1 + width * quint32(channels));
+  QByteArray sized(4, 0);
+  qToBigEndian<quint32>(expected, sized.data());
+  if (!ended || width == 0 || qUncompress(sized + data).size() != qsizetype(expected)) return {};
+  return QSize(int(width), int(height));
+}
+
+}  // namespace
+
+class CliRenderTest : public QObject {
+  Q_OBJECT
+ private:
+  QString demo_;
+
+ private slots:
+  void initTestCase() {
+    demo_ = test::tempDir() + "/demo.pte";
+    auto r = test::runCli({"synth", "--demo", "-o", demo_});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    // As an exported program has them: with the device copies.
+    auto p = test::runCli({"propagate", demo_, "-o", test::tempDir() + "/demo-p.pte"});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    demo_ = test::tempDir() + "/demo-p.pte";
+  }
+
+  void svgIsXmlWithTheDevices() {
+    const QString out = test::tempDir() + "/demo.svg";
+    auto r = test::runCli({"render", demo_, "-o", out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray svg = file.readAll();
+    QXmlStreamReader xml(svg);
+    bool sawSvgRoot = false;
+    while (!xml.atEnd()) {
+      xml.readNext();
+      if (xml.isStartElement() && xml.name() == QLatin1String("svg")) sawSvgRoot = true;
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    QVERIFY(sawSvgRoot);
+    QVERIFY(svg.contains("cuda:0"));
+    QVERIFY(svg.contains("H2D"));
+    QVERIFY(svg.contains("D2H"));
+    QVERIFY(svg.contains("CudaBackend"));
+  }
+
+  void pngLoads() {
+    const QString out = test::tempDir() + "/demo.png";
+    auto r = test::runCli({"render", demo_, "-o", out, "--method", "prefill"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QSize size = checkPng(file.readAll());
+    QVERIFY2(size.width() > 200 && size.height() > 300, "not a valid PNG");
+  }
+
+  void dotIsGraphvizText() {
+    const QString out = test::tempDir() + "/demo.dot";
+    auto r = test::runCli({"render", demo_, "-o", out, "--method", "forward"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray dot = file.readAll();
+    QVERIFY(dot.contains("digraph"));
+    QVERIFY(dot.contains("cluster_d"));
+    QVERIFY(dot.contains("method 'forward'"));
+  }
+
+  void bigProgramsRenderCollapsed() {
+    const QString large = test::tempDir() + "/large.pte";
+    auto s = test::runCli({"synth", "--large", "400", "-o", large});
+    QVERIFY2(s.exitCode == 0, s.err.constData());
+    const QString out = test::tempDir() + "/large.svg";
+    auto r = test::runCli({"render", large, "-o", out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.err.contains("collapsed"));
+    QVERIFY(QFileInfo(out).size() > 1000);
+  }
+
+  void samplesRender() {
+    PTESCOPE_REQUIRE_SAMPLES();
+    const QString out = test::tempDir() + "/sample.svg";
+    auto r = test::runCli({"render", test::samplePath("stories260k-qnn-multimethod.pte"), "-o", out, "--method", "prefill_forward"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    auto c = test::runCli({"render", test::samplePath("const-methods.pte"), "-o", out, "--method", "get_scalar"});
+    QVERIFY2(c.exitCode == 0, c.err.constData());
+  }
+
+  void badInputIsOneLineAndStatusTwo() {
+    auto oneLine = [](const test::ProcessResult& r) { return r.exitCode == 2 && r.err.trimmed().count('\n') == 0 && !r.err.isEmpty(); };
+    const QString dir = test::tempDir();
+    auto format = test::runCli({"render", demo_, "-o", dir + "/x.jpeg"});
+    QVERIFY2(oneLine(format), format.err.constData());
+    QVERIFY(format.err.contains(".svg"));
+    auto method = test::runCli({"render", demo_, "-o", dir + "/x.svg", "--method", "nope"});
+    QVERIFY2(oneLine(method), method.err.constData());
+    QVERIFY(method.err.contains("nope"));
+    auto missing = test::runCli({"render", dir + "/missing.pte", "-o", dir + "/x.svg"});
+    QVERIFY2(oneLine(missing), missing.err.constData());
+    auto unwritable = test::runCli({"render", demo_, "-o", dir + "/no/such/dir/x.svg"});
+    QVERIFY2(oneLine(unwritable), unwritable.err.constData());
+    if (!test::samplesDir().isEmpty()) {
+      auto corrupt = test::runCli({"render", test::samplePath("bad-corrupt.pte"), "-o", dir + "/x.svg"});
+      QVERIFY2(oneLine(corrupt), corrupt.err.constData());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(CliRenderTest)
+#include "test_cli_render.moc"

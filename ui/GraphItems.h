@@ -1,0 +1,104 @@
+// The QGraphicsItems of the graph view: one per node, edge and device region
+// of a layout::GraphLayout. They paint from the layout's plain structs and
+// drop detail (labels, then text) as the view zooms out.
+#pragma once
+
+#include <QColor>
+#include <QGraphicsItem>
+#include <QPainterPath>
+#include <QString>
+
+#include "layout/DeviceStyle.h"
+#include "layout/GraphvizLayout.h"
+
+namespace ptescope::ui {
+
+// How an item stands relative to the current selection.
+enum class Emphasis : uint8_t {
+  Normal,    // nothing selected
+  Selected,  // the selection itself
+  Related,   // producer or consumer of the selection
+  Dimmed,    // unrelated while something is selected
+};
+
+QColor toQColor(layout::Rgb rgb);
+
+class GraphNodeItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 101 };
+  GraphNodeItem(const layout::GraphNode& node, const layout::NodeGeometry& geometry, size_t index);
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  QPainterPath shape() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  size_t index() const { return index_; }
+  const layout::GraphNode& node() const { return node_; }
+  void setEmphasis(Emphasis emphasis);
+  Emphasis emphasis() const { return emphasis_; }
+  bool isFindMatch() const { return findMatch_; }
+  void setFindMatch(bool match, bool current);
+
+ private:
+  QPainterPath outline() const;
+  void paintText(QPainter* painter, const QRectF& area) const;
+  void paintGroupDevices(QPainter* painter, const QRectF& box) const;
+
+  const layout::GraphNode& node_;
+  size_t index_;
+  QRectF box_;  // local coordinates, centred on 0
+  QColor fill_, stroke_;
+  Emphasis emphasis_ = Emphasis::Normal;
+  bool findMatch_ = false;
+  bool currentMatch_ = false;
+};
+
+class GraphEdgeItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 102 };
+  GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGeometry& geometry, size_t index);
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  QPainterPath shape() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+  size_t index() const { return index_; }
+  const layout::GraphEdge& edge() const { return edge_; }
+  const QPainterPath& path() const { return path_; }
+  void setEmphasis(Emphasis emphasis);
+  Emphasis emphasis() const { return emphasis_; }
+  void setFindMatch(bool match, bool current);
+
+ private:
+  const layout::GraphEdge& edge_;
+  size_t index_;
+  QPainterPath path_;
+  QPolygonF arrow_;
+  QPointF labelCentre_;
+  QRectF labelRect_;
+  QRectF bounds_;
+  QColor colour_;
+  Emphasis emphasis_ = Emphasis::Normal;
+  bool findMatch_ = false;
+  bool currentMatch_ = false;
+};
+
+class GraphRegionItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 103 };
+  explicit GraphRegionItem(const layout::RegionGeometry& region);
+
+  int type() const override { return Type; }
+  QRectF boundingRect() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  const program::Device& device() const { return device_; }
+
+ private:
+  program::Device device_;
+  QString title_;
+  QRectF rect_;
+};
+
+}  // namespace ptescope::ui

@@ -1,0 +1,229 @@
+// The graph of one method: nodes for kernels, delegates, H2D/D2H copies,
+// inputs, outputs and constants, coloured by device, inside translucent
+// device regions, with the crossings between them drawn bold. Positions and
+// edge routes come from core/layout (Graphviz dot), computed off the UI
+// thread; the previous picture stays usable until the new one is ready.
+//
+// Controls: wheel or Ctrl+= / Ctrl+- to zoom, Ctrl+0 to fit, drag to pan,
+// click a node or an edge to select it (its producer and consumers light
+// up, everything else fades), Escape to clear, double-click a group to open
+// it, right-click for open/close group. A legend (top left) names the
+// device colours; the overview (bottom right) shows where the view is and
+// moves it on click or drag.
+//
+// Big methods open as repeated layers and long runs collapsed into groups
+// (see core/layout/GraphModel.h); selectInstruction() and selectValue()
+// open the groups needed to show what they select.
+//
+// Usage from the main window:
+//   auto* graph = new GraphView;
+//   graph->setMethod(document->programSnapshot(), methodIndex);
+//   connect(graph, &GraphView::instructionSelected, properties, ...);
+//   connect(graph, &GraphView::valueSelected, properties, ...);
+#pragma once
+
+#include <QFutureWatcher>
+#include <QPointer>
+#include <QString>
+#include <QWidget>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "layout/GraphModel.h"
+#include "layout/GraphvizLayout.h"
+#include "program/Program.h"
+
+class QGraphicsScene;
+class QGraphicsView;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTimer;
+
+namespace ptescope::ui {
+
+class GraphCanvas;
+class GraphEdgeItem;
+class GraphLegend;
+class GraphNodeItem;
+class GraphOverview;
+
+class GraphView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit GraphView(QWidget* parent = nullptr);
+  ~GraphView() override;
+
+  // ---- what is shown ----
+
+  // Shows method `methodIndex` of `program` (the view keeps the program
+  // alive while it needs it). Starts a layout in the background; the
+  // current picture stays until the new one is ready. Calling it again
+  // while a layout runs cancels that layout. Calling it with an edited
+  // program and the same method keeps the zoom and scroll position (the
+  // selection and opened groups start afresh: instruction numbers may have
+  // moved).
+  void setMethod(std::shared_ptr<const program::Program> program, int methodIndex);
+  // Shows nothing.
+  void clear();
+  int methodIndex() const { return methodIndex_; }
+  // A layout is running (the progress bar and its Cancel button show).
+  bool layoutPending() const;
+  // Cancels the running layout, if any; the current picture stays.
+  void cancelLayout();
+  // The picture on screen, or null. Valid until the next layoutFinished().
+  const layout::GraphLayout* currentLayout() const { return layout_.get(); }
+
+  // ---- groups of big methods ----
+
+  // Opens (closes) a collapsed group, by its index in the method's
+  // layout::GroupTree, and lays the view out again.
+  void expandGroup(int group);
+  void collapseGroup(int group);
+  // Opens every group: the whole method, laid out in stripes (slow for tens
+  // of thousands of instructions; cancellable).
+  void expandAll();
+
+  // ---- selection ----
+  // Selecting programmatically does not emit the *Selected signals (the
+  // caller knows); selecting by mouse or through Find does.
+
+  // Selects and centres the instruction's node, opening the groups that
+  // hold it (then the selection happens when that layout is done).
+  void selectInstruction(size_t instruction);
+  // Selects the value's node (input, output, constant) or the edges that
+  // carry it, opening groups when it is only inside one.
+  void selectValue(int32_t value);
+  void clearSelection();
+  std::optional<size_t> selectedInstruction() const;
+  std::optional<int32_t> selectedValue() const;
+
+  // ---- find ----
+
+  // Finds nodes and edges matching `text`: operator names ("add",
+  // "aten::mm"), backends ("CudaBackend"), "h2d"/"d2h", instruction indices
+  // ("#12"), value indices ("%12", exact), tensor names and group titles;
+  // case-insensitive substrings otherwise. Groups whose hidden instructions
+  // match count as matches. Goes to the first match and returns the number
+  // of matches (0 clears the highlighting).
+  int find(const QString& text);
+  // Goes to the next (previous) match, wrapping; false when there is none.
+  bool findNext();
+  bool findPrevious();
+  int findMatchCount() const { return int(matches_.size()); }
+  int findCurrentIndex() const { return currentMatch_; }
+
+  // ---- view ----
+
+  void fitToWindow();
+  void zoomIn();
+  void zoomOut();
+  // Current scale: 1 means one scene point per pixel.
+  double zoomLevel() const;
+
+  // ---- export ----
+  // The whole graph with a header (method name and legend). False, with a
+  // message in `error`, when there is no picture or the file cannot be
+  // written. PNG scale 2 gives 144 dpi; very large graphs are scaled down so
+  // the image stays under 16,000 pixels a side.
+  bool exportSvg(const QString& path, QString* error = nullptr);
+  bool exportPng(const QString& path, QString* error = nullptr, double scale = 2.0);
+
+  // For embedding and tests.
+  QGraphicsView* canvas() const;
+  QGraphicsScene* scene() const { return scene_; }
+
+ signals:
+  // The user (or Find) selected an instruction's node / a value's node or
+  // edge; or cleared the selection.
+  void instructionSelected(size_t instruction);
+  void valueSelected(int32_t value);
+  void selectionCleared();
+  // A new picture is on screen.
+  void layoutFinished();
+  // A layout failed (the message says why) or was cancelled; the previous
+  // picture stays.
+  void layoutFailed(const QString& message);
+  void layoutCancelled();
+  // Find moved to match `index` of `count`.
+  void findMatchChanged(int index, int count);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  struct AnalyzedMethod;
+  struct JobResult;
+  struct Match {
+    bool edge = false;
+    size_t index = 0;
+  };
+  friend class GraphCanvas;
+
+  void startLayout(std::optional<std::set<int>> expanded, std::optional<int> focusGroup);
+  void finishLayout(const JobResult& result);
+  void showProgress(double fraction, const QString& phase);
+  void rebuildScene();
+  void showInitialView();
+  void placeOverlays();
+
+  void nodeClicked(size_t node);
+  void edgeClicked(size_t edge);
+  void backgroundClicked();
+  void nodeDoubleClicked(size_t node);
+  void showContextMenu(const QPoint& viewPos, std::optional<size_t> node);
+
+  void selectNode(size_t node, bool emitSignals);
+  void selectEdge(size_t edge, bool emitSignals);
+  void applyEmphasis();
+  void centreOnNode(size_t node);
+  void centreOnEdge(size_t edge);
+  bool trySelectValue(int32_t value, bool emitSignals);
+  void openGroupsFor(size_t instruction);
+  void computeMatches();
+  void goToMatch(int index);
+  std::string valueName(int32_t value) const;
+  QSizeF exportSize() const;
+  void paintExport(class QPainter& painter, const QSizeF& size);
+
+  QGraphicsScene* scene_;
+  GraphCanvas* canvas_;
+  GraphLegend* legend_;
+  GraphOverview* overview_;
+  QWidget* progressPanel_;
+  QProgressBar* progressBar_;
+  QLabel* progressLabel_;
+  QPushButton* cancelButton_;
+  QTimer* progressDelay_;
+  QLabel* messageLabel_;
+
+  std::shared_ptr<const program::Program> program_;
+  int methodIndex_ = -1;
+  std::shared_ptr<const AnalyzedMethod> analyzed_;  // of the method on screen or being laid out
+  std::shared_ptr<const layout::GraphLayout> layout_;
+  std::set<int> shownExpanded_;
+  bool firstLayoutOfMethod_ = true;
+
+  QPointer<QFutureWatcherBase> watcher_;  // the running job's
+  std::shared_ptr<std::atomic<bool>> cancel_;
+  quint64 generation_ = 0;
+  std::optional<int> focusGroup_;
+
+  std::vector<GraphNodeItem*> nodeItems_;
+  std::vector<GraphEdgeItem*> edgeItems_;
+  std::optional<size_t> selectedNode_;
+  std::optional<size_t> selectedEdge_;
+  std::optional<size_t> pendingInstruction_;
+  std::optional<int32_t> pendingValue_;
+
+  QString findText_;
+  std::vector<Match> matches_;
+  int currentMatch_ = -1;
+};
+
+}  // namespace ptescope::ui
