@@ -29,11 +29,13 @@
 #include <QVBoxLayout>
 
 #include "analysis/Summary.h"
+#include "exec/DeviceRuntime.h"
 #include "report/InfoReport.h"
 #include "ui/ChangesPanel.h"
 #include "ui/DiagnosticsModel.h"
 #include "ui/Document.h"
 #include "ui/ItemRoles.h"
+#include "ui/GraphView.h"
 #include "ui/MemoryPlanView.h"
 #include "ui/PassOptionsPanel.h"
 #include "ui/ProgramTreeModel.h"
@@ -103,6 +105,13 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   statusBar()->addPermanentWidget(statusCounts_);
   statusBar()->addPermanentWidget(statusGpu_);
   statusGpu_->setObjectName("gpuStatus");
+  // Asked once: the answer does not change while the app runs.
+  if (auto selection = exec::selectRuntime(exec::RuntimePreference::Auto); selection && !selection->runtime->isEmulated()) {
+    statusGpu_->setText(tr("GPU: %1").arg(QString::fromStdString(selection->runtime->name())));
+  } else {
+    statusGpu_->setText(tr("GPU: none (profiling emulated on the host)"));
+    if (selection) statusGpu_->setToolTip(QString::fromStdString(selection->notice));
+  }
 
   connect(document_, &Document::programChanged, this, &MainWindow::refreshProgram);
   connect(document_, &Document::currentMethodChanged, this, &MainWindow::refreshMethod);
@@ -127,7 +136,15 @@ void MainWindow::buildPanels() {
   summary_->setObjectName("summary");
   summary_->setReadOnly(true);
   summary_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  setCentralWidget(summary_);
+  graph_ = new GraphView;
+  graph_->setObjectName("graphView");
+  setCentralWidget(graph_);
+  connect(graph_, &GraphView::instructionSelected, this, [this](size_t i) { properties_->showInstruction(i); });
+  connect(graph_, &GraphView::valueSelected, this, [this](int32_t v) {
+    const int row = valuesModel_->rowOfValue(v);
+    if (row >= 0) valuesView_->setCurrentIndex(valuesProxy_->mapFromSource(valuesModel_->index(row, 0)));
+    properties_->showValue(v);
+  });
 
   tree_ = new QTreeView;
   tree_->setObjectName("programTree");
@@ -185,7 +202,9 @@ void MainWindow::buildPanels() {
           [this] { valuesProxy_->setDevice(deviceFilter_->currentData().toString()); });
   connect(valuesFilter_, &QLineEdit::textChanged, valuesProxy_, &QSortFilterProxyModel::setFilterFixedString);
   connect(valuesView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-    if (current.isValid()) properties_->showValue(current.data(ValueIndexRole).toInt());
+    if (!current.isValid()) return;
+    properties_->showValue(current.data(ValueIndexRole).toInt());
+    graph_->selectValue(current.data(ValueIndexRole).toInt());
   });
 
   auto* transfersPage = new QWidget;
@@ -202,7 +221,9 @@ void MainWindow::buildPanels() {
   transfersLayout->addWidget(transferTotals_);
   connect(transfersView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
-            if (current.isValid()) properties_->showInstruction(size_t(current.data(InstructionRole).toULongLong()));
+            if (!current.isValid()) return;
+            properties_->showInstruction(size_t(current.data(InstructionRole).toULongLong()));
+            graph_->selectInstruction(size_t(current.data(InstructionRole).toULongLong()));
           });
 
   memoryPlan_ = new MemoryPlanView(document_);
@@ -235,6 +256,7 @@ void MainWindow::buildPanels() {
   bottomTabs_->addTab(memoryPlan_, tr("Memory plan"));
   bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
   bottomTabs_->addTab(changes_, tr("Changes"));
+  bottomTabs_->addTab(summary_, tr("Summary"));
   connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
     const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
     bottomTabs_->setTabText(3, errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
@@ -277,6 +299,16 @@ void MainWindow::buildMenus() {
   fileMenu->addSeparator();
   fileMenu->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::showSaveDialog);
   fileMenu->addAction(tr("&Export Report..."), this, &MainWindow::showExportReportDialog);
+  fileMenu->addAction(tr("Export Graph as S&VG..."), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export graph"), QString(), tr("SVG (*.svg)"));
+    QString error;
+    if (!path.isEmpty() && !graph_->exportSvg(path, &error)) showLoadError(error);
+  });
+  fileMenu->addAction(tr("Export Graph as &PNG..."), this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export graph"), QString(), tr("PNG (*.png)"));
+    QString error;
+    if (!path.isEmpty() && !graph_->exportPng(path, &error)) showLoadError(error);
+  });
   fileMenu->addSeparator();
   fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   rebuildRecentMenu();
@@ -293,6 +325,26 @@ void MainWindow::buildMenus() {
   toolbar->addSeparator();
   toolbar->addWidget(new QLabel(tr(" Method: ")));
   toolbar->addWidget(methodSelector_);
+  toolbar->addSeparator();
+  toolbar->addAction(tr("Fit"), this, [this] { graph_->fitToWindow(); });
+  findField_ = new QLineEdit;
+  findField_->setObjectName("findField");
+  findField_->setPlaceholderText(tr("Find operator, %value ... (Ctrl+F)"));
+  findField_->setClearButtonEnabled(true);
+  findField_->setMaximumWidth(320);
+  toolbar->addWidget(findField_);
+  connect(findField_, &QLineEdit::returnPressed, this, [this] {
+    if (graph_->findMatchCount() > 0 && graph_->findCurrentIndex() >= 0) graph_->findNext();
+    else graph_->find(findField_->text());
+  });
+  connect(findField_, &QLineEdit::textChanged, this, [this](const QString& text) { graph_->find(text); });
+  auto* findAction = new QAction(this);
+  findAction->setShortcut(QKeySequence::Find);
+  connect(findAction, &QAction::triggered, this, [this] {
+    findField_->setFocus();
+    findField_->selectAll();
+  });
+  addAction(findAction);
 
   auto* viewMenu = menuBar()->addMenu(tr("&View"));
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
@@ -385,6 +437,11 @@ void MainWindow::refreshProgram() {
 
 void MainWindow::refreshMethod() {
   const int index = document_->currentMethodIndex();
+  if (document_->hasProgram() && index >= 0) {
+    graph_->setMethod(document_->programSnapshot(), index);
+  } else {
+    graph_->clear();
+  }
   if (index >= 0 && methodSelector_->currentIndex() != index) methodSelector_->setCurrentIndex(index);
   // Device filter: every device the method's tensors use.
   const QString previous = deviceFilter_->currentData().toString();
@@ -411,7 +468,6 @@ void MainWindow::refreshMethod() {
 }
 
 void MainWindow::refreshStatus() {
-  statusGpu_->setText(tr("GPU: checking"));
   if (!document_->hasProgram()) {
     statusFile_->setText(tr("No program"));
     statusMethod_->clear();
@@ -542,8 +598,12 @@ void MainWindow::selectValue(int32_t value) {
   const QModelIndex index = valuesProxy_->mapFromSource(valuesModel_->index(row, 0));
   if (index.isValid()) valuesView_->setCurrentIndex(index);
   properties_->showValue(value);
+  graph_->selectValue(value);
 }
 
-void MainWindow::selectInstruction(size_t instruction) { properties_->showInstruction(instruction); }
+void MainWindow::selectInstruction(size_t instruction) {
+  properties_->showInstruction(instruction);
+  graph_->selectInstruction(instruction);
+}
 
 }  // namespace ptescope::ui

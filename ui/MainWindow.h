@@ -19,6 +19,7 @@ class QTreeView;
 namespace ptescope::ui {
 
 class ChangesPanel;
+class GraphView;
 class DiagnosticsModel;
 class Document;
 class DeviceFilterProxy;
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow {
   QString lastError() const { return lastError_; }
 
   PassOptionsPanel* passOptions() const { return passOptions_; }
+  GraphView* graph() const { return graph_; }
   MemoryPlanView* memoryPlan() const { return memoryPlan_; }
   ChangesPanel* changes() const { return changes_; }
   QTableView* diagnosticsView() const { return diagnosticsView_; }
@@ -106,6 +108,8 @@ class MainWindow : public QMainWindow {
   QComboBox* methodSelector_ = nullptr;
   QMenu* recentMenu_ = nullptr;
   PassOptionsPanel* passOptions_ = nullptr;
+  GraphView* graph_ = nullptr;
+  QLineEdit* findField_ = nullptr;
   MemoryPlanView* memoryPlan_ = nullptr;
   ChangesPanel* changes_ = nullptr;
   DiagnosticsModel* diagnosticsModel_ = nullptr;

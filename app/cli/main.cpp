@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "PassCommands.h"
+#include "ProfileCommand.h"
+#include "RenderCommand.h"
 #include "pte/JsonDump.h"
 #include "pte/Reader.h"
 #include "pte/Writer.h"
@@ -160,6 +162,8 @@ int main(int argc, char** argv) {
                      "device passes with the spec's options");
 
   auto passCommands = ptescope::cli::addPassCommands(app);
+  auto profileCommand = ptescope::cli::addProfileCommand(app);
+  auto renderCommand = ptescope::cli::addRenderCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -174,6 +178,8 @@ int main(int argc, char** argv) {
   }
 
   if (auto status = passCommands->runIfParsed()) return *status;
+  if (auto status = profileCommand->runIfParsed()) return *status;
+  if (auto status = renderCommand->runIfParsed()) return *status;
   if (info->parsed()) return runInfo(file, ptd, json, graph);
   if (dump->parsed()) return runDump(file);
   if (synthCmd->parsed()) {

@@ -1,7 +1,10 @@
 // ptescope: the desktop app. Argument parsing and wiring only.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QTimer>
+
+#include "ui/GraphView.h"
 
 #include <cstdio>
 
@@ -49,13 +52,23 @@ int main(int argc, char** argv) {
     }
     const QString out = parser.value(screenshot);
     int status = 0;
-    QTimer::singleShot(200, [&] {
+    // Grab once the graph layout (off the UI thread) is done, or after 60 s.
+    QElapsedTimer waited;
+    waited.start();
+    QTimer poll;
+    poll.setInterval(100);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+      if (window.graph()->layoutPending() && waited.elapsed() < 60000) return;
+      poll.stop();
+      window.graph()->fitToWindow();
+      QApplication::processEvents();
       if (!window.grab().save(out, "PNG")) {
         std::fprintf(stderr, "ptescope: cannot write screenshot %s\n", qPrintable(out));
         status = 2;
       }
       app.exit(status);
     });
+    QTimer::singleShot(200, [&] { poll.start(); });
     app.exec();
     return status;
   }

@@ -12,6 +12,7 @@
 
 #include "support/TestSupport.h"
 #include "ui/Document.h"
+#include "ui/GraphView.h"
 #include "ui/ItemRoles.h"
 #include "ui/MainWindow.h"
 #include "ui/ProgramTreeModel.h"
@@ -46,6 +47,11 @@ class MainWindowTest : public QObject {
     QVERIFY(h2d && d2h);
     QVERIFY(window.findChild<QLabel*>("transferTotals")->text().contains("host→device"));
     QVERIFY(window.windowTitle().contains("demo"));
+    // The graph of the current method sits in the centre; the status bar
+    // says whether a GPU is there (none on CI machines).
+    QVERIFY(window.graph() != nullptr);
+    QCOMPARE(window.centralWidget(), static_cast<QWidget*>(window.graph()));
+    QVERIFY(window.findChild<QLabel*>("gpuStatus")->text().startsWith("GPU: "));
   }
 
   void modelsPassTheTester() {
