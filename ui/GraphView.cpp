@@ -767,6 +767,7 @@ void GraphView::showContextMenu(const QPoint& viewPos, std::optional<size_t> nod
       const auto path = analyzed_->graph.groupPathOf(*n.instruction);
       if (!path.empty()) parent = path.back();
     }
+    if (n.instruction && instructionMenu_) instructionMenu_(&menu, *n.instruction);
     if (parent >= 0 && shownExpanded_.count(parent)) {
       menu.addAction(tr("Close %1").arg(QString::fromStdString(groups[size_t(parent)].title)), this,
                      [this, parent] { collapseGroup(parent); });

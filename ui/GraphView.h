@@ -27,6 +27,8 @@
 #include <QString>
 #include <QWidget>
 
+#include <functional>
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -39,6 +41,7 @@
 #include "program/Program.h"
 
 class QGraphicsScene;
+class QMenu;
 class QGraphicsView;
 class QLabel;
 class QProgressBar;
@@ -138,6 +141,12 @@ class GraphView : public QWidget {
   QGraphicsView* canvas() const;
   QGraphicsScene* scene() const { return scene_; }
 
+  // Lets the owner add actions to the context menu of an instruction's node
+  // (the main window adds the target-device choices for delegate calls).
+  void setInstructionMenuProvider(std::function<void(QMenu*, size_t instruction)> provider) {
+    instructionMenu_ = std::move(provider);
+  }
+
  signals:
   // The user (or Find) selected an instruction's node / a value's node or
   // edge; or cleared the selection.
@@ -177,6 +186,7 @@ class GraphView : public QWidget {
   void backgroundClicked();
   void nodeDoubleClicked(size_t node);
   void showContextMenu(const QPoint& viewPos, std::optional<size_t> node);
+  std::function<void(QMenu*, size_t)> instructionMenu_;
 
   void selectNode(size_t node, bool emitSignals);
   void selectEdge(size_t edge, bool emitSignals);

@@ -139,6 +139,8 @@ void MainWindow::buildPanels() {
   graph_ = new GraphView;
   graph_->setObjectName("graphView");
   setCentralWidget(graph_);
+  // A delegate's target device is editable from its node in the graph too.
+  graph_->setInstructionMenuProvider([this](QMenu* menu, size_t instruction) { populateInstructionMenu(menu, instruction); });
   connect(graph_, &GraphView::instructionSelected, this, [this](size_t i) { properties_->showInstruction(i); });
   connect(graph_, &GraphView::valueSelected, this, [this](int32_t v) {
     const int row = valuesModel_->rowOfValue(v);
@@ -507,6 +509,16 @@ bool MainWindow::showPanel(const QString& name) {
   }
   bottomTabs_->setCurrentIndex(index);
   return true;
+}
+
+void MainWindow::populateInstructionMenu(QMenu* menu, size_t instruction) {
+  const analysis::Dataflow* dataflow = document_->currentDataflow();
+  if (dataflow == nullptr || instruction >= dataflow->instructionCount()) return;
+  const int delegate = dataflow->instructions()[instruction].delegate_index;
+  if (delegate < 0) return;
+  menu->addSection(tr("Target device of delegate %1").arg(delegate));
+  addTargetDeviceActions(menu, document_->currentMethodIndex(), delegate);
+  menu->addSeparator();
 }
 
 void MainWindow::addTargetDeviceActions(QMenu* menu, int method, int delegate) {

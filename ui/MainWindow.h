@@ -63,6 +63,10 @@ class MainWindow : public QMainWindow {
   bool saveTo(const QString& path);
   bool exportReportTo(const QString& path);
 
+  // The graph's context menu entries for an instruction (target devices of a
+  // delegate call).
+  void populateInstructionMenu(QMenu* menu, size_t instruction);
+
   // Selects a value or instruction everywhere (tables, properties).
   void selectValue(int32_t value);
   void selectInstruction(size_t instruction);

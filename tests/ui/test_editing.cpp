@@ -7,6 +7,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QTableView>
 #include <QJsonDocument>
@@ -122,6 +123,19 @@ class EditingTest : public QObject {
     for (const auto& band : window.memoryPlan()->bands()) cuda1Buffer = cuda1Buffer || band.device == "cuda:1";
     QVERIFY(cuda1Buffer);
     grab(window, "edit-target-device");
+    // The graph's context menu on the first delegate call (instruction 1)
+    // offers the same choices; picking one is an undoable edit.
+    QMenu menu;
+    window.populateInstructionMenu(&menu, 1);
+    QAction* cuda2 = nullptr;
+    for (QAction* a : menu.actions())
+      if (a->text() == "cuda:2") cuda2 = a;
+    QVERIFY(cuda2);
+    cuda2->trigger();
+    doc.waitForPipeline();
+    QCOMPARE(doc.delegateTarget(doc.currentMethodIndex(), 0), (std::optional<program::Device>(program::Device{program::DeviceType::Cuda, 2})));
+    doc.undoStack()->undo();
+    doc.waitForPipeline();
     // Removing the target device turns the delegate into a host delegate.
     doc.setDelegateTarget(doc.currentMethodIndex(), 0, std::nullopt);
     doc.setDelegateTarget(doc.currentMethodIndex(), 1, std::nullopt);
