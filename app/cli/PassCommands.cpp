@@ -1,5 +1,7 @@
 #include "PassCommands.h"
 
+#include "CliCommon.h"
+
 #include <iostream>
 #include <regex>
 
@@ -13,12 +15,6 @@
 namespace ptescope::cli {
 namespace {
 
-constexpr int kExitBadInput = 2;
-
-int fail(const std::string& message) {
-  std::cerr << "ptescope-cli: " << message << "\n";
-  return kExitBadInput;
-}
 
 class PassCommandsImpl : public PassCommands {
  public:

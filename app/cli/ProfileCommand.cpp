@@ -1,5 +1,7 @@
 #include "ProfileCommand.h"
 
+#include "CliCommon.h"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -15,13 +17,7 @@
 namespace ptescope::cli {
 namespace {
 
-constexpr int kExitBadInput = 2;
 constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
-
-int fail(const std::string& message) {
-  std::cerr << "ptescope-cli: " << message << "\n";
-  return kExitBadInput;
-}
 
 // Ctrl+C asks the profile to stop after the current instruction; a second
 // Ctrl+C (the default handler is back by then) ends the process.

@@ -1,5 +1,7 @@
 #include "RenderCommand.h"
 
+#include "CliCommon.h"
+
 #include <fstream>
 #include <iostream>
 
@@ -10,12 +12,6 @@
 namespace ptescope::cli {
 namespace {
 
-constexpr int kExitBadInput = 2;
-
-int fail(const std::string& message) {
-  std::cerr << "ptescope-cli: " << message << "\n";
-  return kExitBadInput;
-}
 
 std::string lowerExtension(const std::string& path) {
   const auto dot = path.rfind('.');

@@ -2,6 +2,8 @@
 // wiring only; the work is done in ptescope_core.
 #include <CLI/CLI.hpp>
 
+#include "CliCommon.h"
+
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -21,12 +23,8 @@
 
 namespace {
 
-constexpr int kExitBadInput = 2;
-
-int fail(const std::string& message) {
-  std::cerr << "ptescope-cli: " << message << "\n";
-  return kExitBadInput;
-}
+using ptescope::cli::fail;
+using ptescope::cli::kExitBadInput;
 
 ptescope::Result<ptescope::pte::LoadedProgram> load(const std::string& path, const std::vector<std::string>& ptd) {
   ptescope::pte::ReadOptions options;
