@@ -34,6 +34,7 @@
 #include "ui/ChangesPanel.h"
 #include "ui/DiagnosticsModel.h"
 #include "ui/Document.h"
+#include "ui/Format.h"
 #include "ui/ItemRoles.h"
 #include "ui/GraphView.h"
 #include "ui/MemoryPlanView.h"
@@ -69,12 +70,6 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
   // Size columns from the first rows only: measuring 100k rows freezes the UI.
   view->horizontalHeader()->setResizeContentsPrecision(200);
   return view;
-}
-
-QString bytesText(qint64 bytes) {
-  if (bytes >= (1 << 20)) return QString("%1 MiB").arg(double(bytes) / double(1 << 20), 0, 'f', 1);
-  if (bytes >= 1024) return QString("%1 KiB").arg(double(bytes) / 1024.0, 0, 'f', 1);
-  return QString("%1 B").arg(bytes);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "ui/DeviceColors.h"
 #include "ui/Document.h"
+#include "ui/Format.h"
 
 namespace ptescope::ui {
 using namespace ptescope::program;
@@ -19,12 +20,6 @@ constexpr int kMarginRight = 12;
 constexpr int kMarginTop = 8;
 constexpr int kBandGap = 10;
 constexpr int kAxisHeight = 18;
-
-QString bytesText(quint64 bytes) {
-  if (bytes >= (1u << 20)) return QString("%1 MiB").arg(double(bytes) / double(1u << 20), 0, 'f', 1);
-  if (bytes >= 1024) return QString("%1 KiB").arg(double(bytes) / 1024.0, 0, 'f', 1);
-  return QString("%1 B").arg(bytes);
-}
 
 }  // namespace
 
@@ -67,7 +62,7 @@ void MemoryPlanView::rebuild() {
       block.label = QString("%%1 %2[%3] %4, %5 at +%6, live %7–%8")
                         .arg(v)
                         .arg(QString::fromStdString(scalarTypeShortName(t->scalar_type)), dims.join(","), block.device,
-                             bytesText(block.bytes))
+                             bytesText(qint64(block.bytes)))
                         .arg(block.offset)
                         .arg(block.start)
                         .arg(block.end);
@@ -156,7 +151,7 @@ void MemoryPlanView::paintEvent(QPaintEvent*) {
                tr("buffer %1 · %2").arg(band.buffer).arg(band.device));
     p.setFont(base);
     p.drawText(QRectF(4, r.top() + 18, kMarginLeft - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("%1, peak %2").arg(bytesText(band.size), bytesText(band.peak)));
+               tr("%1, peak %2").arg(bytesText(qint64(band.size)), bytesText(qint64(band.peak))));
   }
   for (const auto& b : blocks_) {
     const QRectF r = blockRect(b);
