@@ -1,5 +1,7 @@
 #include "ui/Document.h"
 
+#include "report/GraphChanges.h"
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QFileInfo>
@@ -8,6 +10,7 @@
 
 #include "pte/Writer.h"
 #include "util/MappedFile.h"
+#include "report/GraphChanges.h"
 #include "report/PassReportWriter.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
@@ -85,7 +88,36 @@ void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const Q
   emit currentMethodChanged(currentMethod_);
 }
 
-void Document::resetDerived() { dataflows_.assign(current_ ? current_->methods().size() : 0, std::nullopt); }
+void Document::resetDerived() {
+  dataflows_.assign(current_ ? current_->methods().size() : 0, std::nullopt);
+  changes_.assign(dataflows_.size(), nullptr);
+}
+
+std::shared_ptr<const program::Program> Document::loadedSnapshot() const {
+  if (!loaded_) return nullptr;
+  // Shares ownership of the loaded program's holder.
+  return std::shared_ptr<const program::Program>(loaded_, &loaded_->program);
+}
+
+std::shared_ptr<const layout::MethodChanges> Document::methodChanges(int method) const {
+  if (!current_ || method < 0 || size_t(method) >= changes_.size()) return nullptr;
+  auto& slot = changes_[size_t(method)];
+  if (slot) return slot;
+  auto changes = std::make_shared<layout::MethodChanges>();
+  const auto& name = current_->methods()[size_t(method)].displayName();
+  if (report_) {
+    for (const auto& m : report_->methods) {
+      if (m.name != name) continue;
+      const auto& currentMethod = current_->methods()[size_t(method)];
+      std::optional<analysis::Dataflow> built;
+      const analysis::Dataflow* flow = method == currentMethod_ ? currentDataflow() : nullptr;
+      if (flow == nullptr) flow = &built.emplace(analysis::Dataflow::build(currentMethod));
+      *changes = report::methodChanges(m, loaded_->program.methods()[size_t(method)], currentMethod, *flow);
+    }
+  }
+  slot = changes;
+  return slot;
+}
 
 bool Document::open(const QString& path, QString* error) {
   auto loaded = pte::readProgramFile(path.toStdString());
@@ -141,6 +173,7 @@ void Document::close() {
   demo_ = false;
   currentMethod_ = -1;
   dataflows_.clear();
+  changes_.clear();
   fileOptions_.clear();
   edits_ = {};
   report_.reset();

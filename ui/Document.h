@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/Dataflow.h"
+#include "layout/GraphChanges.h"
 #include "passes/Pipeline.h"
 #include "pte/Reader.h"
 
@@ -55,6 +56,12 @@ class Document : public QObject {
   // The program the views show: the loaded one with the edits applied.
   const program::Program& program() const { return *current_; }
   std::shared_ptr<const program::Program> programSnapshot() const { return current_; }
+  // The program as loaded, shared (for the graph's "as loaded" view).
+  std::shared_ptr<const program::Program> loadedSnapshot() const;
+  // What the edits changed in method `method` against the file as loaded,
+  // as the graph's diff view marks it; empty changes when unedited, null
+  // for a bad index.
+  std::shared_ptr<const layout::MethodChanges> methodChanges(int method) const;
   QString path() const { return path_; }
   QString displayName() const;
 
@@ -120,6 +127,7 @@ class Document : public QObject {
   bool demo_ = false;
   int currentMethod_ = -1;
   mutable std::vector<std::optional<analysis::Dataflow>> dataflows_;
+  mutable std::vector<std::shared_ptr<const layout::MethodChanges>> changes_;
   std::vector<passes::DeviceOptions> fileOptions_;
   EditState edits_;
   std::optional<passes::PassReport> report_;

@@ -62,6 +62,28 @@ QPointF toPoint(const layout::PointF& p) { return QPointF(p.x, p.y); }
 
 QColor toQColor(layout::Rgb rgb) { return QColor(rgb.red(), rgb.green(), rgb.blue()); }
 
+// Green (cheap) through yellow to red (costly); `t` in [0, 1].
+QColor costColour(double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  const QColor stops[] = {QColor(0x1a, 0x98, 0x50), QColor(0xf2, 0xc2, 0x2e), QColor(0xd7, 0x30, 0x27)};
+  const double x = t * 2;
+  const int i = std::min(1, int(x));
+  const double f = x - i;
+  auto mix = [f](int a, int b) { return int(std::lround(a + (b - a) * f)); };
+  return QColor(mix(stops[i].red(), stops[i + 1].red()), mix(stops[i].green(), stops[i + 1].green()),
+                mix(stops[i].blue(), stops[i + 1].blue()));
+}
+
+QColor changeColour(layout::Change change) {
+  switch (change) {
+    case layout::Change::Added: return QColor(0x2e, 0xa0, 0x43);
+    case layout::Change::Removed: return QColor(0xd3, 0x2f, 0x2f);
+    case layout::Change::Moved: return QColor(0xf5, 0x7c, 0x00);
+    case layout::Change::None: break;
+  }
+  return QColor();
+}
+
 // ---- nodes ----
 
 GraphNodeItem::GraphNodeItem(const layout::GraphNode& node, const layout::NodeGeometry& geometry, size_t index)
@@ -75,13 +97,22 @@ GraphNodeItem::GraphNodeItem(const layout::GraphNode& node, const layout::NodeGe
   fill_ = toQColor(style.fill);
   stroke_ = toQColor(style.stroke);
   setZValue(node.kind == NodeKind::Group ? 1 : 2);
-  setToolTip(QString::fromStdString(node.tooltip));
+  QString tip = QString::fromStdString(node.tooltip);
+  if (!node.change_note.empty()) tip = QString::fromStdString(node.change_note) + "\n\n" + tip;
+  setToolTip(tip);
   setAcceptHoverEvents(false);
 }
 
 QRectF GraphNodeItem::boundingRect() const {
-  // Room for the group's stacked cards and the selection halo.
-  return box_.adjusted(-6, -12, 12, 6);
+  // Room for the group's stacked cards, the selection halo, the change
+  // badge and the overlay's text below the node.
+  return box_.adjusted(-12, -14, 14, overlay_ ? 22 : 8);
+}
+
+void GraphNodeItem::setOverlay(std::optional<ItemOverlay> overlay) {
+  prepareGeometryChange();
+  overlay_ = std::move(overlay);
+  update();
 }
 
 QPainterPath GraphNodeItem::shape() const {
@@ -153,9 +184,22 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     painter->drawPath(path);
   }
 
+  const QColor fill = overlay_ ? overlay_->colour.lighter(135) : fill_;
+  const QColor stroke = overlay_ ? overlay_->colour.darker(125) : stroke_;
+  if (node_.change != layout::Change::None) {
+    // The diff view's mark: a wide outline in the change's colour.
+    const double width = std::max(5.0, 3.0 / std::max(lod, 0.01));
+    painter->setPen(QPen(changeColour(node_.change), width, node_.change == layout::Change::Removed ? Qt::DashLine : Qt::SolidLine,
+                         Qt::RoundCap, Qt::RoundJoin));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawPath(path);
+  }
+  // A removed copy is not in the program any more: a faded ghost.
+  if (node_.change == layout::Change::Removed) painter->setOpacity(painter->opacity() * 0.55);
+
   if (lod < kNodeDecorationDetail) {
     painter->setPen(Qt::NoPen);
-    painter->setBrush(node_.kind == NodeKind::Group || node_.kind == NodeKind::CopyH2D || node_.kind == NodeKind::CopyD2H ? stroke_ : fill_.darker(115));
+    painter->setBrush(node_.kind == NodeKind::Group || node_.kind == NodeKind::CopyH2D || node_.kind == NodeKind::CopyD2H ? stroke : fill.darker(115));
     painter->drawRect(box_);
     painter->restore();
     return;
@@ -176,8 +220,8 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
   // At least about one screen pixel wide when zoomed out, so that the
   // device colour still shows.
   penWidth = std::max(penWidth, 1.1 / std::max(lod, 0.01));
-  painter->setPen(QPen(stroke_, penWidth, dashed ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-  painter->setBrush(fill_);
+  painter->setPen(QPen(stroke, penWidth, dashed ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+  painter->setBrush(fill);
   painter->drawPath(path);
 
   QRectF textArea = box_.adjusted(6, 3, -6, -3);
@@ -207,7 +251,42 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     textArea.setTop(box_.top() + 7);
   }
   if (lod >= kNodeTextDetail) paintText(painter, textArea);
+  if (node_.change != layout::Change::None) paintChangeBadge(painter);
+  if (overlay_ && lod >= kNodeTextDetail) paintOverlayText(painter);
   painter->restore();
+}
+
+void GraphNodeItem::paintChangeBadge(QPainter* painter) const {
+  // "+", "−" or "~" in a disc on the top-left corner.
+  const QRectF disc(box_.left() - 9, box_.top() - 9, 16, 16);
+  painter->setOpacity(1.0);
+  painter->setPen(QPen(Qt::white, 1.5));
+  painter->setBrush(changeColour(node_.change));
+  painter->drawEllipse(disc);
+  QFont font = titleFont();
+  font.setPixelSize(12);
+  painter->setFont(font);
+  painter->setPen(Qt::white);
+  const QString sign = node_.change == layout::Change::Added     ? QStringLiteral("+")
+                       : node_.change == layout::Change::Removed ? QStringLiteral("\u2212")
+                                                                 : QStringLiteral("~");
+  painter->drawText(disc.adjusted(0, -1, 0, 0), Qt::AlignCenter, sign);
+}
+
+void GraphNodeItem::paintOverlayText(QPainter* painter) const {
+  // The measurement in a pill under the node, in the overlay's colour.
+  QFont font = subtitleFont();
+  font.setPixelSize(9);
+  font.setBold(true);
+  const QFontMetricsF metrics(font);
+  const double width = metrics.horizontalAdvance(overlay_->text) + 10;
+  const QRectF pill(-width / 2, box_.bottom() + 3, width, metrics.height() + 4);
+  painter->setPen(Qt::NoPen);
+  painter->setBrush(overlay_->colour.darker(115));
+  painter->drawRoundedRect(pill, pill.height() / 2, pill.height() / 2);
+  painter->setFont(font);
+  painter->setPen(Qt::white);
+  painter->drawText(pill, Qt::AlignCenter, overlay_->text);
 }
 
 void GraphNodeItem::paintGroupDevices(QPainter* painter, const QRectF& box) const {
@@ -246,7 +325,7 @@ void GraphNodeItem::paintText(QPainter* painter, const QRectF& area) const {
   if (!subtitleText.isEmpty()) {
     painter->setFont(subtitle);
     // The delegate's target device is the point of the node: in its colour.
-    painter->setPen(node_.kind == NodeKind::Delegate ? stroke_.darker(130) : QColor(0x44, 0x44, 0x44));
+    painter->setPen(node_.kind == NodeKind::Delegate ? (overlay_ ? overlay_->colour : stroke_).darker(130) : QColor(0x44, 0x44, 0x44));
     painter->drawText(QRectF(area.left(), y, area.width(), subtitleMetrics.height()), Qt::AlignCenter, subtitleText);
   }
 }
@@ -284,8 +363,15 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
   const auto& style = layout::deviceStyle(edge.device);
   colour_ = edge.implicit_crossing ? toQColor(layout::implicitCrossingColour()) : toQColor(style.stroke);
 
+  label_ = QString::fromStdString(edge.label);
+  // A moved value says where it moved in its label: the point of the diff.
+  if (edge.change == layout::Change::Moved && !edge.change_note.empty()) {
+    const auto& note = edge.change_note;
+    const auto space = note.find(' ');
+    label_ += QStringLiteral(" \u00b7 ") + QString::fromStdString(space == std::string::npos ? note : note.substr(space + 1));
+  }
   const QFontMetricsF metrics(edgeLabelFont());
-  const QString label = QString::fromStdString(edge.label);
+  const QString label = label_;
   const QSizeF size(metrics.horizontalAdvance(label) + 4, metrics.height());
   if (geometry.label_position) {
     labelCentre_ = toPoint(*geometry.label_position);
@@ -296,13 +382,32 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
   }
   labelRect_ = QRectF(labelCentre_ - QPointF(size.width() / 2, size.height() / 2), size);
   bounds_ = path_.boundingRect().united(arrow_.boundingRect()).united(labelRect_).adjusted(-6, -6, 6, 6);
+  baseBounds_ = bounds_;
   setZValue(edge.crosses_device ? 1.5 : 0.5);
   setToolTip(QString("%%1 %2 on %3%4")
                  .arg(edge.value)
                  .arg(label, QString::fromStdString(edge.device.str()),
                       edge.implicit_crossing ? QStringLiteral("\nchanges device with no copy")
                       : edge.crosses_device   ? QStringLiteral("\ncrosses a device boundary")
-                                              : QString()));
+                                              : QString()) +
+             (edge.change_note.empty() ? QString() : "\n" + QString::fromStdString(edge.change_note)));
+}
+
+void GraphEdgeItem::setOverlay(std::optional<ItemOverlay> overlay) {
+  prepareGeometryChange();
+  overlay_ = std::move(overlay);
+  bounds_ = baseBounds_;
+  if (overlay_) {
+    // The measurement replaces the label and may be wider.
+    QFont font = edgeLabelFont();
+    font.setPixelSize(9);
+    font.setBold(true);
+    const QFontMetricsF metrics(font);
+    const QSizeF size(metrics.horizontalAdvance(overlay_->text) + 8, metrics.height() + 2);
+    overlayRect_ = QRectF(labelCentre_ - QPointF(size.width() / 2, size.height() / 2), size);
+    bounds_ = bounds_.united(overlayRect_.adjusted(-2, -2, 2, 2));
+  }
+  update();
 }
 
 QRectF GraphEdgeItem::boundingRect() const { return bounds_; }
@@ -343,19 +448,41 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     painter->drawPath(path_);
     width += 0.8;
   }
+  if (edge_.change == layout::Change::Moved) {
+    // The diff view's mark under the edge.
+    painter->setPen(QPen(changeColour(edge_.change), width + std::max(4.0, 3.0 / std::max(lod, 0.01)), Qt::SolidLine, Qt::RoundCap));
+    painter->setBrush(Qt::NoBrush);
+    painter->drawPath(path_);
+  }
+  const QColor colour = overlay_                                   ? overlay_->colour
+                        : edge_.change == layout::Change::Removed ? changeColour(edge_.change)
+                                                                   : colour_;
+  if (overlay_) width += 1.6;
   width = std::max(width, (edge_.crosses_device ? 1.8 : 1.0) / std::max(lod, 0.01));
-  painter->setPen(QPen(colour_, width, edge_.implicit_crossing ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+  const bool dashed = edge_.implicit_crossing || edge_.change == layout::Change::Removed;
+  painter->setPen(QPen(colour, width, dashed ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
   painter->setBrush(Qt::NoBrush);
   painter->drawPath(path_);
   painter->setPen(Qt::NoPen);
-  painter->setBrush(colour_);
+  painter->setBrush(colour);
   painter->drawPolygon(arrow_);
-  if (lod >= kEdgeLabelDetail && !edge_.label.empty()) {
+  if (overlay_ && lod >= kNodeTextDetail) {
+    QFont font = edgeLabelFont();
+    font.setPixelSize(9);
+    font.setBold(true);
+    painter->setBrush(colour.darker(115));
+    painter->drawRoundedRect(overlayRect_, overlayRect_.height() / 2, overlayRect_.height() / 2);
+    painter->setFont(font);
+    painter->setPen(Qt::white);
+    painter->drawText(overlayRect_, Qt::AlignCenter, overlay_->text);
+  } else if (lod >= kEdgeLabelDetail && !label_.isEmpty()) {
     painter->setBrush(QColor(255, 255, 255, 200));
     painter->drawRoundedRect(labelRect_, 2, 2);
     painter->setFont(edgeLabelFont());
-    painter->setPen(edge_.crosses_device ? colour_.darker(140) : QColor(0x55, 0x55, 0x55));
-    painter->drawText(labelRect_, Qt::AlignCenter, QString::fromStdString(edge_.label));
+    painter->setPen(edge_.change == layout::Change::Moved ? changeColour(edge_.change).darker(130)
+                    : edge_.crosses_device               ? colour.darker(140)
+                                                         : QColor(0x55, 0x55, 0x55));
+    painter->drawText(labelRect_, Qt::AlignCenter, label_);
   }
   painter->restore();
 }

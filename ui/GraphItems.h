@@ -8,6 +8,8 @@
 #include <QPainterPath>
 #include <QString>
 
+#include <optional>
+
 #include "layout/DeviceStyle.h"
 #include "layout/GraphvizLayout.h"
 
@@ -22,6 +24,20 @@ enum class Emphasis : uint8_t {
 };
 
 QColor toQColor(layout::Rgb rgb);
+
+// Colours of the diff view's marks (layout::Change), shared with the legend.
+QColor changeColour(layout::Change change);
+// The profile overlay's scale: green (cheap) through yellow to red (costly),
+// `t` in [0, 1].
+QColor costColour(double t);
+
+// A measured value drawn over a copy node or a crossing edge (the profile
+// overlay): the colour replaces the placement colour, the text is shown
+// beside the item.
+struct ItemOverlay {
+  QColor colour;
+  QString text;
+};
 
 class GraphNodeItem : public QGraphicsItem {
  public:
@@ -39,9 +55,13 @@ class GraphNodeItem : public QGraphicsItem {
   Emphasis emphasis() const { return emphasis_; }
   bool isFindMatch() const { return findMatch_; }
   void setFindMatch(bool match, bool current);
+  void setOverlay(std::optional<ItemOverlay> overlay);
+  const std::optional<ItemOverlay>& overlay() const { return overlay_; }
 
  private:
   QPainterPath outline() const;
+  void paintChangeBadge(QPainter* painter) const;
+  void paintOverlayText(QPainter* painter) const;
   void paintText(QPainter* painter, const QRectF& area) const;
   void paintGroupDevices(QPainter* painter, const QRectF& box) const;
 
@@ -52,6 +72,7 @@ class GraphNodeItem : public QGraphicsItem {
   Emphasis emphasis_ = Emphasis::Normal;
   bool findMatch_ = false;
   bool currentMatch_ = false;
+  std::optional<ItemOverlay> overlay_;
 };
 
 class GraphEdgeItem : public QGraphicsItem {
@@ -70,6 +91,8 @@ class GraphEdgeItem : public QGraphicsItem {
   void setEmphasis(Emphasis emphasis);
   Emphasis emphasis() const { return emphasis_; }
   void setFindMatch(bool match, bool current);
+  void setOverlay(std::optional<ItemOverlay> overlay);
+  const std::optional<ItemOverlay>& overlay() const { return overlay_; }
 
  private:
   const layout::GraphEdge& edge_;
@@ -77,12 +100,16 @@ class GraphEdgeItem : public QGraphicsItem {
   QPainterPath path_;
   QPolygonF arrow_;
   QPointF labelCentre_;
+  QString label_;
   QRectF labelRect_;
+  QRectF overlayRect_;
   QRectF bounds_;
+  QRectF baseBounds_;
   QColor colour_;
   Emphasis emphasis_ = Emphasis::Normal;
   bool findMatch_ = false;
   bool currentMatch_ = false;
+  std::optional<ItemOverlay> overlay_;
 };
 
 class GraphRegionItem : public QGraphicsItem {

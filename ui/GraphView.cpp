@@ -49,13 +49,14 @@ constexpr double kExportHeader = 36;
 // ---- the legend: device colours and transfer shapes ----
 
 struct LegendEntry {
-  enum Kind { Device, H2D, D2H, Implicit, Group } kind;
+  enum Kind { Device, H2D, D2H, Implicit, Group, Added, Removed, Moved, Scale } kind;
   program::Device device;
   QString text;
 };
 
-std::vector<LegendEntry> legendEntries(const layout::GraphModel& model) {
+std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText) {
   std::vector<LegendEntry> entries;
+  if (!scaleText.isEmpty()) entries.push_back({LegendEntry::Scale, {}, scaleText});
   for (const auto& d : model.devices) entries.push_back({LegendEntry::Device, d, QString::fromStdString(d.str())});
   bool h2d = false, d2h = false, implicit = false;
   for (const auto& n : model.nodes) {
@@ -67,6 +68,16 @@ std::vector<LegendEntry> legendEntries(const layout::GraphModel& model) {
   if (d2h) entries.push_back({LegendEntry::D2H, {}, QStringLiteral("device \u2192 host copy")});
   if (implicit) entries.push_back({LegendEntry::Implicit, {}, QStringLiteral("device change without copy")});
   if (model.has_groups) entries.push_back({LegendEntry::Group, {}, QStringLiteral("group (double-click)")});
+  bool added = false, removed = false, moved = false;
+  for (const auto& n : model.nodes) {
+    added = added || n.change == layout::Change::Added;
+    removed = removed || n.change == layout::Change::Removed;
+    moved = moved || n.change == layout::Change::Moved;
+  }
+  for (const auto& e : model.edges) moved = moved || e.change == layout::Change::Moved;
+  if (added) entries.push_back({LegendEntry::Added, {}, QStringLiteral("copy added by the edits")});
+  if (removed) entries.push_back({LegendEntry::Removed, {}, QStringLiteral("copy removed by the edits")});
+  if (moved) entries.push_back({LegendEntry::Moved, {}, QStringLiteral("device or target changed")});
   return entries;
 }
 
@@ -110,6 +121,25 @@ QSizeF paintLegend(QPainter* painter, const QPointF& origin, const std::vector<L
           painter->setPen(QPen(toQColor(layout::implicitCrossingColour()), 2.2, Qt::DashLine));
           painter->drawLine(QPointF(box.left(), box.center().y()), QPointF(box.right(), box.center().y()));
           break;
+        case LegendEntry::Added:
+        case LegendEntry::Removed:
+        case LegendEntry::Moved: {
+          const auto change = entry.kind == LegendEntry::Added     ? layout::Change::Added
+                              : entry.kind == LegendEntry::Removed ? layout::Change::Removed
+                                                                   : layout::Change::Moved;
+          painter->setPen(QPen(changeColour(change), 3, change == layout::Change::Removed ? Qt::DashLine : Qt::SolidLine));
+          painter->setBrush(Qt::white);
+          painter->drawRoundedRect(box.adjusted(1.5, 1.5, -1.5, -1.5), 3, 3);
+          break;
+        }
+        case LegendEntry::Scale: {
+          QLinearGradient gradient(box.topLeft(), box.topRight());
+          for (double t : {0.0, 0.5, 1.0}) gradient.setColorAt(t, costColour(t));
+          painter->setPen(Qt::NoPen);
+          painter->setBrush(gradient);
+          painter->drawRoundedRect(box, 2, 2);
+          break;
+        }
         case LegendEntry::Group: {
           const auto style = layout::mixedStyle();
           painter->setPen(QPen(toQColor(style.stroke), 1));
@@ -426,6 +456,16 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   messageLabel_->setAttribute(Qt::WA_TransparentForMouseEvents);
   messageLabel_->hide();
 
+  // The diff view's summary: a strip above the graph, so that it never
+  // covers a node.
+  banner_ = new QLabel(this);
+  banner_->setObjectName(QStringLiteral("graphBanner"));
+  banner_->setWordWrap(true);
+  banner_->setTextFormat(Qt::PlainText);
+  banner_->setStyleSheet(QStringLiteral("QLabel { background: #fff8e1; border-bottom: 1px solid #f5a623; padding: 4px 10px; }"));
+  banner_->hide();
+  box->insertWidget(0, banner_);
+
   auto shortcut = [this](const QKeySequence& keys, auto slot) {
     auto* s = new QShortcut(keys, this);
     s->setContext(Qt::WidgetWithChildrenShortcut);
@@ -450,17 +490,22 @@ GraphView::~GraphView() {
 
 QGraphicsView* GraphView::canvas() const { return canvas_; }
 
-bool GraphView::layoutPending() const { return watcher_ && !watcher_->isFinished(); }
+// The latest job's result has not been handled yet (a watcher may report
+// its future finished before its finished() signal has been delivered).
+bool GraphView::layoutPending() const { return handledGeneration_ != generation_; }
 
-void GraphView::setMethod(std::shared_ptr<const program::Program> program, int methodIndex) {
+void GraphView::setMethod(std::shared_ptr<const program::Program> program, int methodIndex,
+                          std::shared_ptr<const layout::MethodChanges> changes) {
   // The same method of an edited program (new options, another target
   // device) keeps the zoom and scroll position, so that the picture changes
   // in place; another method starts from its initial view.
   const bool sameMethod = program_ && program && layout_ && methodIndex == methodIndex_ && methodIndex >= 0 &&
                           size_t(methodIndex) < program->methods().size() &&
                           program->methods()[size_t(methodIndex)].displayName() == layout_->model.method_name;
+  if (program != program_) measurements_.clear();  // they are of another program
   program_ = std::move(program);
   methodIndex_ = methodIndex;
+  changes_ = std::move(changes);
   analyzed_.reset();
   firstLayoutOfMethod_ = !sameMethod;
   pendingInstruction_.reset();
@@ -475,6 +520,9 @@ void GraphView::setMethod(std::shared_ptr<const program::Program> program, int m
 void GraphView::clear() {
   cancelLayout();
   program_.reset();
+  changes_.reset();
+  measurements_.clear();
+  banner_->hide();
   analyzed_.reset();
   methodIndex_ = -1;
   selectedNode_.reset();
@@ -503,6 +551,7 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
   auto cancel = cancel_;
   auto program = program_;
   auto analyzed = analyzed_;
+  auto changes = changes_;
   const int methodIndex = methodIndex_;
   QPointer<GraphView> self(this);
   auto progress = [self, generation](double fraction, const std::string& phase) {
@@ -531,6 +580,7 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
     }
     result.expanded = expanded ? *expanded : result.analyzed->graph.initialExpansion();
     auto model = result.analyzed->graph.build(result.expanded, {}, cancel.get());
+    if (changes) layout::markChanges(model, result.analyzed->graph, *changes);
     if (cancel->load()) {
       result.cancelled = true;
       return result;
@@ -565,6 +615,7 @@ void GraphView::showProgress(double fraction, const QString& phase) {
 
 void GraphView::finishLayout(const JobResult& result) {
   if (result.generation != generation_) return;  // a newer layout replaced this one
+  handledGeneration_ = result.generation;
   progressDelay_->stop();
   progressPanel_->hide();
   if (result.cancelled) {
@@ -653,8 +704,118 @@ void GraphView::rebuildScene() {
                             ? scene_->itemsBoundingRect()
                             : QRectF(graph.bounds.x, graph.bounds.y, graph.bounds.width, graph.bounds.height);
   scene_->setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
-  legend_->setEntries(legendEntries(graph.model));
   overview_->setLayout(layout_.get());
+  applyOverlay();  // also sets the legend
+  updateBanner();
+  placeOverlays();
+}
+
+// ---- diff view ----
+
+QString GraphView::diffSummary() const {
+  if (!changes_) return {};
+  const auto& c = *changes_;
+  if (c.empty()) return tr("Diff against the file as loaded: no changes in this method.");
+  QStringList parts;
+  auto count = [](size_t n, const QString& one, const QString& many) { return QString::number(n) + " " + (n == 1 ? one : many); };
+  if (!c.added_copies.empty()) parts << "+" + count(c.added_copies.size(), tr("copy added"), tr("copies added"));
+  if (!c.removed_copies.empty()) parts << "\u2212" + count(c.removed_copies.size(), tr("copy removed"), tr("copies removed"));
+  if (!c.moved_values.empty()) parts << count(c.moved_values.size(), tr("value changed device"), tr("values changed device"));
+  if (!c.retargeted.empty()) parts << count(c.retargeted.size(), tr("delegate retargeted"), tr("delegates retargeted"));
+  for (const auto& note : c.notes) parts << QString::fromStdString(note);
+  return tr("Diff against the file as loaded: %1").arg(parts.join(QStringLiteral(" \u00b7 ")));
+}
+
+void GraphView::updateBanner() {
+  const QString text = diffSummary();
+  banner_->setVisible(!text.isEmpty() && layout_ != nullptr);
+  banner_->setText(text);
+  placeOverlays();
+}
+
+// ---- profile overlay ----
+
+void GraphView::setMeasurements(std::vector<CopyMeasurement> copies) {
+  measurements_ = std::move(copies);
+  applyOverlay();
+}
+
+void GraphView::setOverlayMetric(OverlayMetric metric) {
+  overlayMetric_ = metric;
+  applyOverlay();
+}
+
+namespace {
+
+QString secondsText(double seconds) {
+  if (seconds >= 1) return QString::number(seconds, 'f', 2) + " s";
+  if (seconds >= 1e-3) return QString::number(seconds * 1e3, 'f', seconds >= 0.1 ? 0 : 2) + " ms";
+  return QString::number(seconds * 1e6, 'f', seconds >= 1e-4 ? 0 : 1) + " \u00b5s";
+}
+
+QString gbpsText(double gbps) { return QString::number(gbps, 'f', gbps >= 100 ? 0 : gbps >= 10 ? 1 : 2) + " GB/s"; }
+
+}  // namespace
+
+QString GraphView::overlayLegendText() const {
+  if (overlayMetric_ == OverlayMetric::Placement || measurements_.empty()) return {};
+  if (overlayMetric_ == OverlayMetric::Time)
+    return tr("copy time %1 \u2192 %2").arg(secondsText(overlayMin_), secondsText(overlayMax_));
+  return tr("bandwidth %1 \u2192 %2").arg(gbpsText(overlayMax_), gbpsText(overlayMin_));
+}
+
+void GraphView::applyOverlay() {
+  if (!layout_) return;
+  const auto& model = layout_->model;
+  for (auto* item : nodeItems_) item->setOverlay(std::nullopt);
+  for (auto* item : edgeItems_) item->setOverlay(std::nullopt);
+  overlayMin_ = overlayMax_ = 0;
+  if (overlayMetric_ != OverlayMetric::Placement && !measurements_.empty()) {
+    // Per visible node: the copies it shows (a group sums the ones inside).
+    struct Sum {
+      double seconds = 0;
+      uint64_t bytes = 0;
+    };
+    std::map<size_t, Sum> perNode;
+    for (const auto& m : measurements_) {
+      auto node = model.nodeOfInstruction(m.instruction);
+      if (!node) continue;
+      auto& sum = perNode[*node];
+      sum.seconds += m.seconds;
+      sum.bytes += m.bytes;
+    }
+    const bool time = overlayMetric_ == OverlayMetric::Time;
+    auto metricOf = [time](const Sum& s) {
+      return time ? s.seconds : (s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0);
+    };
+    bool first = true;
+    for (const auto& [node, sum] : perNode) {
+      const double v = metricOf(sum);
+      overlayMin_ = first ? v : std::min(overlayMin_, v);
+      overlayMax_ = first ? v : std::max(overlayMax_, v);
+      first = false;
+    }
+    // Times spread over orders of magnitude: a log scale when they do.
+    const bool logScale = overlayMin_ > 0 && overlayMax_ / overlayMin_ > 20;
+    auto position = [&](double v) {
+      if (overlayMax_ <= overlayMin_) return 0.5;
+      const double t = logScale ? std::log(v / overlayMin_) / std::log(overlayMax_ / overlayMin_)
+                                : (v - overlayMin_) / (overlayMax_ - overlayMin_);
+      return time ? t : 1.0 - t;  // low bandwidth is the costly end
+    };
+    for (const auto& [node, sum] : perNode) {
+      const double v = metricOf(sum);
+      const QString text = time ? secondsText(v) : gbpsText(v);
+      const QColor colour = costColour(position(v));
+      nodeItems_[node]->setOverlay(ItemOverlay{colour, text});
+      // The edges that leave a copy carry the copied tensor across devices.
+      for (size_t e = 0; e < model.edges.size(); ++e)
+        if (model.edges[e].from == node && model.nodes[node].kind != NodeKind::Group)
+          edgeItems_[e]->setOverlay(ItemOverlay{colour, QString::fromStdString(layout::byteSizeText(int64_t(sum.bytes))) +
+                                                            QStringLiteral(" \u00b7 ") + text});
+    }
+  }
+  legend_->setEntries(legendEntries(model, overlayLegendText()));
   placeOverlays();
 }
 
@@ -691,6 +852,7 @@ void GraphView::placeOverlays() {
   progressPanel_->raise();
   messageLabel_->setGeometry(area.adjusted(40, 40, -40, -40));
   messageLabel_->raise();
+
 }
 
 void GraphView::resizeEvent(QResizeEvent* event) {
@@ -1064,7 +1226,7 @@ QSizeF GraphView::exportSize() const {
   const QRectF source = scene_->sceneRect();
   const QString title = tr("method '%1'").arg(QString::fromStdString(layout_->model.method_name));
   const double header = 12 + QFontMetricsF(exportTitleFont()).horizontalAdvance(title) + 24 +
-                        paintLegend(nullptr, QPointF(), legendEntries(layout_->model), true).width() + 12;
+                        paintLegend(nullptr, QPointF(), legendEntries(layout_->model, overlayLegendText()), true).width() + 12;
   return QSizeF(std::max(source.width(), header), source.height() + kExportHeader);
 }
 
@@ -1077,7 +1239,7 @@ void GraphView::paintExport(QPainter& painter, const QSizeF& size) {
   const QString title = tr("method '%1'").arg(QString::fromStdString(layout_->model.method_name));
   const double titleWidth = QFontMetricsF(font).horizontalAdvance(title) + 24;
   painter.drawText(QRectF(12, 0, titleWidth, kExportHeader), Qt::AlignVCenter, title);
-  paintLegend(&painter, QPointF(12 + titleWidth, (kExportHeader - 18) / 2), legendEntries(layout_->model), true);
+  paintLegend(&painter, QPointF(12 + titleWidth, (kExportHeader - 18) / 2), legendEntries(layout_->model, overlayLegendText()), true);
   // Exports show everything in full detail, whatever the zoom on screen:
   // the painter's scale decides the level of detail, and it is >= 1 here.
   const QRectF target((size.width() - source.width()) / 2, kExportHeader, source.width(), source.height());

@@ -36,6 +36,7 @@
 #include <set>
 #include <vector>
 
+#include "layout/GraphChanges.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "program/Program.h"
@@ -71,7 +72,13 @@ class GraphView : public QWidget {
   // program and the same method keeps the zoom and scroll position (the
   // selection and opened groups start afresh: instruction numbers may have
   // moved).
-  void setMethod(std::shared_ptr<const program::Program> program, int methodIndex);
+  //
+  // With `changes` the view is a diff view: the graph of `program` with the
+  // changes against the file as loaded marked on it (copies added, ghosts of
+  // removed copies, moved values, retargeted delegates; see
+  // layout/GraphChanges.h) and a banner that sums them up.
+  void setMethod(std::shared_ptr<const program::Program> program, int methodIndex,
+                 std::shared_ptr<const layout::MethodChanges> changes = nullptr);
   // Shows nothing.
   void clear();
   int methodIndex() const { return methodIndex_; }
@@ -81,6 +88,28 @@ class GraphView : public QWidget {
   void cancelLayout();
   // The picture on screen, or null. Valid until the next layoutFinished().
   const layout::GraphLayout* currentLayout() const { return layout_.get(); }
+
+  bool isDiffView() const { return changes_ != nullptr; }
+  // The banner's text in a diff view (empty otherwise).
+  QString diffSummary() const;
+
+  // ---- profile overlay ----
+  // Measured copies of the program on screen (instruction indices of that
+  // program). With a metric other than Placement, copy nodes (and groups
+  // holding copies) and the edges leaving them are coloured from green
+  // (cheap) to red (costly) by median copy time or by bandwidth (low GB/s
+  // is costly) and labelled with the number; the legend shows the scale.
+  struct CopyMeasurement {
+    size_t instruction = 0;
+    double seconds = 0;  // median per execution
+    double gbps = 0;
+    uint64_t bytes = 0;
+  };
+  enum class OverlayMetric { Placement, Time, Bandwidth };
+  void setMeasurements(std::vector<CopyMeasurement> copies);
+  void setOverlayMetric(OverlayMetric metric);
+  OverlayMetric overlayMetric() const { return overlayMetric_; }
+  bool hasMeasurements() const { return !measurements_.empty(); }
 
   // ---- groups of big methods ----
 
@@ -180,6 +209,9 @@ class GraphView : public QWidget {
   void rebuildScene();
   void showInitialView();
   void placeOverlays();
+  void applyOverlay();
+  QString overlayLegendText() const;
+  void updateBanner();
 
   void nodeClicked(size_t node);
   void edgeClicked(size_t edge);
@@ -211,9 +243,14 @@ class GraphView : public QWidget {
   QPushButton* cancelButton_;
   QTimer* progressDelay_;
   QLabel* messageLabel_;
+  QLabel* banner_;
 
   std::shared_ptr<const program::Program> program_;
   int methodIndex_ = -1;
+  std::shared_ptr<const layout::MethodChanges> changes_;
+  std::vector<CopyMeasurement> measurements_;
+  OverlayMetric overlayMetric_ = OverlayMetric::Placement;
+  double overlayMin_ = 0, overlayMax_ = 0;
   std::shared_ptr<const AnalyzedMethod> analyzed_;  // of the method on screen or being laid out
   std::shared_ptr<const layout::GraphLayout> layout_;
   std::set<int> shownExpanded_;
@@ -222,6 +259,7 @@ class GraphView : public QWidget {
   QPointer<QFutureWatcherBase> watcher_;  // the running job's
   std::shared_ptr<std::atomic<bool>> cancel_;
   quint64 generation_ = 0;
+  quint64 handledGeneration_ = 0;
   std::optional<int> focusGroup_;
 
   std::vector<GraphNodeItem*> nodeItems_;

@@ -1,5 +1,7 @@
 #include "ui/MainWindow.h"
 
+#include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QScrollArea>
@@ -135,9 +137,16 @@ void MainWindow::buildPanels() {
   graph_->setObjectName("graphView");
   setCentralWidget(graph_);
   // A delegate's target device is editable from its node in the graph too.
-  graph_->setInstructionMenuProvider([this](QMenu* menu, size_t instruction) { populateInstructionMenu(menu, instruction); });
-  connect(graph_, &GraphView::instructionSelected, this, [this](size_t i) { properties_->showInstruction(i); });
+  graph_->setInstructionMenuProvider([this](QMenu* menu, size_t instruction) {
+    if (graphMode_ != GraphMode::AsLoaded) populateInstructionMenu(menu, instruction);
+  });
+  // The "as loaded" view numbers instructions and values as the file does,
+  // the panels as the edited program does: only the other views select.
+  connect(graph_, &GraphView::instructionSelected, this, [this](size_t i) {
+    if (graphMode_ != GraphMode::AsLoaded) properties_->showInstruction(i);
+  });
   connect(graph_, &GraphView::valueSelected, this, [this](int32_t v) {
+    if (graphMode_ == GraphMode::AsLoaded) return;
     const int row = valuesModel_->rowOfValue(v);
     if (row >= 0) valuesView_->setCurrentIndex(valuesProxy_->mapFromSource(valuesModel_->index(row, 0)));
     properties_->showValue(v);
@@ -243,8 +252,15 @@ void MainWindow::buildPanels() {
   });
 
   changes_ = new ChangesPanel(document_);
-  connect(changes_, &ChangesPanel::valueActivated, this, [this](int32_t v) { selectValue(v); });
-  connect(changes_, &ChangesPanel::instructionActivated, this, [this](size_t i) { selectInstruction(i); });
+  // A change is found on the diff view's graph.
+  connect(changes_, &ChangesPanel::valueActivated, this, [this](int32_t v) {
+    setGraphMode(GraphMode::Diff);
+    selectValue(v);
+  });
+  connect(changes_, &ChangesPanel::instructionActivated, this, [this](size_t i) {
+    setGraphMode(GraphMode::Diff);
+    selectInstruction(i);
+  });
 
   bottomTabs_ = new QTabWidget;
   bottomTabs_->setObjectName("bottomTabs");
@@ -324,6 +340,31 @@ void MainWindow::buildMenus() {
   toolbar->addWidget(methodSelector_);
   toolbar->addSeparator();
   toolbar->addAction(tr("Fit"), this, [this] { graph_->fitToWindow(); });
+  toolbar->addSeparator();
+  // Current / As loaded / Diff: a segmented switch in the tool bar and the
+  // View menu.
+  auto* viewMenu = menuBar()->addMenu(tr("&View"));
+  graphModes_ = new QActionGroup(this);
+  const struct {
+    GraphMode mode;
+    QString text, name, tip;
+    Qt::Key key;
+  } modes[] = {
+      {GraphMode::Current, tr("Current"), "viewCurrent", tr("The program with your edits"), Qt::Key_1},
+      {GraphMode::AsLoaded, tr("As loaded"), "viewAsLoaded", tr("The program as the file has it (read-only)"), Qt::Key_2},
+      {GraphMode::Diff, tr("Diff"), "viewDiff", tr("Your edits' changes against the file, marked on the graph"), Qt::Key_3},
+  };
+  for (const auto& m : modes) {
+    auto* action = new QAction(m.text, graphModes_);
+    action->setObjectName(m.name);
+    action->setCheckable(true);
+    action->setChecked(m.mode == graphMode_);
+    action->setToolTip(m.tip);
+    action->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | m.key));
+    connect(action, &QAction::triggered, this, [this, mode = m.mode] { setGraphMode(mode); });
+    toolbar->addAction(action);
+    viewMenu->addAction(action);
+  }
   findField_ = new QLineEdit;
   findField_->setObjectName("findField");
   findField_->setPlaceholderText(tr("Find operator, %value ... (Ctrl+F)"));
@@ -343,7 +384,7 @@ void MainWindow::buildMenus() {
   });
   addAction(findAction);
 
-  auto* viewMenu = menuBar()->addMenu(tr("&View"));
+  viewMenu->addSeparator();
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
 }
 
@@ -434,11 +475,10 @@ void MainWindow::refreshProgram() {
 
 void MainWindow::refreshMethod() {
   const int index = document_->currentMethodIndex();
-  if (document_->hasProgram() && index >= 0) {
-    graph_->setMethod(document_->programSnapshot(), index);
-  } else {
-    graph_->clear();
-  }
+  // The first edit shows what it changed.
+  if (document_->isModified() && !wasModified_ && graphMode_ == GraphMode::Current) setGraphModeChecked(GraphMode::Diff);
+  wasModified_ = document_->isModified();
+  showGraph();
   if (index >= 0 && methodSelector_->currentIndex() != index) methodSelector_->setCurrentIndex(index);
   // Device filter: every device the method's tensors use.
   const QString previous = deviceFilter_->currentData().toString();
@@ -461,6 +501,33 @@ void MainWindow::refreshMethod() {
                                .arg(bytesText(transfersModel_->totalBytes(true)))
                                .arg(bytesText(transfersModel_->totalBytes(false))));
   tree_->viewport()->update();
+  refreshStatus();
+}
+
+void MainWindow::showGraph() {
+  const int index = document_->currentMethodIndex();
+  if (!document_->hasProgram() || index < 0) {
+    graph_->clear();
+    return;
+  }
+  switch (graphMode_) {
+    case GraphMode::Current: graph_->setMethod(document_->programSnapshot(), index); break;
+    case GraphMode::AsLoaded: graph_->setMethod(document_->loadedSnapshot(), index); break;
+    case GraphMode::Diff: graph_->setMethod(document_->programSnapshot(), index, document_->methodChanges(index)); break;
+  }
+}
+
+void MainWindow::setGraphModeChecked(GraphMode mode) {
+  graphMode_ = mode;
+  const char* names[] = {"viewCurrent", "viewAsLoaded", "viewDiff"};
+  for (auto* action : graphModes_->actions()) action->setChecked(action->objectName() == names[int(mode)]);
+}
+
+void MainWindow::setGraphMode(GraphMode mode) {
+  if (mode == graphMode_) return;
+  setGraphModeChecked(mode);
+  if (mode == GraphMode::AsLoaded) properties_->showNothing();
+  showGraph();
   refreshStatus();
 }
 

@@ -44,6 +44,12 @@ class MainWindow : public QMainWindow {
   bool showMethod(const QString& name);
   bool showPanel(const QString& name);
 
+  // What the graph shows: the program with the edits, the file as loaded,
+  // or the edited program with its changes against the file marked.
+  enum class GraphMode { Current, AsLoaded, Diff };
+  void setGraphMode(GraphMode mode);
+  GraphMode graphMode() const { return graphMode_; }
+
   // For tests and --screenshot.
   QTabWidget* bottomTabs() const { return bottomTabs_; }
   QTableView* valuesView() const { return valuesView_; }
@@ -81,6 +87,8 @@ class MainWindow : public QMainWindow {
   void buildPanels();
   void refreshProgram();
   void refreshMethod();
+  void showGraph();
+  void setGraphModeChecked(GraphMode mode);
   void refreshStatus();
   void showOpenDialog();
   void showLoadError(const QString& message);
@@ -96,6 +104,9 @@ class MainWindow : public QMainWindow {
   bool confirmDiscard();
 
   Document* document_;
+  GraphMode graphMode_ = GraphMode::Current;
+  bool wasModified_ = false;
+  class QActionGroup* graphModes_ = nullptr;
   ProgramTreeModel* treeModel_;
   ValuesModel* valuesModel_;
   DeviceFilterProxy* valuesProxy_;

@@ -63,6 +63,16 @@ enum class NodeKind : uint8_t {
 std::string nodeKindName(NodeKind kind);
 bool isInstructionKind(NodeKind kind);
 
+// How a node or an edge differs from the program as loaded, in a diff view
+// (see layout/GraphChanges.h); None outside diff views.
+enum class Change : uint8_t {
+  None,
+  Added,    // a copy the edits added
+  Removed,  // a copy the edits removed (a "ghost" node that is not in the program)
+  Moved,    // a value whose device changed, a delegate whose target changed,
+            // a group holding changes
+};
+
 struct DeviceCount {
   program::Device device;
   size_t instructions = 0;
@@ -102,6 +112,9 @@ struct GraphNode {
   // inputs, the instruction count for outputs, the first reader for
   // constants. Striped layouts cut the graph along it.
   size_t order = 0;
+  // Diff views only: what changed and a line saying how.
+  Change change = Change::None;
+  std::string change_note;
 };
 
 struct GraphEdge {
@@ -120,6 +133,9 @@ struct GraphEdge {
   // A crossing with no copy at either end: the program moves a tensor
   // between devices without a transfer (before the passes, or broken).
   bool implicit_crossing = false;
+  // Diff views only.
+  Change change = Change::None;
+  std::string change_note;
 };
 
 struct GraphModel {

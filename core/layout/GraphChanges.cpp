@@ -1,0 +1,142 @@
+#include "layout/GraphChanges.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace ptescope::layout {
+namespace {
+
+// Collapsed groups collect the changes inside them; the note counts them.
+class GroupCounter {
+ public:
+  explicit GroupCounter(GraphModel& model) : model_(model) {}
+  void add(size_t node) { ++counts_[node]; }
+  void apply() {
+    for (const auto& [node, count] : counts_) {
+      auto& n = model_.nodes[node];
+      if (n.change == Change::None) n.change = Change::Moved;
+      n.change_note = std::to_string(count) + (count == 1 ? " change inside" : " changes inside");
+    }
+  }
+
+ private:
+  GraphModel& model_;
+  std::map<size_t, size_t> counts_;
+};
+
+void markNode(GraphModel& model, GroupCounter& groups, size_t node, Change change, const std::string& note) {
+  auto& n = model.nodes[node];
+  if (n.kind == NodeKind::Group) {
+    groups.add(node);
+    return;
+  }
+  n.change = change;
+  if (!n.change_note.empty()) n.change_note += "; ";
+  n.change_note += note;
+}
+
+// The node a value comes from in this view: its input, constant or unbound
+// node, or the node of the instruction that writes it.
+std::optional<size_t> producerNode(const GraphModel& model, const MethodGraph& graph, int32_t value) {
+  const auto& flow = graph.dataflow();
+  if (value < 0 || size_t(value) >= flow.values().size()) return std::nullopt;
+  const auto& facts = flow.value(value);
+  const std::string v = std::to_string(value);
+  if (facts.is_method_input)
+    if (auto node = model.findNode("in" + v)) return node;
+  if (facts.producer) return model.nodeOfInstruction(*facts.producer);
+  if (auto node = model.findNode("c" + v)) return node;
+  if (auto node = model.findNode("u" + v)) return node;
+  // A folded constant: its first reader carries it.
+  if (!facts.consumers.empty()) return model.nodeOfInstruction(facts.consumers.front());
+  return std::nullopt;
+}
+
+std::vector<size_t> outputNodes(const GraphModel& model, int32_t value) {
+  std::vector<size_t> nodes;
+  for (size_t i = 0; i < model.nodes.size(); ++i)
+    if (model.nodes[i].kind == NodeKind::Output && model.nodes[i].value == value) nodes.push_back(i);
+  return nodes;
+}
+
+GraphEdge ghostEdge(size_t from, size_t to, int32_t value, const program::Device& device, const std::string& label,
+                    const std::string& note) {
+  GraphEdge edge;
+  edge.from = from;
+  edge.to = to;
+  edge.value = value;
+  edge.device = device;
+  edge.label = label;
+  edge.change = Change::Removed;
+  edge.change_note = note;
+  return edge;
+}
+
+}  // namespace
+
+void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChanges& changes) {
+  GroupCounter groups(model);
+
+  for (const auto& [instruction, note] : changes.added_copies)
+    if (auto node = model.nodeOfInstruction(instruction)) markNode(model, groups, *node, Change::Added, note);
+  for (const auto& [instruction, note] : changes.retargeted)
+    if (auto node = model.nodeOfInstruction(instruction)) markNode(model, groups, *node, Change::Moved, note);
+
+  std::unordered_map<int32_t, const MovedValue*> moved;
+  for (const auto& m : changes.moved_values) moved[m.value] = &m;
+  auto movedNote = [](const MovedValue& m) { return "%" + std::to_string(m.value) + " " + m.before.str() + " → " + m.after.str(); };
+  for (auto& edge : model.edges) {
+    auto it = moved.find(edge.value);
+    if (it == moved.end()) continue;
+    edge.change = Change::Moved;
+    edge.change_note = movedNote(*it->second);
+  }
+  for (size_t i = 0; i < model.nodes.size(); ++i) {
+    auto& node = model.nodes[i];
+    if (node.kind != NodeKind::Input && node.kind != NodeKind::Output && node.kind != NodeKind::Constant &&
+        node.kind != NodeKind::Unbound)
+      continue;
+    if (auto it = moved.find(node.value); it != moved.end()) markNode(model, groups, i, Change::Moved, movedNote(*it->second));
+  }
+
+  // Ghosts of removed copies, between what they copied and what read them.
+  const auto& method = graph.method();
+  for (size_t r = 0; r < changes.removed_copies.size(); ++r) {
+    const auto& copy = changes.removed_copies[r];
+    GraphNode ghost;
+    ghost.kind = copy.host_to_device ? NodeKind::CopyH2D : NodeKind::CopyD2H;
+    ghost.key = "removed" + std::to_string(r);
+    ghost.title = copy.host_to_device ? "H2D" : "D2H";
+    ghost.subtitle = "removed · " + byteSizeText(copy.bytes);
+    ghost.device = copy.from;
+    ghost.copy_source = copy.from;
+    ghost.copy_destination = copy.to;
+    ghost.copy_bytes = copy.bytes;
+    ghost.change = Change::Removed;
+    ghost.change_note = copy.note;
+    ghost.tooltip = copy.note + "\n(not in the edited program: shown where it was)";
+    ghost.search_terms = {"removed", copy.host_to_device ? "h2d" : "d2h"};
+    const auto from = producerNode(model, graph, copy.source);
+    std::vector<size_t> to;
+    if (copy.consumer) {
+      if (auto node = model.nodeOfInstruction(*copy.consumer)) to.push_back(*node);
+    } else {
+      to = outputNodes(model, copy.source);
+    }
+    if (!from && to.empty()) continue;  // nothing of its surroundings is on screen
+    if (from && (model.nodes[*from].kind == NodeKind::Group)) groups.add(*from);
+    ghost.order = from ? model.nodes[*from].order : model.nodes[to.front()].order;
+    if (std::find(model.devices.begin(), model.devices.end(), ghost.device) == model.devices.end()) {
+      model.devices.push_back(ghost.device);
+      std::sort(model.devices.begin(), model.devices.end());
+    }
+    const size_t index = model.nodes.size();
+    model.nodes.push_back(std::move(ghost));
+    const std::string label = copy.source >= 0 ? valueTypeText(method, copy.source) : std::string();
+    if (from) model.edges.push_back(ghostEdge(*from, index, copy.source, copy.from, label, copy.note));
+    for (size_t node : to) model.edges.push_back(ghostEdge(index, node, copy.source, copy.to, std::string(), copy.note));
+  }
+  groups.apply();
+}
+
+}  // namespace ptescope::layout

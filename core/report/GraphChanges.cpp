@@ -1,0 +1,92 @@
+#include "report/GraphChanges.h"
+
+#include "passes/DevicePasses.h"
+
+namespace ptescope::report {
+
+using passes::CopyDirection;
+
+std::string copyChangeText(const passes::CopyRecord& copy) {
+  return std::string(copy.direction == CopyDirection::HostToDevice ? "H2D" : "D2H") + " %" +
+         std::to_string(copy.source) + " " + copy.from.str() + " → " + copy.to.str() + ", " +
+         layout::byteSizeText(copy.bytes);
+}
+
+namespace {
+
+std::string targetText(const program::Method& method, size_t delegate) {
+  const auto& delegates = items(method.delegates);
+  if (delegate >= delegates.size()) return "none";
+  auto target = passes::delegateTargetDevice(delegates[delegate]);
+  if (!target) return "invalid";
+  return target.value() ? target.value()->str() : std::string("none");
+}
+
+std::string bufferText(const passes::BufferInfo& b) {
+  return "buffer " + std::to_string(b.buffer_idx) + " (" + b.device.str() + ")";
+}
+
+}  // namespace
+
+layout::MethodChanges methodChanges(const passes::MethodReport& report, const program::Method& loaded,
+                                    const program::Method& current, const analysis::Dataflow& flow) {
+  layout::MethodChanges changes;
+  for (const auto& copy : report.copies_added) changes.added_copies[copy.instruction] = "added: " + copyChangeText(copy);
+
+  // Delegate calls of the edited method in order: the report names an H2D's
+  // reader by that ordinal.
+  std::vector<size_t> delegateCalls;
+  for (const auto& facts : flow.instructions())
+    if (facts.kind == program::InstructionKind::DelegateCall) delegateCalls.push_back(facts.flat_index);
+
+  for (const auto& copy : report.copies_removed) {
+    layout::RemovedCopy ghost;
+    ghost.host_to_device = copy.direction == CopyDirection::HostToDevice;
+    ghost.from = copy.from;
+    ghost.to = copy.to;
+    ghost.bytes = copy.bytes;
+    ghost.source = copy.source;
+    if (ghost.host_to_device && copy.consumer_delegate >= 0 && size_t(copy.consumer_delegate) < delegateCalls.size())
+      ghost.consumer = delegateCalls[size_t(copy.consumer_delegate)];
+    ghost.note = "removed: " + copyChangeText(copy);
+    changes.removed_copies.push_back(std::move(ghost));
+  }
+  for (const auto& r : report.retagged) changes.moved_values.push_back({r.value, r.before, r.after});
+  // A copy kept by the edits may now go to another device (its delegate
+  // was retargeted): same key, other devices.
+  for (const auto& after : report.copies_after) {
+    for (const auto& before : report.copies_before) {
+      if (before.key() != after.key() || (before.from == after.from && before.to == after.to)) continue;
+      changes.retargeted[after.instruction] = "copy now " + after.from.str() + " → " + after.to.str() + " (was " +
+                                              before.from.str() + " → " + before.to.str() + ")";
+      break;
+    }
+  }
+
+  for (const auto& facts : flow.instructions()) {
+    if (facts.kind != program::InstructionKind::DelegateCall || facts.delegate_index < 0) continue;
+    const auto before = targetText(loaded, size_t(facts.delegate_index));
+    const auto after = targetText(current, size_t(facts.delegate_index));
+    if (before != after) changes.retargeted[facts.flat_index] = "target " + before + " → " + after;
+  }
+
+  for (const auto& b : report.buffers_after) {
+    const passes::BufferInfo* old = nullptr;
+    for (const auto& a : report.buffers_before)
+      if (a.buffer_idx == b.buffer_idx) old = &a;
+    if (old == nullptr) {
+      changes.notes.push_back(bufferText(b) + " new: " + layout::byteSizeText(b.size));
+    } else if (old->size != b.size || old->device != b.device) {
+      changes.notes.push_back(bufferText(b) + ": " + layout::byteSizeText(old->size) + " → " + layout::byteSizeText(b.size) +
+                              (old->device != b.device ? " (was " + old->device.str() + ")" : std::string()));
+    }
+  }
+  for (const auto& a : report.buffers_before) {
+    bool kept = false;
+    for (const auto& b : report.buffers_after) kept = kept || b.buffer_idx == a.buffer_idx;
+    if (!kept) changes.notes.push_back(bufferText(a) + " dropped (" + layout::byteSizeText(a.size) + ")");
+  }
+  return changes;
+}
+
+}  // namespace ptescope::report
