@@ -387,6 +387,61 @@ class GraphViewTest : public QObject {
     QVERIFY(!view.currentLayout());
   }
 
+  void overlayColoursCopiesByMeasurement() {
+    auto program = demoAfterPasses();
+    GraphView view;
+    view.resize(1000, 900);
+    view.show();
+    QVERIFY(showMethod(view, program, methodIndex(*program, "forward")));
+    const auto& model = view.currentLayout()->model;
+    // Made-up measurements, one per copy, the later the slower.
+    std::vector<GraphView::CopyMeasurement> measured;
+    for (const auto& node : model.nodes)
+      if ((node.kind == layout::NodeKind::CopyH2D || node.kind == layout::NodeKind::CopyD2H) && node.instruction)
+        measured.push_back({*node.instruction, 1e-5 * double(measured.size() + 1), 0, 1000000});
+    QVERIFY(measured.size() >= 2);
+    view.setMeasurements(measured);
+    QVERIFY(view.hasMeasurements());
+    // Placement colours until a metric is chosen.
+    for (const auto& m : measured) QVERIFY(!nodeItem(view, *nodeOfInstruction(view, m.instruction))->overlay());
+
+    view.setOverlayMetric(GraphView::OverlayMetric::Time);
+    std::vector<QColor> colours;
+    for (const auto& m : measured) {
+      auto* item = nodeItem(view, *nodeOfInstruction(view, m.instruction));
+      QVERIFY(item->overlay());
+      // 10 µs, 20 µs, ...: the label is the measurement.
+      QVERIFY2(item->overlay()->text.contains(QString::number(std::lround(m.seconds * 1e6))), qPrintable(item->overlay()->text));
+      colours.push_back(item->overlay()->colour);
+    }
+    // Cheapest green, costliest red.
+    QVERIFY(colours.front().green() > colours.front().red());
+    QVERIFY(colours.back().red() > colours.back().green());
+    // The edges leaving each copy carry its colour.
+    size_t coloured = 0;
+    for (auto* item : view.scene()->items())
+      if (auto* e = qgraphicsitem_cast<ui::GraphEdgeItem*>(item); e && e->overlay()) {
+        const auto& from = model.nodes[e->edge().from];
+        QVERIFY(from.kind == layout::NodeKind::CopyH2D || from.kind == layout::NodeKind::CopyD2H);
+        ++coloured;
+      }
+    QVERIFY(coloured >= measured.size());
+
+    // Bandwidth: the same bytes in more time is the costly end, so the
+    // colours stay in the same order.
+    for (auto& m : measured) m.gbps = double(m.bytes) / m.seconds / 1e9;
+    view.setMeasurements(measured);
+    view.setOverlayMetric(GraphView::OverlayMetric::Bandwidth);
+    auto* slowest = nodeItem(view, *nodeOfInstruction(view, measured.back().instruction));
+    QVERIFY(slowest->overlay()->text.contains("GB/s"));
+    QVERIFY(slowest->overlay()->colour.red() > slowest->overlay()->colour.green());
+    const QImage shot = view.grab().toImage();
+    shot.save(screenshotPath("graph-overlay.png"));
+
+    view.setOverlayMetric(GraphView::OverlayMetric::Placement);
+    QVERIFY(!slowest->overlay());
+  }
+
   void samplesShowAndReadWell() {
     PTESCOPE_REQUIRE_SAMPLES();
     const auto stories = test::loadOrFail(test::samplePath("stories260k-qnn-multimethod.pte"));
