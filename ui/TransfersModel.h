@@ -1,10 +1,36 @@
 // Every host<->device copy of the current method: instruction, direction,
-// source -> destination value, bytes, devices, dtype and shape.
+// source -> destination value, bytes, devices, dtype and shape; and, once a
+// profile of this method is set, what each copy measured.
+//
+// Usage:
+//   TransfersModel model(&document);
+//   model.setProfiles(latest, previous, "run 2", "run 1");  // from a ProfileSession
+//   proxy->setSortRole(SortRole);   // measured columns sort as numbers
+//   label->setText(model.totalsText());
+//
+// Rows are the copies of the document's current method. A profile (and the
+// comparison with a previous one) adds columns only while it was made on a
+// method of the same name: switching to another method hides them, switching
+// back shows them again. Copies are matched to a profile's copies by what
+// they move, not by instruction index, because every edit renumbers the
+// instructions: (direction, source value, device side, occurrence among the
+// copies with the same three). A copy the previous profile measured that the
+// current program no longer makes (a skip option removed it) stays visible as
+// a greyed "removed" row with its old numbers and Δ = −previous.
+//
+// The model keeps its profiles when the document loads another file (a
+// reload of a re-exported file is a reason to compare): whoever owns the
+// profiles clears them when they stop describing the document.
 #pragma once
 
 #include <QAbstractTableModel>
 
+#include <memory>
+#include <optional>
+#include <unordered_map>
 #include <vector>
+
+#include "exec/Profiler.h"
 
 namespace ptescope::ui {
 
@@ -13,31 +39,87 @@ class Document;
 class TransfersModel : public QAbstractTableModel {
   Q_OBJECT
  public:
-  enum Column { Instruction, Direction, Source, Destination, Bytes, From, To, TensorShape, ColumnCount };
+  enum Column {
+    Instruction, Direction, Source, Destination, Bytes, From, To, TensorShape,
+    // With a profile of this method.
+    MedianTime, MinTime, MaxTime, Bandwidth, PeakShare, HostMemory,
+    // With a previous profile too.
+    PreviousMedian, DeltaTime, DeltaPercent, PreviousBandwidth,
+    ColumnCount
+  };
+  static constexpr int kPlainColumns = MedianTime;
+  static constexpr int kMeasuredColumns = PreviousMedian;
 
   explicit TransfersModel(Document* document, QObject* parent = nullptr);
 
   int rowCount(const QModelIndex& parent = {}) const override;
+  // kPlainColumns, kMeasuredColumns or ColumnCount, as the profiles allow.
   int columnCount(const QModelIndex& parent = {}) const override;
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+  // `previous` may be null (no comparison). Labels name the runs in tooltips
+  // and in totalsText ("run 3, 20 iterations").
+  void setProfiles(std::shared_ptr<const exec::TransferProfile> latest,
+                   std::shared_ptr<const exec::TransferProfile> previous, QString latestLabel = {},
+                   QString previousLabel = {});
+  void clearProfiles();
+  const std::shared_ptr<const exec::TransferProfile>& latestProfile() const { return latest_; }
+  const std::shared_ptr<const exec::TransferProfile>& previousProfile() const { return previous_; }
+  // Whether the measured / comparison columns are shown for the current method.
+  bool hasMeasurements() const { return latestApplies_; }
+  bool hasComparison() const { return latestApplies_ && previousApplies_; }
+
   struct Row {
-    size_t instruction = 0;
+    size_t instruction = 0;  // in the current program; for removed rows, in the profile that had it
     bool hostToDevice = true;
     int32_t source = -1;
     int32_t destination = -1;
     qint64 bytes = 0;
     QString from, to, tensor;
+    bool removed = false;  // measured before, not in the current program
+    // The matching copies of the profiles, or null. They point into the
+    // profiles this model holds, so they live as long as the rows do.
+    const exec::CopyProfile* latest = nullptr;
+    const exec::CopyProfile* previous = nullptr;
   };
   const std::vector<Row>& rows() const { return rows_; }
-  // Total bytes per direction.
+  // Total bytes per direction of the current program's copies.
   qint64 totalBytes(bool hostToDevice) const;
+
+  // The row of a copy instruction of the current method, or -1.
+  int rowOfInstruction(size_t instruction) const;
+  // The instruction of a row; nullopt for removed rows and bad rows.
+  std::optional<size_t> instructionOfRow(int row) const;
+
+  struct DirectionSummary {
+    size_t copies = 0;
+    qint64 bytes = 0;            // per iteration
+    double seconds = 0;          // median over iterations of the time spent copying
+    double previousSeconds = 0;
+    bool hasPrevious = false;
+    double gbps = 0;
+  };
+  // From the latest profile's totals when it applies, else copies and bytes
+  // of the current program with no times.
+  DirectionSummary summary(bool hostToDevice) const;
+  // "H2D 2 copies · 1.5 MiB · 0.21 ms (−0.05 ms vs previous) · 7.1 GB/s | D2H …".
+  QString totalsText() const;
 
  private:
   void rebuild();
+  void matchProfiles();
+  QVariant displayValue(const Row& row, int column) const;
+  QVariant sortValue(const Row& row, int column) const;
+  QString toolTip(const Row& row, int column) const;
+
   Document* document_;
   std::vector<Row> rows_;
+  std::unordered_map<size_t, int> rowOfInstruction_;
+  std::shared_ptr<const exec::TransferProfile> latest_, previous_;
+  QString latestLabel_, previousLabel_;
+  bool latestApplies_ = false;
+  bool previousApplies_ = false;
 };
 
 }  // namespace ptescope::ui

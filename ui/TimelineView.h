@@ -1,0 +1,137 @@
+// One measured iteration of a profile, drawn as bars on lanes: host-to-device
+// copies, kernels (CPU kernels and delegate calls), device-to-host copies,
+// and the instructions ptescope could not run ("Not executed", only when
+// there are some). Time runs left to right from the first instruction of the
+// iteration, so the gaps between copies and the kernels that wait on them
+// show where a step spends its time.
+//
+// Controls: the iteration selector (the profile keeps the timeline of its
+// first few measured iterations), Ctrl+wheel / Ctrl+= / Ctrl+- or the +/−
+// buttons to zoom around the pointer or the centre, Ctrl+0 or "Fit" to see
+// the whole iteration, wheel / drag / scroll bar to pan. Hover a bar for its
+// name, instruction, start, duration and, for copies, bytes and GB/s; click
+// it to select the instruction.
+//
+// Usage from the main window:
+//   auto* timeline = new TimelineView;
+//   timeline->setProfile(session->latest());           // shared, immutable
+//   connect(timeline, &TimelineView::instructionClicked, window, &MainWindow::selectInstruction);
+//   graph selection → timeline->selectInstruction(i);  // highlights and scrolls to it
+//
+// The profile must describe the method the window shows: bars carry that
+// method's instruction indices.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "exec/Profiler.h"
+
+class QComboBox;
+class QLabel;
+class QToolButton;
+
+namespace ptescope::ui {
+
+class TimelineCanvas;
+
+class TimelineView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimelineView(QWidget* parent = nullptr);
+  ~TimelineView() override;
+
+  void setProfile(std::shared_ptr<const exec::TransferProfile> profile);
+  void clear();
+  const std::shared_ptr<const exec::TransferProfile>& profile() const { return profile_; }
+
+  // The iterations the profile's timeline kept (TimelineSlice::iteration,
+  // 0-based), ascending; the view shows one of them.
+  const std::vector<size_t>& iterations() const { return iterations_; }
+  // Shows a kept iteration; anything else is ignored. -1 when nothing shows.
+  void setIteration(int iteration);
+  int iteration() const { return iteration_; }
+
+  enum class Lane { HostToDevice, Kernels, DeviceToHost, NotExecuted };
+  static QString laneName(Lane lane);
+
+  struct Bar {
+    Lane lane = Lane::Kernels;
+    size_t instruction = 0;
+    QString name;
+    double start = 0;    // seconds since the iteration's first instruction began
+    double seconds = 0;  // copies: the measured transfer; others: host time
+    quint64 bytes = 0;   // copies only
+    bool delegate = false;
+    QRectF rect;         // where it is drawn, in canvas() coordinates; may lie outside it
+  };
+  // The bars of the shown iteration in start order, with their current rects.
+  const std::vector<Bar>& bars() const { return bars_; }
+  // The lanes drawn, top to bottom, and where each is drawn.
+  const std::vector<Lane>& lanes() const { return lanes_; }
+  QRectF laneRect(Lane lane) const;
+  // Index into bars() of the bar at a canvas position, or -1.
+  int barAt(const QPointF& position) const;
+  // The widget that paints the lanes and takes the mouse (for tests and grabs).
+  QWidget* canvas() const;
+
+  // 1 shows the whole iteration; 2 doubles every bar's width.
+  double zoom() const { return zoom_; }
+  void setZoom(double zoom);
+  void zoomIn();
+  void zoomOut();
+  void zoomToFit();
+
+  // Highlights the bars of an instruction and scrolls the first into view;
+  // an instruction with no bar in this iteration clears the highlight.
+  void selectInstruction(size_t instruction);
+  std::optional<size_t> selectedInstruction() const { return selected_; }
+
+  QSize sizeHint() const override { return {900, 250}; }
+
+ signals:
+  void instructionClicked(size_t instruction);
+
+ private:
+  friend class TimelineCanvas;
+  void rebuildIterations();
+  void rebuildBars();
+  void layoutBars();
+  void updateControls();
+  void zoomAround(double zoom, double anchorX);
+  void scrollToBar(const Bar& bar);
+  // Geometry of the time area, in canvas coordinates.
+  double timeLeft() const;
+  double timeWidth() const;
+  double pixelsPerSecond() const;
+  double xOf(double seconds) const;
+  double secondsAt(double x) const;
+  double maxZoom() const;
+  QString barToolTip(const Bar& bar) const;
+  void paintCanvas(QPainter& painter);
+  void paintAxis(QPainter& painter);
+  void paintLegend(QPainter& painter);
+
+  std::shared_ptr<const exec::TransferProfile> profile_;
+  std::vector<size_t> iterations_;
+  int iteration_ = -1;
+  std::vector<Lane> lanes_;
+  std::vector<Bar> bars_;
+  double duration_ = 0;  // seconds shown at zoom 1
+  double zoom_ = 1;
+  std::optional<size_t> selected_;
+  int hovered_ = -1;
+
+  TimelineCanvas* canvas_ = nullptr;
+  QComboBox* iterationBox_ = nullptr;
+  QLabel* info_ = nullptr;
+  QLabel* zoomLabel_ = nullptr;
+  QToolButton* zoomInButton_ = nullptr;
+  QToolButton* zoomOutButton_ = nullptr;
+  QToolButton* fitButton_ = nullptr;
+};
+
+}  // namespace ptescope::ui
