@@ -29,6 +29,7 @@
 #include <utility>
 
 #include "layout/DeviceStyle.h"
+#include "ui/Format.h"
 #include "ui/GraphItems.h"
 
 namespace ptescope::ui {
@@ -745,23 +746,12 @@ void GraphView::setOverlayMetric(OverlayMetric metric) {
   applyOverlay();
 }
 
-namespace {
-
-QString secondsText(double seconds) {
-  if (seconds >= 1) return QString::number(seconds, 'f', 2) + " s";
-  if (seconds >= 1e-3) return QString::number(seconds * 1e3, 'f', seconds >= 0.1 ? 0 : 2) + " ms";
-  return QString::number(seconds * 1e6, 'f', seconds >= 1e-4 ? 0 : 1) + " \u00b5s";
-}
-
-QString gbpsText(double gbps) { return QString::number(gbps, 'f', gbps >= 100 ? 0 : gbps >= 10 ? 1 : 2) + " GB/s"; }
-
-}  // namespace
 
 QString GraphView::overlayLegendText() const {
   if (overlayMetric_ == OverlayMetric::Placement || measurements_.empty()) return {};
   if (overlayMetric_ == OverlayMetric::Time)
-    return tr("copy time %1 \u2192 %2").arg(secondsText(overlayMin_), secondsText(overlayMax_));
-  return tr("bandwidth %1 \u2192 %2").arg(gbpsText(overlayMax_), gbpsText(overlayMin_));
+    return tr("copy time %1 \u2192 %2").arg(durationText(overlayMin_), durationText(overlayMax_));
+  return tr("bandwidth %1 \u2192 %2").arg(gbpsText(overlayMax_) + " GB/s", gbpsText(overlayMin_) + " GB/s");
 }
 
 void GraphView::applyOverlay() {
@@ -805,7 +795,7 @@ void GraphView::applyOverlay() {
     };
     for (const auto& [node, sum] : perNode) {
       const double v = metricOf(sum);
-      const QString text = time ? secondsText(v) : gbpsText(v);
+      const QString text = time ? durationText(v) : gbpsText(v) + QStringLiteral(" GB/s");
       const QColor colour = costColour(position(v));
       nodeItems_[node]->setOverlay(ItemOverlay{colour, text});
       // The edges that leave a copy carry the copied tensor across devices.

@@ -43,6 +43,7 @@
 #include "ui/PassOptionsPanel.h"
 #include "ui/ProgramTreeModel.h"
 #include "ui/PropertiesPanel.h"
+#include "ui/TimelineView.h"
 #include "ui/TransfersModel.h"
 #include "ui/ValuesModel.h"
 
@@ -143,7 +144,17 @@ void MainWindow::buildPanels() {
   // The "as loaded" view numbers instructions and values as the file does,
   // the panels as the edited program does: only the other views select.
   connect(graph_, &GraphView::instructionSelected, this, [this](size_t i) {
-    if (graphMode_ != GraphMode::AsLoaded) properties_->showInstruction(i);
+    if (graphMode_ == GraphMode::AsLoaded) return;
+    properties_->showInstruction(i);
+    if (auto profiled = profiledOfCurrent(i)) timeline_->selectInstruction(*profiled);
+    // The copy's row in Transfers.
+    if (const int row = transfersModel_->rowOfInstruction(i); row >= 0) {
+      auto* proxy = qobject_cast<QSortFilterProxyModel*>(transfersView_->model());
+      const QModelIndex index = proxy->mapFromSource(transfersModel_->index(row, 0));
+      QSignalBlocker block(transfersView_->selectionModel());
+      transfersView_->setCurrentIndex(index);
+      transfersView_->scrollTo(index);
+    }
   });
   connect(graph_, &GraphView::valueSelected, this, [this](int32_t v) {
     if (graphMode_ == GraphMode::AsLoaded) return;
@@ -227,9 +238,12 @@ void MainWindow::buildPanels() {
   transfersLayout->addWidget(transferTotals_);
   connect(transfersView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
-            if (!current.isValid()) return;
-            properties_->showInstruction(size_t(current.data(InstructionRole).toULongLong()));
-            graph_->selectInstruction(size_t(current.data(InstructionRole).toULongLong()));
+            // Removed rows (measured before, gone from the program) have none.
+            if (!current.isValid() || current.data(InstructionRole).toLongLong() < 0) return;
+            const auto instruction = size_t(current.data(InstructionRole).toULongLong());
+            properties_->showInstruction(instruction);
+            graph_->selectInstruction(instruction);
+            if (auto profiled = profiledOfCurrent(instruction)) timeline_->selectInstruction(*profiled);
           });
 
   memoryPlan_ = new MemoryPlanView(document_);
@@ -266,13 +280,16 @@ void MainWindow::buildPanels() {
   bottomTabs_->setObjectName("bottomTabs");
   bottomTabs_->addTab(valuesPage, tr("Values"));
   bottomTabs_->addTab(transfersPage, tr("Transfers"));
+  timeline_ = new TimelineView;
+  timeline_->setObjectName("timeline");
+  bottomTabs_->addTab(timeline_, tr("Timeline"));
   bottomTabs_->addTab(memoryPlan_, tr("Memory plan"));
   bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
   bottomTabs_->addTab(changes_, tr("Changes"));
   bottomTabs_->addTab(summary_, tr("Summary"));
   connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
     const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
-    bottomTabs_->setTabText(3, errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
+    bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
   });
   auto* bottomDock = new QDockWidget(tr("Details"), this);
   bottomDock->setObjectName("bottomDock");
@@ -384,6 +401,7 @@ void MainWindow::buildMenus() {
   });
   addAction(findAction);
 
+  buildProfiling(toolbar);
   viewMenu->addSeparator();
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
 }
@@ -422,10 +440,12 @@ void MainWindow::showOpenDialog() {
   if (!path.isEmpty()) openFile(path);
 }
 
-void MainWindow::showLoadError(const QString& message) {
+void MainWindow::showLoadError(const QString& message) { showError(tr("Cannot open program"), message); }
+
+void MainWindow::showError(const QString& title, const QString& message) {
   lastError_ = message;
   statusBar()->showMessage(message, 10000);
-  if (dialogsAllowed()) QMessageBox::warning(this, tr("Cannot open program"), message);
+  if (dialogsAllowed()) QMessageBox::warning(this, title, message);
 }
 
 void MainWindow::addRecentFile(const QString& path) {
@@ -455,6 +475,14 @@ void MainWindow::dropEvent(QDropEvent* event) {
 }
 
 void MainWindow::refreshProgram() {
+  // Profiles describe the file they were measured on: another file drops
+  // them (a reload of the same file keeps them, to compare against).
+  const QString identity = !document_->hasProgram() ? QString() : document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
+  if (identity != profiledPath_ && (profiler_->latest() || profiler_->isRunning())) {
+    profiler_->clear();
+    transfersModel_->clearProfiles();
+    timeline_->clear();
+  }
   methodSelector_->clear();
   if (!document_->hasProgram()) {
     setWindowTitle("ptescope");
@@ -496,10 +524,7 @@ void MainWindow::refreshMethod() {
   valuesProxy_->setDevice(deviceFilter_->currentData().toString());
   valuesView_->resizeColumnsToContents();
   transfersView_->resizeColumnsToContents();
-  transferTotals_->setText(tr("%1 transfers: host→device %2, device→host %3")
-                               .arg(transfersModel_->rowCount())
-                               .arg(bytesText(transfersModel_->totalBytes(true)))
-                               .arg(bytesText(transfersModel_->totalBytes(false))));
+  applyProfiles();
   tree_->viewport()->update();
   refreshStatus();
 }
@@ -515,6 +540,7 @@ void MainWindow::showGraph() {
     case GraphMode::AsLoaded: graph_->setMethod(document_->loadedSnapshot(), index); break;
     case GraphMode::Diff: graph_->setMethod(document_->programSnapshot(), index, document_->methodChanges(index)); break;
   }
+  updateGraphMeasurements();
 }
 
 void MainWindow::setGraphModeChecked(GraphMode mode) {
@@ -563,7 +589,7 @@ bool MainWindow::showMethod(const QString& name) {
 }
 
 bool MainWindow::showPanel(const QString& name) {
-  static const QStringList names{"values", "transfers", "memory", "diagnostics", "changes"};
+  static const QStringList names{"values", "transfers", "timeline", "memory", "diagnostics", "changes"};
   const int index = int(names.indexOf(name.toLower()));
   if (index < 0 || index >= bottomTabs_->count()) {
     lastError_ = tr("no panel named '%1' (one of: %2)").arg(name, names.join(", "));
@@ -678,6 +704,7 @@ void MainWindow::selectValue(int32_t value) {
 void MainWindow::selectInstruction(size_t instruction) {
   properties_->showInstruction(instruction);
   graph_->selectInstruction(instruction);
+  if (auto profiled = profiledOfCurrent(instruction)) timeline_->selectInstruction(*profiled);
 }
 
 }  // namespace ptescope::ui

@@ -6,12 +6,20 @@
 
 #include <QMainWindow>
 
+#include <map>
+#include <optional>
+
+#include "ui/GraphView.h"
+#include "ui/ProfileSession.h"
+
 class QComboBox;
 class QFileSystemWatcher;
 class QLabel;
 class QLineEdit;
 class QMenu;
 class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
 class QTableView;
 class QTabWidget;
 class QTreeView;
@@ -27,6 +35,7 @@ class MemoryPlanView;
 class PassOptionsPanel;
 class ProgramTreeModel;
 class PropertiesPanel;
+class TimelineView;
 class TransfersModel;
 class ValuesModel;
 
@@ -49,6 +58,27 @@ class MainWindow : public QMainWindow {
   enum class GraphMode { Current, AsLoaded, Diff };
   void setGraphMode(GraphMode mode);
   GraphMode graphMode() const { return graphMode_; }
+
+  // ---- profiling (MainWindowProfile.cpp) ----
+  // Profile > Profile... runs the dialog's choices through the session off
+  // the UI thread (progress and Cancel in the status bar). The latest and
+  // previous results feed the Transfers panel (measured and comparison
+  // columns), the Timeline panel and the graph overlay.
+  ProfileSession* profileSession() const { return profiler_; }
+  TimelineView* timeline() const { return timeline_; }
+  // Starts a run without the dialog; false (lastError set, message shown)
+  // when the session refuses it.
+  bool startProfile(const ProfileRequest& request);
+  // Writes the latest profile; false (lastError set) when there is none or
+  // the write fails.
+  bool exportProfileTo(const QString& path, ProfileSession::Format format);
+  void setOverlayMetric(GraphView::OverlayMetric metric);
+  QLabel* transferTotals() const { return transferTotals_; }
+  QWidget* profileStatus() const { return profileStatus_; }
+  // The instruction of the program on screen that a profiled instruction of
+  // the latest profile corresponds to (edits renumber instructions), and back.
+  std::optional<size_t> currentOfProfiled(size_t instruction) const;
+  std::optional<size_t> profiledOfCurrent(size_t instruction) const;
 
   // For tests and --screenshot.
   QTabWidget* bottomTabs() const { return bottomTabs_; }
@@ -92,6 +122,12 @@ class MainWindow : public QMainWindow {
   void refreshStatus();
   void showOpenDialog();
   void showLoadError(const QString& message);
+  void showError(const QString& title, const QString& message);
+  void buildProfiling(class QToolBar* toolbar);
+  void showProfileDialog();
+  void showExportProfileDialog();
+  void applyProfiles();
+  void updateGraphMeasurements();
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void watch(const QString& path);
@@ -135,6 +171,18 @@ class MainWindow : public QMainWindow {
   QLabel* statusGpu_;
   QFileSystemWatcher* watcher_;
   QString lastError_;
+
+  ProfileSession* profiler_ = nullptr;
+  TimelineView* timeline_ = nullptr;
+  QComboBox* overlayMetric_ = nullptr;
+  QWidget* profileStatus_ = nullptr;
+  QLabel* profileLabel_ = nullptr;
+  QProgressBar* profileBar_ = nullptr;
+  QPushButton* profileCancel_ = nullptr;
+  QAction* exportProfileAction_ = nullptr;
+  std::optional<ProfileRequest> lastRequest_;
+  QString profiledPath_;  // the file the kept profiles were measured on
+  std::map<size_t, size_t> profiledToCurrent_, currentToProfiled_;
 };
 
 }  // namespace ptescope::ui

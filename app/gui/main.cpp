@@ -25,8 +25,14 @@ int main(int argc, char** argv) {
   parser.addOption(screenshot);
   QCommandLineOption method("method", "Show method NAME.", "NAME");
   parser.addOption(method);
-  QCommandLineOption tab("tab", "Show the bottom panel NAME (values, transfers, memory, diagnostics, changes).", "NAME");
+  QCommandLineOption tab("tab", "Show the bottom panel NAME (values, transfers, timeline, memory, diagnostics, changes).",
+                         "NAME");
   parser.addOption(tab);
+  QCommandLineOption profile("profile",
+                             "Profile the method at start (on the GPU when one is present, else emulated on the host).");
+  parser.addOption(profile);
+  QCommandLineOption overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE");
+  parser.addOption(overlay);
   parser.addPositionalArgument("FILE", "Program (.pte) to open");
   parser.process(app);
 
@@ -43,7 +49,28 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
     if (parser.isSet(screenshot)) return 2;
   }
+  if (parser.isSet(overlay)) {
+    const QString mode = parser.value(overlay).toLower();
+    using Metric = ptescope::ui::GraphView::OverlayMetric;
+    if (mode != "placement" && mode != "time" && mode != "bandwidth") {
+      std::fprintf(stderr, "ptescope: --overlay takes placement, time or bandwidth, not '%s'\n", qPrintable(mode));
+      return 2;
+    }
+    const Metric metric = mode == "time" ? Metric::Time : mode == "bandwidth" ? Metric::Bandwidth : Metric::Placement;
+    // Applied once there are measurements (the profile ends by choosing
+    // copy time when nothing else was asked for).
+    QObject::connect(window.profileSession(), &ptescope::ui::ProfileSession::finished, &window,
+                     [&window, metric] { window.setOverlayMetric(metric); });
+  }
   window.show();
+  if (opened && parser.isSet(profile)) {
+    ptescope::ui::ProfileRequest request;
+    request.method = document.currentMethodIndex();
+    if (!window.startProfile(request)) {
+      std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+      if (parser.isSet(screenshot)) return 2;
+    }
+  }
 
   if (parser.isSet(screenshot)) {
     if (!opened) {
@@ -58,8 +85,11 @@ int main(int argc, char** argv) {
     QTimer poll;
     poll.setInterval(100);
     QObject::connect(&poll, &QTimer::timeout, [&] {
-      if (window.graph()->layoutPending() && waited.elapsed() < 60000) return;
+      const bool busy = window.graph()->layoutPending() || window.profileSession()->isRunning();
+      if (busy && waited.elapsed() < 60000) return;
       poll.stop();
+      // The tab asked for, over the one a finished profile chose.
+      if (parser.isSet(tab)) window.showPanel(parser.value(tab));
       window.graph()->fitToWindow();
       QApplication::processEvents();
       if (!window.grab().save(out, "PNG")) {
