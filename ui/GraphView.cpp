@@ -748,7 +748,7 @@ void GraphView::setOverlayMetric(OverlayMetric metric) {
 
 
 QString GraphView::overlayLegendText() const {
-  if (overlayMetric_ == OverlayMetric::Placement || measurements_.empty()) return {};
+  if (overlayMetric_ == OverlayMetric::Placement || measurements_.empty() || (overlayMin_ == 0 && overlayMax_ == 0)) return {};
   if (overlayMetric_ == OverlayMetric::Time)
     return tr("copy time %1 \u2192 %2").arg(durationText(overlayMin_), durationText(overlayMax_));
   return tr("bandwidth %1 \u2192 %2").arg(gbpsText(overlayMax_) + " GB/s", gbpsText(overlayMin_) + " GB/s");
@@ -760,7 +760,10 @@ void GraphView::applyOverlay() {
   for (auto* item : nodeItems_) item->setOverlay(std::nullopt);
   for (auto* item : edgeItems_) item->setOverlay(std::nullopt);
   overlayMin_ = overlayMax_ = 0;
-  if (overlayMetric_ != OverlayMetric::Placement && !measurements_.empty()) {
+  // The measurements number the instructions of program_; the picture on
+  // screen may still be of the previous program until its layout is done.
+  const bool pictureOfProgram = analyzed_ && analyzed_->program == program_;
+  if (pictureOfProgram && overlayMetric_ != OverlayMetric::Placement && !measurements_.empty()) {
     // Per visible node: the copies it shows (a group sums the ones inside).
     struct Sum {
       double seconds = 0;

@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
   QCommandLineOption profile("profile",
                              "Profile the method at start (on the GPU when one is present, else emulated on the host).");
   parser.addOption(profile);
+  QCommandLineOption exportProfile("export-profile",
+                                   "With --profile and --screenshot: write the profile to FILE (.json, .trace.json or .csv).",
+                                   "FILE");
+  parser.addOption(exportProfile);
   QCommandLineOption overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE");
   parser.addOption(overlay);
   parser.addPositionalArgument("FILE", "Program (.pte) to open");
@@ -88,6 +92,18 @@ int main(int argc, char** argv) {
       const bool busy = window.graph()->layoutPending() || window.profileSession()->isRunning();
       if (busy && waited.elapsed() < 60000) return;
       poll.stop();
+      if (parser.isSet(exportProfile)) {
+        const QString path = parser.value(exportProfile);
+        const auto format = ptescope::ui::ProfileSession::formatForPath(path);
+        if (!window.profileSession()->latest()) {
+          std::fprintf(stderr, "ptescope: no profile to export: %s\n",
+                       qPrintable(window.lastError().isEmpty() ? QStringLiteral("the profile did not finish") : window.lastError()));
+          status = 2;
+        } else if (!format || !window.exportProfileTo(path, *format)) {
+          std::fprintf(stderr, "ptescope: cannot export the profile to %s %s\n", qPrintable(path), qPrintable(window.lastError()));
+          status = 2;
+        }
+      }
       // The tab asked for, over the one a finished profile chose.
       if (parser.isSet(tab)) window.showPanel(parser.value(tab));
       window.graph()->fitToWindow();

@@ -9,7 +9,11 @@
 #      host memory;
 #   4. check that the large pinned copies reach at least 90% of the link peak
 #      probe (best of the iterations against best of the probe, both ways);
-#   5. print a short table last.
+#   5. when Qt 6 is installed, build the app too and profile the demo through
+#      the GUI's code path offscreen (ptescope --profile --export-profile):
+#      it must run on the GPU, not emulated; without Qt this step is reported
+#      as skipped;
+#   6. print a short table last.
 # Full results (test logs, each profile as text, JSON, CSV and trace) go to
 # $OUT when it is set, else to a fresh temporary folder named at the end.
 # The exit status is 0 only when every check passed.
@@ -53,11 +57,13 @@ else
 fi
 
 # ---- 1. build with CUDA -----------------------------------------------------
+gui=OFF
+if [ -d /usr/lib/x86_64-linux-gnu/cmake/Qt6Widgets ] || [ -d /usr/lib/cmake/Qt6Widgets ]; then gui=ON; fi
 generator=()
 if command -v ninja > /dev/null; then generator=(-G Ninja); fi
 say "configuring in $BUILD"
 if ! cmake -S "$ROOT" -B "$BUILD" ${generator[@]+"${generator[@]}"} -DCMAKE_BUILD_TYPE=Release \
-    -DPTESCOPE_WITH_CUDA=ON -DPTESCOPE_BUILD_GUI=OFF -DPTESCOPE_BUILD_BENCHMARKS=OFF \
+    -DPTESCOPE_WITH_CUDA=ON -DPTESCOPE_BUILD_GUI=$gui -DPTESCOPE_BUILD_BENCHMARKS=OFF \
     > "$RESULTS/configure.log" 2>&1; then
   tail -n 30 "$RESULTS/configure.log" >&2
   say "FAIL: cmake configure failed (is the CUDA toolkit installed? log: $RESULTS/configure.log)"
@@ -112,6 +118,24 @@ for program in demo large-500 large-copy; do
   done
 done
 
+# ---- 3b. the GUI's code path ---------------------------------------------------
+gui_result="skipped (Qt 6 is not installed on this machine)"
+if [ "$gui" = ON ]; then
+  say "profile the demo from the app, offscreen"
+  if QT_QPA_PLATFORM=offscreen "$BUILD/app/ptescope" --profile --tab transfers --overlay time \
+      --screenshot "$RESULTS/gui-profile.png" --export-profile "$RESULTS/gui-profile.json" \
+      > "$RESULTS/gui-profile.log" 2>&1; then
+    gui_result="$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%s, %d copies, emulated=%s" % (d["runtime"], len(d["copies"]), d["emulated"]))' "$RESULTS/gui-profile.json" 2>&1)"
+    if ! grep -q "emulated=False" <<< "$gui_result"; then fail "the app's profile did not run on the GPU: $gui_result"; fi
+  else
+    gui_result="failed (see $RESULTS/gui-profile.log)"
+    fail "ptescope --profile failed: $(tail -n 1 "$RESULTS/gui-profile.log")"
+  fi
+  if ! QT_QPA_PLATFORM=offscreen "$BUILD/tests/test_profile_window" > "$RESULTS/test_profile_window.txt" 2>&1; then
+    fail "test_profile_window failed (see $RESULTS/test_profile_window.txt)"
+  fi
+fi
+
 # ---- 4. large pinned copies against the link peak -----------------------------
 # CSV columns: 1 instruction, 2 direction, 7 bytes, 12 gbps (median),
 # 13 best_gbps, 14 peak_share (= gbps / peak); so best / peak = 13 * 14 / 12.
@@ -152,6 +176,7 @@ field() {  # field FILE PREFIX SED-EXPRESSION
   echo "ptescope GPU checks on $gpu_name"
   echo "  GPU tests: $gpu_tests"
   echo "  ctest -R 'exec|profile': $ctest_summary"
+  echo "  app profile of the demo (GUI code path): $gui_result"
   printf "  %-20s %5s %11s %9s %5s %11s %9s %7s  %s\n" profile H2D bytes "GB/s" D2H bytes "GB/s" "copies" "link peak H2D/D2H GB/s"
   for name in ${profiles[@]+"${profiles[@]}"}; do
     txt="$RESULTS/$name.txt"

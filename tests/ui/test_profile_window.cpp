@@ -1,0 +1,270 @@
+// Profiling from the main window, offscreen, through the code path the
+// Profile action uses: a host-runtime profile of the demo fills the
+// Transfers panel, the timeline and the graph overlay with one entry per copy
+// and the engine's numbers; a re-profile after an edit compares; Cancel
+// stops a long run and leaves the document alone; exports parse; a CUDA
+// request without a GPU is one clear error.
+#include <QtTest>
+
+#include <QCheckBox>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QPushButton>
+#include <QGraphicsScene>
+#include <QTableView>
+#include <QUndoStack>
+
+#include "support/TestSupport.h"
+#include "ui/Document.h"
+#include "ui/Format.h"
+#include "ui/GraphItems.h"
+#include "ui/ItemRoles.h"
+#include "ui/MainWindow.h"
+#include "ui/TimelineView.h"
+#include "ui/TransfersModel.h"
+
+using namespace ptescope;
+using ui::MainWindow;
+
+namespace {
+
+bool waitForGraph(ui::GraphView* view) {
+  if (view->layoutPending()) {
+    QSignalSpy finished(view, &ui::GraphView::layoutFinished);
+    if (!finished.wait(60000)) return false;
+  }
+  return view->currentLayout() != nullptr && !view->layoutPending();
+}
+
+ui::ProfileRequest hostRequest(int method, size_t iterations = 5) {
+  ui::ProfileRequest request;
+  request.method = method;
+  request.runtime = exec::RuntimePreference::Host;
+  request.iterations = iterations;
+  request.warmup = 1;
+  return request;
+}
+
+// Runs a profile from the window and waits for its outcome.
+bool profile(MainWindow& window, const ui::ProfileRequest& request) {
+  QSignalSpy finished(window.profileSession(), &ui::ProfileSession::finished);
+  if (!window.startProfile(request)) return false;
+  return finished.wait(60000);
+}
+
+const ui::GraphNodeItem* nodeItemOf(const ui::GraphView& view, size_t instruction) {
+  const auto& model = view.currentLayout()->model;
+  auto node = model.nodeOfInstruction(instruction);
+  if (!node) return nullptr;
+  for (auto* item : view.scene()->items())
+    if (auto* n = qgraphicsitem_cast<ui::GraphNodeItem*>(item); n && n->index() == *node) return n;
+  return nullptr;
+}
+
+void grab(QWidget& widget, const QString& name) {
+  const QByteArray dir = qgetenv("PTESCOPE_SCREENSHOT_DIR");
+  if (!dir.isEmpty()) widget.grab().save(QString::fromUtf8(dir) + "/" + name + ".png");
+}
+
+}  // namespace
+
+class ProfileWindowTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { qputenv("PTESCOPE_NO_DIALOGS", "1"); }
+
+  void profileFillsPanelTimelineAndOverlay() {
+    ui::Document doc;
+    MainWindow window(&doc);
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(window.openDemo());
+    QVERIFY(window.showMethod("forward"));
+    QVERIFY(profile(window, hostRequest(doc.currentMethodIndex())));
+    QVERIFY(!window.profileStatus()->isVisible());
+    const auto& run = *window.profileSession()->latest();
+    const auto& copies = run.profile->copies;
+    QVERIFY(run.profile->emulated);
+
+    // Transfers: one measured row per copy, with the engine's numbers.
+    auto* transfers = qobject_cast<ui::TransfersModel*>(
+        qobject_cast<QSortFilterProxyModel*>(window.transfersView()->model())->sourceModel());
+    QVERIFY(transfers->hasMeasurements());
+    QCOMPARE(transfers->rows().size(), copies.size());
+    for (const auto& copy : copies) {
+      const int row = transfers->rowOfInstruction(copy.instruction);  // same program: same numbers
+      QVERIFY(row >= 0);
+      QCOMPARE(transfers->index(row, ui::TransfersModel::MedianTime).data(ui::SortRole).toDouble(), copy.seconds.median);
+      QCOMPARE(transfers->index(row, ui::TransfersModel::Bandwidth).data(ui::SortRole).toDouble(), copy.gbps);
+    }
+    QVERIFY(window.transferTotals()->text().contains("emulated on the host"));
+    // Sorted by cost: the first row is the slowest copy.
+    double slowest = 0;
+    for (const auto& copy : copies) slowest = std::max(slowest, copy.seconds.median);
+    QCOMPARE(window.transfersView()->model()->index(0, ui::TransfersModel::MedianTime).data(ui::SortRole).toDouble(), slowest);
+
+    // The graph overlay: every copy node coloured and labelled with its median.
+    QCOMPARE(window.graph()->overlayMetric(), ui::GraphView::OverlayMetric::Time);
+    QVERIFY(waitForGraph(window.graph()));
+    for (const auto& copy : copies) {
+      const auto* item = nodeItemOf(*window.graph(), copy.instruction);
+      QVERIFY(item && item->overlay());
+      QCOMPARE(item->overlay()->text, ui::durationText(copy.seconds.median));
+    }
+
+    // The timeline: one bar per slice of the shown iteration, copies with
+    // their measured time; a click selects the instruction in the graph.
+    auto* timeline = window.timeline();
+    QVERIFY(timeline->profile() == run.profile);
+    size_t slices = 0, copySlices = 0;
+    for (const auto& slice : run.profile->timeline)
+      if (int(slice.iteration) == timeline->iteration()) {
+        ++slices;
+        copySlices += slice.track == exec::TimelineSlice::Track::HostToDevice ||
+                      slice.track == exec::TimelineSlice::Track::DeviceToHost;
+      }
+    QCOMPARE(timeline->bars().size(), slices);
+    QCOMPARE(copySlices, copies.size());
+    window.showPanel("timeline");
+    QApplication::processEvents();
+    const auto& bar = timeline->bars().back();
+    QTest::mouseClick(timeline->canvas(), Qt::LeftButton, {}, bar.rect.center().toPoint());
+    QCOMPARE(window.graph()->selectedInstruction(), std::optional<size_t>(bar.instruction));
+    grab(window, "profile-timeline");
+
+    // Exports parse and carry the same numbers.
+    const QString dir = test::tempDir();
+    QVERIFY(window.exportProfileTo(dir + "/p.json", ui::ProfileSession::Format::Json));
+    QVERIFY(window.exportProfileTo(dir + "/p.csv", ui::ProfileSession::Format::Csv));
+    QVERIFY(window.exportProfileTo(dir + "/p.trace.json", ui::ProfileSession::Format::Trace));
+    QFile json(dir + "/p.json");
+    QVERIFY(json.open(QIODevice::ReadOnly));
+    const auto doc1 = QJsonDocument::fromJson(json.readAll());
+    QVERIFY(doc1.isObject());
+    const auto exported = doc1.object().value("copies").toArray();
+    QCOMPARE(size_t(exported.size()), copies.size());
+    QFile csv(dir + "/p.csv");
+    QVERIFY(csv.open(QIODevice::ReadOnly | QIODevice::Text));
+    QCOMPARE(size_t(csv.readAll().trimmed().split('\n').size()), copies.size() + 1);
+    QFile trace(dir + "/p.trace.json");
+    QVERIFY(trace.open(QIODevice::ReadOnly));
+    QVERIFY(!QJsonDocument::fromJson(trace.readAll()).isNull());
+  }
+
+  void reprofileAfterAnEditCompares() {
+    ui::Document doc;
+    MainWindow window(&doc);
+    window.show();
+    QVERIFY(window.openDemo());
+    QVERIFY(window.showMethod("forward"));
+    const int m = doc.currentMethodIndex();
+    QVERIFY(profile(window, hostRequest(m)));
+    const auto before = window.profileSession()->latest()->profile;
+
+    // Pre-staged inputs: the input's copy goes away.
+    auto options = doc.methodOptions(m);
+    options.skip_h2d_for_method_inputs = true;
+    options.alloc_graph_input = false;
+    doc.setMethodOptions(m, options);
+    doc.waitForPipeline();
+    QVERIFY2(doc.pipelineError().isEmpty(), qPrintable(doc.pipelineError()));
+    QVERIFY(profile(window, hostRequest(m)));
+    const auto after = window.profileSession()->latest()->profile;
+    QVERIFY(window.profileSession()->previous()->profile == before);
+    QCOMPARE(after->copies.size() + 1, before->copies.size());
+
+    auto* transfers = qobject_cast<ui::TransfersModel*>(
+        qobject_cast<QSortFilterProxyModel*>(window.transfersView()->model())->sourceModel());
+    QVERIFY(transfers->hasComparison());
+    size_t removed = 0;
+    for (const auto& row : transfers->rows()) removed += row.removed;
+    QCOMPARE(removed, size_t(1));
+    QVERIFY(window.transferTotals()->text().contains("vs previous"));
+    // The overlay follows the edited program's numbering.
+    QVERIFY(waitForGraph(window.graph()));
+    for (const auto& copy : after->copies) {
+      QCOMPARE(window.currentOfProfiled(copy.instruction), std::optional<size_t>(copy.instruction));
+      const auto* item = nodeItemOf(*window.graph(), copy.instruction);
+      QVERIFY(item && item->overlay());
+    }
+    window.showPanel("transfers");
+    grab(window, "profile-compare");
+    // Undo: the profile of the edited program maps onto the old numbering
+    // by what each copy moves; the removed copy has no measurement.
+    doc.undoStack()->undo();
+    doc.waitForPipeline();
+    size_t measuredRows = 0;
+    for (const auto& row : transfers->rows()) measuredRows += !row.removed && row.latest != nullptr;
+    QCOMPARE(measuredRows, after->copies.size());
+    // Only copy nodes carry the overlay, on the picture of the program shown.
+    QVERIFY(waitForGraph(window.graph()));
+    size_t overlaid = 0;
+    for (auto* item : window.graph()->scene()->items())
+      if (auto* n = qgraphicsitem_cast<ui::GraphNodeItem*>(item); n && n->overlay()) {
+        ++overlaid;
+        QVERIFY(n->node().kind == layout::NodeKind::CopyH2D || n->node().kind == layout::NodeKind::CopyD2H);
+      }
+    QCOMPARE(overlaid, measuredRows);
+  }
+
+  void cancelStopsALongRunAndKeepsTheDocument() {
+    ui::Document doc;
+    MainWindow window(&doc);
+    window.show();
+    QVERIFY(window.openDemo());
+    const auto program = doc.programSnapshot();
+    QSignalSpy progress(window.profileSession(), &ui::ProfileSession::progress);
+    QVERIFY(window.startProfile(hostRequest(doc.currentMethodIndex(), 100000000)));
+    QVERIFY(window.profileStatus()->isVisibleTo(&window));
+    // The window keeps answering while it runs.
+    QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 2, 20000);
+    auto* cancel = window.profileStatus()->findChild<QPushButton*>("cancelProfile");
+    QVERIFY(cancel);
+    QElapsedTimer timer;
+    timer.start();
+    cancel->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.profileSession()->isRunning(), 30000);
+    QVERIFY(timer.elapsed() < 30000);
+    QVERIFY(!window.profileStatus()->isVisibleTo(&window));
+    QVERIFY(doc.programSnapshot() == program);
+    QVERIFY(!doc.isModified());
+    if (const auto& latest = window.profileSession()->latest()) {
+      QVERIFY(latest->profile->cancelled);
+      QVERIFY(latest->profile->iterations < 100000000);
+    }
+  }
+
+  void cudaWithoutAGpuIsOneClearError() {
+    if (auto sel = exec::selectRuntime(exec::RuntimePreference::Cuda); sel)
+      QSKIP("a CUDA device is present: the error path cannot be reached here");
+    ui::Document doc;
+    MainWindow window(&doc);
+    QVERIFY(window.openDemo());
+    auto request = hostRequest(doc.currentMethodIndex());
+    request.runtime = exec::RuntimePreference::Cuda;
+    QSignalSpy failed(window.profileSession(), &ui::ProfileSession::failed);
+    QVERIFY(window.startProfile(request));
+    QVERIFY(failed.wait(30000));
+    QVERIFY2(window.lastError().contains("CUDA"), qPrintable(window.lastError()));
+    QVERIFY(!window.profileSession()->latest());
+    QVERIFY(!window.profileStatus()->isVisibleTo(&window));
+    QVERIFY(doc.hasProgram() && !doc.isModified());
+  }
+
+  void anotherFileDropsTheProfiles() {
+    ui::Document doc;
+    MainWindow window(&doc);
+    QVERIFY(window.openDemo());
+    QVERIFY(profile(window, hostRequest(doc.currentMethodIndex())));
+    const QString other = test::tempDir() + "/other.pte";
+    QCOMPARE(test::runCli({"synth", "--scenario", "cuda_1", "-o", other}).exitCode, 0);
+    QVERIFY(window.openFile(other));
+    QVERIFY(!window.profileSession()->latest());
+    QVERIFY(!window.timeline()->profile());
+  }
+};
+
+QTEST_MAIN(ProfileWindowTest)
+#include "test_profile_window.moc"
