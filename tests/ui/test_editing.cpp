@@ -19,6 +19,7 @@
 #include "pte/JsonDump.h"
 #include "pte/Writer.h"
 #include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
 #include "ui/ChangesPanel.h"
 #include "ui/DiagnosticsModel.h"
 #include "ui/Document.h"
@@ -49,10 +50,6 @@ QString writeDemo() {
   return r.exitCode == 0 ? path : QString();
 }
 
-void grab(QWidget& window, const QString& name) {
-  const QByteArray dir = qgetenv("PTESCOPE_SCREENSHOT_DIR");
-  if (!dir.isEmpty()) window.grab().save(QString::fromUtf8(dir) + "/" + name + ".png");
-}
 
 }  // namespace
 
@@ -122,7 +119,7 @@ class EditingTest : public QObject {
     bool cuda1Buffer = false;
     for (const auto& band : window.memoryPlan()->bands()) cuda1Buffer = cuda1Buffer || band.device == "cuda:1";
     QVERIFY(cuda1Buffer);
-    grab(window, "edit-target-device");
+    QVERIFY(test::saveScreenshot(window, "edit-target-device"));
     // The graph's context menu on the first delegate call (instruction 1)
     // offers the same choices; picking one is an undoable edit.
     QMenu menu;
@@ -252,7 +249,7 @@ class EditingTest : public QObject {
         }
     QVERIFY(found);
     QCOMPARE(clicked.count(), 1);
-    grab(window, "memory-plan");
+    QVERIFY(test::saveScreenshot(window, "memory-plan"));
   }
 };
 

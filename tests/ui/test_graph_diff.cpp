@@ -11,6 +11,7 @@
 #include <QUndoStack>
 
 #include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
 #include "ui/ChangesPanel.h"
 #include "ui/Document.h"
 #include "ui/GraphView.h"
@@ -30,13 +31,6 @@ QString writeDemo() {
   return r.exitCode == 0 ? path : QString();
 }
 
-bool waitForGraph(ui::GraphView* view) {
-  if (view->layoutPending()) {
-    QSignalSpy finished(view, &ui::GraphView::layoutFinished);
-    if (!finished.wait(60000)) return false;
-  }
-  return view->currentLayout() != nullptr && !view->layoutPending();
-}
 
 // Copy instructions of a method by direction, read off its operators.
 size_t copyCount(const program::Method& method, const std::string& op) {
@@ -72,10 +66,6 @@ size_t marked(const layout::GraphModel& model, Change change) {
   return n;
 }
 
-void grab(QWidget& window, const QString& name) {
-  const QByteArray dir = qgetenv("PTESCOPE_SCREENSHOT_DIR");
-  if (!dir.isEmpty()) window.grab().save(QString::fromUtf8(dir) + "/" + name + ".png");
-}
 
 }  // namespace
 
@@ -94,7 +84,7 @@ class GraphDiffTest : public QObject {
     QVERIFY(window.openFile(demo));
     QVERIFY(window.showMethod("forward"));
     QCOMPARE(window.graphMode(), MainWindow::GraphMode::Current);
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
 
     const int m = doc.currentMethodIndex();
     auto options = doc.methodOptions(m);
@@ -105,7 +95,7 @@ class GraphDiffTest : public QObject {
     // The first edit switches the graph to the diff view.
     QCOMPARE(window.graphMode(), MainWindow::GraphMode::Diff);
     QVERIFY(window.graph()->isDiffView());
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
 
     const auto& loaded = doc.loadedProgram().methods()[size_t(m)];
     const auto& current = doc.program().methods()[size_t(m)];
@@ -140,12 +130,12 @@ class GraphDiffTest : public QObject {
     QVERIFY2(window.graph()->diffSummary().contains("1 copy removed"), qPrintable(window.graph()->diffSummary()));
     auto* banner = window.graph()->findChild<QLabel*>("graphBanner");
     QVERIFY(banner && banner->isVisible());
-    grab(window, "diff-view");
+    QVERIFY(test::saveScreenshot(window, "diff-view"));
 
     // As loaded: the file's program, nothing marked.
     window.findChild<QAction*>("viewAsLoaded")->trigger();
     QCOMPARE(window.graphMode(), MainWindow::GraphMode::AsLoaded);
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     const auto& asLoaded = window.graph()->currentLayout()->model;
     QCOMPARE(asLoaded.instruction_count, instructionCount(loaded));
     QCOMPARE(marked(asLoaded, Change::Removed) + marked(asLoaded, Change::Moved), size_t(0));
@@ -156,7 +146,7 @@ class GraphDiffTest : public QObject {
 
     // Current: the edited program, nothing marked.
     window.setGraphMode(MainWindow::GraphMode::Current);
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     const auto& edited = window.graph()->currentLayout()->model;
     QCOMPARE(edited.instruction_count, instructionCount(current));
     QCOMPARE(marked(edited, Change::Removed), size_t(0));
@@ -165,7 +155,7 @@ class GraphDiffTest : public QObject {
     window.setGraphMode(MainWindow::GraphMode::Diff);
     doc.undoStack()->undo();
     doc.waitForPipeline();
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     QCOMPARE(marked(window.graph()->currentLayout()->model, Change::Removed), size_t(0));
     QVERIFY(window.graph()->diffSummary().contains("no changes"));
   }
@@ -181,7 +171,7 @@ class GraphDiffTest : public QObject {
     options.skip_d2h_for_method_outputs = true;
     doc.setMethodOptions(m, options);
     doc.waitForPipeline();
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     const auto& current = doc.program().methods()[size_t(m)];
     const auto& model = window.graph()->currentLayout()->model;
     const int32_t output = items(current.outputs).front();
@@ -194,14 +184,14 @@ class GraphDiffTest : public QObject {
     // Clicking the removed copy in the Changes list, from the "as loaded"
     // view, goes to the diff view and selects what the copy read.
     window.setGraphMode(MainWindow::GraphMode::AsLoaded);
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     QListWidgetItem* removedItem = nullptr;
     for (int i = 0; i < window.changes()->count(); ++i)
       if (window.changes()->item(i)->text().contains(QString::fromUtf8("\u2212 D2H"))) removedItem = window.changes()->item(i);
     QVERIFY(removedItem);
     emit window.changes()->itemClicked(removedItem);
     QCOMPARE(window.graphMode(), MainWindow::GraphMode::Diff);
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     QCOMPARE(window.graph()->selectedValue(), std::optional<int32_t>(output));
   }
 
@@ -214,7 +204,7 @@ class GraphDiffTest : public QObject {
     const int m = doc.currentMethodIndex();
     doc.setDelegateTarget(m, 1, program::Device{program::DeviceType::Cuda, 1});
     doc.waitForPipeline();
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     const auto& current = doc.program().methods()[size_t(m)];
     // The call of delegate 1 in the edited program.
     std::optional<size_t> call;
@@ -251,7 +241,7 @@ class GraphDiffTest : public QObject {
     }
     QCOMPARE(cuda1Copies, size_t(2));
     QCOMPARE(markedCopies, cuda1Copies);
-    grab(window, "diff-retarget");
+    QVERIFY(test::saveScreenshot(window, "diff-retarget"));
   }
 };
 

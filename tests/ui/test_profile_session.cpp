@@ -24,6 +24,7 @@
 #include "exec/Profiler.h"
 #include "report/ProfileWriters.h"
 #include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
 #include "ui/Document.h"
@@ -190,10 +191,6 @@ nlohmann::json readJson(const QString& path) {
 
 bool gpuPresent() { return static_cast<bool>(exec::selectRuntime(exec::RuntimePreference::Cuda)); }
 
-void grab(QWidget& widget, const QString& name) {
-  const QByteArray dir = qgetenv("PTESCOPE_SCREENSHOT_DIR");
-  if (!dir.isEmpty()) QVERIFY(widget.grab().save(QString::fromUtf8(dir) + "/" + name + ".png"));
-}
 
 }  // namespace
 
@@ -643,7 +640,7 @@ class ProfileSessionTest : public QObject {
       QVERIFY2(runtimeInfo->text().contains("emulation", Qt::CaseInsensitive), qPrintable(runtimeInfo->text()));
     dialog.show();
     QVERIFY(QTest::qWaitForWindowExposed(&dialog));
-    grab(dialog, "profile-dialog");
+    QVERIFY(test::saveScreenshot(dialog, "profile-dialog"));
 
     // Every widget reaches the request.
     method->setCurrentIndex(methodIndex(*program, "forward"));
@@ -678,7 +675,7 @@ class ProfileSessionTest : public QObject {
     QVERIFY(dialog.isVisible());
     QVERIFY(dialog.result() != QDialog::Accepted);
     QVERIFY2(errorLabel->text().contains("not-there"), qPrintable(errorLabel->text()));
-    grab(dialog, "profile-dialog-folder-error");
+    QVERIFY(test::saveScreenshot(dialog, "profile-dialog-folder-error"));
     folder->setText(test::tempDir());
     QVERIFY(dialog.validationError().isEmpty());
     profileButton->click();

@@ -17,6 +17,7 @@
 #include <QUndoStack>
 
 #include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
 #include "ui/Document.h"
 #include "ui/Format.h"
 #include "ui/GraphItems.h"
@@ -30,13 +31,6 @@ using ui::MainWindow;
 
 namespace {
 
-bool waitForGraph(ui::GraphView* view) {
-  if (view->layoutPending()) {
-    QSignalSpy finished(view, &ui::GraphView::layoutFinished);
-    if (!finished.wait(60000)) return false;
-  }
-  return view->currentLayout() != nullptr && !view->layoutPending();
-}
 
 ui::ProfileRequest hostRequest(int method, size_t iterations = 5) {
   ui::ProfileRequest request;
@@ -63,10 +57,6 @@ const ui::GraphNodeItem* nodeItemOf(const ui::GraphView& view, size_t instructio
   return nullptr;
 }
 
-void grab(QWidget& widget, const QString& name) {
-  const QByteArray dir = qgetenv("PTESCOPE_SCREENSHOT_DIR");
-  if (!dir.isEmpty()) widget.grab().save(QString::fromUtf8(dir) + "/" + name + ".png");
-}
 
 }  // namespace
 
@@ -107,7 +97,7 @@ class ProfileWindowTest : public QObject {
 
     // The graph overlay: every copy node coloured and labelled with its median.
     QCOMPARE(window.graph()->overlayMetric(), ui::GraphView::OverlayMetric::Time);
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     for (const auto& copy : copies) {
       const auto* item = nodeItemOf(*window.graph(), copy.instruction);
       QVERIFY(item && item->overlay());
@@ -132,7 +122,7 @@ class ProfileWindowTest : public QObject {
     const auto& bar = timeline->bars().back();
     QTest::mouseClick(timeline->canvas(), Qt::LeftButton, {}, bar.rect.center().toPoint());
     QCOMPARE(window.graph()->selectedInstruction(), std::optional<size_t>(bar.instruction));
-    grab(window, "profile-timeline");
+    QVERIFY(test::saveScreenshot(window, "profile-timeline"));
 
     // Exports parse and carry the same numbers.
     const QString dir = test::tempDir();
@@ -183,14 +173,14 @@ class ProfileWindowTest : public QObject {
     QCOMPARE(removed, size_t(1));
     QVERIFY(window.transferTotals()->text().contains("vs previous"));
     // The overlay follows the edited program's numbering.
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     for (const auto& copy : after->copies) {
       QCOMPARE(window.currentOfProfiled(copy.instruction), std::optional<size_t>(copy.instruction));
       const auto* item = nodeItemOf(*window.graph(), copy.instruction);
       QVERIFY(item && item->overlay());
     }
     window.showPanel("transfers");
-    grab(window, "profile-compare");
+    QVERIFY(test::saveScreenshot(window, "profile-compare"));
     // Undo: the profile of the edited program maps onto the old numbering
     // by what each copy moves; the removed copy has no measurement.
     doc.undoStack()->undo();
@@ -199,7 +189,7 @@ class ProfileWindowTest : public QObject {
     for (const auto& row : transfers->rows()) measuredRows += !row.removed && row.latest != nullptr;
     QCOMPARE(measuredRows, after->copies.size());
     // Only copy nodes carry the overlay, on the picture of the program shown.
-    QVERIFY(waitForGraph(window.graph()));
+    QVERIFY(test::waitForGraph(window.graph()));
     size_t overlaid = 0;
     for (auto* item : window.graph()->scene()->items())
       if (auto* n = qgraphicsitem_cast<ui::GraphNodeItem*>(item); n && n->overlay()) {

@@ -1,0 +1,31 @@
+// Helpers shared by the GUI suites (tests/ui): screenshots and waiting for
+// the graph. Header-only, so that the core and CLI suites need no Qt Widgets.
+#pragma once
+
+#include <QSignalSpy>
+#include <QString>
+#include <QWidget>
+
+#include "ui/GraphView.h"
+
+namespace ptescope::test {
+
+// Saves a grab of `widget` as <PTESCOPE_SCREENSHOT_DIR>/<name>.png when that
+// variable is set (to look at the GUI a test drove); true when nothing was
+// asked or the file was written.
+inline bool saveScreenshot(QWidget& widget, const QString& name) {
+  const QString dir = qEnvironmentVariable("PTESCOPE_SCREENSHOT_DIR");
+  return dir.isEmpty() || widget.grab().save(dir + "/" + name + ".png");
+}
+
+// Waits (up to a minute) until the graph shows the picture of what it was
+// last given; false when no picture came.
+inline bool waitForGraph(ui::GraphView* view) {
+  if (view->layoutPending()) {
+    QSignalSpy finished(view, &ui::GraphView::layoutFinished);
+    if (!finished.wait(60000)) return false;
+  }
+  return view->currentLayout() != nullptr && !view->layoutPending();
+}
+
+}  // namespace ptescope::test
