@@ -3,9 +3,25 @@
 
 #include <QString>
 
+#include <QStringList>
+
 #include <cmath>
 
+#include "program/Program.h"
+
 namespace ptescope::ui {
+
+// A tensor's sizes: "[1, 64]" (tables), or "[1,64]" with separator ",".
+inline QString sizesText(const program::Tensor& t, const QString& separator = QStringLiteral(", ")) {
+  QStringList parts;
+  for (int32_t s : program::items(t.sizes)) parts << QString::number(s);
+  return "[" + parts.join(separator) + "]";
+}
+
+// "float32[1,64]": dtype and shape in one word.
+inline QString tensorTypeText(const program::Tensor& t) {
+  return QString::fromStdString(program::scalarTypeShortName(t.scalar_type)) + sizesText(t, QStringLiteral(","));
+}
 
 // "512 B", "4.0 KiB", "1.5 MiB".
 inline QString bytesText(qint64 bytes) {

@@ -57,12 +57,9 @@ void MemoryPlanView::rebuild() {
       block.offset = t->allocation_info->offset();
       block.bytes = quint64(t->nbytes());
       block.device = QString::fromStdString(t->device().str());
-      QStringList dims;
-      for (int32_t s : items(t->sizes)) dims << QString::number(s);
-      block.label = QString("%%1 %2[%3] %4, %5 at +%6, live %7–%8")
+      block.label = QString("%%1 %2 %3, %4 at +%5, live %6–%7")
                         .arg(v)
-                        .arg(QString::fromStdString(scalarTypeShortName(t->scalar_type)), dims.join(","), block.device,
-                             bytesText(qint64(block.bytes)))
+                        .arg(tensorTypeText(*t), block.device, bytesText(qint64(block.bytes)))
                         .arg(block.offset)
                         .arg(block.start)
                         .arg(block.end);

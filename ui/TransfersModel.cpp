@@ -141,9 +141,7 @@ void TransfersModel::rebuild() {
       if (src != nullptr) {
         row.bytes = src->nbytes();
         row.from = QString::fromStdString(src->device().str());
-        QStringList sizes;
-        for (int32_t s : items(src->sizes)) sizes << QString::number(s);
-        row.tensor = QString::fromStdString(scalarTypeShortName(src->scalar_type)) + "[" + sizes.join(",") + "]";
+        row.tensor = tensorTypeText(*src);
       }
       if (dst != nullptr) row.to = QString::fromStdString(dst->device().str());
       rows_.push_back(std::move(row));

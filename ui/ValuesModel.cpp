@@ -1,5 +1,7 @@
 #include "ui/ValuesModel.h"
 
+#include "ui/Format.h"
+
 #include "program/Program.h"
 #include "ui/Document.h"
 #include "ui/ItemRoles.h"
@@ -8,12 +10,6 @@ namespace ptescope::ui {
 using namespace ptescope::program;
 
 namespace {
-
-QString sizesText(const Tensor& t) {
-  QStringList parts;
-  for (int32_t s : items(t.sizes)) parts << QString::number(s);
-  return "[" + parts.join(", ") + "]";
-}
 
 QString scalarText(const Value& v) {
   return std::visit(
