@@ -29,7 +29,7 @@ namespace {
 
 // Canvas geometry. Lane labels stay pinned on the left and the time axis on
 // top while the bars scroll under them.
-constexpr double kLabelWidth = 128;
+constexpr double kLabelWidth = 156;  // "Not executed" in bold and a five-digit count
 constexpr double kPadLeft = 10;
 constexpr double kPadRight = 16;
 constexpr double kAxisHeight = 26;
