@@ -35,29 +35,49 @@ void markNode(GraphModel& model, GroupCounter& groups, size_t node, Change chang
   n.change_note += note;
 }
 
-// The node a value comes from in this view: its input, constant or unbound
-// node, or the node of the instruction that writes it.
-std::optional<size_t> producerNode(const GraphModel& model, const MethodGraph& graph, int32_t value) {
-  const auto& flow = graph.dataflow();
-  if (value < 0 || size_t(value) >= flow.values().size()) return std::nullopt;
-  const auto& facts = flow.value(value);
-  const std::string v = std::to_string(value);
-  if (facts.is_method_input)
-    if (auto node = model.findNode("in" + v)) return node;
-  if (facts.producer) return model.nodeOfInstruction(*facts.producer);
-  if (auto node = model.findNode("c" + v)) return node;
-  if (auto node = model.findNode("u" + v)) return node;
-  // A folded constant: its first reader carries it.
-  if (!facts.consumers.empty()) return model.nodeOfInstruction(facts.consumers.front());
-  return std::nullopt;
-}
+// Where values are on screen, looked up once per view: a method with
+// thousands of removed copies must not scan the nodes for each.
+class NodeIndex {
+ public:
+  explicit NodeIndex(const GraphModel& model) : model_(model) {
+    for (size_t i = 0; i < model.nodes.size(); ++i) {
+      byKey_.emplace(model.nodes[i].key, i);
+      if (model.nodes[i].kind == NodeKind::Output) outputs_[model.nodes[i].value].push_back(i);
+    }
+  }
 
-std::vector<size_t> outputNodes(const GraphModel& model, int32_t value) {
-  std::vector<size_t> nodes;
-  for (size_t i = 0; i < model.nodes.size(); ++i)
-    if (model.nodes[i].kind == NodeKind::Output && model.nodes[i].value == value) nodes.push_back(i);
-  return nodes;
-}
+  std::optional<size_t> byKey(const std::string& key) const {
+    auto it = byKey_.find(key);
+    return it == byKey_.end() ? std::nullopt : std::optional<size_t>(it->second);
+  }
+
+  // The node a value comes from in this view: its input, constant or
+  // unbound node, or the node of the instruction that writes it.
+  std::optional<size_t> producer(const MethodGraph& graph, int32_t value) const {
+    const auto& flow = graph.dataflow();
+    if (value < 0 || size_t(value) >= flow.values().size()) return std::nullopt;
+    const auto& facts = flow.value(value);
+    const std::string v = std::to_string(value);
+    if (facts.is_method_input)
+      if (auto node = byKey("in" + v)) return node;
+    if (facts.producer) return model_.nodeOfInstruction(*facts.producer);
+    if (auto node = byKey("c" + v)) return node;
+    if (auto node = byKey("u" + v)) return node;
+    // A folded constant: its first reader carries it.
+    if (!facts.consumers.empty()) return model_.nodeOfInstruction(facts.consumers.front());
+    return std::nullopt;
+  }
+
+  std::vector<size_t> outputs(int32_t value) const {
+    auto it = outputs_.find(value);
+    return it == outputs_.end() ? std::vector<size_t>{} : it->second;
+  }
+
+ private:
+  const GraphModel& model_;
+  std::unordered_map<std::string, size_t> byKey_;
+  std::unordered_map<int32_t, std::vector<size_t>> outputs_;
+};
 
 GraphEdge ghostEdge(size_t from, size_t to, int32_t value, const program::Device& device, const std::string& label,
                     const std::string& note) {
@@ -101,6 +121,7 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
 
   // Ghosts of removed copies, between what they copied and what read them.
   const auto& method = graph.method();
+  const NodeIndex index(model);  // of the nodes before the ghosts
   for (size_t r = 0; r < changes.removed_copies.size(); ++r) {
     const auto& copy = changes.removed_copies[r];
     GraphNode ghost;
@@ -116,12 +137,12 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
     ghost.change_note = copy.note;
     ghost.tooltip = copy.note + "\n(not in the edited program: shown where it was)";
     ghost.search_terms = {"removed", copy.host_to_device ? "h2d" : "d2h"};
-    const auto from = producerNode(model, graph, copy.source);
+    const auto from = index.producer(graph, copy.source);
     std::vector<size_t> to;
     if (copy.consumer) {
       if (auto node = model.nodeOfInstruction(*copy.consumer)) to.push_back(*node);
     } else {
-      to = outputNodes(model, copy.source);
+      to = index.outputs(copy.source);
     }
     if (!from && to.empty()) continue;  // nothing of its surroundings is on screen
     if (from && (model.nodes[*from].kind == NodeKind::Group)) groups.add(*from);
@@ -130,11 +151,11 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
       model.devices.push_back(ghost.device);
       std::sort(model.devices.begin(), model.devices.end());
     }
-    const size_t index = model.nodes.size();
+    const size_t ghostNode = model.nodes.size();
     model.nodes.push_back(std::move(ghost));
     const std::string label = copy.source >= 0 ? valueTypeText(method, copy.source) : std::string();
-    if (from) model.edges.push_back(ghostEdge(*from, index, copy.source, copy.from, label, copy.note));
-    for (size_t node : to) model.edges.push_back(ghostEdge(index, node, copy.source, copy.to, std::string(), copy.note));
+    if (from) model.edges.push_back(ghostEdge(*from, ghostNode, copy.source, copy.from, label, copy.note));
+    for (size_t node : to) model.edges.push_back(ghostEdge(ghostNode, node, copy.source, copy.to, std::string(), copy.note));
   }
   groups.apply();
 }

@@ -1,5 +1,7 @@
 #include "report/GraphChanges.h"
 
+#include <unordered_map>
+
 #include "passes/DevicePasses.h"
 
 namespace ptescope::report {
@@ -54,13 +56,15 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
   for (const auto& r : report.retagged) changes.moved_values.push_back({r.value, r.before, r.after});
   // A copy kept by the edits may now go to another device (its delegate
   // was retargeted): same key, other devices.
+  std::unordered_map<std::string, const passes::CopyRecord*> beforeByKey;
+  for (const auto& before : report.copies_before) beforeByKey.emplace(before.key(), &before);
   for (const auto& after : report.copies_after) {
-    for (const auto& before : report.copies_before) {
-      if (before.key() != after.key() || (before.from == after.from && before.to == after.to)) continue;
-      changes.retargeted[after.instruction] = "copy now " + after.from.str() + " → " + after.to.str() + " (was " +
-                                              before.from.str() + " → " + before.to.str() + ")";
-      break;
-    }
+    auto it = beforeByKey.find(after.key());
+    if (it == beforeByKey.end()) continue;
+    const auto& before = *it->second;
+    if (before.from == after.from && before.to == after.to) continue;
+    changes.retargeted[after.instruction] = "copy now " + after.from.str() + " → " + after.to.str() + " (was " +
+                                            before.from.str() + " → " + before.to.str() + ")";
   }
 
   for (const auto& facts : flow.instructions()) {
