@@ -724,6 +724,8 @@ QString GraphView::diffSummary() const {
   if (!c.moved_values.empty()) parts << count(c.moved_values.size(), tr("value changed device"), tr("values changed device"));
   if (!c.retargeted.empty()) parts << count(c.retargeted.size(), tr("delegate retargeted"), tr("delegates retargeted"));
   for (const auto& note : c.notes) parts << QString::fromStdString(note);
+  if (layout_ && layout_->model.undrawn_removed_copies > 0)
+    parts << tr("%1 removed copies not drawn (open groups or see Changes)").arg(layout_->model.undrawn_removed_copies);
   return tr("Diff against the file as loaded: %1").arg(parts.join(QStringLiteral(" \u00b7 ")));
 }
 

@@ -6,6 +6,9 @@
 namespace ptescope::layout {
 namespace {
 
+// Ghosts beyond this many would swamp the picture (and the layout).
+constexpr size_t kMaxGhosts = 200;
+
 // Collapsed groups collect the changes inside them; the note counts them.
 class GroupCounter {
  public:
@@ -122,6 +125,7 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
   // Ghosts of removed copies, between what they copied and what read them.
   const auto& method = graph.method();
   const NodeIndex index(model);  // of the nodes before the ghosts
+  size_t ghosts = 0, undrawn = 0;
   for (size_t r = 0; r < changes.removed_copies.size(); ++r) {
     const auto& copy = changes.removed_copies[r];
     GraphNode ghost;
@@ -145,7 +149,24 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
       to = index.outputs(copy.source);
     }
     if (!from && to.empty()) continue;  // nothing of its surroundings is on screen
-    if (from && (model.nodes[*from].kind == NodeKind::Group)) groups.add(*from);
+    // A copy that went from a collapsed group to itself (or to nothing on
+    // screen) counts in the group: drawing it would only add a node per copy
+    // next to a box that hides both ends.
+    const auto isGroup = [&model](size_t node) { return model.nodes[node].kind == NodeKind::Group; };
+    bool onlyGroups = !from || isGroup(*from);
+    for (size_t node : to) onlyGroups = onlyGroups && isGroup(node);
+    if (onlyGroups) {
+      if (from) groups.add(*from);
+      for (size_t node : to)
+        if (!from || node != *from) groups.add(node);
+      continue;
+    }
+    if (ghosts == kMaxGhosts) {
+      ++undrawn;
+      continue;
+    }
+    ++ghosts;
+    if (from && isGroup(*from)) groups.add(*from);
     ghost.order = from ? model.nodes[*from].order : model.nodes[to.front()].order;
     if (std::find(model.devices.begin(), model.devices.end(), ghost.device) == model.devices.end()) {
       model.devices.push_back(ghost.device);
@@ -158,6 +179,7 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
     for (size_t node : to) model.edges.push_back(ghostEdge(ghostNode, node, copy.source, copy.to, std::string(), copy.note));
   }
   groups.apply();
+  model.undrawn_removed_copies = undrawn;
 }
 
 }  // namespace ptescope::layout

@@ -57,7 +57,9 @@ struct MethodChanges {
 
 // Marks `changes` on `model`, a view of `graph` (the edited method), and
 // adds the ghost nodes of removed copies with their edges. Instructions and
-// values inside collapsed groups mark their group.
+// values inside collapsed groups mark their group; so do removed copies whose
+// both ends are hidden in groups. At most 200 ghosts are drawn; the rest are
+// counted in GraphModel::undrawn_removed_copies.
 void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChanges& changes);
 
 }  // namespace ptescope::layout

@@ -147,6 +147,8 @@ struct GraphModel {
   // and index.
   std::vector<program::Device> devices;
   bool has_groups = false;      // at least one collapsed group is visible
+  // Diff views: removed copies beyond the number of ghosts drawn.
+  size_t undrawn_removed_copies = 0;
   bool constants_folded = false;
 
   std::optional<size_t> findNode(std::string_view key) const;

@@ -243,6 +243,35 @@ class GraphDiffTest : public QObject {
     QCOMPARE(markedCopies, cuda1Copies);
     QVERIFY(test::saveScreenshot(window, "diff-retarget"));
   }
+
+  void bigProgramMarksGroupsInsteadOfThousandsOfGhosts() {
+    const QString path = test::tempDir() + "/large.pte";
+    QCOMPARE(test::runCli({"synth", "--large", "300", "-o", path}).exitCode, 0);
+    ui::Document doc;
+    MainWindow window(&doc);
+    QVERIFY(window.openFile(path));
+    QVERIFY(test::waitForGraph(window.graph()));
+    const int m = doc.currentMethodIndex();
+    const auto& loaded = doc.loadedProgram().methods()[size_t(m)];
+    const size_t copiesBefore = copyCount(loaded, "et_copy::_h2d_copy") + copyCount(loaded, "et_copy::_d2h_copy");
+    QVERIFY(copiesBefore > 1000);
+    doc.setAllDelegateTargets(m, std::nullopt);  // everything back on the CPU: every copy goes
+    doc.waitForPipeline();
+    QVERIFY2(doc.pipelineError().isEmpty(), qPrintable(doc.pipelineError()));
+    QCOMPARE(window.graphMode(), MainWindow::GraphMode::Diff);
+    QVERIFY(test::waitForGraph(window.graph()));
+    const auto& model = window.graph()->currentLayout()->model;
+    QVERIFY(model.has_groups);
+    const size_t ghosts = marked(model, Change::Removed);
+    QVERIFY(ghosts <= 200);
+    size_t changedGroups = 0;
+    for (const auto& node : model.nodes)
+      changedGroups += node.kind == NodeKind::Group && node.change == Change::Moved &&
+                       QString::fromStdString(node.change_note).contains("inside");
+    QVERIFY(changedGroups > 0);
+    QVERIFY2(window.graph()->diffSummary().contains(QString::number(copiesBefore) + " copies removed"),
+             qPrintable(window.graph()->diffSummary()));
+  }
 };
 
 QTEST_MAIN(GraphDiffTest)
