@@ -243,6 +243,30 @@ class ProfileWindowTest : public QObject {
     QVERIFY(doc.hasProgram() && !doc.isModified());
   }
 
+  void outOfMemoryIsOneClearErrorAndKeepsTheDocument() {
+    // A planned buffer far bigger than any machine's memory.
+    const QString dir = test::tempDir();
+    QFile spec(dir + "/huge.json");
+    QVERIFY(spec.open(QIODevice::WriteOnly));
+    spec.write(R"({"methods":[{"name":"forward","inputs":["x"],"outputs":["y"],
+      "tensors":{"x":{"dtype":"float32","sizes":[1048576,1048576,64]},"y":{"dtype":"float32","sizes":[1048576,1048576,64]}},
+      "nodes":[{"delegate":"CudaBackend","compile_specs":{"target_device":"cuda:0"},"blob":"b","inputs":["x"],"outputs":["y"]}]}]})");
+    spec.close();
+    QCOMPARE(test::runCli({"synth", dir + "/huge.json", "-o", dir + "/huge.pte"}).exitCode, 0);
+    ui::Document doc;
+    MainWindow window(&doc);
+    QVERIFY(window.openFile(dir + "/huge.pte"));
+    const auto program = doc.programSnapshot();
+    QSignalSpy failed(window.profileSession(), &ui::ProfileSession::failed);
+    QVERIFY(window.startProfile(hostRequest(0)));
+    QVERIFY(failed.wait(30000));
+    QVERIFY2(window.lastError().contains("cannot allocate") && window.lastError().contains("buffer"),
+             qPrintable(window.lastError()));
+    QVERIFY(!window.profileSession()->latest());
+    QVERIFY(!window.profileStatus()->isVisibleTo(&window));
+    QVERIFY(doc.programSnapshot() == program && !doc.isModified());
+  }
+
   void anotherFileDropsTheProfiles() {
     ui::Document doc;
     MainWindow window(&doc);
