@@ -74,15 +74,7 @@ QColor costColour(double t) {
                 mix(stops[i].blue(), stops[i + 1].blue()));
 }
 
-QColor changeColour(layout::Change change) {
-  switch (change) {
-    case layout::Change::Added: return QColor(0x2e, 0xa0, 0x43);
-    case layout::Change::Removed: return QColor(0xd3, 0x2f, 0x2f);
-    case layout::Change::Moved: return QColor(0xf5, 0x7c, 0x00);
-    case layout::Change::None: break;
-  }
-  return QColor();
-}
+QColor changeQColor(layout::Change change) { return toQColor(layout::changeColour(change)); }
 
 // ---- nodes ----
 
@@ -189,7 +181,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
   if (node_.change != layout::Change::None) {
     // The diff view's mark: a wide outline in the change's colour.
     const double width = std::max(5.0, 3.0 / std::max(lod, 0.01));
-    painter->setPen(QPen(changeColour(node_.change), width, node_.change == layout::Change::Removed ? Qt::DashLine : Qt::SolidLine,
+    painter->setPen(QPen(changeQColor(node_.change), width, node_.change == layout::Change::Removed ? Qt::DashLine : Qt::SolidLine,
                          Qt::RoundCap, Qt::RoundJoin));
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(path);
@@ -261,7 +253,7 @@ void GraphNodeItem::paintChangeBadge(QPainter* painter) const {
   const QRectF disc(box_.left() - 9, box_.top() - 9, 16, 16);
   painter->setOpacity(1.0);
   painter->setPen(QPen(Qt::white, 1.5));
-  painter->setBrush(changeColour(node_.change));
+  painter->setBrush(changeQColor(node_.change));
   painter->drawEllipse(disc);
   QFont font = titleFont();
   font.setPixelSize(12);
@@ -450,12 +442,12 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
   }
   if (edge_.change == layout::Change::Moved) {
     // The diff view's mark under the edge.
-    painter->setPen(QPen(changeColour(edge_.change), width + std::max(4.0, 3.0 / std::max(lod, 0.01)), Qt::SolidLine, Qt::RoundCap));
+    painter->setPen(QPen(changeQColor(edge_.change), width + std::max(4.0, 3.0 / std::max(lod, 0.01)), Qt::SolidLine, Qt::RoundCap));
     painter->setBrush(Qt::NoBrush);
     painter->drawPath(path_);
   }
   const QColor colour = overlay_                                   ? overlay_->colour
-                        : edge_.change == layout::Change::Removed ? changeColour(edge_.change)
+                        : edge_.change == layout::Change::Removed ? changeQColor(edge_.change)
                                                                    : colour_;
   if (overlay_) width += 1.6;
   width = std::max(width, (edge_.crosses_device ? 1.8 : 1.0) / std::max(lod, 0.01));
@@ -479,7 +471,7 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     painter->setBrush(QColor(255, 255, 255, 200));
     painter->drawRoundedRect(labelRect_, 2, 2);
     painter->setFont(edgeLabelFont());
-    painter->setPen(edge_.change == layout::Change::Moved ? changeColour(edge_.change).darker(130)
+    painter->setPen(edge_.change == layout::Change::Moved ? changeQColor(edge_.change).darker(130)
                     : edge_.crosses_device               ? colour.darker(140)
                                                          : QColor(0x55, 0x55, 0x55));
     painter->drawText(labelRect_, Qt::AlignCenter, label_);

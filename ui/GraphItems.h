@@ -26,7 +26,7 @@ enum class Emphasis : uint8_t {
 QColor toQColor(layout::Rgb rgb);
 
 // Colours of the diff view's marks (layout::Change), shared with the legend.
-QColor changeColour(layout::Change change);
+QColor changeQColor(layout::Change change);
 // The profile overlay's scale: green (cheap) through yellow to red (costly),
 // `t` in [0, 1].
 QColor costColour(double t);

@@ -128,7 +128,7 @@ QSizeF paintLegend(QPainter* painter, const QPointF& origin, const std::vector<L
           const auto change = entry.kind == LegendEntry::Added     ? layout::Change::Added
                               : entry.kind == LegendEntry::Removed ? layout::Change::Removed
                                                                    : layout::Change::Moved;
-          painter->setPen(QPen(changeColour(change), 3, change == layout::Change::Removed ? Qt::DashLine : Qt::SolidLine));
+          painter->setPen(QPen(changeQColor(change), 3, change == layout::Change::Removed ? Qt::DashLine : Qt::SolidLine));
           painter->setBrush(Qt::white);
           painter->drawRoundedRect(box.adjusted(1.5, 1.5, -1.5, -1.5), 3, 3);
           break;

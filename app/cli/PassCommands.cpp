@@ -1,9 +1,9 @@
 #include "PassCommands.h"
 
 #include "CliCommon.h"
+#include "EditFlags.h"
 
 #include <iostream>
-#include <regex>
 
 #include "analysis/Diagnostics.h"
 #include "passes/Pipeline.h"
@@ -24,12 +24,7 @@ class PassCommandsImpl : public PassCommands {
     propagate_->add_option("FILE", file_, "Program (.pte)")->required();
     propagate_->add_option("-o,--output", output_, "Output program (.pte)")->required();
     propagate_->add_option("--method", method_, "Apply the options and --set-device to this method only (others keep the options read off the file)");
-    propagate_->add_flag("--skip-h2d-inputs", options_.skip_h2d_for_method_inputs, "skip_h2d_for_method_inputs: method inputs feeding a device delegate are tagged with its device, no copy");
-    propagate_->add_flag("--skip-d2h-outputs", options_.skip_d2h_for_method_outputs, "skip_d2h_for_method_outputs: delegate outputs returned by the method stay on the device");
-    propagate_->add_flag("--no-device-planning", noDevicePlanning_, "enable_non_cpu_memory_planning=False: legacy tags, no copies, one CPU arena");
-    propagate_->add_flag("--no-alloc-graph-input", noAllocInput_, "alloc_graph_input=False: method inputs are not memory-planned");
-    propagate_->add_flag("--no-alloc-graph-output", noAllocOutput_, "alloc_graph_output=False: method outputs are not memory-planned");
-    propagate_->add_option("--set-device", setDevices_, "[METHOD:]DELEGATE_INDEX=cuda:N|cpu|none: set or remove a delegate's target_device")->take_all();
+    edits_.addTo(propagate_);
     propagate_->add_option("--ptd", ptd_, "External data file(s) (.ptd)");
     propagate_->add_flag("--force", force_, "Allow writing over the input file");
     propagate_->add_flag("--json", json_, "Print the report as JSON");
@@ -63,39 +58,9 @@ class PassCommandsImpl : public PassCommands {
     if (!loaded) return fail(loaded.error().message);
     const program::Program& program = loaded->program;
 
-    options_.enable_non_cpu_memory_planning = !noDevicePlanning_;
-    options_.alloc_graph_input = !noAllocInput_;
-    options_.alloc_graph_output = !noAllocOutput_;
-    passes::PipelineOptions pipeline;
-    if (method_.empty()) {
-      pipeline.defaults = options_;
-    } else {
-      if (program.findMethod(method_) == nullptr) return fail(file_ + ": no method named '" + method_ + "'");
-      for (const auto& m : program.methods()) pipeline.per_method[m.displayName()] = passes::inferDeviceOptions(m);
-      pipeline.per_method[method_] = options_;
-    }
-    static const std::regex kSetDevice(R"(^(?:(.+):)?(-?\d+)=(.+)$)");
-    for (const auto& text : setDevices_) {
-      std::smatch match;
-      if (!std::regex_match(text, match, kSetDevice))
-        return fail("--set-device '" + text + "': expected [METHOD:]DELEGATE_INDEX=cuda:N|cpu|none");
-      std::string methodName = match[1].matched ? match[1].str() : method_;
-      if (methodName.empty()) {
-        if (program.methods().size() != 1)
-          return fail("--set-device '" + text + "': the program has " + std::to_string(program.methods().size()) +
-                      " methods; name one with --method or METHOD:INDEX=DEVICE");
-        methodName = program.methods()[0].displayName();
-      }
-      std::optional<program::Device> device;
-      if (match[3].str() != "none") {
-        auto parsed = program::parseDeviceSpec(match[3].str());
-        if (!parsed) return fail("--set-device '" + text + "': " + parsed.error().message);
-        device = parsed.value();
-      }
-      pipeline.target_devices[{methodName, std::stoi(match[2].str())}] = device;
-    }
-
-    auto result = passes::runPipeline(program, pipeline);
+    auto pipeline = edits_.pipelineOptions(program, file_, method_);
+    if (!pipeline) return fail(pipeline.error().message);
+    auto result = passes::runPipeline(program, pipeline.value());
     if (!result) return fail(file_ + ": " + result.error().message);
     pte::WriteOptions writeOptions;
     writeOptions.input_path = file_;
@@ -144,9 +109,9 @@ class PassCommandsImpl : public PassCommands {
   CLI::App* diff_ = nullptr;
   CLI::App* lint_ = nullptr;
   std::string file_, output_, method_, other_;
-  std::vector<std::string> setDevices_, ptd_;
-  passes::DeviceOptions options_;
-  bool noDevicePlanning_ = false, noAllocInput_ = false, noAllocOutput_ = false, force_ = false, json_ = false;
+  std::vector<std::string> ptd_;
+  EditFlags edits_;
+  bool force_ = false, json_ = false;
 };
 
 }  // namespace

@@ -1,13 +1,17 @@
 #include "RenderCommand.h"
 
 #include "CliCommon.h"
+#include "EditFlags.h"
 
-#include <fstream>
 #include <iostream>
 
+#include "analysis/Dataflow.h"
+#include "layout/GraphChanges.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "pte/Reader.h"
+#include "report/GraphChanges.h"
+#include "util/MappedFile.h"
 
 namespace ptescope::cli {
 namespace {
@@ -29,7 +33,12 @@ class RenderCommandImpl : public RenderCommand {
         "render", "Draw a method's graph (devices, copies, regions) as SVG, PNG or DOT, with no display needed");
     render_->add_option("FILE", file_, "Program (.pte)")->required();
     render_->add_option("-o,--output", output_, "Output file; its extension picks the format: .svg, .png or .dot")->required();
-    render_->add_option("--method", method_, "Method to draw (default: the first)");
+    render_->add_option("--method", method_,
+                        "Method to draw (default: the first); edit flags then apply to it only, as with propagate");
+    edits_.addTo(render_);
+    render_->add_flag("--diff", diff_,
+                      "Draw the edit's changes against the file: added copies, removed copies as ghosts, values and "
+                      "delegates that changed device (the GUI's Diff view)");
     render_->add_option("--ptd", ptd_, "External data file(s) (.ptd)");
     render_->add_flag("--full", full_,
                       "Draw every instruction. By default a method with many instructions shows repeated layers "
@@ -52,15 +61,35 @@ class RenderCommandImpl : public RenderCommand {
     if (!loaded) return fail(loaded.error().message);
     const auto& methods = loaded->program.methods();
     if (methods.empty()) return fail(file_ + ": the program has no methods to draw");
-    const program::Method* method = &methods.front();
+    size_t methodIndex = 0;
     if (!method_.empty()) {
-      method = loaded->program.findMethod(method_);
-      if (!method) return fail(file_ + ": no method named '" + method_ + "'");
+      const auto* found = loaded->program.findMethod(method_);
+      if (!found) return fail(file_ + ": no method named '" + method_ + "'");
+      methodIndex = size_t(found - methods.data());
     }
 
-    const auto graph = layout::MethodGraph::analyze(*method);
+    // With edits (or --diff): the program the edits give, as propagate writes it.
+    std::optional<passes::PipelineResult> edited;
+    if (edits_.any() || diff_) {
+      auto options = edits_.pipelineOptions(loaded->program, file_, method_);
+      if (!options) return fail(options.error().message);
+      auto result = passes::runPipeline(loaded->program, options.value());
+      if (!result) return fail(file_ + ": " + result.error().message);
+      edited = std::move(result.value());
+    }
+    const program::Method& method = edited ? edited->program.methods()[methodIndex] : methods[methodIndex];
+
+    const auto graph = layout::MethodGraph::analyze(method);
     const auto view = full_ ? graph.fullExpansion() : graph.initialExpansion();
-    const layout::GraphModel model = graph.build(view);
+    layout::GraphModel model = graph.build(view);
+    size_t changes = 0;
+    if (diff_) {
+      const auto marks = report::methodChanges(edited->report.methods[methodIndex], methods[methodIndex], method,
+                                               graph.dataflow());
+      layout::markChanges(model, graph, marks);
+      changes = marks.added_copies.size() + marks.removed_copies.size() + marks.moved_values.size() +
+                marks.retargeted.size() + marks.notes.size();
+    }
 
     std::string bytes;
     if (format == "dot") {
@@ -70,12 +99,15 @@ class RenderCommandImpl : public RenderCommand {
       if (!rendered) return fail(file_ + ": " + rendered.error().message);
       bytes = std::move(rendered.value());
     }
-    std::ofstream out(output_, std::ios::binary);
-    if (!out || !out.write(bytes.data(), std::streamsize(bytes.size())) || !(out.flush()))
-      return fail("render: cannot write '" + output_ + "'");
+    // Never a half-written picture, never over the program.
+    if (output_ == file_ || sameFile(output_, file_)) return fail("render: the output '" + output_ + "' is the program being drawn");
+    auto written = writeFileAtomically(
+        output_, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    if (!written) return fail("render: " + written.error().message);
     std::cerr << "ptescope-cli: wrote " << output_ << " (method '" << model.method_name << "', " << model.nodes.size()
               << " nodes, " << model.edges.size() << " edges"
-              << (model.has_groups ? ", repeated layers and long runs collapsed; --full draws everything" : "") << ")\n";
+              << (model.has_groups ? ", repeated layers and long runs collapsed; --full draws everything" : "")
+              << (diff_ ? ", " + std::to_string(changes) + " changes marked" : std::string()) << ")\n";
     return 0;
   }
 
@@ -84,7 +116,9 @@ class RenderCommandImpl : public RenderCommand {
   std::string output_;
   std::string method_;
   std::vector<std::string> ptd_;
+  EditFlags edits_;
   bool full_ = false;
+  bool diff_ = false;
 };
 
 }  // namespace

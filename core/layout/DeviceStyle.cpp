@@ -48,4 +48,14 @@ DeviceStyle mixedStyle() { return styleFrom(0x6b6b6b); }
 
 Rgb implicitCrossingColour() { return Rgb{0xd01060}; }
 
+Rgb changeColour(Change change) {
+  switch (change) {
+    case Change::Added: return Rgb{0x2ea043};
+    case Change::Removed: return Rgb{0xd32f2f};
+    case Change::Moved: return Rgb{0xf57c00};
+    case Change::None: break;
+  }
+  return Rgb{0x000000};
+}
+
 }  // namespace ptescope::layout

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "layout/GraphModel.h"
 #include "program/Types.h"
 
 namespace ptescope::layout {
@@ -42,5 +43,9 @@ DeviceStyle mixedStyle();
 // An edge whose tensor changes device without a copy (a program before the
 // device passes, or a broken one): drawn in this colour, dashed.
 Rgb implicitCrossingColour();
+
+// Diff views: added green, removed red (drawn dashed), moved or retargeted
+// orange; black for no change.
+Rgb changeColour(Change change);
 
 }  // namespace ptescope::layout

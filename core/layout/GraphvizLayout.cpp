@@ -136,7 +136,13 @@ StyledGraph styleGraph(const GraphModel& model, const LayoutOptions& options) {
         if (!node.has_device) style = mixedStyle();
         break;
     }
-    std::string label = "<<B>" + htmlEscape(node.title) + "</B>";
+    // Diff views: "+", "−" or "~" before the title, in the change's colour.
+    std::string mark;
+    if (node.change != Change::None) {
+      const char* sign = node.change == Change::Added ? "+ " : node.change == Change::Removed ? "\u2212 " : "~ ";
+      mark = "<FONT COLOR=\"" + changeColour(node.change).hex() + "\">" + sign + "</FONT>";
+    }
+    std::string label = "<" + mark + "<B>" + htmlEscape(node.title) + "</B>";
     if (!node.subtitle.empty()) label += "<BR/><FONT POINT-SIZE=\"8\">" + htmlEscape(node.subtitle) + "</FONT>";
     label += ">";
     Attributes a = {{"label", label},
@@ -146,11 +152,18 @@ StyledGraph styleGraph(const GraphModel& model, const LayoutOptions& options) {
                     {"fillcolor", style.fill.hex()},
                     {"color", style.stroke.hex()},
                     {"fontsize", "10"},
-                    {"tooltip", node.tooltip},
+                    {"tooltip", node.change_note.empty() ? node.tooltip : node.change_note + "\n\n" + node.tooltip},
                     {"id", node.key}};
+    if (node.change == Change::Removed) extraStyle += extraStyle.empty() ? "dashed" : ",dashed";
     if (!extraStyle.empty()) a.emplace_back("style", "filled," + extraStyle);
-    if (node.kind == NodeKind::Delegate || node.kind == NodeKind::CopyH2D || node.kind == NodeKind::CopyD2H)
+    if (node.change != Change::None) {
+      // The change's colour replaces the border; the fill keeps the device.
+      for (auto& [key, value] : a)
+        if (key == "color") value = changeColour(node.change).hex();
+      a.emplace_back("penwidth", "3.5");
+    } else if (node.kind == NodeKind::Delegate || node.kind == NodeKind::CopyH2D || node.kind == NodeKind::CopyD2H) {
       a.emplace_back("penwidth", "2");
+    }
     s.nodes.push_back(std::move(a));
     if (options.device_regions && node.has_device) {
       const int slot = deviceSlot(node.device);
@@ -186,10 +199,21 @@ StyledGraph styleGraph(const GraphModel& model, const LayoutOptions& options) {
   const bool labels = labelsInLayout(model, options);
   for (const GraphEdge& edge : model.edges) {
     const DeviceStyle style = deviceStyle(edge.device);
-    Attributes a = {{"color", edge.implicit_crossing ? implicitCrossingColour().hex() : style.stroke.hex()}};
-    if (labels) a.emplace_back("label", edge.label);
-    if (edge.crosses_device) a.emplace_back("penwidth", "2.4");
-    if (edge.implicit_crossing) a.emplace_back("style", "dashed");
+    Attributes a = {{"color", edge.change != Change::None ? changeColour(edge.change).hex()
+                              : edge.implicit_crossing    ? implicitCrossingColour().hex()
+                                                          : style.stroke.hex()}};
+    if (labels) {
+      // A moved value says where it moved ("%3 cpu:0 → cuda:0" → "cpu:0 → cuda:0").
+      std::string label = edge.label;
+      if (edge.change == Change::Moved && !edge.change_note.empty()) {
+        const auto space = edge.change_note.find(' ');
+        label += " · " + (space == std::string::npos ? edge.change_note : edge.change_note.substr(space + 1));
+      }
+      a.emplace_back("label", label);
+    }
+    if (!edge.change_note.empty()) a.emplace_back("tooltip", edge.change_note);
+    if (edge.crosses_device || edge.change != Change::None) a.emplace_back("penwidth", "2.4");
+    if (edge.implicit_crossing || edge.change == Change::Removed) a.emplace_back("style", "dashed");
     if (edge.merged_values > 1) a.emplace_back("penwidth", "2");
     s.edges.push_back(std::move(a));
   }

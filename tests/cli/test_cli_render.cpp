@@ -129,6 +129,49 @@ class CliRenderTest : public QObject {
     QVERIFY2(c.exitCode == 0, c.err.constData());
   }
 
+  void diffDrawsTheEditsChanges() {
+    // The same edit as the GUI's diff test: pre-staged inputs remove the
+    // input's copy; the input then lives on the delegate's device.
+    const QString out = test::tempDir() + "/diff.dot";
+    auto r = test::runCli({"render", demo_, "-o", out, "--method", "forward", "--diff", "--skip-h2d-inputs"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.err.contains("changes marked"));
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString dot = QString::fromUtf8(file.readAll());
+    // One ghost: a dashed node in the removed colour, reached by dashed edges.
+    const QRegularExpression ghost(R"re(n\d+ \[[^\]]*style="filled,dashed"[^\]]*id="removed0"|n\d+ \[[^\]]*id="removed0")re");
+    QVERIFY2(ghost.match(dot).hasMatch(), qPrintable(dot.left(400)));
+    QVERIFY(!dot.contains("removed1"));
+    QVERIFY(dot.contains("#d32f2f"));
+    QVERIFY(dot.contains(QString::fromUtf8("cpu:0 \u2192 cuda:0")));  // the moved input's edge label
+    // The edited program without --diff: no marks; without edits nothing to mark.
+    auto plain = test::runCli({"render", demo_, "-o", out, "--method", "forward", "--skip-h2d-inputs"});
+    QVERIFY2(plain.exitCode == 0, plain.err.constData());
+    QFile again(out);
+    QVERIFY(again.open(QIODevice::ReadOnly));
+    const QString edited = QString::fromUtf8(again.readAll());
+    QVERIFY(!edited.contains("removed0") && !edited.contains("#d32f2f"));
+    auto unchanged = test::runCli({"render", demo_, "-o", out, "--method", "forward", "--diff"});
+    QVERIFY2(unchanged.exitCode == 0 && unchanged.err.contains(" 0 changes marked"), unchanged.err.constData());
+  }
+
+  void badEditsWriteNothing() {
+    const QString dir = test::tempDir();
+    const QString out = dir + "/never.svg";
+    auto device = test::runCli({"render", demo_, "-o", out, "--method", "forward", "--set-device", "0=tpu:0"});
+    QVERIFY2(device.exitCode == 2 && device.err.contains("tpu"), device.err.constData());
+    QVERIFY(!QFile::exists(out));
+    // A program oddly named .svg is never drawn over itself.
+    const QString odd = dir + "/program.svg";
+    QFile::remove(odd);
+    QVERIFY(QFile::copy(demo_, odd));
+    const auto before = test::readAll(odd);
+    auto over = test::runCli({"render", odd, "-o", odd});
+    QVERIFY2(over.exitCode == 2 && over.err.contains("is the program"), over.err.constData());
+    QCOMPARE(test::readAll(odd), before);
+  }
+
   void badInputIsOneLineAndStatusTwo() {
     auto oneLine = [](const test::ProcessResult& r) { return r.exitCode == 2 && r.err.trimmed().count('\n') == 0 && !r.err.isEmpty(); };
     const QString dir = test::tempDir();
