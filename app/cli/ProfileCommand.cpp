@@ -89,6 +89,12 @@ class ProfileCommandImpl : public ProfileCommand {
     command_->add_option("--json", json_, "Write the profile as JSON");
     command_->add_option("--csv", csv_, "Write one CSV row per copy");
     command_->add_option("--trace", trace_, "Write a Chrome trace-event file (open in Perfetto or chrome://tracing)");
+    command_->add_option("--compare", compare_,
+                         "A profile written earlier with --json (of this program, or of it before an edit): print "
+                         "each copy's median now and then, the deltas, new and removed copies, and totals");
+    command_->add_option("--max-slowdown", maxSlowdown_,
+                         "With --compare: exit 1 when the total copy time per iteration grew by more than PERCENT")
+        ->check(CLI::Range(0.0, 1e9));
     command_->add_option("--inputs", inputs_,
                          "Folder of input files, one per method input i: i.npy, input_i.npy, i.bin or i.raw "
                          "(default: random values, seed 0)");
@@ -112,6 +118,14 @@ class ProfileCommandImpl : public ProfileCommand {
     options.host_memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
     options.inputs.directory = inputs_;
     if (!method_.empty() && program.findMethod(method_) == nullptr) return fail(file_ + ": no method named '" + method_ + "'");
+    if (maxSlowdown_ && compare_.empty()) return fail("--max-slowdown needs --compare PROFILE.json");
+    // Read the earlier profile first: a bad file should not cost a run.
+    std::optional<exec::TransferProfile> previous;
+    if (!compare_.empty()) {
+      auto read = report::readProfileJson(compare_);
+      if (!read) return fail(read.error().message);
+      previous = std::move(read.value());
+    }
 
     const auto preference = runtime_.empty() ? exec::RuntimePreference::Auto : *exec::parseRuntimePreference(runtime_);
     auto selection = exec::selectRuntime(preference);
@@ -132,8 +146,9 @@ class ProfileCommandImpl : public ProfileCommand {
     profile.program_name = std::filesystem::path(file_).filename().string();
 
     std::cout << report::profileText(profile);
+    if (previous) std::cout << report::profileComparisonText(profile, *previous, compare_);
     if (!json_.empty())
-      if (auto status = report::writeProfileJson(profile, json_); !status) return fail(status.error().message);
+      if (auto status = report::writeProfileJson(profile, json_, previous ? &*previous : nullptr); !status) return fail(status.error().message);
     if (!csv_.empty())
       if (auto status = report::writeProfileCsv(profile, csv_); !status) return fail(status.error().message);
     if (!trace_.empty())
@@ -143,11 +158,20 @@ class ProfileCommandImpl : public ProfileCommand {
                 << " iteration(s) that completed\n";
       return kExitInterrupted;
     }
+    if (previous && maxSlowdown_) {
+      const double change = report::copyTimeChange(profile, *previous) * 100;
+      if (change > *maxSlowdown_) {
+        std::cerr << "ptescope-cli: copy time grew by " << change << "% against " << compare_ << " (limit "
+                  << *maxSlowdown_ << "%)\n";
+        return 1;
+      }
+    }
     return 0;
   }
 
   CLI::App* command_ = nullptr;
-  std::string file_, method_, runtime_, json_, csv_, trace_, inputs_;
+  std::string file_, method_, runtime_, json_, csv_, trace_, inputs_, compare_;
+  std::optional<double> maxSlowdown_;
   size_t iterations_ = 20;
   size_t warmup_ = 3;
   bool pageable_ = false, pinned_ = false;

@@ -1,7 +1,9 @@
 #include "report/ProfileWriters.h"
 
 #include <cstdio>
+#include <map>
 #include <span>
+#include <tuple>
 
 #include "util/MappedFile.h"
 
@@ -278,8 +280,11 @@ std::string dumpText(const nlohmann::json& j, int indent) {
 }
 }  // namespace
 
-Status writeProfileJson(const exec::TransferProfile& profile, const std::string& path) {
-  return writeText(path, dumpText(profileJson(profile), 2));
+Status writeProfileJson(const exec::TransferProfile& profile, const std::string& path,
+                        const exec::TransferProfile* previous) {
+  nlohmann::json j = profileJson(profile);
+  if (previous != nullptr) j["comparison"] = profileComparisonJson(profile, *previous);
+  return writeText(path, dumpText(j, 2));
 }
 
 Status writeProfileCsv(const exec::TransferProfile& profile, const std::string& path) {
@@ -288,6 +293,261 @@ Status writeProfileCsv(const exec::TransferProfile& profile, const std::string& 
 
 Status writeProfileTrace(const exec::TransferProfile& profile, const std::string& path) {
   return writeText(path, dumpText(profileTraceJson(profile), -1));
+}
+
+// ---- reading back and comparing ----
+
+namespace {
+
+// A field of a profile JSON object, with the error that names it.
+class JsonFields {
+ public:
+  JsonFields(const nlohmann::json& object, std::string where) : object_(object), where_(std::move(where)) {}
+
+  template <class T>
+  Result<T> get(const char* key) const {
+    if (!object_.is_object() || !object_.contains(key)) return makeError(where_ + ": no \"" + key + "\"");
+    try {
+      return object_.at(key).get<T>();
+    } catch (const nlohmann::json::exception&) {
+      return makeError(where_ + ": \"" + key + "\" has the wrong type");
+    }
+  }
+
+ private:
+  const nlohmann::json& object_;
+  std::string where_;
+};
+
+#define PTESCOPE_FIELD(var, fields, type, key)    \
+  auto var##_field = (fields).get<type>(key);      \
+  if (!var##_field) return var##_field.error();    \
+  const type var = var##_field.value()
+
+Result<exec::TimingStats> timingFrom(const JsonFields& fields) {
+  PTESCOPE_FIELD(min, fields, double, "min_us");
+  PTESCOPE_FIELD(median, fields, double, "median_us");
+  PTESCOPE_FIELD(max, fields, double, "max_us");
+  return exec::TimingStats{min / 1e6, median / 1e6, max / 1e6};
+}
+
+Result<exec::DirectionTotals> totalsFrom(const nlohmann::json& j, const std::string& where) {
+  const JsonFields fields(j, where);
+  PTESCOPE_FIELD(copies, fields, size_t, "copies");
+  PTESCOPE_FIELD(bytes, fields, uint64_t, "bytes");
+  PTESCOPE_FIELD(median, fields, double, "median_us");
+  PTESCOPE_FIELD(gbps, fields, double, "gbps");
+  PTESCOPE_FIELD(share, fields, double, "peak_share");
+  return exec::DirectionTotals{copies, bytes, median / 1e6, gbps, share};
+}
+
+std::string signedMicros(double seconds) { return formatted("%+.2f", micros(seconds)); }
+
+std::string changePercent(double now, double before) {
+  return before > 0 ? formatted("%+.1f%%", (now - before) / before * 100) : std::string("-");
+}
+
+}  // namespace
+
+Result<exec::TransferProfile> readProfileJson(const std::string& path) {
+  auto file = mapFile(path);
+  if (!file) return file.error();
+  nlohmann::json j;
+  try {
+    const auto data = file.value().span();
+    j = nlohmann::json::parse(data.begin(), data.end());
+  } catch (const nlohmann::json::exception& e) {
+    return makeError(path + ": not JSON (" + std::string(e.what()) + ")");
+  }
+  const JsonFields top(j, path);
+  PTESCOPE_FIELD(format, top, std::string, "format");
+  if (format != "ptescope-profile") return makeError(path + ": not a ptescope profile (format \"" + format + "\")");
+  PTESCOPE_FIELD(version, top, int, "version");
+  if (version != kProfileFormatVersion)
+    return makeError(path + ": profile format version " + std::to_string(version) + ", this ptescope reads " +
+                     std::to_string(kProfileFormatVersion));
+  exec::TransferProfile p;
+  {
+    PTESCOPE_FIELD(program, top, std::string, "program");
+    PTESCOPE_FIELD(method, top, std::string, "method");
+    PTESCOPE_FIELD(runtime, top, std::string, "runtime");
+    PTESCOPE_FIELD(emulated, top, bool, "emulated");
+    PTESCOPE_FIELD(memory, top, std::string, "host_memory");
+    PTESCOPE_FIELD(iterations, top, size_t, "iterations");
+    PTESCOPE_FIELD(cancelled, top, bool, "cancelled");
+    p.program_name = program;
+    p.method = method;
+    p.runtime = runtime;
+    p.emulated = emulated;
+    p.host_memory = memory == "pinned" ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
+    p.iterations = iterations;
+    p.cancelled = cancelled;
+  }
+  PTESCOPE_FIELD(totals, top, nlohmann::json, "totals");
+  PTESCOPE_FIELD(h2dJson, JsonFields(totals, path + ": totals"), nlohmann::json, "h2d");
+  PTESCOPE_FIELD(d2hJson, JsonFields(totals, path + ": totals"), nlohmann::json, "d2h");
+  auto h2d = totalsFrom(h2dJson, path + ": totals.h2d");
+  if (!h2d) return h2d.error();
+  auto d2h = totalsFrom(d2hJson, path + ": totals.d2h");
+  if (!d2h) return d2h.error();
+  p.host_to_device = h2d.value();
+  p.device_to_host = d2h.value();
+  PTESCOPE_FIELD(run, top, nlohmann::json, "run");
+  {
+    const JsonFields runFields(run, path + ": run");
+    auto timing = timingFrom(runFields);
+    if (!timing) return timing.error();
+    p.run_seconds = timing.value();
+    PTESCOPE_FIELD(copyMicros, runFields, double, "copy_us");
+    p.copy_seconds = copyMicros / 1e6;
+  }
+  PTESCOPE_FIELD(copies, top, nlohmann::json, "copies");
+  if (!copies.is_array()) return makeError(path + ": \"copies\" is not a list");
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const JsonFields c(copies[i], path + ": copies[" + std::to_string(i) + "]");
+    exec::CopyProfile copy;
+    PTESCOPE_FIELD(instruction, c, size_t, "instruction");
+    PTESCOPE_FIELD(direction, c, std::string, "direction");
+    PTESCOPE_FIELD(source, c, int32_t, "source");
+    PTESCOPE_FIELD(destination, c, int32_t, "destination");
+    PTESCOPE_FIELD(device, c, std::string, "device");
+    PTESCOPE_FIELD(memory, c, std::string, "host_memory");
+    PTESCOPE_FIELD(bytes, c, uint64_t, "bytes");
+    PTESCOPE_FIELD(gbps, c, double, "gbps");
+    PTESCOPE_FIELD(share, c, double, "peak_share");
+    if (direction != "H2D" && direction != "D2H")
+      return makeError(path + ": copies[" + std::to_string(i) + "]: direction \"" + direction + "\" is neither H2D nor D2H");
+    auto parsedDevice = program::parseDeviceSpec(device);
+    if (!parsedDevice)
+      return makeError(path + ": copies[" + std::to_string(i) + "]: device: " + parsedDevice.error().message);
+    auto timing = timingFrom(c);
+    if (!timing) return timing.error();
+    copy.instruction = instruction;
+    copy.direction = direction == "H2D" ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost;
+    copy.source_value = source;
+    copy.destination_value = destination;
+    copy.device = parsedDevice.value();
+    copy.host_memory = memory == "pinned" ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
+    copy.bytes = bytes;
+    copy.gbps = gbps;
+    copy.peak_share = share;
+    copy.seconds = timing.value();
+    p.copies.push_back(std::move(copy));
+  }
+  return p;
+}
+
+#undef PTESCOPE_FIELD
+
+std::vector<CopyPair> pairCopies(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
+  using Key = std::tuple<int, int32_t, std::string, size_t>;
+  auto keysOf = [](const exec::TransferProfile& p) {
+    std::map<std::tuple<int, int32_t, std::string>, size_t> seen;
+    std::vector<Key> keys;
+    for (const auto& c : p.copies) {
+      const auto base = std::make_tuple(int(c.direction), c.source_value, c.device.str());
+      keys.emplace_back(std::get<0>(base), std::get<1>(base), std::get<2>(base), seen[base]++);
+    }
+    return keys;
+  };
+  const auto latestKeys = keysOf(latest);
+  const auto previousKeys = keysOf(previous);
+  std::map<Key, size_t> previousAt;
+  for (size_t i = 0; i < previousKeys.size(); ++i) previousAt[previousKeys[i]] = i;
+  std::vector<CopyPair> pairs;
+  std::vector<bool> paired(previous.copies.size(), false);
+  for (size_t i = 0; i < latest.copies.size(); ++i) {
+    CopyPair pair{&latest.copies[i], nullptr};
+    if (auto it = previousAt.find(latestKeys[i]); it != previousAt.end()) {
+      pair.previous = &previous.copies[it->second];
+      paired[it->second] = true;
+    }
+    pairs.push_back(pair);
+  }
+  for (size_t i = 0; i < previous.copies.size(); ++i)
+    if (!paired[i]) pairs.push_back(CopyPair{nullptr, &previous.copies[i]});
+  return pairs;
+}
+
+double copyTimeChange(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
+  const double before = previous.host_to_device.seconds + previous.device_to_host.seconds;
+  const double now = latest.host_to_device.seconds + latest.device_to_host.seconds;
+  return before > 0 ? (now - before) / before : 0.0;
+}
+
+std::string profileComparisonText(const exec::TransferProfile& latest, const exec::TransferProfile& previous,
+                                  const std::string& previousName) {
+  std::string out = "\ncompared with " + previousName + " (method '" + previous.method + "', " + previous.runtime + ", " +
+                    exec::hostMemoryKindName(previous.host_memory) + ", " + std::to_string(previous.iterations) +
+                    " iteration(s)):\n";
+  if (latest.method != previous.method)
+    out += "  note: that profile is of method '" + previous.method + "', this one of '" + latest.method + "'\n";
+  if (latest.emulated != previous.emulated)
+    out += "  note: one of the two profiles is emulated on the host: their times do not compare\n";
+  out += "   instr  dir   source          bytes   median us   before us     delta us    change\n";
+  size_t added = 0, removed = 0;
+  for (const auto& [now, before] : pairCopies(latest, previous)) {
+    const auto& c = now ? *now : *before;
+    std::string row = "  " + pad(now ? std::to_string(now->instruction) : std::string("-"), 6, true);
+    row += "  " + pad(exec::directionName(c.direction), 4);
+    row += "  " + pad("%" + std::to_string(c.source_value), 8);
+    row += " " + pad(std::to_string(c.bytes), 12, true);
+    row += " " + pad(now ? formatted("%.2f", micros(now->seconds.median)) : "-", 11, true);
+    row += " " + pad(before ? formatted("%.2f", micros(before->seconds.median)) : "-", 11, true);
+    const double delta = (now ? now->seconds.median : 0.0) - (before ? before->seconds.median : 0.0);
+    row += " " + pad(signedMicros(delta), 12, true);
+    row += "    " + (now && before ? changePercent(now->seconds.median, before->seconds.median)
+                     : now         ? std::string("new")
+                                   : std::string("removed"));
+    added += now && !before;
+    removed += before && !now;
+    out += row + "\n";
+  }
+  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+    const auto& a = latest.totals(direction);
+    const auto& b = previous.totals(direction);
+    out += "  " + exec::directionName(direction) + ": " + std::to_string(a.copies) + " copies (was " +
+           std::to_string(b.copies) + "), " + bytesText(a.bytes) + " (was " + bytesText(b.bytes) + "), median " +
+           formatted("%.2f", micros(a.seconds)) + " us (was " + formatted("%.2f", micros(b.seconds)) + ", " +
+           signedMicros(a.seconds - b.seconds) + " us, " + changePercent(a.seconds, b.seconds) + ")\n";
+  }
+  out += "  copy time per iteration: " + changePercent(latest.host_to_device.seconds + latest.device_to_host.seconds,
+                                                     previous.host_to_device.seconds + previous.device_to_host.seconds) +
+         "; " + std::to_string(added) + " new cop" + (added == 1 ? "y" : "ies") + ", " + std::to_string(removed) +
+         " removed\n";
+  return out;
+}
+
+nlohmann::json profileComparisonJson(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
+  nlohmann::json copies = nlohmann::json::array();
+  for (const auto& [now, before] : pairCopies(latest, previous)) {
+    const auto& c = now ? *now : *before;
+    nlohmann::json row = {{"direction", exec::directionName(c.direction)},
+                          {"source", c.source_value},
+                          {"device", c.device.str()},
+                          {"bytes", c.bytes},
+                          {"status", now && before ? "both" : now ? "new" : "removed"}};
+    row["instruction"] = now ? nlohmann::json(now->instruction) : nlohmann::json(nullptr);
+    row["previous_instruction"] = before ? nlohmann::json(before->instruction) : nlohmann::json(nullptr);
+    row["median_us"] = now ? nlohmann::json(micros(now->seconds.median)) : nlohmann::json(nullptr);
+    row["previous_median_us"] = before ? nlohmann::json(micros(before->seconds.median)) : nlohmann::json(nullptr);
+    row["delta_us"] = micros((now ? now->seconds.median : 0.0) - (before ? before->seconds.median : 0.0));
+    copies.push_back(row);
+  }
+  nlohmann::json totals;
+  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+    const auto& a = latest.totals(direction);
+    const auto& b = previous.totals(direction);
+    totals[direction == TransferDirection::HostToDevice ? "h2d" : "d2h"] = {
+        {"copies", a.copies}, {"previous_copies", b.copies}, {"median_us", micros(a.seconds)},
+        {"previous_median_us", micros(b.seconds)}, {"delta_us", micros(a.seconds - b.seconds)}};
+  }
+  return {{"previous_method", previous.method},
+          {"previous_runtime", previous.runtime},
+          {"previous_emulated", previous.emulated},
+          {"copies", copies},
+          {"totals", totals},
+          {"copy_time_change", copyTimeChange(latest, previous)}};
 }
 
 }  // namespace ptescope::report

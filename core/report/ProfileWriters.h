@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,8 +28,36 @@ nlohmann::json profileTraceJson(const exec::TransferProfile& profile);
 int traceThreadId(exec::TimelineSlice::Track track);
 
 // Write the formats to files (atomically); errors name the path.
-Status writeProfileJson(const exec::TransferProfile& profile, const std::string& path);
+// With `previous`, the JSON also holds "comparison" (profileComparisonJson).
+Status writeProfileJson(const exec::TransferProfile& profile, const std::string& path,
+                        const exec::TransferProfile* previous = nullptr);
 Status writeProfileCsv(const exec::TransferProfile& profile, const std::string& path);
 Status writeProfileTrace(const exec::TransferProfile& profile, const std::string& path);
+
+// Reads back a profile written by writeProfileJson (or `profile --json`):
+// the run's description, per-copy numbers and totals (not the timeline or
+// the per-instruction list). Errors name the file and what is wrong in it.
+Result<exec::TransferProfile> readProfileJson(const std::string& path);
+
+// Two profiles of one method, copy by copy. Copies are paired by what they
+// move, not by instruction number (an edit renumbers instructions): the
+// direction, the source value, the device side and the occurrence among the
+// copies with those three. A copy only in `latest` is new, one only in
+// `previous` was removed (a skip option, a target device set to none).
+struct CopyPair {
+  const exec::CopyProfile* latest = nullptr;
+  const exec::CopyProfile* previous = nullptr;
+};
+std::vector<CopyPair> pairCopies(const exec::TransferProfile& latest, const exec::TransferProfile& previous);
+
+// Relative change of the total copy time (both directions) from `previous`
+// to `latest`: 0.25 is 25% slower; 0 when previous spent no time copying.
+double copyTimeChange(const exec::TransferProfile& latest, const exec::TransferProfile& previous);
+
+// The comparison as a table (median per copy now and before, Δ, Δ%, new and
+// removed copies, totals per direction) and as JSON (times in µs).
+std::string profileComparisonText(const exec::TransferProfile& latest, const exec::TransferProfile& previous,
+                                  const std::string& previousName);
+nlohmann::json profileComparisonJson(const exec::TransferProfile& latest, const exec::TransferProfile& previous);
 
 }  // namespace ptescope::report

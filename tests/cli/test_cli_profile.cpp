@@ -143,6 +143,68 @@ class CliProfileTest : public QObject {
     QVERIFY(process.readAllStandardError().contains("interrupted"));
   }
 
+  void compareWithAnEarlierProfile() {
+    // Before: the demo; after: its forward with pre-staged inputs.
+    const QString before = outPath("before.json");
+    auto first = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "3", "--warmup", "1", "--json", before});
+    QVERIFY2(first.exitCode == 0, first.err.constData());
+    const QString skipped = outPath("demo-skip.pte");
+    auto edit = runCli({"propagate", demoPath(), "-o", skipped, "--method", "forward", "--skip-h2d-inputs",
+                        "--no-alloc-graph-input"});
+    QVERIFY2(edit.exitCode == 0, edit.err.constData());
+    const QString after = outPath("after.json");
+    auto second = runCli({"profile", skipped, "--runtime", "host", "--iterations", "3", "--warmup", "1", "--compare",
+                          before, "--json", after});
+    QVERIFY2(second.exitCode == 0, second.err.constData());
+    QVERIFY(second.out.contains("compared with " + before.toUtf8()));
+    const auto earlier = readJson(before);
+    const auto now = readJson(after);
+    QCOMPARE(now["copies"].size() + 1, earlier["copies"].size());
+    // The comparison in the JSON: the input's H2D is the one removed, with
+    // the median the earlier profile measured.
+    const auto& rows = now["comparison"]["copies"];
+    QCOMPARE(rows.size(), earlier["copies"].size());
+    size_t removed = 0;
+    for (const auto& row : rows) {
+      if (row["status"] != "removed") continue;
+      ++removed;
+      for (const auto& copy : earlier["copies"])
+        if (copy["instruction"] == row["previous_instruction"]) {
+          QCOMPARE(copy["direction"].get<std::string>(), std::string("H2D"));
+          QCOMPARE(row["previous_median_us"].get<double>(), copy["median_us"].get<double>());
+        }
+    }
+    QCOMPARE(removed, size_t(1));
+    QCOMPARE(second.out.count("removed"), 2);  // the row and the summary line
+  }
+
+  void maxSlowdownFailsTheRun() {
+    const QString base = outPath("base.json");
+    auto first = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "2", "--warmup", "0", "--json", base});
+    QVERIFY2(first.exitCode == 0, first.err.constData());
+    // An earlier run that copied almost instantly: any real run is slower.
+    auto fast = readJson(base);
+    for (const char* d : {"h2d", "d2h"}) fast["totals"][d]["median_us"] = 1e-9;
+    const std::string fastText = fast.dump();
+    const QString fastPath = outPath("fast.json");
+    ptescope::test::writeAll(fastPath, std::vector<uint8_t>(fastText.begin(), fastText.end()));
+    auto slower = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "2", "--warmup", "0", "--compare",
+                          fastPath, "--max-slowdown", "10"});
+    QCOMPARE(slower.exitCode, 1);
+    QVERIFY2(slower.err.contains("copy time grew by"), slower.err.constData());
+    // And one that took an hour per copy: now is far faster.
+    for (const char* d : {"h2d", "d2h"}) fast["totals"][d]["median_us"] = 3.6e9;
+    const std::string slowText = fast.dump();
+    ptescope::test::writeAll(fastPath, std::vector<uint8_t>(slowText.begin(), slowText.end()));
+    auto faster = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "2", "--warmup", "0", "--compare",
+                          fastPath, "--max-slowdown", "10"});
+    QVERIFY2(faster.exitCode == 0, faster.err.constData());
+    // Usage and file errors: one line, exit 2, and no run.
+    expectOneLineError(runCli({"profile", demoPath(), "--runtime", "host", "--max-slowdown", "5"}));
+    expectOneLineError(runCli({"profile", demoPath(), "--runtime", "host", "--compare", outPath("nope.json")}));
+    expectOneLineError(runCli({"profile", demoPath(), "--runtime", "host", "--compare", demoPath()}));
+  }
+
   void cudaRequestedWithoutDevice() {
     if (cudaPresent()) QSKIP("a CUDA device is present; this checks the error without one");
     auto r = runCli({"profile", demoPath(), "--runtime", "cuda"});

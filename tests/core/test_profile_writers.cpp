@@ -197,6 +197,84 @@ class ProfileWritersTest : public QObject {
     QVERIFY(bad.error().message.find("missing/folder/p.json") != std::string::npos);
   }
 
+  void jsonReadsBackAndCompares() {
+    const auto profile = profileDemo();
+    const QString dir = test::tempDir();
+    const std::string path = (dir + "/back.json").toStdString();
+    QVERIFY(report::writeProfileJson(profile, path).ok());
+    auto back = report::readProfileJson(path);
+    QVERIFY2(back.ok(), back ? "" : back.error().message.c_str());
+    QCOMPARE(back->method, profile.method);
+    QCOMPARE(back->emulated, profile.emulated);
+    QCOMPARE(back->iterations, profile.iterations);
+    QCOMPARE(back->copies.size(), profile.copies.size());
+    for (size_t i = 0; i < profile.copies.size(); ++i) {
+      const auto& a = profile.copies[i];
+      const auto& b = back->copies[i];
+      QCOMPARE(b.instruction, a.instruction);
+      QCOMPARE(b.direction, a.direction);
+      QCOMPARE(b.source_value, a.source_value);
+      QCOMPARE(b.device, a.device);
+      QCOMPARE(b.bytes, a.bytes);
+      QVERIFY(close(b.seconds.median, a.seconds.median));
+      QVERIFY(close(b.gbps, a.gbps));
+    }
+    QVERIFY(close(back->host_to_device.seconds, profile.host_to_device.seconds));
+    QCOMPARE(back->device_to_host.copies, profile.device_to_host.copies);
+
+    // Against itself: every copy pairs with its own record, no change.
+    const auto same = report::pairCopies(profile, back.value());
+    QCOMPARE(same.size(), profile.copies.size());
+    for (const auto& pair : same) {
+      QVERIFY(pair.latest && pair.previous);
+      QCOMPARE(pair.previous->instruction, pair.latest->instruction);
+    }
+    QVERIFY(std::fabs(report::copyTimeChange(profile, back.value())) < 1e-9);
+    // Without its first copy (as a skip option would remove it), and with
+    // every instruction renumbered: the others still pair, one is removed.
+    auto edited = profile;
+    edited.copies.erase(edited.copies.begin());
+    for (auto& c : edited.copies) c.instruction += 100;
+    const auto pairs = report::pairCopies(edited, profile);
+    QCOMPARE(pairs.size(), profile.copies.size());
+    size_t removed = 0;
+    for (const auto& pair : pairs) {
+      if (!pair.latest) {
+        ++removed;
+        QCOMPARE(pair.previous, &profile.copies.front());
+      } else {
+        QVERIFY(pair.previous);
+        QCOMPARE(pair.latest->instruction, pair.previous->instruction + 100);
+      }
+    }
+    QCOMPARE(removed, size_t(1));
+    const std::string text = report::profileComparisonText(edited, profile, "before.json");
+    QVERIFY(text.find("removed") != std::string::npos);
+    QVERIFY(text.find("compared with before.json") != std::string::npos);
+    const auto j = report::profileComparisonJson(edited, profile);
+    QCOMPARE(j["copies"].size(), pairs.size());
+
+    // Bad files: each names the file and what is wrong.
+    test::writeAll(dir + "/not.json", {'{', 'x'});
+    auto notJson = report::readProfileJson((dir + "/not.json").toStdString());
+    QVERIFY(!notJson && notJson.error().message.find("not JSON") != std::string::npos);
+    auto other = report::profileJson(profile);
+    other["format"] = "something-else";
+    const std::string otherText = other.dump();
+    test::writeAll(dir + "/other.json", std::vector<uint8_t>(otherText.begin(), otherText.end()));
+    auto wrongFormat = report::readProfileJson((dir + "/other.json").toStdString());
+    QVERIFY(!wrongFormat && wrongFormat.error().message.find("not a ptescope profile") != std::string::npos);
+    auto missing = report::profileJson(profile);
+    missing["copies"][1].erase("bytes");
+    const std::string missingText = missing.dump();
+    test::writeAll(dir + "/missing.json", std::vector<uint8_t>(missingText.begin(), missingText.end()));
+    auto noBytes = report::readProfileJson((dir + "/missing.json").toStdString());
+    QVERIFY2(!noBytes && noBytes.error().message.find("copies[1]: no \"bytes\"") != std::string::npos,
+             noBytes ? "read" : noBytes.error().message.c_str());
+    auto absent = report::readProfileJson((dir + "/absent.json").toStdString());
+    QVERIFY(!absent && absent.error().message.find("absent.json") != std::string::npos);
+  }
+
   void progressAndCancellation() {
     ProfileOptions options = quickOptions();
     options.iterations = 1000;
