@@ -396,6 +396,7 @@ class GraphCanvas : public QGraphicsView {
 
 struct GraphView::AnalyzedMethod {
   std::shared_ptr<const program::Program> program;  // keeps the method alive
+  int method = -1;
   layout::MethodGraph graph;
 };
 
@@ -491,6 +492,10 @@ GraphView::~GraphView() {
 
 QGraphicsView* GraphView::canvas() const { return canvas_; }
 
+bool GraphView::pictureIsCurrent() const {
+  return layout_ && analyzed_ && program_ && analyzed_->program == program_ && analyzed_->method == methodIndex_;
+}
+
 // The latest job's result has not been handled yet (a watcher may report
 // its future finished before its finished() signal has been delivered).
 bool GraphView::layoutPending() const { return handledGeneration_ != generation_; }
@@ -507,7 +512,8 @@ void GraphView::setMethod(std::shared_ptr<const program::Program> program, int m
   program_ = std::move(program);
   methodIndex_ = methodIndex;
   changes_ = std::move(changes);
-  analyzed_.reset();
+  // analyzed_ stays: it is the picture's until a new one is installed.
+
   firstLayoutOfMethod_ = !sameMethod;
   pendingInstruction_.reset();
   pendingValue_.reset();
@@ -520,6 +526,9 @@ void GraphView::setMethod(std::shared_ptr<const program::Program> program, int m
 
 void GraphView::clear() {
   cancelLayout();
+  // A job that already passed its last cancel check must not bring the
+  // cleared picture back.
+  handledGeneration_ = ++generation_;
   program_.reset();
   changes_.reset();
   measurements_.clear();
@@ -551,7 +560,7 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
 
   auto cancel = cancel_;
   auto program = program_;
-  auto analyzed = analyzed_;
+  auto analyzed = pictureIsCurrent() ? analyzed_ : nullptr;
   auto changes = changes_;
   const int methodIndex = methodIndex_;
   QPointer<GraphView> self(this);
@@ -571,7 +580,7 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
     if (!result.analyzed) {
       const auto& method = program->methods()[size_t(methodIndex)];
       progress(0.0, "analysing method '" + method.displayName() + "'");
-      auto fresh = std::shared_ptr<AnalyzedMethod>(new AnalyzedMethod{program, {}});
+      auto fresh = std::shared_ptr<AnalyzedMethod>(new AnalyzedMethod{program, methodIndex, {}});
       fresh->graph = layout::MethodGraph::analyze(fresh->program->methods()[size_t(methodIndex)], {}, cancel.get());
       result.analyzed = fresh;
     }
@@ -764,7 +773,7 @@ void GraphView::applyOverlay() {
   overlayMin_ = overlayMax_ = 0;
   // The measurements number the instructions of program_; the picture on
   // screen may still be of the previous program until its layout is done.
-  const bool pictureOfProgram = analyzed_ && analyzed_->program == program_;
+  const bool pictureOfProgram = pictureIsCurrent();
   if (pictureOfProgram && overlayMetric_ != OverlayMetric::Placement && !measurements_.empty()) {
     // Per visible node: the copies it shows (a group sums the ones inside).
     struct Sum {
@@ -858,6 +867,7 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 // ---- groups ----
 
 void GraphView::expandGroup(int group) {
+  if (!pictureIsCurrent()) return;
   if (!analyzed_ || group < 0 || size_t(group) >= analyzed_->graph.groups().groups.size()) return;
   auto expanded = shownExpanded_;
   // Opening a group inside a closed one opens the outer ones too.
@@ -867,6 +877,7 @@ void GraphView::expandGroup(int group) {
 }
 
 void GraphView::collapseGroup(int group) {
+  if (!pictureIsCurrent()) return;
   if (!analyzed_ || !shownExpanded_.count(group)) return;
   const auto& groups = analyzed_->graph.groups().groups;
   auto expanded = shownExpanded_;
@@ -882,11 +893,17 @@ void GraphView::collapseGroup(int group) {
 }
 
 void GraphView::expandAll() {
-  if (!analyzed_) return;
+  if (!pictureIsCurrent()) {
+    // The picture is of an earlier program (its layout was cancelled): lay
+    // out the current one first; its groups are not known yet.
+    if (program_) startLayout(std::nullopt, std::nullopt);
+    return;
+  }
   startLayout(analyzed_->graph.fullExpansion(), std::nullopt);
 }
 
 void GraphView::openGroupsFor(size_t instruction) {
+  if (!pictureIsCurrent()) return;
   auto expanded = shownExpanded_;
   for (int g : analyzed_->graph.groupPathOf(instruction)) expanded.insert(g);
   startLayout(expanded, std::nullopt);
@@ -1008,6 +1025,9 @@ void GraphView::selectInstruction(size_t instruction) {
     pendingValue_.reset();
     return;
   }
+  // A picture of an earlier program (its successor's layout was cancelled)
+  // numbers instructions differently: select nothing rather than the wrong node.
+  if (!pictureIsCurrent()) return;
   auto node = layout_->model.nodeOfInstruction(instruction);
   if (!node) return;
   if (layout_->model.nodes[*node].kind == NodeKind::Group) {
@@ -1047,6 +1067,7 @@ void GraphView::selectValue(int32_t value) {
     pendingInstruction_.reset();
     return;
   }
+  if (!pictureIsCurrent()) return;
   if (trySelectValue(value, false)) return;
   // Only inside a collapsed group (or folded into a node): open the groups
   // around its producer, or its first reader.

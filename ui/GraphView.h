@@ -84,6 +84,10 @@ class GraphView : public QWidget {
   int methodIndex() const { return methodIndex_; }
   // A layout is running (the progress bar and its Cancel button show).
   bool layoutPending() const;
+  // The picture on screen is of the program and method last given (false
+  // while its layout runs, or after that layout was cancelled or failed and
+  // an earlier picture stayed).
+  bool pictureIsCurrent() const;
   // Cancels the running layout, if any; the current picture stays.
   void cancelLayout();
   // The picture on screen, or null. Valid until the next layoutFinished().

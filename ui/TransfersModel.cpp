@@ -11,6 +11,7 @@
 
 #include "program/Program.h"
 #include "ui/Document.h"
+#include "passes/DevicePasses.h"
 #include "ui/Format.h"
 #include "ui/ItemRoles.h"
 
@@ -70,14 +71,24 @@ std::vector<CopyKey> keysOf(const std::vector<CopyFacts>& copies) {
   return keys;
 }
 
-std::map<CopyKey, const exec::CopyProfile*> copiesByKey(const exec::TransferProfile& profile) {
+// No value is numbered this: canonical sources need no chain resolution.
+constexpr int32_t kNoValue = -2;
+
+bool hasCanonicalSources(const exec::TransferProfile& profile) {
+  return std::all_of(profile.copies.begin(), profile.copies.end(), [](const auto& c) { return c.canonical_source >= 0; });
+}
+
+// `canonical`: key by CopyProfile::canonical_source (the copy-free
+// numbering, the same in every edit of one file) instead of the raw indices.
+std::map<CopyKey, const exec::CopyProfile*> copiesByKey(const exec::TransferProfile& profile, bool canonical) {
   std::vector<const exec::CopyProfile*> ordered;
   for (const auto& c : profile.copies) ordered.push_back(&c);
   std::stable_sort(ordered.begin(), ordered.end(), [](auto* a, auto* b) { return a->instruction < b->instruction; });
   std::vector<CopyFacts> facts;
   for (const auto* c : ordered)
-    facts.push_back(CopyFacts{c->instruction, c->direction == exec::TransferDirection::HostToDevice, c->source_value,
-                              c->destination_value, c->device.str()});
+    facts.push_back(CopyFacts{c->instruction, c->direction == exec::TransferDirection::HostToDevice,
+                              canonical ? c->canonical_source : c->source_value,
+                              canonical ? kNoValue : c->destination_value, c->device.str()});
   const auto keys = keysOf(facts);
   std::map<CopyKey, const exec::CopyProfile*> byKey;
   for (size_t i = 0; i < keys.size(); ++i) byKey.emplace(keys[i], ordered[i]);
@@ -160,13 +171,23 @@ void TransfersModel::matchProfiles() {
   previousApplies_ = method != nullptr && previous_ && previous_->method == name;
   if (!latestApplies_ && !previousApplies_) return;
 
+  // Files exported upstream number copy outputs among the other values, so
+  // an edit shifts the raw indices: key by the copy-free numbering when the
+  // profiles carry it (they do when ProfileSession made them).
+  auto canonicalMap = passes::canonicalValueIndices(*method);
+  const bool canonical = canonicalMap.ok() && (!latestApplies_ || hasCanonicalSources(*latest_)) &&
+                         (!previousApplies_ || hasCanonicalSources(*previous_));
+  auto canonicalOf = [&](int32_t v) {
+    return v >= 0 && size_t(v) < canonicalMap->size() ? canonicalMap.value()[size_t(v)] : v;
+  };
   std::vector<CopyFacts> facts;
   for (const auto& r : rows_)
-    facts.push_back(CopyFacts{r.instruction, r.hostToDevice, r.source, r.destination,
-                              (r.hostToDevice ? r.to : r.from).toStdString()});
+    facts.push_back(CopyFacts{r.instruction, r.hostToDevice, canonical ? canonicalOf(r.source) : r.source,
+                              canonical ? kNoValue : r.destination, (r.hostToDevice ? r.to : r.from).toStdString()});
   const auto keys = keysOf(facts);
-  const auto latest = latestApplies_ ? copiesByKey(*latest_) : std::map<CopyKey, const exec::CopyProfile*>{};
-  const auto previous = previousApplies_ ? copiesByKey(*previous_) : std::map<CopyKey, const exec::CopyProfile*>{};
+  const auto latest = latestApplies_ ? copiesByKey(*latest_, canonical) : std::map<CopyKey, const exec::CopyProfile*>{};
+  const auto previous =
+      previousApplies_ ? copiesByKey(*previous_, canonical) : std::map<CopyKey, const exec::CopyProfile*>{};
   for (size_t r = 0; r < rows_.size(); ++r) {
     if (auto it = latest.find(keys[r]); it != latest.end()) rows_[r].latest = it->second;
     if (auto it = previous.find(keys[r]); it != previous.end()) rows_[r].previous = it->second;

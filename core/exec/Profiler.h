@@ -29,6 +29,10 @@ struct CopyProfile {
   TransferDirection direction = TransferDirection::HostToDevice;
   int32_t source_value = -1;
   int32_t destination_value = -1;
+  // The source in the copy-free numbering (passes::canonicalValueIndices),
+  // which stays the same across edits; filled by report::identifyCopies,
+  // -1 when unknown.
+  int32_t canonical_source = -1;
   program::Device device;  // the device side
   HostMemoryKind host_memory = HostMemoryKind::Pageable;
   uint64_t bytes = 0;              // per execution

@@ -203,6 +203,27 @@ void setDelegateTargetDevice(BackendDelegate& delegate, const std::optional<Devi
   first->value = std::vector<uint8_t>(text.begin(), text.end());
 }
 
+Result<std::vector<int32_t>> canonicalValueIndices(const Method& method) {
+  // findCopies only reads; it walks the chains through mutable pointers.
+  auto copies = findCopies(const_cast<Method&>(method));
+  if (!copies) return copies.error();
+  const size_t valueCount = items(method.values).size();
+  std::vector<int32_t> sourceOf(valueCount, -1);
+  for (const auto& c : copies.value()) sourceOf[size_t(c.out)] = c.self;
+  // Kept values in order, as compactValues numbers them.
+  std::vector<int32_t> mapping(valueCount, -1);
+  int32_t next = 0;
+  for (size_t v = 0; v < valueCount; ++v)
+    if (sourceOf[v] == -1) mapping[v] = next++;
+  std::vector<int32_t> canonical(valueCount, -1);
+  for (size_t v = 0; v < valueCount; ++v) {
+    int32_t r = int32_t(v);
+    for (size_t guard = 0; guard <= copies->size() && sourceOf[size_t(r)] != -1; ++guard) r = sourceOf[size_t(r)];
+    canonical[v] = mapping[size_t(r)];
+  }
+  return canonical;
+}
+
 Result<StripResult> stripDeviceCopies(Method& method) {
   auto copies = findCopies(method);
   if (!copies) return copies.error();

@@ -59,6 +59,14 @@ struct StripResult {
   std::vector<CopyRecord> removed;
 };
 
+// The value numbering stripDeviceCopies would give, without changing the
+// method: old value index -> index in the copy-free method, where a copy's
+// output maps to the value its data came from. Every edit of one loaded
+// program strips to the same numbering, so it identifies a copy's source
+// across edits (files exported upstream interleave copy outputs with the
+// other values, so their own numbering shifts once copies come and go).
+Result<std::vector<int32_t>> canonicalValueIndices(const program::Method& method);
+
 // Removes every et_copy::_h2d_copy / _d2h_copy instruction, rewires their
 // readers to the source values, drops the copy outputs and unused operators,
 // resets every tensor to CPU (ExtraTensorInfo that only carried a device is

@@ -5,6 +5,7 @@
 #include <span>
 #include <tuple>
 
+#include "passes/DevicePasses.h"
 #include "util/MappedFile.h"
 
 namespace ptescope::report {
@@ -181,6 +182,7 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
     nlohmann::json copy = {{"instruction", c.instruction},
                            {"direction", exec::directionName(c.direction)},
                            {"source", c.source_value},
+                           {"canonical_source", c.canonical_source},
                            {"destination", c.destination_value},
                            {"device", c.device.str()},
                            {"host_memory", exec::hostMemoryKindName(c.host_memory)},
@@ -426,6 +428,8 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     copy.direction = direction == "H2D" ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost;
     copy.source_value = source;
     copy.destination_value = destination;
+    if (copies[i].contains("canonical_source") && copies[i]["canonical_source"].is_number_integer())
+      copy.canonical_source = copies[i]["canonical_source"].get<int32_t>();
     copy.device = parsedDevice.value();
     copy.host_memory = memory == "pinned" ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
     copy.bytes = bytes;
@@ -439,13 +443,27 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
 
 #undef PTESCOPE_FIELD
 
+void identifyCopies(exec::TransferProfile& profile, const program::Program& program) {
+  const auto* method = program.findMethod(profile.method);
+  if (method == nullptr) return;
+  auto canonical = passes::canonicalValueIndices(*method);
+  if (!canonical) return;
+  for (auto& c : profile.copies)
+    if (c.source_value >= 0 && size_t(c.source_value) < canonical->size())
+      c.canonical_source = canonical.value()[size_t(c.source_value)];
+}
+
 std::vector<CopyPair> pairCopies(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
   using Key = std::tuple<int, int32_t, std::string, size_t>;
-  auto keysOf = [](const exec::TransferProfile& p) {
+  // Canonical sources when every copy of both has one, else the raw ones.
+  bool canonical = true;
+  for (const auto* p : {&latest, &previous})
+    for (const auto& c : p->copies) canonical = canonical && c.canonical_source >= 0;
+  auto keysOf = [canonical](const exec::TransferProfile& p) {
     std::map<std::tuple<int, int32_t, std::string>, size_t> seen;
     std::vector<Key> keys;
     for (const auto& c : p.copies) {
-      const auto base = std::make_tuple(int(c.direction), c.source_value, c.device.str());
+      const auto base = std::make_tuple(int(c.direction), canonical ? c.canonical_source : c.source_value, c.device.str());
       keys.emplace_back(std::get<0>(base), std::get<1>(base), std::get<2>(base), seen[base]++);
     }
     return keys;

@@ -108,6 +108,41 @@ void checkBufferDevices(const Method& m) {
 class DevicePassesTest : public QObject {
   Q_OBJECT
  private slots:
+  void canonicalIndicesAreTheSameAcrossEdits() {
+    // Upstream numbering: a0 b1 a'2 b'3 y'4 y5. Stripped: a0 b1 y'2, and y
+    // (the D2H output) maps to its source.
+    const auto loaded = test::upstreamOrderedAddProgram();
+    const auto& method = loaded.methods()[0];
+    auto canonical = passes::canonicalValueIndices(method);
+    QVERIFY2(canonical.ok(), canonical ? "" : canonical.error().message.c_str());
+    QCOMPARE(canonical.value(), (std::vector<int32_t>{0, 1, 0, 1, 2, 2}));
+    // stripDeviceCopies gives the same numbering.
+    auto copy = method;
+    auto stripped = passes::stripDeviceCopies(copy);
+    QVERIFY(stripped.ok());
+    QCOMPARE(stripped->canonical, canonical.value());
+    // After an edit the D2H reads another raw index, the same canonical one.
+    passes::PipelineOptions skips;
+    skips.defaults = passes::inferDeviceOptions(method);
+    skips.defaults.skip_h2d_for_method_inputs = true;
+    auto edited = passes::runPipeline(loaded, skips);
+    QVERIFY2(edited.ok(), edited ? "" : edited.error().message.c_str());
+    const auto& after = edited->program.methods()[0];
+    auto canonicalAfter = passes::canonicalValueIndices(after);
+    QVERIFY(canonicalAfter.ok());
+    auto d2hSource = [](const program::Method& m) {
+      for (const auto& chain : program::items(m.chains))
+        for (const auto& ins : program::items(chain.instructions))
+          if (const auto* k = std::get_if<program::KernelCall>(&ins.data);
+              k && program::items(m.operators)[size_t(k->op_index)].name == "et_copy::_d2h_copy")
+            return program::items(k->args)[0];
+      return int32_t(-1);
+    };
+    QCOMPARE(d2hSource(method), int32_t(4));
+    QVERIFY(d2hSource(after) != d2hSource(method));  // the raw index moved
+    QCOMPARE(canonicalAfter.value()[size_t(d2hSource(after))], canonical.value()[size_t(d2hSource(method))]);
+  }
+
   // §2.3 canonical example and tests 1, 2, 12, 17.
   void canonicalAddOnCuda0() {
     auto out = runScenario("h2d_d2h");

@@ -1,5 +1,7 @@
 #include "support/TestSupport.h"
 
+#include "synth/ProgramBuilder.h"
+
 #include <QDir>
 #include <QFile>
 #include <QProcess>
@@ -118,5 +120,28 @@ const char* const kIssue3SpecExample = R"({
                 "skip_d2h_for_method_outputs": false,
                 "alloc_graph_input": true, "alloc_graph_output": true}
   })";
+
+program::Program upstreamOrderedAddProgram() {
+  synth::ProgramBuilder builder;
+  auto& m = builder.addMethod("forward");
+  const auto f32 = program::ScalarType::Float;
+  const auto a = m.addTensor(f32, {2, 2}), b = m.addTensor(f32, {2, 2});
+  const auto aDevice = m.addTensor(f32, {2, 2}), bDevice = m.addTensor(f32, {2, 2});
+  const auto yDevice = m.addTensor(f32, {2, 2}), y = m.addTensor(f32, {2, 2});
+  const program::Device cuda{program::DeviceType::Cuda, 0};
+  for (auto v : {aDevice, bDevice, yDevice}) m.setDevice(v, cuda);
+  m.addKernelCall("et_copy::_h2d_copy.out", {a}, {aDevice});
+  m.addKernelCall("et_copy::_h2d_copy.out", {b}, {bDevice});
+  m.addDelegateCall("CudaBackend", {synth::textCompileSpec("target_device", "cuda:0")}, {1, 2, 3}, {aDevice, bDevice},
+                    {yDevice});
+  m.addKernelCall("et_copy::_d2h_copy.out", {yDevice}, {y});
+  m.setInputs({a, b});
+  m.setOutputs({y});
+  synth::BuildOptions options;
+  options.planning.enable_non_cpu_memory_planning = true;
+  auto built = builder.build(options);
+  if (!built) qFatal("upstreamOrderedAddProgram: %s", built.error().message.c_str());
+  return std::move(built.value());
+}
 
 }  // namespace ptescope::test

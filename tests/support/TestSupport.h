@@ -43,6 +43,11 @@ QByteArray withoutWhitespace(const QByteArray& text);
 // A float32 tensor of these sizes with the identity dim_order, nothing else set.
 program::Tensor floatTensor(std::vector<int32_t> sizes);
 
+// y = a + b on cuda:0 with its copies, its values numbered the way upstream
+// export numbers them: copy outputs among the other values (a, b, a', b',
+// y', y), not appended at the end as ptescope's passes append them.
+program::Program upstreamOrderedAddProgram();
+
 // The JSON spec example of issue 3, exactly as written there.
 extern const char* const kIssue3SpecExample;
 

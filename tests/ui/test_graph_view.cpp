@@ -373,6 +373,42 @@ class GraphViewTest : public QObject {
     QVERIFY(view.find("native_layer_norm") > 0);  // still usable
   }
 
+  void cancelledNewProgramKeepsTheOldPictureInert() {
+    // The picture of one program stays when the layout of the next one (an
+    // edit) is cancelled; selections in the new numbering must neither crash
+    // nor light up a wrong node, and the next program still shows.
+    auto program = largeAfterPasses(300);
+    GraphView view;
+    view.resize(900, 700);
+    view.show();
+    QVERIFY(showMethod(view, program, 0));
+    QVERIFY(view.pictureIsCurrent());
+    const auto* shown = view.currentLayout();
+    auto edited = std::make_shared<const program::Program>(*program);  // another snapshot
+    QSignalSpy cancelled(&view, &GraphView::layoutCancelled);
+    view.setMethod(edited, 0);
+    view.cancelLayout();
+    QVERIFY(cancelled.wait(60000));
+    QCOMPARE(view.currentLayout(), shown);
+    QVERIFY(!view.pictureIsCurrent());
+    const size_t last = shown->model.instruction_count - 1;  // inside a collapsed group
+    view.selectInstruction(last);
+    view.selectValue(0);
+    view.expandGroup(0);
+    view.expandAll();  // lays out the current program again
+    QVERIFY(waitForLayout(view));
+    QVERIFY(view.pictureIsCurrent());
+    view.selectInstruction(last);
+    QVERIFY(waitForLayout(view));
+    QCOMPARE(view.selectedInstruction(), std::optional<size_t>(last));
+    // Clearing while a layout runs: the picture does not come back.
+    view.setMethod(program, 0);
+    view.clear();
+    QTest::qWait(200);
+    QApplication::processEvents();
+    QVERIFY(!view.currentLayout());
+  }
+
   void emptyMethodShowsAMessage() {
     auto program = std::make_shared<program::Program>();
     program->methods().emplace_back().name = "nothing";

@@ -16,6 +16,7 @@
 #include <QTableView>
 #include <QUndoStack>
 
+#include "pte/Writer.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/Document.h"
@@ -197,6 +198,36 @@ class ProfileWindowTest : public QObject {
         QVERIFY(n->node().kind == layout::NodeKind::CopyH2D || n->node().kind == layout::NodeKind::CopyD2H);
       }
     QCOMPARE(overlaid, measuredRows);
+  }
+
+  void upstreamNumberedFileComparesAcrossAnEdit() {
+    // Copy outputs numbered among the other values, as upstream exports
+    // them: an edit shifts the D2H's raw source index; the comparison must
+    // still pair it.
+    const QString path = test::tempDir() + "/upstream-order.pte";
+    QVERIFY(pte::writeProgramFile(test::upstreamOrderedAddProgram(), path.toStdString()).ok());
+    ui::Document doc;
+    MainWindow window(&doc);
+    QVERIFY(window.openFile(path));
+    QVERIFY(profile(window, hostRequest(0)));
+    auto options = doc.methodOptions(0);
+    options.skip_h2d_for_method_inputs = true;
+    options.alloc_graph_input = false;
+    doc.setMethodOptions(0, options);
+    doc.waitForPipeline();
+    QVERIFY2(doc.pipelineError().isEmpty(), qPrintable(doc.pipelineError()));
+    QVERIFY(profile(window, hostRequest(0)));
+    auto* transfers = qobject_cast<ui::TransfersModel*>(
+        qobject_cast<QSortFilterProxyModel*>(window.transfersView()->model())->sourceModel());
+    QVERIFY(transfers->hasComparison());
+    size_t removedH2d = 0, removedD2h = 0, pairedD2h = 0;
+    for (const auto& row : transfers->rows()) {
+      if (row.removed) (row.hostToDevice ? removedH2d : removedD2h) += 1;
+      if (!row.removed && !row.hostToDevice && row.latest && row.previous) ++pairedD2h;
+    }
+    QCOMPARE(removedH2d, size_t(2));  // both inputs are pre-staged now
+    QCOMPARE(removedD2h, size_t(0));
+    QCOMPARE(pairedD2h, size_t(1));
   }
 
   void cancelStopsALongRunAndKeepsTheDocument() {
