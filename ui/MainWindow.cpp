@@ -221,6 +221,7 @@ void MainWindow::buildPanels() {
   connect(valuesView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
     if (!current.isValid()) return;
     properties_->showValue(current.data(ValueIndexRole).toInt());
+    showSelectableGraph();
     graph_->selectValue(current.data(ValueIndexRole).toInt());
   });
 
@@ -242,6 +243,7 @@ void MainWindow::buildPanels() {
             if (!current.isValid() || current.data(InstructionRole).toLongLong() < 0) return;
             const auto instruction = size_t(current.data(InstructionRole).toULongLong());
             properties_->showInstruction(instruction);
+            showSelectableGraph();
             graph_->selectInstruction(instruction);
             if (auto profiled = profiledOfCurrent(instruction)) timeline_->selectInstruction(*profiled);
           });
@@ -543,6 +545,12 @@ void MainWindow::showGraph() {
   updateGraphMeasurements();
 }
 
+void MainWindow::showSelectableGraph() {
+  // The panels number instructions and values as the program with the edits
+  // does; the "as loaded" graph numbers them as the file does.
+  if (graphMode_ == GraphMode::AsLoaded) setGraphMode(document_->isModified() ? GraphMode::Diff : GraphMode::Current);
+}
+
 void MainWindow::setGraphModeChecked(GraphMode mode) {
   graphMode_ = mode;
   const char* names[] = {"viewCurrent", "viewAsLoaded", "viewDiff"};
@@ -698,11 +706,13 @@ void MainWindow::selectValue(int32_t value) {
   const QModelIndex index = valuesProxy_->mapFromSource(valuesModel_->index(row, 0));
   if (index.isValid()) valuesView_->setCurrentIndex(index);
   properties_->showValue(value);
+  showSelectableGraph();
   graph_->selectValue(value);
 }
 
 void MainWindow::selectInstruction(size_t instruction) {
   properties_->showInstruction(instruction);
+  showSelectableGraph();
   graph_->selectInstruction(instruction);
   if (auto profiled = profiledOfCurrent(instruction)) timeline_->selectInstruction(*profiled);
 }

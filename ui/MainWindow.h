@@ -119,6 +119,8 @@ class MainWindow : public QMainWindow {
   void refreshMethod();
   void showGraph();
   void setGraphModeChecked(GraphMode mode);
+  // Leaves the "as loaded" view before a panel selects in the graph.
+  void showSelectableGraph();
   void refreshStatus();
   void showOpenDialog();
   void showLoadError(const QString& message);

@@ -143,10 +143,7 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
 
   // Timeline clicks select in every view.
   connect(timeline_, &TimelineView::instructionClicked, this, [this](size_t profiled) {
-    if (auto current = currentOfProfiled(profiled)) {
-      if (graphMode_ == GraphMode::AsLoaded) setGraphMode(GraphMode::Current);
-      selectInstruction(*current);
-    }
+    if (auto current = currentOfProfiled(profiled)) selectInstruction(*current);
   });
 }
 

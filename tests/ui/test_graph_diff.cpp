@@ -241,6 +241,14 @@ class GraphDiffTest : public QObject {
     }
     QCOMPARE(cuda1Copies, size_t(2));
     QCOMPARE(markedCopies, cuda1Copies);
+    // A panel selecting while the graph shows the file as loaded (another
+    // numbering) brings the edited program's view back first.
+    window.setGraphMode(MainWindow::GraphMode::AsLoaded);
+    QVERIFY(test::waitForGraph(window.graph()));
+    window.selectInstruction(*call);
+    QCOMPARE(window.graphMode(), MainWindow::GraphMode::Diff);
+    QVERIFY(test::waitForGraph(window.graph()));
+    QCOMPARE(window.graph()->selectedInstruction(), call);
     QVERIFY(test::saveScreenshot(window, "diff-retarget"));
   }
 
