@@ -1,5 +1,6 @@
 #include "EditFlags.h"
 
+#include <charconv>
 #include <regex>
 
 namespace ptescope::cli {
@@ -25,20 +26,27 @@ bool EditFlags::any() const {
 }
 
 Result<passes::PipelineOptions> EditFlags::pipelineOptions(const program::Program& program, const std::string& file,
-                                                           const std::string& method) const {
-  passes::DeviceOptions options;
-  options.skip_h2d_for_method_inputs = skipH2d_;
-  options.skip_d2h_for_method_outputs = skipD2h_;
-  options.enable_non_cpu_memory_planning = !noDevicePlanning_;
-  options.alloc_graph_input = !noAllocInput_;
-  options.alloc_graph_output = !noAllocOutput_;
+                                                           const std::string& method, Base base) const {
+  // The options of one method: upstream's defaults or the file's, changed
+  // by the flags given.
+  auto optionsFor = [&](const program::Method& m) {
+    passes::DeviceOptions options = base == Base::FromFile ? passes::inferDeviceOptions(m) : passes::DeviceOptions{};
+    options.skip_h2d_for_method_inputs = options.skip_h2d_for_method_inputs || skipH2d_;
+    options.skip_d2h_for_method_outputs = options.skip_d2h_for_method_outputs || skipD2h_;
+    options.enable_non_cpu_memory_planning = options.enable_non_cpu_memory_planning && !noDevicePlanning_;
+    options.alloc_graph_input = options.alloc_graph_input && !noAllocInput_;
+    options.alloc_graph_output = options.alloc_graph_output && !noAllocOutput_;
+    return options;
+  };
   passes::PipelineOptions pipeline;
-  if (method.empty()) {
-    pipeline.defaults = options;
+  if (!method.empty() && program.findMethod(method) == nullptr)
+    return makeError(file + ": no method named '" + method + "'");
+  if (method.empty() && base == Base::Defaults) {
+    pipeline.defaults = optionsFor(program::Method{});
   } else {
-    if (program.findMethod(method) == nullptr) return makeError(file + ": no method named '" + method + "'");
-    for (const auto& m : program.methods()) pipeline.per_method[m.displayName()] = passes::inferDeviceOptions(m);
-    pipeline.per_method[method] = options;
+    for (const auto& m : program.methods())
+      pipeline.per_method[m.displayName()] =
+          method.empty() || m.displayName() == method ? optionsFor(m) : passes::inferDeviceOptions(m);
   }
   static const std::regex kSetDevice(R"(^(?:(.+):)?(-?\d+)=(.+)$)");
   for (const auto& text : setDevices_) {
@@ -58,7 +66,12 @@ Result<passes::PipelineOptions> EditFlags::pipelineOptions(const program::Progra
       if (!parsed) return makeError("--set-device '" + text + "': " + parsed.error().message);
       device = parsed.value();
     }
-    pipeline.target_devices[{methodName, std::stoi(match[2].str())}] = device;
+    int32_t index = 0;
+    const std::string digits = match[2].str();
+    const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size())
+      return makeError("--set-device '" + text + "': delegate index " + digits + " is out of range");
+    pipeline.target_devices[{methodName, index}] = device;
   }
   return pipeline;
 }

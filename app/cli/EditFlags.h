@@ -21,11 +21,15 @@ class EditFlags {
   void addTo(CLI::App* command);
   // Whether any of them was given.
   bool any() const;
+  enum class Base {
+    Defaults,  // the flags give the whole options, upstream's defaults where none is given (propagate)
+    FromFile,  // each method starts from the options read off the file; the flags change them (render, as the app)
+  };
   // The pipeline's options for `program`. With `method` the flags apply to
   // that method only and the others keep the options read off the file;
   // without, they apply to every method. `file` names the program in errors.
   Result<passes::PipelineOptions> pipelineOptions(const program::Program& program, const std::string& file,
-                                                  const std::string& method) const;
+                                                  const std::string& method, Base base = Base::Defaults) const;
 
  private:
   bool skipH2d_ = false, skipD2h_ = false, noDevicePlanning_ = false, noAllocInput_ = false, noAllocOutput_ = false;

@@ -156,11 +156,35 @@ class CliRenderTest : public QObject {
     QVERIFY2(unchanged.exitCode == 0 && unchanged.err.contains(" 0 changes marked"), unchanged.err.constData());
   }
 
+  void diffStartsFromTheFilesOptions() {
+    // A file exported with pre-staged inputs: drawn as it is, nothing changed.
+    const QString skipped = test::tempDir() + "/skipped.pte";
+    auto p = test::runCli({"propagate", demo_, "-o", skipped, "--method", "forward", "--skip-h2d-inputs",
+                           "--no-alloc-graph-input"});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    const QString out = test::tempDir() + "/skipped-diff.dot";
+    auto none = test::runCli({"render", skipped, "-o", out, "--method", "forward", "--diff"});
+    QVERIFY2(none.exitCode == 0 && none.err.contains(" 0 changes marked"), none.err.constData());
+    // A retarget alone keeps the file's skip: the input's copy stays gone,
+    // only the delegate and what it touches change.
+    auto retarget = test::runCli({"render", skipped, "-o", out, "--method", "forward", "--diff", "--set-device", "0=cuda:1"});
+    QVERIFY2(retarget.exitCode == 0, retarget.err.constData());
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString dot = QString::fromUtf8(file.readAll());
+    QVERIFY(!dot.contains("removed0"));
+    QVERIFY(dot.contains(QString::fromUtf8("cuda:0 \u2192 cuda:1")));
+  }
+
   void badEditsWriteNothing() {
     const QString dir = test::tempDir();
     const QString out = dir + "/never.svg";
     auto device = test::runCli({"render", demo_, "-o", out, "--method", "forward", "--set-device", "0=tpu:0"});
     QVERIFY2(device.exitCode == 2 && device.err.contains("tpu"), device.err.constData());
+    QVERIFY(!QFile::exists(out));
+    auto huge = test::runCli({"render", demo_, "-o", out, "--method", "forward", "--set-device", "99999999999=cuda:0"});
+    QVERIFY2(huge.exitCode == 2 && huge.err.contains("out of range") && huge.err.trimmed().count('\n') == 0,
+             huge.err.constData());
     QVERIFY(!QFile::exists(out));
     // A program oddly named .svg is never drawn over itself.
     const QString odd = dir + "/program.svg";
