@@ -104,16 +104,14 @@ std::shared_ptr<const layout::MethodChanges> Document::methodChanges(int method)
   auto& slot = changes_[size_t(method)];
   if (slot) return slot;
   auto changes = std::make_shared<layout::MethodChanges>();
-  const auto& name = current_->methods()[size_t(method)].displayName();
-  if (report_) {
-    for (const auto& m : report_->methods) {
-      if (m.name != name) continue;
-      const auto& currentMethod = current_->methods()[size_t(method)];
-      std::optional<analysis::Dataflow> built;
-      const analysis::Dataflow* flow = method == currentMethod_ ? currentDataflow() : nullptr;
-      if (flow == nullptr) flow = &built.emplace(analysis::Dataflow::build(currentMethod));
-      *changes = report::methodChanges(m, loaded_->program.methods()[size_t(method)], currentMethod, *flow);
-    }
+  // The pipeline reports the methods in program order (names may repeat).
+  if (report_ && size_t(method) < report_->methods.size()) {
+    const auto& currentMethod = current_->methods()[size_t(method)];
+    std::optional<analysis::Dataflow> built;
+    const analysis::Dataflow* flow = method == currentMethod_ ? currentDataflow() : nullptr;
+    if (flow == nullptr) flow = &built.emplace(analysis::Dataflow::build(currentMethod));
+    *changes = report::methodChanges(report_->methods[size_t(method)], loaded_->program.methods()[size_t(method)],
+                                     currentMethod, *flow);
   }
   slot = changes;
   return slot;

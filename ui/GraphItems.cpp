@@ -102,6 +102,7 @@ QRectF GraphNodeItem::boundingRect() const {
 }
 
 void GraphNodeItem::setOverlay(std::optional<ItemOverlay> overlay) {
+  if (!overlay && !overlay_) return;  // the common case on big graphs: nothing to undo
   prepareGeometryChange();
   overlay_ = std::move(overlay);
   update();
@@ -386,6 +387,7 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
 }
 
 void GraphEdgeItem::setOverlay(std::optional<ItemOverlay> overlay) {
+  if (!overlay && !overlay_) return;
   prepareGeometryChange();
   overlay_ = std::move(overlay);
   bounds_ = baseBounds_;

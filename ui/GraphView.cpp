@@ -809,14 +809,18 @@ void GraphView::applyOverlay() {
     };
     for (const auto& [node, sum] : perNode) {
       const double v = metricOf(sum);
-      const QString text = time ? durationText(v) : gbpsText(v) + QStringLiteral(" GB/s");
-      const QColor colour = costColour(position(v));
-      nodeItems_[node]->setOverlay(ItemOverlay{colour, text});
-      // The edges that leave a copy carry the copied tensor across devices.
-      for (size_t e = 0; e < model.edges.size(); ++e)
-        if (model.edges[e].from == node && model.nodes[node].kind != NodeKind::Group)
-          edgeItems_[e]->setOverlay(ItemOverlay{colour, QString::fromStdString(layout::byteSizeText(int64_t(sum.bytes))) +
-                                                            QStringLiteral(" \u00b7 ") + text});
+      nodeItems_[node]->setOverlay(ItemOverlay{costColour(position(v)),
+                                               time ? durationText(v) : gbpsText(v) + QStringLiteral(" GB/s")});
+    }
+    // The edges that leave a copy carry the copied tensor across devices:
+    // one pass over the edges.
+    for (size_t e = 0; e < model.edges.size(); ++e) {
+      const size_t from = model.edges[e].from;
+      auto it = perNode.find(from);
+      if (it == perNode.end() || model.nodes[from].kind == NodeKind::Group) continue;
+      const auto& overlay = *nodeItems_[from]->overlay();
+      edgeItems_[e]->setOverlay(ItemOverlay{overlay.colour, QString::fromStdString(layout::byteSizeText(int64_t(it->second.bytes))) +
+                                                                QStringLiteral(" \u00b7 ") + overlay.text});
     }
   }
   legend_->setEntries(legendEntries(model, overlayLegendText()));

@@ -185,6 +185,21 @@ class MainWindow : public QMainWindow {
   std::optional<ProfileRequest> lastRequest_;
   QString profiledPath_;  // the file the kept profiles were measured on
   std::map<size_t, size_t> profiledToCurrent_, currentToProfiled_;
+  // The non-copy instructions of a method of a program snapshot (the edits
+  // never reorder them), kept for the last few snapshots asked: the profiled
+  // one and the one on screen, which every refresh asks again.
+  struct NonCopyCache {
+    const std::vector<size_t>& of(const std::shared_ptr<const program::Program>& program, int method,
+                                  const program::Method& m);
+    struct Entry {
+      const program::Program* key = nullptr;
+      std::weak_ptr<const program::Program> alive;
+      int method = -1;
+      std::vector<size_t> instructions;
+    };
+    std::vector<Entry> entries;
+  };
+  NonCopyCache nonCopyCache_;
 };
 
 }  // namespace ptescope::ui

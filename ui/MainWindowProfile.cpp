@@ -37,13 +37,17 @@ std::vector<size_t> nonCopyInstructions(const program::Method& method) {
   return list;
 }
 
-const program::Method* methodNamed(const program::Program& program, const std::string& name) {
-  for (const auto& m : program.methods())
-    if (m.displayName() == name) return &m;
-  return nullptr;
-}
 
 }  // namespace
+
+const std::vector<size_t>& MainWindow::NonCopyCache::of(const std::shared_ptr<const program::Program>& program,
+                                                         int method, const program::Method& m) {
+  for (const auto& e : entries)
+    if (e.key == program.get() && e.method == method && !e.alive.expired()) return e.instructions;
+  if (entries.size() >= 4) entries.erase(entries.begin());
+  entries.push_back(Entry{program.get(), program, method, nonCopyInstructions(m)});
+  return entries.back().instructions;
+}
 
 void MainWindow::buildProfiling(QToolBar* toolbar) {
   profiler_ = new ProfileSession(this);
@@ -119,10 +123,8 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     if (!run.runtimeNotice.isEmpty()) message += " \u2014 " + run.runtimeNotice;
     statusBar()->showMessage(message, 15000);
     // Show what was measured: its method, the expensive copies first.
-    const auto& name = run.profile->method;
-    for (int m = 0; m < document_->methodCount(); ++m)
-      if (document_->program().methods()[size_t(m)].displayName() == name && m != document_->currentMethodIndex())
-        document_->setCurrentMethod(m);
+    if (run.method >= 0 && run.method < document_->methodCount() && run.method != document_->currentMethodIndex())
+      document_->setCurrentMethod(run.method);
     if (overlayMetric_->currentData().toInt() == int(GraphView::OverlayMetric::Placement))
       overlayMetric_->setCurrentIndex(overlayMetric_->findData(int(GraphView::OverlayMetric::Time)));
     applyProfiles();
@@ -224,13 +226,16 @@ void MainWindow::applyProfiles() {
   profiledToCurrent_.clear();
   currentToProfiled_.clear();
   const program::Method* shown = document_->currentMethod();
-  const program::Method* measured =
-      latest && shown ? methodNamed(*latest->program, latest->profile->method) : nullptr;
-  if (measured != nullptr && measured->displayName() == shown->displayName()) {
+  const int shownIndex = document_->currentMethodIndex();
+  const program::Method* measured = latest && shown && latest->method == shownIndex &&
+                                            size_t(latest->method) < latest->program->methods().size()
+                                        ? &latest->program->methods()[size_t(latest->method)]
+                                        : nullptr;
+  if (measured != nullptr) {
     for (const auto& row : transfersModel_->rows())
       if (!row.removed && row.latest != nullptr) profiledToCurrent_[row.latest->instruction] = row.instruction;
-    const auto before = nonCopyInstructions(*measured);
-    const auto now = latest->program.get() == &document_->program() ? before : nonCopyInstructions(*shown);
+    const auto before = nonCopyCache_.of(latest->program, shownIndex, *measured);  // a copy: the next call may grow the cache
+    const auto& now = nonCopyCache_.of(document_->programSnapshot(), shownIndex, *shown);
     if (before.size() == now.size())
       for (size_t k = 0; k < before.size(); ++k) profiledToCurrent_[before[k]] = now[k];
     for (const auto& [p, c] : profiledToCurrent_) currentToProfiled_[c] = p;
