@@ -67,6 +67,11 @@ int main(int argc, char** argv) {
                      [&window, metric] { window.setOverlayMetric(metric); });
   }
   window.show();
+  // A profile that fails in the background (no GPU, out of memory, bad
+  // inputs) makes a scripted run fail too.
+  QString profileError;
+  QObject::connect(window.profileSession(), &ptescope::ui::ProfileSession::failed, &window,
+                   [&profileError](const QString& message) { profileError = message; });
   if (opened && parser.isSet(profile)) {
     ptescope::ui::ProfileRequest request;
     request.method = document.currentMethodIndex();
@@ -92,15 +97,22 @@ int main(int argc, char** argv) {
       const bool busy = window.graph()->layoutPending() || window.profileSession()->isRunning();
       if (busy && waited.elapsed() < 60000) return;
       poll.stop();
-      if (parser.isSet(exportProfile)) {
+      if (!profileError.isEmpty()) {
+        std::fprintf(stderr, "ptescope: profile failed: %s\n", qPrintable(profileError));
+        status = 2;
+      }
+      if (parser.isSet(exportProfile) && profileError.isEmpty()) {
         const QString path = parser.value(exportProfile);
         const auto format = ptescope::ui::ProfileSession::formatForPath(path);
         if (!window.profileSession()->latest()) {
           std::fprintf(stderr, "ptescope: no profile to export: %s\n",
                        qPrintable(window.lastError().isEmpty() ? QStringLiteral("the profile did not finish") : window.lastError()));
           status = 2;
-        } else if (!format || !window.exportProfileTo(path, *format)) {
-          std::fprintf(stderr, "ptescope: cannot export the profile to %s %s\n", qPrintable(path), qPrintable(window.lastError()));
+        } else if (!format) {
+          std::fprintf(stderr, "ptescope: %s: name the profile .json, .trace.json or .csv\n", qPrintable(path));
+          status = 2;
+        } else if (!window.exportProfileTo(path, *format)) {
+          std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
           status = 2;
         }
       }

@@ -3,6 +3,10 @@
 // filters and selection work, bad files leave the document alone.
 #include <QtTest>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QImage>
@@ -166,6 +170,20 @@ class MainWindowTest : public QObject {
     auto noMethod = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, "--method", "nope"});
     QCOMPARE(noMethod.exitCode, 2);
     QVERIFY(noMethod.err.contains("no method named 'nope'"));
+    // --profile: the app's profile of the demo, written through the GUI's export.
+    const QString json = test::tempDir() + "/app-profile.json";
+    auto profiled = test::runProcess(QStringLiteral(PTESCOPE_GUI),
+                                     {"--screenshot", png, "--profile", "--tab", "timeline", "--export-profile", json});
+    QVERIFY2(profiled.exitCode == 0, profiled.err.constData());
+    QFile file(json);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto exported = QJsonDocument::fromJson(file.readAll()).object();
+    QCOMPARE(exported.value("format").toString(), QString("ptescope-profile"));
+    QCOMPARE(exported.value("copies").toArray().size(), 4);  // the demo's forward: 2 H2D, 2 D2H
+    auto badName = test::runProcess(QStringLiteral(PTESCOPE_GUI),
+                                    {"--screenshot", png, "--profile", "--export-profile", test::tempDir() + "/p.txt"});
+    QCOMPARE(badName.exitCode, 2);
+    QVERIFY(badName.err.contains(".trace.json"));
     PTESCOPE_REQUIRE_SAMPLES();
     auto bad = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, test::samplePath("bad-corrupt.pte")});
     QCOMPARE(bad.exitCode, 2);
