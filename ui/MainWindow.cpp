@@ -481,6 +481,8 @@ void MainWindow::refreshProgram() {
   // them (a reload of the same file keeps them, to compare against).
   const QString identity = !document_->hasProgram() ? QString() : document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
   if (identity != profiledPath_ && (profiler_->latest() || profiler_->isRunning())) {
+    if (profiler_->isRunning()) statusBar()->showMessage(tr("Profile stopped: another program was opened"), 10000);
+    discardingProfile_ = profiler_->isRunning();
     profiler_->clear();
     transfersModel_->clearProfiles();
     timeline_->clear();

@@ -184,6 +184,7 @@ class MainWindow : public QMainWindow {
   QAction* exportProfileAction_ = nullptr;
   std::optional<ProfileRequest> lastRequest_;
   QString profiledPath_;  // the file the kept profiles were measured on
+  bool discardingProfile_ = false;  // a run is being dropped because another program was opened
   std::map<size_t, size_t> profiledToCurrent_, currentToProfiled_;
   // The non-copy instructions of a method of a program snapshot (the edits
   // never reorder them), kept for the last few snapshots asked: the profiled

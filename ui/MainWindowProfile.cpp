@@ -133,7 +133,9 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   });
   connect(profiler_, &ProfileSession::cancelled, this, [this, ended] {
     ended();
-    statusBar()->showMessage(tr("Profile cancelled before any measured iteration; nothing was kept"), 10000);
+    // A run dropped because another program was opened says so already.
+    if (!std::exchange(discardingProfile_, false))
+      statusBar()->showMessage(tr("Profile cancelled before any measured iteration; nothing was kept"), 10000);
   });
   connect(profiler_, &ProfileSession::failed, this, [this, ended](const QString& message) {
     ended();

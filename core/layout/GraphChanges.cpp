@@ -139,15 +139,17 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
     ghost.copy_bytes = copy.bytes;
     ghost.change = Change::Removed;
     ghost.change_note = copy.note;
-    ghost.tooltip = copy.note + "\n(not in the edited program: shown where it was)";
+    ghost.tooltip = "not in the edited program: shown where it was";
     ghost.search_terms = {"removed", copy.host_to_device ? "h2d" : "d2h"};
-    const auto from = index.producer(graph, copy.source);
+    auto from = index.producer(graph, copy.source);
     std::vector<size_t> to;
-    if (copy.consumer) {
-      if (auto node = model.nodeOfInstruction(*copy.consumer)) to.push_back(*node);
-    } else {
-      to = index.outputs(copy.source);
-    }
+    for (size_t consumer : copy.consumers)
+      if (auto node = model.nodeOfInstruction(consumer); node && std::find(to.begin(), to.end(), *node) == to.end())
+        to.push_back(*node);
+    if (copy.consumers.empty()) to = index.outputs(copy.source);
+    // A folded constant's node is its reader: no edge from the reader into
+    // the ghost that feeds it.
+    if (from && std::find(to.begin(), to.end(), *from) != to.end()) from.reset();
     if (!from && to.empty()) continue;  // nothing of its surroundings is on screen
     // A copy that went from a collapsed group to itself (or to nothing on
     // screen) counts in the group: drawing it would only add a node per copy

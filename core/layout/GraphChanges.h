@@ -32,7 +32,9 @@ struct RemovedCopy {
   program::Device to;
   int64_t bytes = 0;
   int32_t source = -1;                 // the value it copied, in the shown method
-  std::optional<size_t> consumer;      // the instruction that read its output, in the shown method
+  // The instructions that read its output, in the shown method; none: the
+  // method's outputs that are `source` (a removed D2H of a returned value).
+  std::vector<size_t> consumers;
   std::string note;                    // "removed: H2D %0 cpu → cuda:0, 256 B"
 };
 

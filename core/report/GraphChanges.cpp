@@ -1,5 +1,7 @@
 #include "report/GraphChanges.h"
 
+#include <cstdint>
+#include <optional>
 #include <unordered_map>
 
 #include "passes/DevicePasses.h"
@@ -41,6 +43,29 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
   for (const auto& facts : flow.instructions())
     if (facts.kind == program::InstructionKind::DelegateCall) delegateCalls.push_back(facts.flat_index);
 
+  // A removed D2H's readers, found in the program as loaded and carried over
+  // by position among the instructions that are not copies (the passes add
+  // and remove only copies, so that order is the same in every edit).
+  std::optional<analysis::Dataflow> loadedFlow;
+  std::vector<size_t> ordinalInLoaded, nonCopyInCurrent;
+  auto d2hReaders = [&](const passes::CopyRecord& copy) {
+    if (!loadedFlow) {
+      loadedFlow = analysis::Dataflow::build(loaded);
+      size_t ordinal = 0;
+      for (const auto& facts : loadedFlow->instructions())
+        ordinalInLoaded.push_back(facts.is_h2d_copy || facts.is_d2h_copy ? SIZE_MAX : ordinal++);
+      for (const auto& facts : flow.instructions())
+        if (!facts.is_h2d_copy && !facts.is_d2h_copy) nonCopyInCurrent.push_back(facts.flat_index);
+    }
+    std::vector<size_t> readers;
+    if (copy.value < 0 || size_t(copy.value) >= loadedFlow->values().size()) return readers;
+    for (size_t reader : loadedFlow->value(copy.value).consumers) {
+      const size_t ordinal = reader < ordinalInLoaded.size() ? ordinalInLoaded[reader] : SIZE_MAX;
+      if (ordinal < nonCopyInCurrent.size()) readers.push_back(nonCopyInCurrent[ordinal]);
+    }
+    return readers;
+  };
+
   for (const auto& copy : report.copies_removed) {
     layout::RemovedCopy ghost;
     ghost.host_to_device = copy.direction == CopyDirection::HostToDevice;
@@ -49,7 +74,8 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
     ghost.bytes = copy.bytes;
     ghost.source = copy.source;
     if (ghost.host_to_device && copy.consumer_delegate >= 0 && size_t(copy.consumer_delegate) < delegateCalls.size())
-      ghost.consumer = delegateCalls[size_t(copy.consumer_delegate)];
+      ghost.consumers.push_back(delegateCalls[size_t(copy.consumer_delegate)]);
+    if (!ghost.host_to_device) ghost.consumers = d2hReaders(copy);
     ghost.note = "removed: " + copyChangeText(copy);
     changes.removed_copies.push_back(std::move(ghost));
   }

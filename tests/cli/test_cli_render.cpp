@@ -48,6 +48,26 @@ QSize checkPng(const QByteArray& png) {
   return QSize(int(width), int(height));
 }
 
+// Whether a DOT text has an edge from a removed copy's ghost titled
+// `ghostTitle` to a node titled `readerTitle`.
+bool hasGhostEdge(const QString& dot, const QString& ghostTitle, const QString& readerTitle) {
+  QMap<QString, QString> idOf, titleOf;
+  static const QRegularExpression node(QStringLiteral("^\\s*(n\\d+) \\[label=<(?:<FONT[^>]*>[^<]*</FONT>)?<B>([^<]*)</B>.*id=\"([^\"]+)\""),
+                                       QRegularExpression::MultilineOption);
+  for (auto it = node.globalMatch(dot); it.hasNext();) {
+    const auto m = it.next();
+    idOf[m.captured(1)] = m.captured(3);
+    titleOf[m.captured(1)] = m.captured(2);
+  }
+  static const QRegularExpression edge(QStringLiteral("^\\s*(n\\d+) -> (n\\d+) "), QRegularExpression::MultilineOption);
+  for (auto it = edge.globalMatch(dot); it.hasNext();) {
+    const auto m = it.next();
+    const QString from = m.captured(1), to = m.captured(2);
+    if (idOf[from].startsWith("removed") && titleOf[from] == ghostTitle && titleOf[to] == readerTitle) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 class CliRenderTest : public QObject {
@@ -174,6 +194,22 @@ class CliRenderTest : public QObject {
     const QString dot = QString::fromUtf8(file.readAll());
     QVERIFY(!dot.contains("removed0"));
     QVERIFY(dot.contains(QString::fromUtf8("cuda:0 \u2192 cuda:1")));
+  }
+
+  void removedCopiesAreWiredToTheirReaders() {
+    // t = a + b on cuda:0 feeds a second delegate and relu on the CPU (its
+    // D2H); with every delegate off the GPU that D2H goes, and its ghost must
+    // lead to the relu that read it.
+    const QString program = test::tempDir() + "/consumers.pte";
+    QCOMPARE(test::runCli({"synth", "--scenario", "gpu_and_cpu_consumers", "-o", program}).exitCode, 0);
+    const QString out = test::tempDir() + "/consumers.dot";
+    auto r = test::runCli({"render", program, "-o", out, "--diff", "--set-device", "0=none", "--set-device", "1=none"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile file(out);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString dot = QString::fromUtf8(file.readAll());
+    const bool d2hGhostToRelu = hasGhostEdge(dot, "D2H", "relu");
+    QVERIFY2(d2hGhostToRelu, qPrintable(dot.left(600)));
   }
 
   void badEditsWriteNothing() {
