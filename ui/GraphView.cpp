@@ -502,6 +502,12 @@ bool GraphView::layoutPending() const { return handledGeneration_ != generation_
 
 void GraphView::setMethod(std::shared_ptr<const program::Program> program, int methodIndex,
                           std::shared_ptr<const layout::MethodChanges> changes) {
+  // The same request again (the window refreshes on both "program changed"
+  // and "method changed" after an edit): the layout running or on screen
+  // already answers it.
+  if (program && program == program_ && methodIndex == methodIndex_ && changes == changes_ &&
+      (layoutPending() || pictureIsCurrent()))
+    return;
   // The same method of an edited program (new options, another target
   // device) keeps the zoom and scroll position, so that the picture changes
   // in place; another method starts from its initial view.

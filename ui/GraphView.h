@@ -77,6 +77,7 @@ class GraphView : public QWidget {
   // changes against the file as loaded marked on it (copies added, ghosts of
   // removed copies, moved values, retargeted delegates; see
   // layout/GraphChanges.h) and a banner that sums them up.
+  // The same arguments again do nothing while their layout runs or shows.
   void setMethod(std::shared_ptr<const program::Program> program, int methodIndex,
                  std::shared_ptr<const layout::MethodChanges> changes = nullptr);
   // Shows nothing.
