@@ -200,6 +200,31 @@ class ProfileWindowTest : public QObject {
     QCOMPARE(overlaid, measuredRows);
   }
 
+  void pinnedAgainstPageableComparesEveryCopy() {
+    ui::Document doc;
+    MainWindow window(&doc);
+    QVERIFY(window.openDemo());
+    auto request = hostRequest(doc.currentMethodIndex());
+    QVERIFY(profile(window, request));
+    request.hostMemory = exec::HostMemoryKind::Pinned;
+    QVERIFY(profile(window, request));
+    const auto& latest = *window.profileSession()->latest()->profile;
+    const auto& previous = *window.profileSession()->previous()->profile;
+    QCOMPARE(latest.host_memory, exec::HostMemoryKind::Pinned);
+    QCOMPARE(previous.host_memory, exec::HostMemoryKind::Pageable);
+    auto* transfers = qobject_cast<ui::TransfersModel*>(
+        qobject_cast<QSortFilterProxyModel*>(window.transfersView()->model())->sourceModel());
+    QVERIFY(transfers->hasComparison());
+    QCOMPARE(transfers->rows().size(), latest.copies.size());  // the same program: nothing removed
+    for (int r = 0; r < int(transfers->rows().size()); ++r) {
+      const auto& row = transfers->rows()[size_t(r)];
+      QVERIFY(row.latest && row.previous && !row.removed);
+      QCOMPARE(transfers->index(r, ui::TransfersModel::HostMemory).data().toString(), QString("pinned"));
+      QCOMPARE(transfers->index(r, ui::TransfersModel::DeltaTime).data(ui::SortRole).toDouble(),
+               row.latest->seconds.median - row.previous->seconds.median);
+    }
+  }
+
   void upstreamNumberedFileComparesAcrossAnEdit() {
     // Copy outputs numbered among the other values, as upstream exports
     // them: an edit shifts the D2H's raw source index; the comparison must
