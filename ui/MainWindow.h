@@ -186,9 +186,9 @@ class MainWindow : public QMainWindow {
   QString profiledPath_;  // the file the kept profiles were measured on
   bool discardingProfile_ = false;  // a run is being dropped because another program was opened
   std::map<size_t, size_t> profiledToCurrent_, currentToProfiled_;
-  // The non-copy instructions of a method of a program snapshot (the edits
-  // never reorder them), kept for the last few snapshots asked: the profiled
-  // one and the one on screen, which every refresh asks again.
+  // The non-copy instructions of a method of a profiled program snapshot
+  // (the edits never reorder them), kept for the last few profiles, which
+  // every refresh asks again.
   struct NonCopyCache {
     const std::vector<size_t>& of(const std::shared_ptr<const program::Program>& program, int method,
                                   const program::Method& m);

@@ -24,28 +24,12 @@
 
 namespace ptescope::ui {
 
-namespace {
-
-// The instructions of a method that are not copies, in order: the passes
-// only add and remove copies, so the k-th of them is the same instruction
-// in every edit of one loaded program.
-std::vector<size_t> nonCopyInstructions(const program::Method& method) {
-  const auto flow = analysis::Dataflow::build(method);
-  std::vector<size_t> list;
-  for (const auto& facts : flow.instructions())
-    if (!facts.is_h2d_copy && !facts.is_d2h_copy) list.push_back(facts.flat_index);
-  return list;
-}
-
-
-}  // namespace
-
 const std::vector<size_t>& MainWindow::NonCopyCache::of(const std::shared_ptr<const program::Program>& program,
                                                          int method, const program::Method& m) {
   for (const auto& e : entries)
     if (e.key == program.get() && e.method == method && !e.alive.expired()) return e.instructions;
   if (entries.size() >= 4) entries.erase(entries.begin());
-  entries.push_back(Entry{program.get(), program, method, nonCopyInstructions(m)});
+  entries.push_back(Entry{program.get(), program, method, analysis::nonCopyInstructions(analysis::Dataflow::build(m))});
   return entries.back().instructions;
 }
 
@@ -236,8 +220,9 @@ void MainWindow::applyProfiles() {
   if (measured != nullptr) {
     for (const auto& row : transfersModel_->rows())
       if (!row.removed && row.latest != nullptr) profiledToCurrent_[row.latest->instruction] = row.instruction;
-    const auto before = nonCopyCache_.of(latest->program, shownIndex, *measured);  // a copy: the next call may grow the cache
-    const auto& now = nonCopyCache_.of(document_->programSnapshot(), shownIndex, *shown);
+    const auto& before = nonCopyCache_.of(latest->program, shownIndex, *measured);
+    // The document keeps the shown method's def/use facts already.
+    const auto now = analysis::nonCopyInstructions(*document_->currentDataflow());
     if (before.size() == now.size())
       for (size_t k = 0; k < before.size(); ++k) profiledToCurrent_[before[k]] = now[k];
     for (const auto& [p, c] : profiledToCurrent_) currentToProfiled_[c] = p;

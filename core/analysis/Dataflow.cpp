@@ -303,6 +303,13 @@ DelegateArgSplit splitDelegateArgs(const Method& method, const std::vector<int32
   return split;
 }
 
+std::vector<size_t> nonCopyInstructions(const Dataflow& flow) {
+  std::vector<size_t> list;
+  for (const auto& facts : flow.instructions())
+    if (!facts.is_h2d_copy && !facts.is_d2h_copy) list.push_back(facts.flat_index);
+  return list;
+}
+
 std::optional<size_t> Dataflow::flatIndex(uint32_t chain, uint32_t indexInChain) const {
   if (chain + 1 >= chain_starts_.size()) return std::nullopt;
   const size_t flat = chain_starts_[chain] + indexInChain;

@@ -90,6 +90,11 @@ class Dataflow {
   std::vector<size_t> chain_starts_;  // flat index of each chain's first instruction
 };
 
+// The flat indices of the instructions that are not et_copy calls,
+// ascending. The device passes only add and remove copies, so the k-th of
+// them is the same instruction in every edit of one loaded program.
+std::vector<size_t> nonCopyInstructions(const Dataflow& flow);
+
 // The split of a DelegateCall's args into inputs and outputs, which the file
 // does not record: the outputs are the longest trailing run of Tensor args
 // not defined before the call, everything before them is input. See the full

@@ -1,5 +1,6 @@
 #include "report/GraphChanges.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -47,20 +48,19 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
   // by position among the instructions that are not copies (the passes add
   // and remove only copies, so that order is the same in every edit).
   std::optional<analysis::Dataflow> loadedFlow;
-  std::vector<size_t> ordinalInLoaded, nonCopyInCurrent;
+  std::vector<size_t> nonCopyInLoaded, nonCopyInCurrent;
   auto d2hReaders = [&](const passes::CopyRecord& copy) {
     if (!loadedFlow) {
       loadedFlow = analysis::Dataflow::build(loaded);
-      size_t ordinal = 0;
-      for (const auto& facts : loadedFlow->instructions())
-        ordinalInLoaded.push_back(facts.is_h2d_copy || facts.is_d2h_copy ? SIZE_MAX : ordinal++);
-      for (const auto& facts : flow.instructions())
-        if (!facts.is_h2d_copy && !facts.is_d2h_copy) nonCopyInCurrent.push_back(facts.flat_index);
+      nonCopyInLoaded = analysis::nonCopyInstructions(*loadedFlow);
+      nonCopyInCurrent = analysis::nonCopyInstructions(flow);
     }
     std::vector<size_t> readers;
     if (copy.value < 0 || size_t(copy.value) >= loadedFlow->values().size()) return readers;
     for (size_t reader : loadedFlow->value(copy.value).consumers) {
-      const size_t ordinal = reader < ordinalInLoaded.size() ? ordinalInLoaded[reader] : SIZE_MAX;
+      const auto at = std::lower_bound(nonCopyInLoaded.begin(), nonCopyInLoaded.end(), reader);
+      if (at == nonCopyInLoaded.end() || *at != reader) continue;  // a copy reads it
+      const auto ordinal = size_t(at - nonCopyInLoaded.begin());
       if (ordinal < nonCopyInCurrent.size()) readers.push_back(nonCopyInCurrent[ordinal]);
     }
     return readers;
