@@ -52,6 +52,24 @@ QFont regionTitleFont() {
   return font;
 }
 
+// The profile overlay's measurements, on nodes and edges alike.
+QFont overlayFont() {
+  QFont font(QStringLiteral("Sans"));
+  font.setPixelSize(9);
+  font.setBold(true);
+  return font;
+}
+
+// A measurement in a rounded pill of the overlay's colour.
+void paintOverlayPill(QPainter* painter, const QRectF& pill, const ItemOverlay& overlay) {
+  painter->setPen(Qt::NoPen);
+  painter->setBrush(overlay.colour.darker(115));
+  painter->drawRoundedRect(pill, pill.height() / 2, pill.height() / 2);
+  painter->setFont(overlayFont());
+  painter->setPen(Qt::white);
+  painter->drawText(pill, Qt::AlignCenter, overlay.text);
+}
+
 double levelOfDetail(const QPainter* painter) {
   return QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
 }
@@ -267,19 +285,10 @@ void GraphNodeItem::paintChangeBadge(QPainter* painter) const {
 }
 
 void GraphNodeItem::paintOverlayText(QPainter* painter) const {
-  // The measurement in a pill under the node, in the overlay's colour.
-  QFont font = subtitleFont();
-  font.setPixelSize(9);
-  font.setBold(true);
-  const QFontMetricsF metrics(font);
+  // The measurement in a pill under the node.
+  const QFontMetricsF metrics(overlayFont());
   const double width = metrics.horizontalAdvance(overlay_->text) + 10;
-  const QRectF pill(-width / 2, box_.bottom() + 3, width, metrics.height() + 4);
-  painter->setPen(Qt::NoPen);
-  painter->setBrush(overlay_->colour.darker(115));
-  painter->drawRoundedRect(pill, pill.height() / 2, pill.height() / 2);
-  painter->setFont(font);
-  painter->setPen(Qt::white);
-  painter->drawText(pill, Qt::AlignCenter, overlay_->text);
+  paintOverlayPill(painter, QRectF(-width / 2, box_.bottom() + 3, width, metrics.height() + 4), *overlay_);
 }
 
 void GraphNodeItem::paintGroupDevices(QPainter* painter, const QRectF& box) const {
@@ -393,10 +402,7 @@ void GraphEdgeItem::setOverlay(std::optional<ItemOverlay> overlay) {
   bounds_ = baseBounds_;
   if (overlay_) {
     // The measurement replaces the label and may be wider.
-    QFont font = edgeLabelFont();
-    font.setPixelSize(9);
-    font.setBold(true);
-    const QFontMetricsF metrics(font);
+    const QFontMetricsF metrics(overlayFont());
     const QSizeF size(metrics.horizontalAdvance(overlay_->text) + 8, metrics.height() + 2);
     overlayRect_ = QRectF(labelCentre_ - QPointF(size.width() / 2, size.height() / 2), size);
     bounds_ = bounds_.united(overlayRect_.adjusted(-2, -2, 2, 2));
@@ -461,14 +467,7 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
   painter->setBrush(colour);
   painter->drawPolygon(arrow_);
   if (overlay_ && lod >= kNodeTextDetail) {
-    QFont font = edgeLabelFont();
-    font.setPixelSize(9);
-    font.setBold(true);
-    painter->setBrush(colour.darker(115));
-    painter->drawRoundedRect(overlayRect_, overlayRect_.height() / 2, overlayRect_.height() / 2);
-    painter->setFont(font);
-    painter->setPen(Qt::white);
-    painter->drawText(overlayRect_, Qt::AlignCenter, overlay_->text);
+    paintOverlayPill(painter, overlayRect_, *overlay_);
   } else if (lod >= kEdgeLabelDetail && !label_.isEmpty()) {
     painter->setBrush(QColor(255, 255, 255, 200));
     painter->drawRoundedRect(labelRect_, 2, 2);
