@@ -119,6 +119,9 @@ TransfersModel::TransfersModel(Document* document, QObject* parent) : QAbstractT
 void TransfersModel::setProfiles(std::shared_ptr<const exec::TransferProfile> latest,
                                  std::shared_ptr<const exec::TransferProfile> previous, QString latestLabel,
                                  QString previousLabel) {
+  // The window hands the same profiles over on every refresh; the rows were
+  // already matched to them when the document changed.
+  if (latest == latest_ && previous == previous_ && latestLabel == latestLabel_ && previousLabel == previousLabel_) return;
   latest_ = std::move(latest);
   previous_ = std::move(previous);
   latestLabel_ = std::move(latestLabel);
