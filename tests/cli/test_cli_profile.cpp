@@ -35,13 +35,6 @@ QString demoPath() {
 
 QString outPath(const QString& name) { return QDir(tempDir()).filePath(name); }
 
-void expectOneLineError(const ptescope::test::ProcessResult& r) {
-  QCOMPARE(r.exitCode, 2);
-  QVERIFY2(r.err.startsWith("ptescope-cli: "), r.err.constData());
-  QCOMPARE(r.err.count('\n'), 1);
-  QVERIFY(r.out.isEmpty());
-}
-
 nlohmann::json readJson(const QString& path) {
   const auto bytes = ptescope::test::readAll(path);
   return nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
@@ -124,7 +117,7 @@ class CliProfileTest : public QObject {
       QCOMPARE(r.err.count('\n'), 1);
       return;
     }
-    expectOneLineError(r);
+    ptescope::test::expectOneLineCliError(r);
   }
 
   void interruptStopsWithWhatWasMeasured() {
@@ -200,15 +193,15 @@ class CliProfileTest : public QObject {
                           fastPath, "--max-slowdown", "10"});
     QVERIFY2(faster.exitCode == 0, faster.err.constData());
     // Usage and file errors: one line, exit 2, and no run.
-    expectOneLineError(runCli({"profile", demoPath(), "--runtime", "host", "--max-slowdown", "5"}));
-    expectOneLineError(runCli({"profile", demoPath(), "--runtime", "host", "--compare", outPath("nope.json")}));
-    expectOneLineError(runCli({"profile", demoPath(), "--runtime", "host", "--compare", demoPath()}));
+    ptescope::test::expectOneLineCliError(runCli({"profile", demoPath(), "--runtime", "host", "--max-slowdown", "5"}));
+    ptescope::test::expectOneLineCliError(runCli({"profile", demoPath(), "--runtime", "host", "--compare", outPath("nope.json")}));
+    ptescope::test::expectOneLineCliError(runCli({"profile", demoPath(), "--runtime", "host", "--compare", demoPath()}));
   }
 
   void cudaRequestedWithoutDevice() {
     if (cudaPresent()) QSKIP("a CUDA device is present; this checks the error without one");
     auto r = runCli({"profile", demoPath(), "--runtime", "cuda"});
-    expectOneLineError(r);
+    ptescope::test::expectOneLineCliError(r);
     QVERIFY(r.err.contains("cannot use the CUDA runtime"));
   }
 };

@@ -233,21 +233,20 @@ class CliRenderTest : public QObject {
   }
 
   void badInputIsOneLineAndStatusTwo() {
-    auto oneLine = [](const test::ProcessResult& r) { return r.exitCode == 2 && r.err.trimmed().count('\n') == 0 && !r.err.isEmpty(); };
     const QString dir = test::tempDir();
     auto format = test::runCli({"render", demo_, "-o", dir + "/x.jpeg"});
-    QVERIFY2(oneLine(format), format.err.constData());
+    test::expectOneLineCliError(format);
     QVERIFY(format.err.contains(".svg"));
     auto method = test::runCli({"render", demo_, "-o", dir + "/x.svg", "--method", "nope"});
-    QVERIFY2(oneLine(method), method.err.constData());
+    test::expectOneLineCliError(method);
     QVERIFY(method.err.contains("nope"));
     auto missing = test::runCli({"render", dir + "/missing.pte", "-o", dir + "/x.svg"});
-    QVERIFY2(oneLine(missing), missing.err.constData());
+    test::expectOneLineCliError(missing);
     auto unwritable = test::runCli({"render", demo_, "-o", dir + "/no/such/dir/x.svg"});
-    QVERIFY2(oneLine(unwritable), unwritable.err.constData());
+    test::expectOneLineCliError(unwritable);
     if (!test::samplesDir().isEmpty()) {
       auto corrupt = test::runCli({"render", test::samplePath("bad-corrupt.pte"), "-o", dir + "/x.svg"});
-      QVERIFY2(oneLine(corrupt), corrupt.err.constData());
+      test::expectOneLineCliError(corrupt);
     }
   }
 };

@@ -22,14 +22,6 @@ QString writeText(const QString& name, const QByteArray& text) {
 
 QString outPath(const QString& name) { return QDir(tempDir()).filePath(name); }
 
-// Exit 2 and exactly one line on stderr, "ptescope-cli: ...".
-void expectOneLineError(const ptescope::test::ProcessResult& r) {
-  QCOMPARE(r.exitCode, 2);
-  QVERIFY2(r.err.startsWith("ptescope-cli: "), r.err.constData());
-  QCOMPARE(r.err.count('\n'), 1);
-  QVERIFY(r.err.endsWith('\n'));
-}
-
 }  // namespace
 
 class CliSynthTest : public QObject {
@@ -65,17 +57,17 @@ class CliSynthTest : public QObject {
     const QString spec = writeText("bad.json", text);
     const QString out = outPath("bad.pte");
     auto r = runCli({"synth", spec, "-o", out});
-    expectOneLineError(r);
+    ptescope::test::expectOneLineCliError(r);
     QVERIFY2(r.err.contains("methods[0].nodes[1].inputs[0]"), r.err.constData());
     QVERIFY2(r.err.contains("unknown tensor 'q'"), r.err.constData());
     QVERIFY(!QFile::exists(out));
 
     auto malformed = runCli({"synth", writeText("malformed.json", "{\"methods\": ["), "-o", out});
-    expectOneLineError(malformed);
+    ptescope::test::expectOneLineCliError(malformed);
     QVERIFY(malformed.err.contains("malformed JSON"));
 
     auto missing = runCli({"synth", outPath("does-not-exist.json"), "-o", out});
-    expectOneLineError(missing);
+    ptescope::test::expectOneLineCliError(missing);
   }
 
   void generators() {
@@ -112,11 +104,11 @@ class CliSynthTest : public QObject {
 
   void usageErrors() {
     const QString out = outPath("x.pte");
-    expectOneLineError(runCli({"synth", "--scenario", "no_such_scenario", "-o", out}));
-    expectOneLineError(runCli({"synth", "--demo"}));                       // no output
-    expectOneLineError(runCli({"synth", "-o", out}));                      // no source
-    expectOneLineError(runCli({"synth", "--demo", "--large", "2", "-o", out}));  // two sources
-    expectOneLineError(runCli({"synth", "--large", "0", "-o", out}));
+    ptescope::test::expectOneLineCliError(runCli({"synth", "--scenario", "no_such_scenario", "-o", out}));
+    ptescope::test::expectOneLineCliError(runCli({"synth", "--demo"}));                       // no output
+    ptescope::test::expectOneLineCliError(runCli({"synth", "-o", out}));                      // no source
+    ptescope::test::expectOneLineCliError(runCli({"synth", "--demo", "--large", "2", "-o", out}));  // two sources
+    ptescope::test::expectOneLineCliError(runCli({"synth", "--large", "0", "-o", out}));
     auto help = runCli({"synth", "--help"});
     QCOMPARE(help.exitCode, 0);
     QVERIFY(help.out.contains("--no-passes"));

@@ -63,6 +63,14 @@ ProcessResult runCli(const QStringList& args, int timeoutMs) {
   return runProcess(QStringLiteral(PTESCOPE_CLI), args, timeoutMs);
 }
 
+void expectOneLineCliError(const ProcessResult& r) {
+  QCOMPARE(r.exitCode, 2);
+  QVERIFY2(r.err.startsWith("ptescope-cli: "), r.err.constData());
+  QCOMPARE(r.err.count('\n'), 1);
+  QVERIFY(r.err.endsWith('\n'));
+  QVERIFY2(r.out.isEmpty(), r.out.constData());
+}
+
 QString tempDir() {
   static std::unique_ptr<QTemporaryDir> dir;
   if (!dir) dir = std::make_unique<QTemporaryDir>();

@@ -30,6 +30,10 @@ struct ProcessResult {
 // Runs a program with arguments and waits up to `timeoutMs`.
 ProcessResult runProcess(const QString& program, const QStringList& args, int timeoutMs = 60000);
 ProcessResult runCli(const QStringList& args, int timeoutMs = 60000);
+// Fails the current test unless a ptescope-cli run ended on bad input as
+// every subcommand must: exit 2, nothing on stdout, exactly one line on
+// stderr starting "ptescope-cli: ".
+void expectOneLineCliError(const ProcessResult& r);
 
 // A fresh temporary folder that lives until the process ends.
 QString tempDir();

@@ -2,10 +2,12 @@
 // the graph. Header-only, so that the core and CLI suites need no Qt Widgets.
 #pragma once
 
+#include <QGraphicsScene>
 #include <QSignalSpy>
 #include <QString>
 #include <QWidget>
 
+#include "ui/GraphItems.h"
 #include "ui/GraphView.h"
 
 namespace ptescope::test {
@@ -26,6 +28,13 @@ inline bool waitForGraph(ui::GraphView* view) {
     if (!finished.wait(60000)) return false;
   }
   return view->currentLayout() != nullptr && !view->layoutPending();
+}
+
+// The item that draws node `node` of the view's layout, or null.
+inline ui::GraphNodeItem* graphNodeItem(const ui::GraphView& view, size_t node) {
+  for (auto* item : view.scene()->items())
+    if (auto* n = qgraphicsitem_cast<ui::GraphNodeItem*>(item); n && n->index() == node) return n;
+  return nullptr;
 }
 
 }  // namespace ptescope::test

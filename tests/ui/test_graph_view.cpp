@@ -11,6 +11,7 @@
 #include "layout/DeviceStyle.h"
 #include "passes/Pipeline.h"
 #include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
 #include "ui/GraphItems.h"
@@ -87,11 +88,7 @@ QPoint viewportPointOfNode(const GraphView& view, size_t node) {
   return view.canvas()->mapFromScene(QPointF(g.center.x, g.center.y));
 }
 
-ui::GraphNodeItem* nodeItem(const GraphView& view, size_t node) {
-  for (auto* item : view.scene()->items())
-    if (auto* n = qgraphicsitem_cast<ui::GraphNodeItem*>(item); n && n->index() == node) return n;
-  return nullptr;
-}
+ui::GraphNodeItem* nodeItem(const GraphView& view, size_t node) { return test::graphNodeItem(view, node); }
 
 }  // namespace
 

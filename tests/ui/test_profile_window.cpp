@@ -52,12 +52,8 @@ bool profile(MainWindow& window, const ui::ProfileRequest& request) {
 const ui::GraphNodeItem* nodeItemOf(const ui::GraphView& view, size_t instruction) {
   const auto& model = view.currentLayout()->model;
   auto node = model.nodeOfInstruction(instruction);
-  if (!node) return nullptr;
-  for (auto* item : view.scene()->items())
-    if (auto* n = qgraphicsitem_cast<ui::GraphNodeItem*>(item); n && n->index() == *node) return n;
-  return nullptr;
+  return node ? test::graphNodeItem(view, *node) : nullptr;
 }
-
 
 }  // namespace
 
