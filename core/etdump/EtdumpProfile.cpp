@@ -20,15 +20,6 @@ double gigabytesPerSecond(uint64_t bytes, double seconds) { return seconds > 0 ?
 
 double median(std::vector<double> samples) { return exec::TimingStats::of(std::move(samples)).median; }
 
-// "native_call_add.out" for aten::add.out: the codegen wrapper's scope name
-// drops the namespace.
-std::string nativeCallName(const program::Operator& op) {
-  std::string name = op.name ? *op.name : std::string();
-  if (auto colon = name.rfind("::"); colon != std::string::npos) name = name.substr(colon + 2);
-  if (op.overload && !op.overload->empty()) name += "." + *op.overload;
-  return kNativeCallPrefix + name;
-}
-
 // What one method's program knows of its instructions, built once.
 struct MethodFacts {
   const program::Method* method = nullptr;
@@ -105,6 +96,13 @@ std::string eventText(const ProfileEvent& e, size_t block) {
 }
 
 }  // namespace
+
+std::string nativeCallName(const program::Operator& op) {
+  std::string name = op.name ? *op.name : std::string();
+  if (auto colon = name.rfind("::"); colon != std::string::npos) name = name.substr(colon + 2);
+  if (op.overload && !op.overload->empty()) name += "." + *op.overload;
+  return kNativeCallPrefix + name;
+}
 
 std::string categoryName(Category category) {
   switch (category) {

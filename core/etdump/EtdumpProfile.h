@@ -54,6 +54,10 @@ namespace ptescope::etdump {
 // What TransferProfile::runtime says for profiles made from an ETDump.
 inline constexpr const char* kEtdumpSource = "ETDump, host clock";
 
+// "native_call_add.out" for aten::add.out: the scope the codegen wrapper of
+// a kernel opens, named without the operator's namespace.
+std::string nativeCallName(const program::Operator& op);
+
 enum class Category { Copy, Delegate, CpuKernel, Other };
 std::string categoryName(Category category);  // "copy", "delegate", "cpu_kernel", "other"
 
