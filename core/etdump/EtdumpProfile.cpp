@@ -70,7 +70,7 @@ struct Collector {
 
 struct MethodCollector {
   MethodStats stats;
-  std::unordered_map<size_t, Collector> byInstruction;
+  std::vector<Collector> byInstruction;  // by flat index
   std::vector<double> runSamples, loadSamples;
   std::vector<double> copySums, delegateSums, kernelSums, otherSums, transferSums;
 };
@@ -224,6 +224,8 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
     if (!factsPtr) factsPtr = std::make_unique<MethodFacts>(methods[size_t(m)]);
     const MethodFacts& facts = *factsPtr;
     MethodCollector& mc = collectors[m];
+    if (mc.byInstruction.empty()) mc.byInstruction.resize(facts.flow.instructionCount());
+    if (mc.stats.trace.empty()) mc.stats.trace.reserve(analysis.profile_events);
     mc.stats.method = methods[size_t(m)].displayName();
     mc.stats.method_index = m;
     const bool execute = block.name != kDefaultBlock;
@@ -361,8 +363,18 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
       misfit(misfits.unknown, e, bi, "is of an unknown kind");
     }
     // Events are stored in the order they ended; the trace wants starts.
-    std::stable_sort(mc.stats.trace.begin() + std::ptrdiff_t(traceBegin), mc.stats.trace.end(),
-                     [](const TraceSlice& a, const TraceSlice& b) { return a.start_seconds < b.start_seconds; });
+    // (Sorting keys, then moving each slice once: slices are large.)
+    {
+      auto& trace = mc.stats.trace;
+      std::vector<std::pair<double, size_t>> keys;
+      keys.reserve(trace.size() - traceBegin);
+      for (size_t k = traceBegin; k < trace.size(); ++k) keys.emplace_back(trace[k].start_seconds, k);
+      std::stable_sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::vector<TraceSlice> sorted;
+      sorted.reserve(keys.size());
+      for (const auto& key : keys) sorted.push_back(std::move(trace[key.second]));
+      std::move(sorted.begin(), sorted.end(), trace.begin() + std::ptrdiff_t(traceBegin));
+    }
     if (execute) {
       // A copy whose kernel event is missing is timed by its OPERATOR_CALL.
       mc.copySums.push_back(copySum);
@@ -392,11 +404,8 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
   for (auto& [index, mc] : collectors) {
     MethodStats& s = mc.stats;
     const size_t n = std::max<size_t>(s.iterations, 1);
-    std::vector<size_t> order;
-    for (const auto& [flat, c] : mc.byInstruction) order.push_back(flat);
-    std::sort(order.begin(), order.end());
-    for (size_t flat : order) {
-      Collector& c = mc.byInstruction[flat];
+    for (Collector& c : mc.byInstruction) {
+      if (!c.seen) continue;
       InstructionStats& i = c.stats;
       i.seconds = exec::TimingStats::of(i.samples);
       i.executions_per_iteration = i.samples.size() / n;
