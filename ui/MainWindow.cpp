@@ -324,6 +324,7 @@ void MainWindow::buildMenus() {
   auto* open = fileMenu->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::showOpenDialog);
   fileMenu->addAction(tr("Open &Demo Program"), this, [this] { openDemo(); });
   recentMenu_ = fileMenu->addMenu(tr("Open &Recent"));
+  fileMenu->addAction(tr("&Import ETDump..."), this, &MainWindow::showImportEtdumpDialog)->setObjectName("importEtdumpAction");
   fileMenu->addAction(tr("&Reload"), QKeySequence::Refresh, this, [this] {
     QString error;
     if (document_->hasProgram() && !document_->reload(&error)) showLoadError(error);
@@ -473,7 +474,10 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 
 void MainWindow::dropEvent(QDropEvent* event) {
   const auto urls = event->mimeData()->urls();
-  if (!urls.isEmpty() && urls.first().isLocalFile()) openFile(urls.first().toLocalFile());
+  if (urls.isEmpty() || !urls.first().isLocalFile()) return;
+  const QString path = urls.first().toLocalFile();
+  if (path.endsWith(".etdp", Qt::CaseInsensitive)) importEtdump(path);  // onto the program it was recorded on
+  else openFile(path);
 }
 
 void MainWindow::refreshProgram() {

@@ -79,6 +79,11 @@ class MainWindow : public QMainWindow {
   // the latest profile corresponds to (edits renumber instructions), and back.
   std::optional<size_t> currentOfProfiled(size_t instruction) const;
   std::optional<size_t> profiledOfCurrent(size_t instruction) const;
+  // ---- ETDump import (MainWindowEtdump.cpp) ----
+  // Reads an ETDump recorded on the program as loaded and adds it to the
+  // profile history like a finished run. False (lastError set, message
+  // shown, document and profiles untouched) on bad input.
+  bool importEtdump(const QString& path, const QStringList& methods = {});
 
   // For tests and --screenshot.
   QTabWidget* bottomTabs() const { return bottomTabs_; }
@@ -128,6 +133,7 @@ class MainWindow : public QMainWindow {
   void buildProfiling(class QToolBar* toolbar);
   void showProfileDialog();
   void showExportProfileDialog();
+  void showImportEtdumpDialog();
   void applyProfiles();
   void updateGraphMeasurements();
   void addRecentFile(const QString& path);

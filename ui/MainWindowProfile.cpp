@@ -16,6 +16,7 @@
 #include <QToolBar>
 
 #include "analysis/Dataflow.h"
+#include "etdump/EtdumpProfile.h"
 #include "ui/Document.h"
 #include "ui/MainWindow.h"
 #include "ui/ProfileDialog.h"
@@ -206,6 +207,8 @@ void MainWindow::applyProfiles() {
   transfersModel_->setProfiles(latest ? latest->profile : nullptr, previous ? previous->profile : nullptr,
                                latest ? latest->label : QString(), previous ? previous->label : QString());
   transferTotals_->setText(transfersModel_->totalsText());
+  if (transfersModel_->hasMeasurements() && latest->profile->runtime == etdump::kEtdumpSource)
+    transferTotals_->setText(transferTotals_->text() + ", " + tr("measured by the runtime (%1)").arg(etdump::kEtdumpSource));
   transfersView_->resizeColumnsToContents();
 
   // Which instruction of the program on screen each profiled one is.

@@ -217,6 +217,16 @@ void ProfileSession::onProgress(quint64 run, const QString& phase, int done, int
   emit progress(phase, done, total);
 }
 
+bool ProfileSession::addRun(ProfileRun run) {
+  if (running_ || !run.profile || !run.program) return false;
+  if (run.label.isEmpty()) run.label = labelFor(*run.profile);
+  previous_ = std::move(latest_);
+  latest_ = std::move(run);
+  emit historyChanged();
+  emit finished();
+  return true;
+}
+
 void ProfileSession::clear() {
   if (running_) {
     discard_ = true;

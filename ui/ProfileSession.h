@@ -104,6 +104,11 @@ class ProfileSession : public QObject {
   // The newest result and the one before it; nullopt when there is none.
   const std::optional<ProfileRun>& latest() const { return latest_; }
   const std::optional<ProfileRun>& previous() const { return previous_; }
+  // Adds a result made elsewhere (an imported ETDump) as if a run had just
+  // finished: it becomes latest(), the one before moves to previous(), then
+  // historyChanged() and finished(). False, and nothing changes, while a run
+  // is going or when `run` has no profile or program.
+  bool addRun(ProfileRun run);
   // Drops both results (another file was opened). A run that is going is
   // cancelled and its outcome discarded.
   void clear();

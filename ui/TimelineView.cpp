@@ -20,6 +20,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "etdump/EtdumpProfile.h"
 #include "layout/DeviceStyle.h"
 #include "ui/Format.h"
 
@@ -415,6 +416,7 @@ void TimelineView::updateControls() {
                      .arg(copies)
                      .arg(durationText(duration_ / 1.02));
   if (profile_->emulated) text += " · " + tr("emulated on the host");
+  if (profile_->runtime == etdump::kEtdumpSource) text += " · " + QString::fromUtf8(etdump::kEtdumpSource);
   info_->setText(text);
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "EtdumpCommand.h"
 #include "PassCommands.h"
 #include "ProfileCommand.h"
 #include "RenderCommand.h"
@@ -162,6 +163,7 @@ int main(int argc, char** argv) {
   auto passCommands = ptescope::cli::addPassCommands(app);
   auto profileCommand = ptescope::cli::addProfileCommand(app);
   auto renderCommand = ptescope::cli::addRenderCommand(app);
+  auto etdumpCommand = ptescope::cli::addEtdumpCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -178,6 +180,7 @@ int main(int argc, char** argv) {
   if (auto status = passCommands->runIfParsed()) return *status;
   if (auto status = profileCommand->runIfParsed()) return *status;
   if (auto status = renderCommand->runIfParsed()) return *status;
+  if (auto status = etdumpCommand->runIfParsed()) return *status;
   if (info->parsed()) return runInfo(file, ptd, json, graph);
   if (dump->parsed()) return runDump(file);
   if (synthCmd->parsed()) {

@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   parser.addOption(exportProfile);
   QCommandLineOption overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE");
   parser.addOption(overlay);
+  QCommandLineOption etdump("etdump", "Import the ETDump FILE (.etdp) recorded on the program; twice to compare two.", "FILE");
+  parser.addOption(etdump);
   parser.addPositionalArgument("FILE", "Program (.pte) to open");
   parser.process(app);
 
@@ -46,6 +48,11 @@ int main(int argc, char** argv) {
   // With no file the demo opens, so a new user sees the point at once.
   const bool opened = files.isEmpty() ? window.openDemo() : window.openFile(files.first());
   if (opened && parser.isSet(method) && !window.showMethod(parser.value(method))) {
+    std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+    if (parser.isSet(screenshot)) return 2;
+  }
+  for (const QString& trace : parser.values(etdump)) {
+    if (opened && window.importEtdump(trace)) continue;
     std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
     if (parser.isSet(screenshot)) return 2;
   }

@@ -1,0 +1,41 @@
+// An ETDump read against its program (etdump::EtdumpAnalysis) as the CLI's
+// text, JSON, CSV (one row per instruction) and a Chrome trace-event file.
+//
+// Times are microseconds, bandwidth 10^9 bytes per second, shares fractions.
+// The JSON holds, per method, the same object `profile --json` writes
+// (profileJson: copies, instructions, totals, run) plus what only an ETDump
+// has (shares, load time, delegate-internal events). The trace has one
+// process per method and one track per device lane: "H2D copies", "D2H
+// copies", "CPU kernels", "delegates on <device>", and "method"
+// (Method::execute, Program::load_method); the kernel inside an
+// OPERATOR_CALL and the events a delegate logs nest under their instruction.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "etdump/EtdumpProfile.h"
+#include "util/Result.h"
+
+namespace ptescope::report {
+
+inline constexpr int kEtdumpReportVersion = 1;
+
+struct EtdumpSource {
+  std::string program_name;  // file names, for the reports
+  std::string etdump_name;
+};
+
+std::string etdumpText(const etdump::EtdumpAnalysis& analysis, const program::Program& program, const EtdumpSource& source);
+nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& analysis, const program::Program& program, const EtdumpSource& source);
+std::string etdumpCsv(const etdump::EtdumpAnalysis& analysis);
+nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& analysis, const EtdumpSource& source);
+
+// Atomic writes; errors name the path.
+Status writeEtdumpJson(const etdump::EtdumpAnalysis& analysis, const program::Program& program,
+                       const EtdumpSource& source, const std::string& path);
+Status writeEtdumpCsv(const etdump::EtdumpAnalysis& analysis, const std::string& path);
+Status writeEtdumpTrace(const etdump::EtdumpAnalysis& analysis, const EtdumpSource& source, const std::string& path);
+
+}  // namespace ptescope::report

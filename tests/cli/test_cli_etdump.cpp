@@ -1,0 +1,190 @@
+// ptescope-cli etdump: the text, JSON, CSV and trace outputs parse and carry
+// the numbers of the trace (a real one from ../shared/etdump-samples when
+// present, decoded by hand, and one this test writes), and bad input ends
+// with one error line.
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "etdump/EtdumpWriter.h"
+#include "pte/Writer.h"
+#include "support/EtdumpTestSupport.h"
+#include "support/TestSupport.h"
+#include "synth/JsonSpec.h"
+#include "synth/Scenarios.h"
+
+using namespace ptescope;
+using ptescope::test::runCli;
+using ptescope::test::tempDir;
+
+namespace {
+
+QString outPath(const QString& name) { return QDir(tempDir()).filePath(name); }
+
+nlohmann::json readJson(const QString& path) {
+  const auto bytes = test::readAll(path);
+  return nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+}
+
+QStringList readLines(const QString& path) {
+  const auto bytes = test::readAll(path);
+  return QString::fromUtf8(reinterpret_cast<const char*>(bytes.data()), qsizetype(bytes.size())).split('\n', Qt::SkipEmptyParts);
+}
+
+// The demo program and a trace of its forward written by this test: every
+// instruction scope lasts 1000 + 10 × instruction + iteration ticks.
+struct Written {
+  QString pte, etdp;
+};
+const Written& written() {
+  static const Written w = [] {
+    Written out{outPath("demo.pte"), outPath("demo.etdp")};
+    auto synthesized = synth::synthesizeDemo();
+    auto program = synth::applyDevicePasses(synthesized.value());
+    if (!program || !pte::writeProgramFile(program.value(), out.pte.toStdString()).ok()) qFatal("demo");
+    etdump::TraceSpec spec;
+    spec.method = "forward";
+    spec.iterations = 3;
+    spec.ticks = [](size_t iteration, size_t instruction) { return uint64_t(1000 + 10 * instruction + iteration); };
+    auto dump = etdump::synthesizeEtdump(program.value(), spec);
+    test::writeAll(out.etdp, etdump::serializeEtdump(dump.value()));
+    return out;
+  }();
+  return w;
+}
+
+}  // namespace
+
+class CliEtdumpTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void writtenTraceInEveryFormat() {
+    const auto& w = written();
+    const QString json = outPath("w.json"), csv = outPath("w.csv"), trace = outPath("w.trace.json");
+    const auto r = runCli({"etdump", w.pte, w.etdp, "--json", json, "--csv", csv, "--trace", trace});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.err.isEmpty(), r.err.constData());
+    QVERIFY(r.out.contains("method 'forward': 3 iteration(s)"));
+
+    const auto j = readJson(json);
+    QVERIFY(!j.is_discarded());
+    QCOMPARE(j["format"].get<std::string>(), std::string("ptescope-etdump"));
+    QCOMPARE(j["source"].get<std::string>(), std::string("ETDump, host clock"));
+    QCOMPARE(j["methods"].size(), size_t(1));
+    const auto& m = j["methods"][0];
+    QCOMPARE(m["method"].get<std::string>(), std::string("forward"));
+    QCOMPARE(m["iterations"].get<int>(), 3);
+    QCOMPARE(m["instructions"].size(), size_t(8));
+    // Instruction 3 (aten::add.out, a CPU kernel): scopes of 1030, 1031, 1032 ticks.
+    const auto& add = m["instructions"][3];
+    QCOMPARE(add["category"].get<std::string>(), std::string("cpu_kernel"));
+    QCOMPARE(add["min_us"].get<double>(), 1.030);
+    QCOMPARE(add["median_us"].get<double>(), 1.031);
+    QCOMPARE(add["max_us"].get<double>(), 1.032);
+    // Copy 0 (H2D, 256 bytes): kernels of 998, 999, 1000 ticks.
+    QCOMPARE(m["copies"].size(), size_t(4));
+    const auto& copy = m["copies"][0];
+    QCOMPARE(copy["bytes"].get<int>(), 256);
+    QCOMPARE(copy["median_us"].get<double>(), 0.999);
+    QCOMPARE(copy["gbps"].get<double>(), 256 / 999e-9 / 1e9);
+    const double shares = m["shares"]["copies"].get<double>() + m["shares"]["delegates"].get<double>() +
+                          m["shares"]["cpu_kernels"].get<double>();
+    QVERIFY(shares > 0.5 && shares <= 1.0);
+
+    const QStringList rows = readLines(csv);
+    QCOMPARE(rows.size(), 1 + 8);
+    QVERIFY(rows[0].startsWith("method,instruction,category,label"));
+    const QStringList copyRow = rows[1].split(',');
+    QCOMPARE(copyRow.value(2), QString("copy"));
+    QCOMPARE(copyRow.value(9), QString("256"));
+    QCOMPARE(copyRow.value(11).toDouble(), 0.999);
+
+    const auto t = readJson(trace);
+    QVERIFY(!t.is_discarded());
+    std::set<std::string> lanes;
+    size_t slices = 0;
+    for (const auto& e : t["traceEvents"]) {
+      if (e["name"] == "thread_name") lanes.insert(e["args"]["name"].get<std::string>());
+      if (e["ph"] == "X") ++slices;
+    }
+    QCOMPARE(lanes, (std::set<std::string>{"H2D copies", "D2H copies", "CPU kernels", "delegates on cuda:0", "method"}));
+    // Per iteration 8 scopes + 6 kernels + 1 Method::execute; the load adds 2.
+    QCOMPARE(slices, size_t(3 * (8 + 6 + 1) + 2));
+  }
+
+  // A real trace, numbers decoded by hand (see test_etdump.cpp for the decode).
+  void sampleTraceAsDecodedByHand() {
+    PTESCOPE_REQUIRE_ETDUMP_SAMPLES();
+    const QString dir = test::etdumpSamplesDir();
+    const QString json = outPath("s.json"), csv = outPath("s.csv");
+    const auto r = runCli({"etdump", dir + "/scenario_h2d_d2h.pte", dir + "/scenario_h2d_d2h.etdp", "--json", json, "--csv", csv});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = readJson(json);
+    const auto& copies = j["methods"][0]["copies"];
+    QCOMPARE(copies.size(), size_t(3));
+    QCOMPARE(copies[0]["min_us"].get<double>(), 0.083);
+    QCOMPARE(copies[0]["median_us"].get<double>(), 0.086);
+    QCOMPARE(copies[0]["max_us"].get<double>(), 0.119);
+    QCOMPARE(copies[2]["direction"].get<std::string>(), std::string("D2H"));
+    QCOMPARE(copies[2]["median_us"].get<double>(), 0.081);
+    QCOMPARE(j["methods"][0]["run"]["median_us"].get<double>(), 3.747);
+    QCOMPARE(readLines(csv).size(), 1 + 4);
+
+    // A multi-method trace lists both methods; --method moves every block onto one.
+    const auto multi = runCli({"etdump", dir + "/multi-method.pte", dir + "/multi-method.etdp", "--json", json});
+    QCOMPARE(multi.exitCode, 0);
+    QCOMPARE(readJson(json)["methods"].size(), size_t(2));
+    const auto one = runCli({"etdump", dir + "/multi-method.pte", dir + "/multi-method.etdp", "--method", "forward", "--json", json});
+    QCOMPARE(one.exitCode, 0);
+    const auto single = readJson(json);
+    QCOMPARE(single["methods"].size(), size_t(1));
+    QCOMPARE(single["methods"][0]["iterations"].get<int>(), 6);
+  }
+
+  void badInput() {
+    const auto& w = written();
+    const auto good = test::readAll(w.etdp);
+    const QString truncated = outPath("truncated.etdp");
+    test::writeAll(truncated, std::vector<uint8_t>(good.begin(), good.begin() + std::ptrdiff_t(good.size() / 2)));
+    const QString wrongId = outPath("wrong-id.etdp");
+    auto id = good;
+    id[8] = 'Z';
+    test::writeAll(wrongId, id);
+    // A trace of another program: a scenario's trace against the demo.
+    const QString otherPte = outPath("other.pte"), otherEtdp = outPath("other.etdp");
+    {
+      auto scenario = synth::synthesizeScenario("add_then_sin");
+      auto program = synth::applyDevicePasses(scenario.value());
+      QVERIFY(program);
+      auto dump = etdump::synthesizeEtdump(program.value(), {});
+      test::writeAll(otherEtdp, etdump::serializeEtdump(dump.value()));
+    }
+    const std::vector<std::pair<QStringList, QString>> cases = {
+        {{"etdump", w.pte, truncated}, "truncated"},
+        {{"etdump", w.pte, wrongId}, "no 'ED00' identifier"},
+        {{"etdump", w.pte, otherEtdp}, "does not describe this program"},
+        {{"etdump", w.pte, w.pte}, "not an ETDump"},
+        {{"etdump", w.pte, outPath("absent.etdp")}, "absent.etdp"},
+        {{"etdump", w.pte, w.etdp, "--method", "nope"}, "no method named 'nope'"},
+        {{"etdump", w.pte, w.etdp, "--tick-ns", "0"}, "tick"},
+    };
+    for (const auto& [args, expected] : cases) {
+      const auto r = runCli(args);
+      test::expectOneLineCliError(r);
+      QVERIFY2(QString::fromUtf8(r.err).contains(expected), qPrintable(args.join(' ') + ": " + QString::fromUtf8(r.err)));
+    }
+    // Nothing half-written: a failing run leaves no output file.
+    const QString json = outPath("never.json");
+    runCli({"etdump", w.pte, truncated, "--json", json});
+    QVERIFY(!QFile::exists(json));
+  }
+};
+
+QTEST_GUILESS_MAIN(CliEtdumpTest)
+#include "test_cli_etdump.moc"
