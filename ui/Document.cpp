@@ -6,7 +6,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QUndoStack>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "pte/Writer.h"
 #include "util/MappedFile.h"
@@ -58,16 +57,12 @@ QString optionsText(const passes::DeviceOptions& before, const passes::DeviceOpt
 }  // namespace
 
 Document::Document(QObject* parent)
-    : QObject(parent), undo_(new QUndoStack(this)), watcher_(new QFutureWatcher<PipelineOutcome>(this)) {
-  connect(watcher_, &QFutureWatcher<PipelineOutcome>::finished, this, [this] { finishPipeline(watcher_->result()); });
-}
+    : QObject(parent), undo_(new QUndoStack(this)) {}
 
-Document::~Document() { watcher_->waitForFinished(); }
+Document::~Document() = default;
 
 void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo) {
-  watcher_->waitForFinished();
-  ++generation_;
-  running_ = false;
+  pipelineJob_.cancel();
   loaded_ = std::move(loaded);
   current_ = std::shared_ptr<const Program>(loaded_, &loaded_->program);
   path_ = path;
@@ -163,8 +158,7 @@ bool Document::reload(QString* error) {
 }
 
 void Document::close() {
-  watcher_->waitForFinished();
-  ++generation_;
+  pipelineJob_.cancel();
   loaded_.reset();
   current_.reset();
   path_.clear();
@@ -277,21 +271,18 @@ void Document::applyEdits(const passes::ProgramEdits& edits) {
   if (!loaded_) return;
   edits_ = edits;
   emit editsChanged();
-  const int generation = ++generation_;
+  pipelineJob_.cancel();  // a run for older edits is superseded, never waited for
   if (edits_ == passes::ProgramEdits{}) {
-    running_ = false;
-    finishPipeline(PipelineOutcome{std::shared_ptr<const Program>(loaded_, &loaded_->program), std::nullopt, {}, generation});
+    finishPipeline(PipelineOutcome{std::shared_ptr<const Program>(loaded_, &loaded_->program), std::nullopt, {}});
     return;
   }
   auto options = passes::pipelineOptionsFor(loaded_->program, edits_);
   if (!options) {
-    running_ = false;
-    finishPipeline(PipelineOutcome{nullptr, std::nullopt, QString::fromStdString(options.error().message), generation});
+    finishPipeline(PipelineOutcome{nullptr, std::nullopt, QString::fromStdString(options.error().message)});
     return;
   }
-  auto work = [loaded = loaded_, options = std::move(options.value()), generation]() {
+  auto work = [loaded = loaded_, options = std::move(options.value())](const CancelFlag&) {
     PipelineOutcome outcome;
-    outcome.generation = generation;
     auto result = passes::runPipeline(loaded->program, options);
     if (!result) {
       outcome.error = QString::fromStdString(result.error().message);
@@ -302,19 +293,14 @@ void Document::applyEdits(const passes::ProgramEdits& edits) {
     return outcome;
   };
   if (instructionCount(loaded_->program) < kBackgroundPipelineInstructions) {
-    running_ = false;
-    finishPipeline(work());
+    finishPipeline(work(nullptr));
     return;
   }
-  running_ = true;
   emit pipelineStarted();
-  watcher_->waitForFinished();  // an older run finishes and is dropped by its generation
-  watcher_->setFuture(QtConcurrent::run(work));
+  pipelineJob_.start<PipelineOutcome>(std::move(work), [this](PipelineOutcome outcome) { finishPipeline(std::move(outcome)); });
 }
 
 void Document::finishPipeline(PipelineOutcome outcome) {
-  if (outcome.generation != generation_) return;  // superseded by a later edit
-  running_ = false;
   if (!outcome.error.isEmpty()) {
     pipelineError_ = outcome.error;
     emit pipelineFinished(false);
@@ -331,10 +317,7 @@ void Document::finishPipeline(PipelineOutcome outcome) {
 }
 
 void Document::waitForPipeline() {
-  if (!running_) return;
-  watcher_->waitForFinished();
-  QCoreApplication::processEvents();
-  if (running_) finishPipeline(watcher_->result());
+  if (pipelineJob_.running()) pipelineJob_.waitForIdle();
 }
 
 bool Document::saveAs(const QString& path, bool allowOverwriteInput, QString* error) {

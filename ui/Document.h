@@ -8,7 +8,6 @@
 // pipeline's own report.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
@@ -21,6 +20,7 @@
 #include "passes/Pipeline.h"
 #include "passes/ProgramEdits.h"
 #include "pte/Reader.h"
+#include "ui/BackgroundJob.h"
 
 class QUndoStack;
 
@@ -87,7 +87,7 @@ class Document : public QObject {
   // The pipeline's error for the current edits (the program then stays as it
   // was before the failing edit); empty when it succeeded.
   QString pipelineError() const { return pipelineError_; }
-  bool pipelineRunning() const { return running_; }
+  bool pipelineRunning() const { return pipelineJob_.running(); }
   // Blocks until a pipeline run in the background has been installed.
   void waitForPipeline();
 
@@ -108,7 +108,6 @@ class Document : public QObject {
     std::shared_ptr<const program::Program> program;
     std::optional<passes::PassReport> report;
     QString error;
-    int generation = 0;
   };
   void install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo);
   void finishPipeline(PipelineOutcome outcome);
@@ -126,9 +125,7 @@ class Document : public QObject {
   std::optional<passes::PassReport> report_;
   QString pipelineError_;
   QUndoStack* undo_;
-  QFutureWatcher<PipelineOutcome>* watcher_;
-  int generation_ = 0;
-  bool running_ = false;
+  BackgroundJob pipelineJob_;
 };
 
 }  // namespace ptescope::ui
