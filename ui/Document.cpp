@@ -6,7 +6,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QUndoStack>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "pte/Writer.h"
 #include "util/MappedFile.h"
@@ -32,14 +31,14 @@ size_t instructionCount(const Program& program) {
 
 class EditCommand : public QUndoCommand {
  public:
-  EditCommand(Document* document, EditState before, EditState after, const QString& text)
+  EditCommand(Document* document, passes::ProgramEdits before, passes::ProgramEdits after, const QString& text)
       : QUndoCommand(text), document_(document), before_(std::move(before)), after_(std::move(after)) {}
   void redo() override { document_->applyEdits(after_); }
   void undo() override { document_->applyEdits(before_); }
 
  private:
   Document* document_;
-  EditState before_, after_;
+  passes::ProgramEdits before_, after_;
 };
 
 QString optionsText(const passes::DeviceOptions& before, const passes::DeviceOptions& after) {
@@ -58,22 +57,18 @@ QString optionsText(const passes::DeviceOptions& before, const passes::DeviceOpt
 }  // namespace
 
 Document::Document(QObject* parent)
-    : QObject(parent), undo_(new QUndoStack(this)), watcher_(new QFutureWatcher<PipelineOutcome>(this)) {
-  connect(watcher_, &QFutureWatcher<PipelineOutcome>::finished, this, [this] { finishPipeline(watcher_->result()); });
-}
+    : QObject(parent), undo_(new QUndoStack(this)) {}
 
-Document::~Document() { watcher_->waitForFinished(); }
+Document::~Document() = default;
 
 void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo) {
-  watcher_->waitForFinished();
-  ++generation_;
-  running_ = false;
+  pipelineJob_.cancel();
   loaded_ = std::move(loaded);
   current_ = std::shared_ptr<const Program>(loaded_, &loaded_->program);
   path_ = path;
   demo_ = demo;
   fileOptions_.clear();
-  for (const auto& m : loaded_->program.methods()) fileOptions_.push_back(passes::inferDeviceOptions(m));
+  fileOptions_ = passes::fileOptions(loaded_->program);
   edits_ = {};
   report_.reset();
   pipelineError_.clear();
@@ -154,17 +149,16 @@ bool Document::openDemo(QString* error) {
 
 bool Document::reload(QString* error) {
   const int method = currentMethod_;
-  const EditState edits = edits_;
+  const passes::ProgramEdits edits = edits_;
   const bool ok = (demo_ || path_.isEmpty()) ? openDemo(error) : open(path_, error);
   if (!ok) return false;
   if (method >= 0 && method < methodCount()) setCurrentMethod(method);
-  if (!(edits == EditState{})) applyEdits(edits);
+  if (!(edits == passes::ProgramEdits{})) applyEdits(edits);
   return true;
 }
 
 void Document::close() {
-  watcher_->waitForFinished();
-  ++generation_;
+  pipelineJob_.cancel();
   loaded_.reset();
   current_.reset();
   path_.clear();
@@ -234,7 +228,7 @@ void Document::setMethodOptions(int method, const passes::DeviceOptions& options
   const passes::DeviceOptions before = methodOptions(method);
   if (before == options) return;
   const std::string name = loaded_->program.methods()[size_t(method)].displayName();
-  EditState after = edits_;
+  passes::ProgramEdits after = edits_;
   if (options == fileOptions(method)) {
     after.options.erase(name);
   } else {
@@ -249,14 +243,8 @@ void Document::setDelegateTarget(int method, int delegate, const std::optional<D
   const Method& m = loaded_->program.methods()[size_t(method)];
   if (delegate < 0 || size_t(delegate) >= items(m.delegates).size()) return;
   if (delegateTarget(method, delegate) == device) return;
-  EditState after = edits_;
-  const auto key = std::make_pair(m.displayName(), int32_t(delegate));
-  auto original = passes::delegateTargetDevice((*m.delegates)[size_t(delegate)]);
-  if (original && original.value() == device) {
-    after.target_devices.erase(key);
-  } else {
-    after.target_devices[key] = device;
-  }
+  passes::ProgramEdits after = edits_;
+  if (!passes::setTargetDevice(after, loaded_->program, m.displayName(), int32_t(delegate), device)) return;
   const QString target = device ? QString::fromStdString(device->str()) : tr("none");
   undo_->push(new EditCommand(this, edits_, after,
                               tr("set delegate %1 of '%2' to %3").arg(delegate).arg(QString::fromStdString(m.displayName()), target)));
@@ -265,17 +253,12 @@ void Document::setDelegateTarget(int method, int delegate, const std::optional<D
 void Document::setAllDelegateTargets(int method, const std::optional<Device>& device) {
   if (!loaded_ || method < 0 || method >= int(loaded_->program.methods().size())) return;
   const Method& m = loaded_->program.methods()[size_t(method)];
-  EditState after = edits_;
+  passes::ProgramEdits after = edits_;
   int changed = 0;
   for (size_t d = 0; d < items(m.delegates).size(); ++d) {
     auto original = passes::delegateTargetDevice((*m.delegates)[d]);
     if (!original || !original.value()) continue;  // host delegates stay host delegates
-    const auto key = std::make_pair(m.displayName(), int32_t(d));
-    if (original.value() == device) {
-      after.target_devices.erase(key);
-    } else {
-      after.target_devices[key] = device;
-    }
+    if (!passes::setTargetDevice(after, loaded_->program, m.displayName(), int32_t(d), device)) continue;
     ++changed;
   }
   if (changed == 0 || after == edits_) return;
@@ -284,28 +267,22 @@ void Document::setAllDelegateTargets(int method, const std::optional<Device>& de
                               tr("set %1 delegates of '%2' to %3").arg(changed).arg(QString::fromStdString(m.displayName()), target)));
 }
 
-passes::PipelineOptions Document::pipelineOptionsFor(const EditState& edits) const {
-  passes::PipelineOptions options;
-  const auto& methods = loaded_->program.methods();
-  for (size_t m = 0; m < methods.size(); ++m) options.per_method[methods[m].displayName()] = fileOptions_[m];
-  for (const auto& [name, o] : edits.options) options.per_method[name] = o;
-  options.target_devices = edits.target_devices;
-  return options;
-}
-
-void Document::applyEdits(const EditState& edits) {
+void Document::applyEdits(const passes::ProgramEdits& edits) {
   if (!loaded_) return;
   edits_ = edits;
   emit editsChanged();
-  const int generation = ++generation_;
-  if (edits_ == EditState{}) {
-    running_ = false;
-    finishPipeline(PipelineOutcome{std::shared_ptr<const Program>(loaded_, &loaded_->program), std::nullopt, {}, generation});
+  pipelineJob_.cancel();  // a run for older edits is superseded, never waited for
+  if (edits_ == passes::ProgramEdits{}) {
+    finishPipeline(PipelineOutcome{std::shared_ptr<const Program>(loaded_, &loaded_->program), std::nullopt, {}});
     return;
   }
-  auto work = [loaded = loaded_, options = pipelineOptionsFor(edits_), generation]() {
+  auto options = passes::pipelineOptionsFor(loaded_->program, edits_);
+  if (!options) {
+    finishPipeline(PipelineOutcome{nullptr, std::nullopt, QString::fromStdString(options.error().message)});
+    return;
+  }
+  auto work = [loaded = loaded_, options = std::move(options.value())](const CancelFlag&) {
     PipelineOutcome outcome;
-    outcome.generation = generation;
     auto result = passes::runPipeline(loaded->program, options);
     if (!result) {
       outcome.error = QString::fromStdString(result.error().message);
@@ -316,19 +293,14 @@ void Document::applyEdits(const EditState& edits) {
     return outcome;
   };
   if (instructionCount(loaded_->program) < kBackgroundPipelineInstructions) {
-    running_ = false;
-    finishPipeline(work());
+    finishPipeline(work(nullptr));
     return;
   }
-  running_ = true;
   emit pipelineStarted();
-  watcher_->waitForFinished();  // an older run finishes and is dropped by its generation
-  watcher_->setFuture(QtConcurrent::run(work));
+  pipelineJob_.start<PipelineOutcome>(std::move(work), [this](PipelineOutcome outcome) { finishPipeline(std::move(outcome)); });
 }
 
 void Document::finishPipeline(PipelineOutcome outcome) {
-  if (outcome.generation != generation_) return;  // superseded by a later edit
-  running_ = false;
   if (!outcome.error.isEmpty()) {
     pipelineError_ = outcome.error;
     emit pipelineFinished(false);
@@ -345,10 +317,7 @@ void Document::finishPipeline(PipelineOutcome outcome) {
 }
 
 void Document::waitForPipeline() {
-  if (!running_) return;
-  watcher_->waitForFinished();
-  QCoreApplication::processEvents();
-  if (running_) finishPipeline(watcher_->result());
+  if (pipelineJob_.running()) pipelineJob_.waitForIdle();
 }
 
 bool Document::saveAs(const QString& path, bool allowOverwriteInput, QString* error) {
@@ -370,7 +339,12 @@ bool Document::exportReport(const QString& path, QString* error) const {
   if (report_) {
     report = *report_;
   } else {
-    auto unchanged = passes::runPipeline(loaded_->program, pipelineOptionsFor(edits_));
+    auto options = passes::pipelineOptionsFor(loaded_->program, edits_);
+    if (!options) {
+      if (error) *error = QString::fromStdString(options.error().message);
+      return false;
+    }
+    auto unchanged = passes::runPipeline(loaded_->program, options.value());
     if (!unchanged) {
       if (error) *error = QString::fromStdString(unchanged.error().message);
       return false;

@@ -8,7 +8,6 @@
 // pipeline's own report.
 #pragma once
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
@@ -19,18 +18,13 @@
 #include "analysis/Dataflow.h"
 #include "layout/GraphChanges.h"
 #include "passes/Pipeline.h"
+#include "passes/ProgramEdits.h"
 #include "pte/Reader.h"
+#include "ui/BackgroundJob.h"
 
 class QUndoStack;
 
 namespace ptescope::ui {
-
-// The edits a user made, as the pipeline takes them.
-struct EditState {
-  std::map<std::string, passes::DeviceOptions> options;  // by method name
-  std::map<std::pair<std::string, int32_t>, std::optional<program::Device>> target_devices;
-  friend bool operator==(const EditState&, const EditState&) = default;
-};
 
 class Document : public QObject {
   Q_OBJECT
@@ -74,7 +68,7 @@ class Document : public QObject {
 
   // --- editing ---
   QUndoStack* undoStack() const { return undo_; }
-  const EditState& edits() const { return edits_; }
+  const passes::ProgramEdits& edits() const { return edits_; }
   // Options read off the file for each method (what "unchanged" means).
   passes::DeviceOptions fileOptions(int method) const;
   passes::DeviceOptions methodOptions(int method) const;
@@ -86,14 +80,14 @@ class Document : public QObject {
   // (one edit); delegates without a target device are left alone.
   void setAllDelegateTargets(int method, const std::optional<program::Device>& device);
   // Applies an edit state directly (used by the undo commands).
-  void applyEdits(const EditState& edits);
-  bool isModified() const { return !(edits_ == EditState{}); }
+  void applyEdits(const passes::ProgramEdits& edits);
+  bool isModified() const { return !(edits_ == passes::ProgramEdits{}); }
   // The last pipeline report (against the program as loaded), when edited.
   const passes::PassReport* report() const { return report_ ? &*report_ : nullptr; }
   // The pipeline's error for the current edits (the program then stays as it
   // was before the failing edit); empty when it succeeded.
   QString pipelineError() const { return pipelineError_; }
-  bool pipelineRunning() const { return running_; }
+  bool pipelineRunning() const { return pipelineJob_.running(); }
   // Blocks until a pipeline run in the background has been installed.
   void waitForPipeline();
 
@@ -114,10 +108,8 @@ class Document : public QObject {
     std::shared_ptr<const program::Program> program;
     std::optional<passes::PassReport> report;
     QString error;
-    int generation = 0;
   };
   void install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo);
-  passes::PipelineOptions pipelineOptionsFor(const EditState& edits) const;
   void finishPipeline(PipelineOutcome outcome);
   void resetDerived();
 
@@ -129,13 +121,11 @@ class Document : public QObject {
   mutable std::vector<std::optional<analysis::Dataflow>> dataflows_;
   mutable std::vector<std::shared_ptr<const layout::MethodChanges>> changes_;
   std::vector<passes::DeviceOptions> fileOptions_;
-  EditState edits_;
+  passes::ProgramEdits edits_;
   std::optional<passes::PassReport> report_;
   QString pipelineError_;
   QUndoStack* undo_;
-  QFutureWatcher<PipelineOutcome>* watcher_;
-  int generation_ = 0;
-  bool running_ = false;
+  BackgroundJob pipelineJob_;
 };
 
 }  // namespace ptescope::ui

@@ -5,49 +5,54 @@
 
 namespace ptescope::cli {
 
+std::optional<bool> EditFlags::TriState::value() const {
+  // The two spellings exclude each other (CLI11 refuses both at once).
+  if (on->count() > 0) return true;
+  if (off->count() > 0) return false;
+  return std::nullopt;
+}
+
+void EditFlags::addTriState(CLI::App* command, TriState& flag, const std::string& on, const std::string& off,
+                            const std::string& field, bool onMeansTrue) {
+  const std::string t = onMeansTrue ? "True" : "False", f = onMeansTrue ? "False" : "True";
+  flag.on = command->add_flag(on)->description(field + "=" + t + " (default: as the file has it)");
+  flag.off = command->add_flag(off)->description(field + "=" + f);
+  flag.on->excludes(flag.off);
+}
+
 void EditFlags::addTo(CLI::App* command) {
-  command->add_flag("--skip-h2d-inputs", skipH2d_,
-                    "skip_h2d_for_method_inputs: method inputs feeding a device delegate are tagged with its device, no copy");
-  command->add_flag("--skip-d2h-outputs", skipD2h_,
-                    "skip_d2h_for_method_outputs: delegate outputs returned by the method stay on the device");
-  command->add_flag("--no-device-planning", noDevicePlanning_,
-                    "enable_non_cpu_memory_planning=False: legacy tags, no copies, one CPU arena");
-  command->add_flag("--no-alloc-graph-input", noAllocInput_, "alloc_graph_input=False: method inputs are not memory-planned");
-  command->add_flag("--no-alloc-graph-output", noAllocOutput_,
-                    "alloc_graph_output=False: method outputs are not memory-planned");
+  addTriState(command, skipH2d_, "--skip-h2d-inputs", "--no-skip-h2d-inputs", "skip_h2d_for_method_inputs", true);
+  addTriState(command, skipD2h_, "--skip-d2h-outputs", "--no-skip-d2h-outputs", "skip_d2h_for_method_outputs", true);
+  addTriState(command, devicePlanning_, "--device-planning", "--no-device-planning", "enable_non_cpu_memory_planning",
+              true);
+  addTriState(command, allocInput_, "--alloc-graph-input", "--no-alloc-graph-input", "alloc_graph_input", true);
+  addTriState(command, allocOutput_, "--alloc-graph-output", "--no-alloc-graph-output", "alloc_graph_output", true);
+  command->add_flag("--defaults", defaults_,
+                    "start every edited method from upstream's defaults instead of the options read off the file");
   command
       ->add_option("--set-device", setDevices_,
                    "[METHOD:]DELEGATE_INDEX=cuda:N|cpu|none: set or remove a delegate's target_device")
       ->take_all();
 }
 
-bool EditFlags::any() const {
-  return skipH2d_ || skipD2h_ || noDevicePlanning_ || noAllocInput_ || noAllocOutput_ || !setDevices_.empty();
+passes::OptionChanges EditFlags::changes() const {
+  passes::OptionChanges c;
+  c.enable_non_cpu_memory_planning = devicePlanning_.value();
+  c.skip_h2d_for_method_inputs = skipH2d_.value();
+  c.skip_d2h_for_method_outputs = skipD2h_.value();
+  c.alloc_graph_input = allocInput_.value();
+  c.alloc_graph_output = allocOutput_.value();
+  return c;
 }
 
-Result<passes::PipelineOptions> EditFlags::pipelineOptions(const program::Program& program, const std::string& file,
-                                                           const std::string& method, Base base) const {
-  // The options of one method: upstream's defaults or the file's, changed
-  // by the flags given.
-  auto optionsFor = [&](const program::Method& m) {
-    passes::DeviceOptions options = base == Base::FromFile ? passes::inferDeviceOptions(m) : passes::DeviceOptions{};
-    options.skip_h2d_for_method_inputs = options.skip_h2d_for_method_inputs || skipH2d_;
-    options.skip_d2h_for_method_outputs = options.skip_d2h_for_method_outputs || skipD2h_;
-    options.enable_non_cpu_memory_planning = options.enable_non_cpu_memory_planning && !noDevicePlanning_;
-    options.alloc_graph_input = options.alloc_graph_input && !noAllocInput_;
-    options.alloc_graph_output = options.alloc_graph_output && !noAllocOutput_;
-    return options;
-  };
-  passes::PipelineOptions pipeline;
-  if (!method.empty() && program.findMethod(method) == nullptr)
-    return makeError(file + ": no method named '" + method + "'");
-  if (method.empty() && base == Base::Defaults) {
-    pipeline.defaults = optionsFor(program::Method{});
-  } else {
-    for (const auto& m : program.methods())
-      pipeline.per_method[m.displayName()] =
-          method.empty() || m.displayName() == method ? optionsFor(m) : passes::inferDeviceOptions(m);
-  }
+bool EditFlags::any() const { return !changes().empty() || defaults_ || !setDevices_.empty(); }
+
+Result<passes::ProgramEdits> EditFlags::edits(const program::Program& program, const std::string& file,
+                                              const std::string& method) const {
+  const auto base = defaults_ ? passes::OptionBase::UpstreamDefaults : passes::OptionBase::File;
+  auto edits = passes::editsFromChanges(program, base, changes(), method);
+  if (!edits) return makeError(file + ": " + edits.error().message);
+
   static const std::regex kSetDevice(R"(^(?:(.+):)?(-?\d+)=(.+)$)");
   for (const auto& text : setDevices_) {
     std::smatch match;
@@ -71,9 +76,19 @@ Result<passes::PipelineOptions> EditFlags::pipelineOptions(const program::Progra
     const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), index);
     if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size())
       return makeError("--set-device '" + text + "': delegate index " + digits + " is out of range");
-    pipeline.target_devices[{methodName, index}] = device;
+    if (auto set = passes::setTargetDevice(edits.value(), program, methodName, index, device); !set)
+      return makeError("--set-device '" + text + "': " + set.error().message);
   }
-  return pipeline;
+  return edits;
+}
+
+Result<passes::PipelineOptions> EditFlags::pipelineOptions(const program::Program& program, const std::string& file,
+                                                           const std::string& method) const {
+  auto e = edits(program, file, method);
+  if (!e) return e.error();
+  auto options = passes::pipelineOptionsFor(program, e.value());
+  if (!options) return makeError(file + ": " + options.error().message);
+  return options;
 }
 
 }  // namespace ptescope::cli

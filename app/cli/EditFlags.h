@@ -1,6 +1,8 @@
-// The edit flags that `propagate` and `render` share: pass options and
-// delegate target devices, turned into the pipeline's options. The same
-// words as the GUI's Pass options panel.
+// The edit flags that `propagate` and `render` share, turned into the one
+// edit model of core/passes/ProgramEdits. Every option flag is tri-state
+// (`--skip-h2d-inputs` / `--no-skip-h2d-inputs`, ...): not given means "as
+// the file has it". `--defaults` starts every method from upstream's
+// defaults instead of the file's options.
 #pragma once
 
 #include <string>
@@ -8,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "passes/Pipeline.h"
+#include "passes/ProgramEdits.h"
 #include "program/Program.h"
 #include "util/Result.h"
 
@@ -16,23 +18,30 @@ namespace ptescope::cli {
 
 class EditFlags {
  public:
-  // Adds --skip-h2d-inputs, --skip-d2h-outputs, --no-device-planning,
-  // --no-alloc-graph-input, --no-alloc-graph-output and --set-device.
   void addTo(CLI::App* command);
-  // Whether any of them was given.
+  // Whether any edit flag (or --defaults) was given.
   bool any() const;
-  enum class Base {
-    Defaults,  // the flags give the whole options, upstream's defaults where none is given (propagate)
-    FromFile,  // each method starts from the options read off the file; the flags change them (render, as the app)
-  };
-  // The pipeline's options for `program`. With `method` the flags apply to
-  // that method only and the others keep the options read off the file;
-  // without, they apply to every method. `file` names the program in errors.
+  // The edits for `program`. With `method` the option flags and a
+  // --set-device without METHOD: apply to that method only; the others keep
+  // the options read off the file. `file` names the program in errors.
+  Result<passes::ProgramEdits> edits(const program::Program& program, const std::string& file,
+                                     const std::string& method) const;
+  // edits() turned into the pipeline's options.
   Result<passes::PipelineOptions> pipelineOptions(const program::Program& program, const std::string& file,
-                                                  const std::string& method, Base base = Base::Defaults) const;
+                                                  const std::string& method) const;
 
  private:
-  bool skipH2d_ = false, skipD2h_ = false, noDevicePlanning_ = false, noAllocInput_ = false, noAllocOutput_ = false;
+  struct TriState {
+    CLI::Option* on = nullptr;
+    CLI::Option* off = nullptr;
+    std::optional<bool> value() const;
+  };
+  void addTriState(CLI::App* command, TriState& flag, const std::string& on, const std::string& off,
+                   const std::string& field, bool onMeansTrue);
+  passes::OptionChanges changes() const;
+
+  TriState devicePlanning_, skipH2d_, skipD2h_, allocInput_, allocOutput_;
+  bool defaults_ = false;
   std::vector<std::string> setDevices_;
 };
 

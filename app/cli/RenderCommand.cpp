@@ -71,7 +71,7 @@ class RenderCommandImpl : public RenderCommand {
     // With edits (or --diff): the program the edits give, as propagate writes it.
     std::optional<passes::PipelineResult> edited;
     if (edits_.any() || diff_) {
-      auto options = edits_.pipelineOptions(loaded->program, file_, method_, EditFlags::Base::FromFile);
+      auto options = edits_.pipelineOptions(loaded->program, file_, method_);
       if (!options) return fail(options.error().message);
       auto result = passes::runPipeline(loaded->program, options.value());
       if (!result) return fail(file_ + ": " + result.error().message);

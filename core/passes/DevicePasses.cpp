@@ -263,35 +263,35 @@ Result<StripResult> stripDeviceCopies(Method& method) {
   return result;
 }
 
-Result<PropagateResult> propagateDevice(Method& method, const DeviceOptions& options) {
-  if (auto valid = validateDeviceOptions(options); !valid) return valid.error();
-  {
-    auto existing = findCopies(method);
-    if (!existing) return existing.error();
-    if (!existing->empty())
-      return makeError(methodLabel(method) + " already has host/device copies; strip them before propagating");
+namespace {
+
+// PropagateDevicePass on one method, in the upstream pass's phases. Inserts
+// are collected first and materialized at the end so the work stays linear.
+class DevicePropagation {
+ public:
+  DevicePropagation(Method& method, const DeviceOptions& options)
+      : method(method),
+        options(options),
+        planning(options.enable_non_cpu_memory_planning),
+        dataflow(Dataflow::build(method)),
+        flat(method),
+        n(flat.instructions.size()),
+        originalValueCount(items(method.values).size()),
+        retagged(originalValueCount, false),
+        before(n),
+        after(n),
+        isDeviceDelegate(n, false),
+        delegateDevice(n) {}
+
+  Result<PropagateResult> run() {
+    if (auto tagged = tagDelegates(); !tagged) return tagged.error();
+    if (planning) insertDeviceToHostCopies();
+    if (planning && result.device_delegates > 0) elideRoundTrips();
+    materialize();
+    return describeResult();
   }
-  const bool planning = options.enable_non_cpu_memory_planning;
-  const Dataflow dataflow = Dataflow::build(method);
-  FlatInstructions flat(method);
-  const size_t n = flat.instructions.size();
-  const size_t originalValueCount = items(method.values).size();
-  const auto& delegates = items(method.delegates);
-  PropagateResult result;
 
-  auto tensorAt = [&](int32_t v) -> Tensor* {
-    if (v < 0 || size_t(v) >= method.values->size()) return nullptr;
-    return (*method.values)[size_t(v)].tensor();
-  };
-  std::vector<bool> retagged(originalValueCount, false);
-  auto retag = [&](int32_t v, Device device) {
-    if (Tensor* t = tensorAt(v)) {
-      t->setDevice(device);
-      if (size_t(v) < retagged.size()) retagged[size_t(v)] = true;
-    }
-  };
-
-  // Pending inserts, materialized at the end so the work stays linear.
+ private:
   struct PendingCopy {
     CopyDirection direction;
     int32_t source;
@@ -300,97 +300,113 @@ Result<PropagateResult> propagateDevice(Method& method, const DeviceOptions& opt
     size_t consumer = 0;      // H2D: flat index of the delegate reading `out`
     size_t argPosition = 0;   // H2D: position in that delegate's args
   };
-  std::vector<PendingCopy> copies;
-  std::vector<std::vector<size_t>> before(n), after(n);  // indices into `copies`
-  std::vector<bool> isDeviceDelegate(n, false);
-  std::vector<std::pair<size_t, std::vector<int32_t>>> deviceOutputs;  // (flat, outputs)
-  std::vector<Device> delegateDevice(n);
-
-  // Values defined before the instruction being visited: the delegate split
-  // needs this, and it is built incrementally to stay linear.
-  std::vector<bool> defined(originalValueCount, false);
-  for (size_t v = 0; v < originalValueCount; ++v) {
-    const auto& facts = dataflow.values()[v];
-    const Value& value = (*method.values)[v];
-    defined[v] = facts.origin == analysis::ValueOrigin::MethodInput || facts.origin == analysis::ValueOrigin::Constant ||
-                 facts.is_mutable_state || value.tensor() == nullptr;
-  }
-
-  // Phase 1: delegates in order.
-  int32_t ordinal = -1;
-  for (size_t k = 0; k < n; ++k) {
-    auto* call = std::get_if<DelegateCall>(&flat.instructions[k]->data);
-    if (call != nullptr) ++ordinal;
-    if (call != nullptr && call->delegate_index >= 0 && size_t(call->delegate_index) < delegates.size()) {
-      const BackendDelegate& delegate = delegates[size_t(call->delegate_index)];
-      auto target = delegateTargetDevice(delegate);
-      if (!target)
-        return makeError(methodLabel(method) + ": delegate " + std::to_string(call->delegate_index) + " ('" +
-                         delegate.id.value_or("") + "') at instruction " + std::to_string(k) + ": " +
-                         target.error().message);
-      if (target.value()) {
-        const Device device = *target.value();
-        ++result.device_delegates;
-        isDeviceDelegate[k] = true;
-        delegateDevice[k] = device;
-        auto& args = ensure(call->args);
-        const auto split = analysis::splitDelegateArgs(method, args, defined);
-        const size_t inputCount = split.inputs.size();
-        for (size_t p = 0; p < inputCount; ++p) {
-          const int32_t v = args[p];
-          const Tensor* source = tensorAt(v);
-          if (source == nullptr) continue;  // non-tensor and list args get no copy
-          if (!planning) {
-            retag(v, device);
-            continue;
-          }
-          const auto& facts = dataflow.value(v);
-          const bool placeholder = facts.is_method_input || source->isConstant();
-          if (options.skip_h2d_for_method_inputs && placeholder) {
-            const size_t users = facts.consumers.size() + (facts.is_method_output ? 1 : 0);
-            if (users != 1)
-              return makeError(methodLabel(method) + ": skip_h2d_for_method_inputs=True requires placeholder '%" +
-                               std::to_string(v) + "' to have exactly one user, but it has " + std::to_string(users) +
-                               " users. The placeholder is shared by multiple consumers, so its TensorSpec cannot "
-                               "be safely mutated in-place to the delegate's device. Either disable "
-                               "skip_h2d_for_method_inputs, or ensure the placeholder is used exclusively by this "
-                               "delegate.");
-            retag(v, device);
-            if (source->isConstant())
-              result.notes.push_back(methodLabel(method) + ": constant %" + std::to_string(v) +
-                                     " is tagged " + device.str() + " in place (skip_h2d); its data stays in the program");
-            continue;
-          }
-          if (source->isConstant())
-            result.notes.push_back(methodLabel(method) + ": constant %" + std::to_string(v) + " feeds device delegate " +
-                                   std::to_string(ordinal) + "; its copy is planned as a device tensor");
-          const int32_t out = appendValue(method, Value{cloneForCopy(*source, device)});
-          copies.push_back(PendingCopy{CopyDirection::HostToDevice, v, out, false, k, p});
-          before[k].push_back(copies.size() - 1);
-          args[p] = out;
-        }
-        std::vector<int32_t> outputs;
-        for (size_t p = inputCount; p < args.size(); ++p) {
-          if (tensorAt(args[p]) == nullptr) continue;
-          retag(args[p], device);
-          outputs.push_back(args[p]);
-        }
-        deviceOutputs.emplace_back(k, std::move(outputs));
-      }
-    }
-    for (int32_t v : dataflow.instructions()[k].outputs)
-      if (size_t(v) < defined.size()) defined[size_t(v)] = true;
-  }
-
-  // Phase 2: a D2H after every device delegate output that has a reader
-  // other than the method's output list (or any reader without skip_d2h).
   struct D2hUsers {
     size_t copy = 0;
     size_t direct = 0;  // CPU instructions, outputs and lists reading it
     std::vector<size_t> h2d;  // H2D copies reading it
   };
-  std::vector<D2hUsers> d2hs;
-  if (planning) {
+
+  Tensor* tensorAt(int32_t v) {
+    if (v < 0 || size_t(v) >= method.values->size()) return nullptr;
+    return (*method.values)[size_t(v)].tensor();
+  }
+  void retag(int32_t v, Device device) {
+    if (Tensor* t = tensorAt(v)) {
+      t->setDevice(device);
+      if (size_t(v) < retagged.size()) retagged[size_t(v)] = true;
+    }
+  }
+
+  // Values defined before the instruction being visited: the delegate split
+  // needs this, and it is built incrementally to stay linear.
+  std::vector<bool> definedAtStart() const {
+    std::vector<bool> defined(originalValueCount, false);
+    for (size_t v = 0; v < originalValueCount; ++v) {
+      const auto& facts = dataflow.values()[v];
+      const Value& value = (*method.values)[v];
+      defined[v] = facts.origin == analysis::ValueOrigin::MethodInput || facts.origin == analysis::ValueOrigin::Constant ||
+                   facts.is_mutable_state || value.tensor() == nullptr;
+    }
+    return defined;
+  }
+
+  // Phase 1: each device delegate in order gets an H2D before every tensor
+  // input (or, with skip_h2d, its placeholder inputs tagged in place; in
+  // legacy mode every input tagged), and its outputs tagged with its device.
+  Status tagDelegates() {
+    std::vector<bool> defined = definedAtStart();
+    int32_t ordinal = -1;
+    const auto& delegates = items(method.delegates);
+    for (size_t k = 0; k < n; ++k) {
+      auto* call = std::get_if<DelegateCall>(&flat.instructions[k]->data);
+      if (call != nullptr) ++ordinal;
+      if (call != nullptr && call->delegate_index >= 0 && size_t(call->delegate_index) < delegates.size()) {
+        const BackendDelegate& delegate = delegates[size_t(call->delegate_index)];
+        auto target = delegateTargetDevice(delegate);
+        if (!target)
+          return makeError(methodLabel(method) + ": delegate " + std::to_string(call->delegate_index) + " ('" +
+                           delegate.id.value_or("") + "') at instruction " + std::to_string(k) + ": " +
+                           target.error().message);
+        if (target.value()) {
+          const Device device = *target.value();
+          ++result.device_delegates;
+          isDeviceDelegate[k] = true;
+          delegateDevice[k] = device;
+          auto& args = ensure(call->args);
+          const auto split = analysis::splitDelegateArgs(method, args, defined);
+          const size_t inputCount = split.inputs.size();
+          for (size_t p = 0; p < inputCount; ++p) {
+            const int32_t v = args[p];
+            const Tensor* source = tensorAt(v);
+            if (source == nullptr) continue;  // non-tensor and list args get no copy
+            if (!planning) {
+              retag(v, device);
+              continue;
+            }
+            const auto& facts = dataflow.value(v);
+            const bool placeholder = facts.is_method_input || source->isConstant();
+            if (options.skip_h2d_for_method_inputs && placeholder) {
+              const size_t users = facts.consumers.size() + (facts.is_method_output ? 1 : 0);
+              if (users != 1)
+                return makeError(methodLabel(method) + ": skip_h2d_for_method_inputs=True requires placeholder '%" +
+                                 std::to_string(v) + "' to have exactly one user, but it has " + std::to_string(users) +
+                                 " users. The placeholder is shared by multiple consumers, so its TensorSpec cannot "
+                                 "be safely mutated in-place to the delegate's device. Either disable "
+                                 "skip_h2d_for_method_inputs, or ensure the placeholder is used exclusively by this "
+                                 "delegate.");
+              retag(v, device);
+              if (source->isConstant())
+                result.notes.push_back(methodLabel(method) + ": constant %" + std::to_string(v) +
+                                       " is tagged " + device.str() + " in place (skip_h2d); its data stays in the program");
+              continue;
+            }
+            if (source->isConstant())
+              result.notes.push_back(methodLabel(method) + ": constant %" + std::to_string(v) + " feeds device delegate " +
+                                     std::to_string(ordinal) + "; its copy is planned as a device tensor");
+            const int32_t out = appendValue(method, Value{cloneForCopy(*source, device)});
+            copies.push_back(PendingCopy{CopyDirection::HostToDevice, v, out, false, k, p});
+            before[k].push_back(copies.size() - 1);
+            args[p] = out;
+          }
+          std::vector<int32_t> outputs;
+          for (size_t p = inputCount; p < args.size(); ++p) {
+            if (tensorAt(args[p]) == nullptr) continue;
+            retag(args[p], device);
+            outputs.push_back(args[p]);
+          }
+          deviceOutputs.emplace_back(k, std::move(outputs));
+        }
+      }
+      for (int32_t v : dataflow.instructions()[k].outputs)
+        if (size_t(v) < defined.size()) defined[size_t(v)] = true;
+    }
+    return Ok{};
+  }
+
+  // Phase 2: a D2H after every device delegate output that has a reader
+  // other than the method's output list (or any reader without skip_d2h),
+  // and every other reader redirected to the host copy.
+  void insertDeviceToHostCopies() {
     // H2D copies by source value, for the outputs' readers.
     std::map<int32_t, std::vector<size_t>> h2dBySource;
     for (size_t c = 0; c < copies.size(); ++c) h2dBySource[copies[c].source].push_back(c);
@@ -465,7 +481,7 @@ Result<PropagateResult> propagateDevice(Method& method, const DeviceOptions& opt
   // Phase 3: H2D of a D2H that goes back to the device the data came from is
   // a round trip: the delegate reads the device value directly. D2H copies
   // left without readers go away.
-  if (planning && result.device_delegates > 0) {
+  void elideRoundTrips() {
     std::map<int32_t, size_t> d2hByHostValue;
     for (size_t i = 0; i < d2hs.size(); ++i) d2hByHostValue[copies[d2hs[i].copy].out] = i;
     bool erased = false;
@@ -489,61 +505,93 @@ Result<PropagateResult> propagateDevice(Method& method, const DeviceOptions& opt
     }
   }
 
-  // Materialize: copies into the chains, dead values out.
-  const int32_t h2dOp = std::any_of(copies.begin(), copies.end(), [](const PendingCopy& c) {
-    return !c.removed && c.direction == CopyDirection::HostToDevice;
-  }) ? ensureOperator(method, analysis::kH2dCopyOperator, kCopyOverload) : -1;
-  const int32_t d2hOp = std::any_of(copies.begin(), copies.end(), [](const PendingCopy& c) {
-    return !c.removed && c.direction == CopyDirection::DeviceToHost;
-  }) ? ensureOperator(method, analysis::kD2hCopyOperator, kCopyOverload) : -1;
-  auto copyInstruction = [&](const PendingCopy& c) {
-    const int32_t op = c.direction == CopyDirection::HostToDevice ? h2dOp : d2hOp;
-    return Instruction{KernelCall{op, std::vector<int32_t>{c.source, c.out, c.out}}};
-  };
-  if (!copies.empty() && method.chains) {
-    size_t base = 0;
-    for (auto& chain : *method.chains) {
-      auto& instrs = ensure(chain.instructions);
-      const size_t count = instrs.size();
-      const bool hasTrace = chain.stacktrace && chain.stacktrace->size() == count;
-      std::vector<Instruction> rebuilt;
-      std::vector<FrameList> frames;
-      std::vector<int32_t> newStart(count + 1, 0);
-      for (size_t i = 0; i < count; ++i) {
-        newStart[i] = int32_t(rebuilt.size());
-        for (size_t c : before[base + i])
-          if (!copies[c].removed) {
-            rebuilt.push_back(copyInstruction(copies[c]));
-            if (hasTrace) frames.push_back(FrameList{});
-          }
-        rebuilt.push_back(std::move(instrs[i]));
-        if (hasTrace) frames.push_back(std::move((*chain.stacktrace)[i]));
-        for (size_t c : after[base + i])
-          if (!copies[c].removed) {
-            rebuilt.push_back(copyInstruction(copies[c]));
-            if (hasTrace) frames.push_back(FrameList{});
-          }
+  // The copies into the chains (jump targets and stack traces follow), the
+  // values of removed copies out.
+  void materialize() {
+    const int32_t h2dOp = std::any_of(copies.begin(), copies.end(), [](const PendingCopy& c) {
+      return !c.removed && c.direction == CopyDirection::HostToDevice;
+    }) ? ensureOperator(method, analysis::kH2dCopyOperator, kCopyOverload) : -1;
+    const int32_t d2hOp = std::any_of(copies.begin(), copies.end(), [](const PendingCopy& c) {
+      return !c.removed && c.direction == CopyDirection::DeviceToHost;
+    }) ? ensureOperator(method, analysis::kD2hCopyOperator, kCopyOverload) : -1;
+    auto copyInstruction = [&](const PendingCopy& c) {
+      const int32_t op = c.direction == CopyDirection::HostToDevice ? h2dOp : d2hOp;
+      return Instruction{KernelCall{op, std::vector<int32_t>{c.source, c.out, c.out}}};
+    };
+    if (!copies.empty() && method.chains) {
+      size_t base = 0;
+      for (auto& chain : *method.chains) {
+        auto& instrs = ensure(chain.instructions);
+        const size_t count = instrs.size();
+        const bool hasTrace = chain.stacktrace && chain.stacktrace->size() == count;
+        std::vector<Instruction> rebuilt;
+        std::vector<FrameList> frames;
+        std::vector<int32_t> newStart(count + 1, 0);
+        for (size_t i = 0; i < count; ++i) {
+          newStart[i] = int32_t(rebuilt.size());
+          for (size_t c : before[base + i])
+            if (!copies[c].removed) {
+              rebuilt.push_back(copyInstruction(copies[c]));
+              if (hasTrace) frames.push_back(FrameList{});
+            }
+          rebuilt.push_back(std::move(instrs[i]));
+          if (hasTrace) frames.push_back(std::move((*chain.stacktrace)[i]));
+          for (size_t c : after[base + i])
+            if (!copies[c].removed) {
+              rebuilt.push_back(copyInstruction(copies[c]));
+              if (hasTrace) frames.push_back(FrameList{});
+            }
+        }
+        newStart[count] = int32_t(rebuilt.size());
+        for (auto& ins : rebuilt)
+          if (auto* jump = std::get_if<JumpFalseCall>(&ins.data))
+            jump->destination_instruction = newStart[size_t(std::clamp<int32_t>(jump->destination_instruction, 0, int32_t(count)))];
+        instrs = std::move(rebuilt);
+        if (hasTrace) chain.stacktrace = std::move(frames);
+        base += count;
       }
-      newStart[count] = int32_t(rebuilt.size());
-      for (auto& ins : rebuilt)
-        if (auto* jump = std::get_if<JumpFalseCall>(&ins.data))
-          jump->destination_instruction = newStart[size_t(std::clamp<int32_t>(jump->destination_instruction, 0, int32_t(count)))];
-      instrs = std::move(rebuilt);
-      if (hasTrace) chain.stacktrace = std::move(frames);
-      base += count;
     }
+    std::vector<bool> keep(method.values->size(), true);
+    for (const auto& c : copies)
+      if (c.removed) keep[size_t(c.out)] = false;
+    compactValues(method, keep);
   }
-  std::vector<bool> keep(method.values->size(), true);
-  for (const auto& c : copies)
-    if (c.removed) keep[size_t(c.out)] = false;
-  compactValues(method, keep);
 
-  for (size_t v = 0; v < method.values->size(); ++v)
-    if (const Tensor* t = (*method.values)[v].tensor(); t && !t->device().isCpu()) result.retagged.push_back(int32_t(v));
-  auto found = findCopies(method);
-  if (!found) return found.error();
-  result.added = describeCopies(method, found.value());
-  return result;
+  Result<PropagateResult> describeResult() {
+    for (size_t v = 0; v < method.values->size(); ++v)
+      if (const Tensor* t = (*method.values)[v].tensor(); t && !t->device().isCpu()) result.retagged.push_back(int32_t(v));
+    auto found = findCopies(method);
+    if (!found) return found.error();
+    result.added = describeCopies(method, found.value());
+    return std::move(result);
+  }
+
+  Method& method;
+  const DeviceOptions& options;
+  const bool planning;
+  const Dataflow dataflow;
+  FlatInstructions flat;
+  const size_t n;
+  const size_t originalValueCount;
+  PropagateResult result;
+  std::vector<bool> retagged;
+  std::vector<PendingCopy> copies;
+  std::vector<std::vector<size_t>> before, after;  // indices into `copies`
+  std::vector<bool> isDeviceDelegate;
+  std::vector<std::pair<size_t, std::vector<int32_t>>> deviceOutputs;  // (flat, outputs)
+  std::vector<Device> delegateDevice;
+  std::vector<D2hUsers> d2hs;
+};
+
+}  // namespace
+
+Result<PropagateResult> propagateDevice(Method& method, const DeviceOptions& options) {
+  if (auto valid = validateDeviceOptions(options); !valid) return valid.error();
+  auto existing = findCopies(method);
+  if (!existing) return existing.error();
+  if (!existing->empty())
+    return makeError(methodLabel(method) + " already has host/device copies; strip them before propagating");
+  return DevicePropagation(method, options).run();
 }
 
 }  // namespace ptescope::passes

@@ -149,25 +149,13 @@ bool hasXnnpackDelegate(const Method& method) {
   return false;
 }
 
-Result<MemoryPlanResult> planMemory(Method& method, const PlanningOptions& options) {
-  const std::string where = "method '" + method.displayName() + "'";
-  if (options.alignment == 0 || (options.alignment & (options.alignment - 1)) != 0)
-    return makeError(where + ": memory planning alignment " + std::to_string(options.alignment) +
-                     " is not a power of two");
+namespace {
 
-  const auto dataflow = analysis::Dataflow::build(method);
-  auto& values = ensure(method.values);
-  const size_t instructionCount = dataflow.instructionCount();
-
-  std::vector<bool> isInput(values.size(), false), isOutput(values.size(), false);
-  for (int32_t v : items(method.inputs))
-    if (v >= 0 && static_cast<size_t>(v) < values.size()) isInput[static_cast<size_t>(v)] = true;
-  for (int32_t v : items(method.outputs))
-    if (v >= 0 && static_cast<size_t>(v) < values.size()) isOutput[static_cast<size_t>(v)] = true;
-
-  // Insertion order as upstream's FX graph would list the specs: buffers
-  // (placeholders before user inputs), user inputs, then values in the order
-  // instructions first touch them, then outputs nobody touched.
+// Insertion order as upstream's FX graph would list the specs: buffers
+// (placeholders before user inputs), user inputs, then values in the order
+// instructions first touch them, then outputs nobody touched.
+std::vector<int32_t> specInsertionOrder(const Method& method, const analysis::Dataflow& dataflow) {
+  const auto& values = items(method.values);
   std::vector<int32_t> order;
   std::vector<bool> seen(values.size(), false);
   auto visit = [&](int32_t v) {
@@ -183,20 +171,38 @@ Result<MemoryPlanResult> planMemory(Method& method, const PlanningOptions& optio
     for (int32_t v : instruction.outputs) visit(v);
   }
   for (int32_t v : items(method.outputs)) visit(v);
+  return order;
+}
 
-  MemoryPlanResult result;
-  std::map<Device, std::vector<PlanSpec>> specsByDevice;
-  size_t timeSpan = instructionCount + 1;
-  std::vector<bool> planned(values.size(), false);
+// What is to be planned, per device, before any placement.
+struct PlanningSpecs {
+  std::map<Device, std::vector<PlanSpec>> by_device;
+  size_t time_span = 0;
+  std::vector<bool> planned;                         // by value
   std::vector<std::pair<int32_t, int32_t>> aliases;  // (alias, base) to share the base's allocation
-  for (int32_t v : order) {
+};
+
+Result<PlanningSpecs> collectSpecs(const Method& method, const analysis::Dataflow& dataflow,
+                                   const PlanningOptions& options, const std::string& where) {
+  const auto& values = items(method.values);
+  std::vector<bool> isInput(values.size(), false), isOutput(values.size(), false);
+  for (int32_t v : items(method.inputs))
+    if (v >= 0 && static_cast<size_t>(v) < values.size()) isInput[static_cast<size_t>(v)] = true;
+  for (int32_t v : items(method.outputs))
+    if (v >= 0 && static_cast<size_t>(v) < values.size()) isOutput[static_cast<size_t>(v)] = true;
+
+  const size_t instructionCount = dataflow.instructionCount();
+  PlanningSpecs specs;
+  specs.time_span = instructionCount + 1;
+  specs.planned.assign(values.size(), false);
+  for (int32_t v : specInsertionOrder(method, dataflow)) {
     const auto* tensor = values[static_cast<size_t>(v)].tensor();
     if (!tensor || tensor->isConstant()) continue;
     const auto& facts = dataflow.value(v);
     // A static view that upstream elided into a second tensor over its base's
     // storage is not planned on its own: it gets the base's place.
     if (facts.storage_alias_of) {
-      aliases.emplace_back(v, *facts.storage_alias_of);
+      specs.aliases.emplace_back(v, *facts.storage_alias_of);
       continue;
     }
     const bool mutableBuffer = facts.is_mutable_state || isMutableBuffer(*tensor);
@@ -225,55 +231,69 @@ Result<MemoryPlanResult> planMemory(Method& method, const PlanningOptions& optio
     const uint64_t align = options.alignment;
     const uint64_t allocated = (static_cast<uint64_t>(nbytes) + align - 1) / align * align;
     const Device device = options.enable_non_cpu_memory_planning ? tensor->device() : kCpu0;
-    specsByDevice[device].push_back(PlanSpec{v, lifetime.first, lifetime.second, allocated});
-    timeSpan = std::max(timeSpan, lifetime.second + 1);
-    planned[static_cast<size_t>(v)] = true;
+    specs.by_device[device].push_back(PlanSpec{v, lifetime.first, lifetime.second, allocated});
+    specs.time_span = std::max(specs.time_span, lifetime.second + 1);
+    specs.planned[static_cast<size_t>(v)] = true;
   }
+  return specs;
+}
 
-  // CPU:0 first, then the other devices by (type, index).
+// One arena per device, CPU:0 first, then the other devices by (type,
+// index); buffer 0 is reserved for constants.
+struct Arenas {
+  std::vector<int64_t> sizes{0};
+  std::vector<Device> devices{kCpu0};
+  std::map<int32_t, std::pair<uint32_t, uint64_t>> allocation;  // value -> (memory_id, offset)
+};
+
+Arenas placeArenas(PlanningSpecs& specs, const Method& method, size_t instructionCount, MemoryPlanResult& result) {
   std::vector<Device> deviceOrder;
-  if (specsByDevice.count(kCpu0)) deviceOrder.push_back(kCpu0);
-  for (const auto& [device, specs] : specsByDevice)
+  if (specs.by_device.count(kCpu0)) deviceOrder.push_back(kCpu0);
+  for (const auto& [device, list] : specs.by_device)
     if (device != kCpu0) deviceOrder.push_back(device);
 
   result.extra_padding = hasXnnpackDelegate(method) ? 64 : 0;
-  std::vector<int64_t> bufferSizes{0};  // buffer 0 is reserved for constants
-  std::vector<Device> bufferDevices{kCpu0};
-  std::map<int32_t, std::pair<uint32_t, uint64_t>> allocation;  // value -> (memory_id, offset)
+  Arenas arenas;
   for (const Device& device : deviceOrder) {
     std::map<int32_t, uint64_t> offsets;
-    const uint64_t size = planArenaGreedy(specsByDevice[device], timeSpan, result.extra_padding, offsets);
+    const uint64_t size = planArenaGreedy(specs.by_device[device], specs.time_span, result.extra_padding, offsets);
     // Each device yields exactly one arena; its local mem_id 1 becomes the
     // next global one.
-    const auto memoryId = static_cast<uint32_t>(bufferSizes.size());
-    bufferSizes.push_back(static_cast<int64_t>(size));
-    bufferDevices.push_back(device);
-    for (const auto& [value, offset] : offsets) allocation[value] = {memoryId, offset};
+    const auto memoryId = static_cast<uint32_t>(arenas.sizes.size());
+    arenas.sizes.push_back(static_cast<int64_t>(size));
+    arenas.devices.push_back(device);
+    for (const auto& [value, offset] : offsets) arenas.allocation[value] = {memoryId, offset};
     result.buffers.push_back(PlannedBuffer{memoryId, device, size, offsets.size()});
   }
   // Nothing planned: upstream's planner still writes [0, 0]. A constant
   // method (no instructions; upstream emits it without planning) keeps the
   // [0] it was written with.
   const bool constantMethodForm = instructionCount == 0 && items(method.non_const_buffer_sizes).size() == 1;
-  if (bufferSizes.size() < 2 && !constantMethodForm) {
-    bufferSizes.push_back(0);
-    bufferDevices.push_back(kCpu0);
+  if (arenas.sizes.size() < 2 && !constantMethodForm) {
+    arenas.sizes.push_back(0);
+    arenas.devices.push_back(kCpu0);
     result.buffers.push_back(PlannedBuffer{1, kCpu0, 0, 0});
   }
-
-  for (const auto& [alias, base] : aliases) {
-    auto found = allocation.find(base);
-    if (found == allocation.end()) continue;  // an unplanned base leaves its views unplanned too
-    allocation[alias] = found->second;
-    planned[static_cast<size_t>(alias)] = true;
+  // Views share their base's place; an unplanned base leaves its views unplanned too.
+  for (const auto& [alias, base] : specs.aliases) {
+    auto found = arenas.allocation.find(base);
+    if (found == arenas.allocation.end()) continue;
+    arenas.allocation[alias] = found->second;
+    specs.planned[static_cast<size_t>(alias)] = true;
   }
+  return arenas;
+}
 
-  // All checks are done: write the plan.
+// Writes allocation_info, non_const_buffer_sizes and the sparse
+// non_const_buffer_device list (every buffer that is not CPU:0, and none at
+// all unless some buffer has a non-CPU device type).
+void writePlan(Method& method, const PlanningSpecs& specs, const Arenas& arenas, MemoryPlanResult& result) {
+  auto& values = ensure(method.values);
   for (size_t v = 0; v < values.size(); ++v) {
     auto* tensor = values[v].tensor();
     if (!tensor || tensor->isConstant()) continue;
-    if (planned[v]) {
-      const auto& [memoryId, offset] = allocation.at(static_cast<int32_t>(v));
+    if (specs.planned[v]) {
+      const auto& [memoryId, offset] = arenas.allocation.at(static_cast<int32_t>(v));
       AllocationInfo info;
       info.memory_id = memoryId;
       info.setOffset(offset);
@@ -284,22 +304,36 @@ Result<MemoryPlanResult> planMemory(Method& method, const PlanningOptions& optio
       result.unplanned_values.push_back(static_cast<int32_t>(v));
     }
   }
-  method.non_const_buffer_sizes = bufferSizes;
-  result.non_const_buffer_sizes = bufferSizes;
+  method.non_const_buffer_sizes = arenas.sizes;
+  result.non_const_buffer_sizes = arenas.sizes;
 
-  // Sparse device list: every buffer that is not CPU:0, and none at all
-  // unless some buffer has a non-CPU device type.
   const bool anyNonCpuType =
-      std::any_of(bufferDevices.begin(), bufferDevices.end(), [](const Device& d) { return !d.isCpu(); });
+      std::any_of(arenas.devices.begin(), arenas.devices.end(), [](const Device& d) { return !d.isCpu(); });
   if (anyNonCpuType) {
     std::vector<NonConstBufferDevice> list;
-    for (size_t i = 0; i < bufferDevices.size(); ++i)
-      if (bufferDevices[i] != kCpu0)
-        list.push_back(NonConstBufferDevice{static_cast<int32_t>(i), bufferDevices[i].type, bufferDevices[i].index});
+    for (size_t i = 0; i < arenas.devices.size(); ++i)
+      if (arenas.devices[i] != kCpu0)
+        list.push_back(NonConstBufferDevice{static_cast<int32_t>(i), arenas.devices[i].type, arenas.devices[i].index});
     method.non_const_buffer_device = std::move(list);
   } else {
     method.non_const_buffer_device.reset();
   }
+}
+
+}  // namespace
+
+Result<MemoryPlanResult> planMemory(Method& method, const PlanningOptions& options) {
+  const std::string where = "method '" + method.displayName() + "'";
+  if (options.alignment == 0 || (options.alignment & (options.alignment - 1)) != 0)
+    return makeError(where + ": memory planning alignment " + std::to_string(options.alignment) +
+                     " is not a power of two");
+  ensure(method.values);
+  const auto dataflow = analysis::Dataflow::build(method);
+  auto specs = collectSpecs(method, dataflow, options, where);
+  if (!specs) return specs.error();  // all checks are done before anything is written
+  MemoryPlanResult result;
+  const Arenas arenas = placeArenas(specs.value(), method, dataflow.instructionCount(), result);
+  writePlan(method, specs.value(), arenas, result);
   return result;
 }
 

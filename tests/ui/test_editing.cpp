@@ -99,6 +99,46 @@ class EditingTest : public QObject {
     QCOMPARE(dumpOf(doc.program()), fileDump(out));
   }
 
+  void editsOfAFileWithOtherOptionsMatchTheCli() {
+    // forward exported with its inputs pre-staged on the GPU: skip_h2d on,
+    // alloc_graph_input off. Both the app and the CLI start from that.
+    const QString demo = writeDemo();
+    const QString prestaged = test::tempDir() + "/prestaged.pte";
+    auto p = test::runCli({"propagate", demo, "-o", prestaged, "--method", "forward", "--skip-h2d-inputs",
+                           "--no-alloc-graph-input"});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(window.openFile(prestaged));
+    const int forward = doc.currentMethodIndex();
+    QVERIFY(doc.methodOptions(forward).skip_h2d_for_method_inputs);
+    QVERIFY(!doc.methodOptions(forward).alloc_graph_input);
+    // Opened unedited: the same program as the CLI with no flags.
+    const QString same = test::tempDir() + "/prestaged-same.pte";
+    QCOMPARE(test::runCli({"propagate", prestaged, "-o", same}).exitCode, 0);
+    QCOMPARE(dumpOf(doc.program()), fileDump(same));
+    // One edit in the app, the same flag on the CLI: the file's other options stay.
+    auto* box = window.passOptions()->findChild<QCheckBox*>("skip_d2h_for_method_outputs");
+    QVERIFY(box);
+    box->click();
+    doc.waitForPipeline();
+    QVERIFY2(doc.pipelineError().isEmpty(), qPrintable(doc.pipelineError()));
+    const QString out = test::tempDir() + "/prestaged-d2h.pte";
+    auto r = test::runCli({"propagate", prestaged, "-o", out, "--method", "forward", "--skip-d2h-outputs"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(dumpOf(doc.program()), fileDump(out));
+    // Turning the file's skip off in the app is --no-skip-h2d-inputs on the CLI.
+    box = window.passOptions()->findChild<QCheckBox*>("skip_h2d_for_method_inputs");
+    QVERIFY(box && box->isChecked());
+    box->click();
+    doc.waitForPipeline();
+    const QString off = test::tempDir() + "/prestaged-off.pte";
+    r = test::runCli({"propagate", prestaged, "-o", off, "--method", "forward", "--skip-d2h-outputs",
+                      "--no-skip-h2d-inputs"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(dumpOf(doc.program()), fileDump(off));
+  }
+
   void targetDeviceEditMatchesTheCli() {
     const QString demo = writeDemo();
     ui::Document doc;
