@@ -11,6 +11,8 @@ packages=(
   libgraphviz-dev graphviz
   nlohmann-json3-dev libcli11-dev libbenchmark-dev
   xvfb xauth
+  # The package and its checks: CPack's file(1), the validators, man -l, the MIME cache.
+  file desktop-file-utils appstream man-db shared-mime-info
 )
 
 missing=()

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "CliCommon.h"
+#include "CliDocs.h"
 
 #include <cstdio>
 #include <iostream>
@@ -164,6 +165,9 @@ int main(int argc, char** argv) {
   auto profileCommand = ptescope::cli::addProfileCommand(app);
   auto renderCommand = ptescope::cli::addRenderCommand(app);
   auto etdumpCommand = ptescope::cli::addEtdumpCommand(app);
+
+  // Hidden, for the build: the man page and completion from the definitions above.
+  if (auto status = ptescope::cli::runDocGenerator(app, argc, argv)) return *status;
 
   try {
     app.parse(argc, argv);

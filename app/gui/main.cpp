@@ -2,51 +2,52 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QMessageBox>
 #include <QTimer>
 
 #include "ui/GraphView.h"
 
 #include <cstdio>
+#include <optional>
+
+#include "GuiCommandLine.h"
 
 #include "ui/Document.h"
 #include "ui/MainWindow.h"
 
 int main(int argc, char** argv) {
-  QApplication app(argc, argv);
   QApplication::setApplicationName("ptescope");
   QApplication::setOrganizationName("ptescope");
   QApplication::setApplicationVersion(PTESCOPE_VERSION);
+  // The option definitions live in GuiCommandLine (ptescope(1) is written from them).
+  const ptescope::gui::GuiOptions options;
+  if (auto status = ptescope::gui::handleBeforeWindowSystem(argc, argv, options)) return *status;
+  std::optional<ptescope::gui::PlatformStartGuard> guard(std::in_place);
+  QApplication app(argc, argv);
+  guard.reset();
 
   QCommandLineParser parser;
-  parser.setApplicationDescription("Inspect, edit and profile ExecuTorch programs that run partly on a GPU");
-  parser.addHelpOption();
-  parser.addVersionOption();
-  QCommandLineOption screenshot("screenshot", "Save a grab of the window to FILE (PNG) and exit.", "FILE");
-  parser.addOption(screenshot);
-  QCommandLineOption method("method", "Show method NAME.", "NAME");
-  parser.addOption(method);
-  QCommandLineOption tab("tab", "Show the bottom panel NAME (values, transfers, timeline, memory, diagnostics, changes).",
-                         "NAME");
-  parser.addOption(tab);
-  QCommandLineOption profile("profile",
-                             "Profile the method at start (on the GPU when one is present, else emulated on the host).");
-  parser.addOption(profile);
-  QCommandLineOption exportProfile("export-profile",
-                                   "With --profile and --screenshot: write the profile to FILE (.json, .trace.json or .csv).",
-                                   "FILE");
-  parser.addOption(exportProfile);
-  QCommandLineOption overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE");
-  parser.addOption(overlay);
-  QCommandLineOption etdump("etdump", "Import the ETDump FILE (.etdp) recorded on the program; twice to compare two.", "FILE");
-  parser.addOption(etdump);
-  parser.addPositionalArgument("FILE", "Program (.pte) to open");
+  ptescope::gui::addOptions(parser, options);
+  const QCommandLineOption& screenshot = options.screenshot;
+  const QCommandLineOption& method = options.method;
+  const QCommandLineOption& tab = options.tab;
+  const QCommandLineOption& profile = options.profile;
+  const QCommandLineOption& exportProfile = options.exportProfile;
+  const QCommandLineOption& overlay = options.overlay;
+  const QCommandLineOption& etdump = options.etdump;
   parser.process(app);
 
   ptescope::ui::Document document;
   ptescope::ui::MainWindow window(&document);
   const QStringList files = parser.positionalArguments();
   // With no file the demo opens, so a new user sees the point at once.
-  const bool opened = files.isEmpty() ? window.openDemo() : window.openFile(files.first());
+  QString fileError;
+  const QString file = files.isEmpty() ? QString() : ptescope::gui::programForFile(files.first(), &fileError);
+  if (!fileError.isEmpty()) {
+    std::fprintf(stderr, "ptescope: %s\n", qPrintable(fileError));
+    if (parser.isSet(screenshot)) return 2;
+  }
+  const bool opened = files.isEmpty() ? window.openDemo() : !file.isEmpty() && window.openFile(file);
   if (opened && parser.isSet(method) && !window.showMethod(parser.value(method))) {
     std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
     if (parser.isSet(screenshot)) return 2;
@@ -74,6 +75,8 @@ int main(int argc, char** argv) {
                      [&window, metric] { window.setOverlayMetric(metric); });
   }
   window.show();
+  if (!fileError.isEmpty() && !parser.isSet(screenshot))
+    QTimer::singleShot(0, &window, [&window, fileError] { QMessageBox::warning(&window, "Cannot open program", fileError); });
   // A profile that fails in the background (no GPU, out of memory, bad
   // inputs) makes a scripted run fail too.
   QString profileError;
