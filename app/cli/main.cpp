@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "PassCommands.h"
+#include "PredictCommand.h"
 #include "ProfileCommand.h"
 #include "RenderCommand.h"
 #include "pte/JsonDump.h"
@@ -162,6 +163,7 @@ int main(int argc, char** argv) {
   auto passCommands = ptescope::cli::addPassCommands(app);
   auto profileCommand = ptescope::cli::addProfileCommand(app);
   auto renderCommand = ptescope::cli::addRenderCommand(app);
+  auto predictCommands = ptescope::cli::addPredictCommands(app);
 
   try {
     app.parse(argc, argv);
@@ -178,6 +180,7 @@ int main(int argc, char** argv) {
   if (auto status = passCommands->runIfParsed()) return *status;
   if (auto status = profileCommand->runIfParsed()) return *status;
   if (auto status = renderCommand->runIfParsed()) return *status;
+  if (auto status = predictCommands->runIfParsed()) return *status;
   if (info->parsed()) return runInfo(file, ptd, json, graph);
   if (dump->parsed()) return runDump(file);
   if (synthCmd->parsed()) {
