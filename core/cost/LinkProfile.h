@@ -25,7 +25,9 @@
 //     "description", "note", "rule", "sources": [..], "measured_on": "...",
 //     "curves": [ { "direction": "H2D" | "D2H" | "D2D",
 //                   "host_memory": "pinned" | "pageable" | "device",
-//                   "points": [ { "bytes": N, "us": T }, ... ] } ] }
+//                   "points": [ { "bytes": N, "us": T }, ... ],
+//                   "model": { "latency_us", "gbps" } (optional, informative: what
+//                   typical points were computed from; the points are what counts) } ] }
 // Points are sorted by bytes (strictly ascending) with positive times.
 #pragma once
 
