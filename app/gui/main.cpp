@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "ui/Document.h"
+#include "ui/LinkSelection.h"
 #include "ui/MainWindow.h"
 
 int main(int argc, char** argv) {
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
   parser.addOption(exportProfile);
   QCommandLineOption overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE");
   parser.addOption(overlay);
+  QCommandLineOption link("link", "Predict copy times on LINK: a built-in link profile name or a file written by "
+                                  "ptescope-cli probe-link.", "LINK");
+  parser.addOption(link);
   parser.addPositionalArgument("FILE", "Program (.pte) to open");
   parser.process(app);
 
@@ -52,6 +56,12 @@ int main(int argc, char** argv) {
   if (parser.isSet(tab) && !window.showPanel(parser.value(tab))) {
     std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
     if (parser.isSet(screenshot)) return 2;
+  }
+  if (parser.isSet(link) && !window.linkSelection()->selectByName(parser.value(link))) {
+    if (auto status = window.linkSelection()->loadFile(parser.value(link)); !status) {
+      std::fprintf(stderr, "ptescope: --link: %s\n", status.error().message.c_str());
+      return 2;
+    }
   }
   if (parser.isSet(overlay)) {
     const QString mode = parser.value(overlay).toLower();
