@@ -104,6 +104,13 @@ QString iterationsText(const exec::TransferProfile& profile) {
   return profile.iterations == 1 ? QObject::tr("1 iteration") : QObject::tr("%1 iterations").arg(profile.iterations);
 }
 
+// "1.25×", "12×", "0.0048×": two significant digits below 1.
+QString ratioText(double ratio) {
+  if (ratio >= 10) return QString::number(ratio, 'f', 0) + "×";
+  if (ratio >= 1) return QString::number(ratio, 'f', 2) + "×";
+  return QString::number(ratio, 'g', 2) + "×";
+}
+
 QString percentText(double fraction) {
   const double percent = fraction * 100;
   return QString::number(percent, 'f', percent >= 10 ? 0 : 1) + "%";
@@ -348,7 +355,7 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
     case TensorShape: return r.tensor;
     case PredictedTime: return r.predicted >= 0 ? durationText(r.predicted) : none;
     case MeasuredOverPredicted:
-      return l && r.predicted > 0 ? QString::number(l->seconds.median / r.predicted, 'f', 2) + "×" : none;
+      return l && r.predicted > 0 ? ratioText(l->seconds.median / r.predicted) : none;
     case MedianTime: return l ? durationText(l->seconds.median) : none;
     case MinTime: return l ? durationText(l->seconds.min) : none;
     case MaxTime: return l ? durationText(l->seconds.max) : none;
