@@ -143,7 +143,7 @@ class LinkProfileTest : public QObject {
       QCOMPARE(p.kind, std::string("typical"));
       QVERIFY2(p.note.find("not guarantees") != std::string::npos, p.name.c_str());
       QVERIFY2(p.sources.size() >= 2, p.name.c_str());
-      for (const auto& s : p.sources) QVERIFY2(s.find("http") != std::string::npos || s.find("asked") != std::string::npos, s.c_str());
+      for (const auto& s : p.sources) QVERIFY2(s.find("http") != std::string::npos || s.find("typical figure used here") != std::string::npos, s.c_str());
       for (auto d : {LinkDirection::HostToDevice, LinkDirection::DeviceToHost})
         for (auto m : {LinkMemory::Pinned, LinkMemory::Pageable}) {
           const auto* c = p.curve(d, m);
