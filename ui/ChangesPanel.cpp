@@ -1,7 +1,10 @@
 #include "ui/ChangesPanel.h"
 
+#include "cost/CopyCost.h"
 #include "ui/DeviceColors.h"
 #include "ui/Document.h"
+#include "ui/Format.h"
+#include "ui/LinkSelection.h"
 
 namespace ptescope::ui {
 using namespace ptescope::passes;
@@ -41,6 +44,12 @@ ChangesPanel::ChangesPanel(Document* document, QWidget* parent) : QListWidget(pa
   rebuild();
 }
 
+void ChangesPanel::setLinkSelection(LinkSelection* links) {
+  links_ = links;
+  connect(links_, &LinkSelection::changed, this, &ChangesPanel::rebuild);
+  rebuild();
+}
+
 void ChangesPanel::rebuild() {
   clear();
   const PassReport* report = document_->report();
@@ -51,7 +60,17 @@ void ChangesPanel::rebuild() {
   for (size_t m = 0; m < report->methods.size(); ++m) {
     const auto& method = report->methods[m];
     if (!method.changed()) continue;
-    auto* header = new QListWidgetItem(tr("method '%1'").arg(QString::fromStdString(method.name)), this);
+    QString title = tr("method '%1'").arg(QString::fromStdString(method.name));
+    // Predicted on the chosen link: the copies before and after the edit.
+    auto predicted = [&](const std::vector<CopyRecord>& copies) {
+      auto seconds = links_ ? cost::predictRecords(copies, *links_->link(), links_->hostMemory())
+                            : Result<double>(makeError("no link"));
+      return seconds ? seconds.value() : -1.0;
+    };
+    const double before = predicted(method.copies_before), after = predicted(method.copies_after);
+    if (before >= 0 && after >= 0 && (!method.copies_before.empty() || !method.copies_after.empty()))
+      title += " \u2014 " + links_->savingText(before, after);
+    auto* header = new QListWidgetItem(title, this);
     QFont f = header->font();
     f.setBold(true);
     header->setFont(f);
@@ -65,8 +84,13 @@ void ChangesPanel::rebuild() {
       item->setData(ValueRole, value);
       item->setData(InstructionRole, instruction);
     };
-    for (const auto& c : method.copies_added) add("  + " + copyText(c), QColor(0x2e, 0x7d, 0x32), c.value, qlonglong(c.instruction));
-    for (const auto& c : method.copies_removed) add("  − " + copyText(c), QColor(0xb0, 0x00, 0x20), c.source, -1);
+    auto cost = [&](const CopyRecord& c) {
+      const double seconds = predicted({c});
+      return seconds >= 0 ? " \u00b7 ~" + durationText(seconds) : QString();
+    };
+    for (const auto& c : method.copies_added)
+      add("  + " + copyText(c) + cost(c), QColor(0x2e, 0x7d, 0x32), c.value, qlonglong(c.instruction));
+    for (const auto& c : method.copies_removed) add("  − " + copyText(c) + cost(c), QColor(0xb0, 0x00, 0x20), c.source, -1);
     for (const auto& r : method.retagged)
       add(QString("  ~ %%1 %2 → %3").arg(r.value).arg(QString::fromStdString(r.before.str()), QString::fromStdString(r.after.str())),
           deviceColor(QString::fromStdString(r.after.str())).darker(120), r.value, -1);

@@ -1,5 +1,6 @@
 // What the edits changed against the file as loaded: copies added and
-// removed, values whose device changed, buffers resized. A click selects the
+// removed, values whose device changed, buffers resized, and the predicted
+// copy time saved or added per run on the chosen link. A click selects the
 // element.
 #pragma once
 
@@ -8,12 +9,16 @@
 namespace ptescope::ui {
 
 class Document;
+class LinkSelection;
 
 class ChangesPanel : public QListWidget {
   Q_OBJECT
  public:
   enum Role { MethodRole = Qt::UserRole + 40, ValueRole, InstructionRole };
   explicit ChangesPanel(Document* document, QWidget* parent = nullptr);
+  // Each method's header then says what the edit saves per run on the
+  // chosen link, and each added or removed copy what it costs there.
+  void setLinkSelection(LinkSelection* links);
 
  signals:
   void valueActivated(int32_t value);
@@ -22,6 +27,7 @@ class ChangesPanel : public QListWidget {
  private:
   void rebuild();
   Document* document_;
+  LinkSelection* links_ = nullptr;
 };
 
 }  // namespace ptescope::ui

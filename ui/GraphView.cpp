@@ -731,7 +731,9 @@ void GraphView::rebuildScene() {
 QString GraphView::diffSummary() const {
   if (!changes_) return {};
   const auto& c = *changes_;
-  if (c.empty()) return tr("Diff against the file as loaded: no changes in this method.");
+  if (c.empty())
+    return tr("Diff against the file as loaded: no changes in this method.") +
+           (diffNote_.isEmpty() ? QString() : " " + diffNote_);
   QStringList parts;
   auto count = [](size_t n, const QString& one, const QString& many) { return QString::number(n) + " " + (n == 1 ? one : many); };
   if (!c.added_copies.empty()) parts << "+" + count(c.added_copies.size(), tr("copy added"), tr("copies added"));
@@ -739,9 +741,16 @@ QString GraphView::diffSummary() const {
   if (!c.moved_values.empty()) parts << count(c.moved_values.size(), tr("value changed device"), tr("values changed device"));
   if (!c.retargeted.empty()) parts << count(c.retargeted.size(), tr("delegate retargeted"), tr("delegates retargeted"));
   for (const auto& note : c.notes) parts << QString::fromStdString(note);
+  if (!diffNote_.isEmpty()) parts << diffNote_;
   if (layout_ && layout_->model.undrawn_removed_copies > 0)
     parts << tr("%1 removed copies not drawn (open groups or see Changes)").arg(layout_->model.undrawn_removed_copies);
   return tr("Diff against the file as loaded: %1").arg(parts.join(QStringLiteral(" \u00b7 ")));
+}
+
+void GraphView::setDiffNote(const QString& note) {
+  if (note == diffNote_) return;
+  diffNote_ = note;
+  updateBanner();
 }
 
 void GraphView::updateBanner() {

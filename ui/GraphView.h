@@ -97,6 +97,9 @@ class GraphView : public QWidget {
   bool isDiffView() const { return changes_ != nullptr; }
   // The banner's text in a diff view (empty otherwise).
   QString diffSummary() const;
+  // A last part of the diff banner (the predicted copy time the edit saves
+  // on the chosen link); empty for none.
+  void setDiffNote(const QString& note);
 
   // ---- profile overlay ----
   // Measured copies of the program on screen (instruction indices of that
@@ -249,6 +252,7 @@ class GraphView : public QWidget {
   QTimer* progressDelay_;
   QLabel* messageLabel_;
   QLabel* banner_;
+  QString diffNote_;
 
   std::shared_ptr<const program::Program> program_;
   int methodIndex_ = -1;

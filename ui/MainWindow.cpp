@@ -235,6 +235,7 @@ void MainWindow::buildPanels() {
   transfersView_->sortByColumn(TransfersModel::Instruction, Qt::AscendingOrder);
   transferTotals_ = new QLabel;
   transferTotals_->setObjectName("transferTotals");
+  buildLinks(transfersLayout);
   transfersLayout->addWidget(transfersView_);
   transfersLayout->addWidget(transferTotals_);
   connect(transfersView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -268,6 +269,7 @@ void MainWindow::buildPanels() {
   });
 
   changes_ = new ChangesPanel(document_);
+  changes_->setLinkSelection(links_);
   // A change is found on the diff view's graph.
   connect(changes_, &ChangesPanel::valueActivated, this, [this](int32_t v) {
     setGraphMode(GraphMode::Diff);
@@ -548,6 +550,7 @@ void MainWindow::showGraph() {
     case GraphMode::AsLoaded: graph_->setMethod(document_->loadedSnapshot(), index); break;
     case GraphMode::Diff: graph_->setMethod(document_->programSnapshot(), index, document_->methodChanges(index)); break;
   }
+  graph_->setDiffNote(graphMode_ == GraphMode::Diff ? predictedSavingNote() : QString());
   updateGraphMeasurements();
 }
 

@@ -12,6 +12,7 @@
 #include "ui/GraphView.h"
 #include "ui/ProfileSession.h"
 
+class QVBoxLayout;
 class QComboBox;
 class QFileSystemWatcher;
 class QLabel;
@@ -27,6 +28,7 @@ class QTreeView;
 namespace ptescope::ui {
 
 class ChangesPanel;
+class LinkSelection;
 class GraphView;
 class DiagnosticsModel;
 class Document;
@@ -89,6 +91,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* bottomTabs() const { return bottomTabs_; }
   QTableView* valuesView() const { return valuesView_; }
   QTableView* transfersView() const { return transfersView_; }
+  LinkSelection* linkSelection() const { return links_; }
   PropertiesPanel* properties() const { return properties_; }
   QComboBox* methodSelector() const { return methodSelector_; }
   QString lastError() const { return lastError_; }
@@ -136,6 +139,10 @@ class MainWindow : public QMainWindow {
   void showImportEtdumpDialog();
   void applyProfiles();
   void updateGraphMeasurements();
+  // The link the copies are priced on (MainWindowLinks.cpp).
+  void buildLinks(QVBoxLayout* transfersLayout);
+  void applyLink();
+  QString predictedSavingNote() const;
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void watch(const QString& path);
@@ -155,6 +162,7 @@ class MainWindow : public QMainWindow {
   ValuesModel* valuesModel_;
   DeviceFilterProxy* valuesProxy_;
   TransfersModel* transfersModel_;
+  LinkSelection* links_ = nullptr;
   QTreeView* tree_ = nullptr;
   QTableView* valuesView_ = nullptr;
   QTableView* transfersView_ = nullptr;
@@ -183,6 +191,8 @@ class MainWindow : public QMainWindow {
   ProfileSession* profiler_ = nullptr;
   TimelineView* timeline_ = nullptr;
   QComboBox* overlayMetric_ = nullptr;
+  // overlayMetric_'s item for the predicted copy time (not a GraphView metric).
+  static constexpr int kPredictedOverlay = 100;
   QWidget* profileStatus_ = nullptr;
   QLabel* profileLabel_ = nullptr;
   QProgressBar* profileBar_ = nullptr;

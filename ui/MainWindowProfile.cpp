@@ -57,11 +57,14 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   overlayMetric_->addItem(tr("Placement colours"), int(GraphView::OverlayMetric::Placement));
   overlayMetric_->addItem(tr("Copy time"), int(GraphView::OverlayMetric::Time));
   overlayMetric_->addItem(tr("Copy bandwidth"), int(GraphView::OverlayMetric::Bandwidth));
-  overlayMetric_->setToolTip(tr("Colour the copies of the graph by what the latest profile measured"));
-  overlayMetric_->setEnabled(false);
+  overlayMetric_->addItem(tr("Predicted copy time"), kPredictedOverlay);
+  overlayMetric_->setToolTip(tr("Colour the copies of the graph by what the latest profile measured, or by their "
+                                "predicted time on the link chosen in Transfers"));
   toolbar->addWidget(overlayMetric_);
   connect(overlayMetric_, &QComboBox::currentIndexChanged, this, [this] {
-    graph_->setOverlayMetric(GraphView::OverlayMetric(overlayMetric_->currentData().toInt()));
+    const int data = overlayMetric_->currentData().toInt();
+    updateGraphMeasurements();
+    graph_->setOverlayMetric(data == kPredictedOverlay ? GraphView::OverlayMetric::Time : GraphView::OverlayMetric(data));
   });
 
   // Progress and Cancel in the status bar: the window stays usable.
@@ -233,7 +236,6 @@ void MainWindow::applyProfiles() {
   } else {
     timeline_->clear();
   }
-  overlayMetric_->setEnabled(transfersModel_->hasMeasurements());
   updateGraphMeasurements();
 }
 
@@ -241,7 +243,11 @@ void MainWindow::updateGraphMeasurements() {
   // The overlay shows on the program the measurements were matched to: the
   // current one (Current and Diff views), not the file as loaded.
   std::vector<GraphView::CopyMeasurement> measured;
-  if (graphMode_ != GraphMode::AsLoaded && transfersModel_->hasMeasurements())
+  if (graphMode_ != GraphMode::AsLoaded && overlayMetric_ && overlayMetric_->currentData().toInt() == kPredictedOverlay) {
+    for (const auto& row : transfersModel_->rows())
+      if (!row.removed && row.predicted > 0)
+        measured.push_back({row.instruction, row.predicted, double(row.bytes) / row.predicted / 1e9, uint64_t(row.bytes)});
+  } else if (graphMode_ != GraphMode::AsLoaded && transfersModel_->hasMeasurements())
     for (const auto& row : transfersModel_->rows())
       if (!row.removed && row.latest != nullptr)
         measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes});

@@ -11,6 +11,7 @@
 
 #include "program/Program.h"
 #include "ui/Document.h"
+#include "cost/LinkProfile.h"
 #include "passes/DevicePasses.h"
 #include "ui/Format.h"
 #include "ui/ItemRoles.h"
@@ -103,6 +104,13 @@ QString iterationsText(const exec::TransferProfile& profile) {
   return profile.iterations == 1 ? QObject::tr("1 iteration") : QObject::tr("%1 iterations").arg(profile.iterations);
 }
 
+// "1.25×", "12×", "0.0048×": two significant digits below 1.
+QString ratioText(double ratio) {
+  if (ratio >= 10) return QString::number(ratio, 'f', 0) + "×";
+  if (ratio >= 1) return QString::number(ratio, 'f', 2) + "×";
+  return QString::number(ratio, 'g', 2) + "×";
+}
+
 QString percentText(double fraction) {
   const double percent = fraction * 100;
   return QString::number(percent, 'f', percent >= 10 ? 0 : 1) + "%";
@@ -130,6 +138,26 @@ void TransfersModel::setProfiles(std::shared_ptr<const exec::TransferProfile> la
 }
 
 void TransfersModel::clearProfiles() { setProfiles(nullptr, nullptr); }
+
+void TransfersModel::setLink(std::shared_ptr<const cost::LinkProfile> link, exec::HostMemoryKind hostMemory) {
+  if (link == link_ && hostMemory == linkMemory_) return;
+  link_ = std::move(link);
+  linkMemory_ = hostMemory;
+  if (rows_.empty()) return;
+  predict();
+  emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
+  emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+}
+
+void TransfersModel::predict() {
+  for (auto& r : rows_) {
+    r.predicted = -1;
+    if (!link_) continue;
+    const auto direction = r.hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
+    auto seconds = link_->secondsFor(direction, linkMemory_, uint64_t(std::max<qint64>(r.bytes, 0)));
+    if (seconds) r.predicted = seconds.value();
+  }
+}
 
 void TransfersModel::rebuild() {
   // Columns come and go with the profiles: a reset, not a row change.
@@ -162,6 +190,7 @@ void TransfersModel::rebuild() {
     }
   }
   matchProfiles();
+  predict();
   for (size_t r = 0; r < rows_.size(); ++r)
     if (!rows_[r].removed) rowOfInstruction_.emplace(rows_[r].instruction, int(r));
   endResetModel();
@@ -250,6 +279,11 @@ std::optional<size_t> TransfersModel::instructionOfRow(int row) const {
 
 TransfersModel::DirectionSummary TransfersModel::summary(bool hostToDevice) const {
   DirectionSummary s;
+  if (link_) {
+    s.predictedSeconds = 0;
+    for (const auto& r : rows_)
+      if (!r.removed && r.hostToDevice == hostToDevice && r.predicted > 0) s.predictedSeconds += r.predicted;
+  }
   const auto direction = hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
   if (latestApplies_) {
     const auto& totals = latest_->totals(direction);
@@ -287,9 +321,14 @@ QString TransfersModel::totalsText() const {
   QString text = parts.join("  |  ");
   if (latestApplies_) {
     text += "  ·  " + tr("median of %1").arg(iterationsText(*latest_));
-    if (latest_->emulated) text += ", " + tr("emulated on the host");
+    if (latest_->emulated) text += ", " + tr("emulated on the host (memcpy)");
     if (latest_->cancelled) text += ", " + tr("cancelled");
   }
+  if (link_)
+    text += "  ·  " + tr("predicted on %1 (%2): H2D %3, D2H %4")
+                          .arg(QString::fromStdString(link_->title.empty() ? link_->name : link_->title),
+                               QString::fromStdString(exec::hostMemoryKindName(linkMemory_)),
+                               durationText(summary(true).predictedSeconds), durationText(summary(false).predictedSeconds));
   return text;
 }
 
@@ -314,11 +353,15 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
     case From: return r.from;
     case To: return r.to;
     case TensorShape: return r.tensor;
+    case PredictedTime: return r.predicted >= 0 ? durationText(r.predicted) : none;
+    case MeasuredOverPredicted:
+      return l && r.predicted > 0 ? ratioText(l->seconds.median / r.predicted) : none;
     case MedianTime: return l ? durationText(l->seconds.median) : none;
     case MinTime: return l ? durationText(l->seconds.min) : none;
     case MaxTime: return l ? durationText(l->seconds.max) : none;
     case Bandwidth: return l ? gbpsText(l->gbps) : none;
-    case PeakShare: return l && l->peak_share > 0 ? percentText(l->peak_share) : none;
+    // Emulated: a share of a larger memcpy says nothing about a link.
+    case PeakShare: return l && l->peak_share > 0 && !latest_->emulated ? percentText(l->peak_share) : none;
     case HostMemory: return l ? QString::fromStdString(exec::hostMemoryKindName(l->host_memory)) : none;
     case PreviousMedian: return p ? durationText(p->seconds.median) : none;
     case PreviousBandwidth: return p ? gbpsText(p->gbps) : none;
@@ -343,11 +386,13 @@ QVariant TransfersModel::sortValue(const Row& r, int column) const {
     case Source: return r.source;
     case Destination: return r.destination;
     case Bytes: return r.bytes;
+    case PredictedTime: return r.predicted >= 0 ? r.predicted : kNoNumber;
+    case MeasuredOverPredicted: return l && r.predicted > 0 ? l->seconds.median / r.predicted : kNoNumber;
     case MedianTime: return l ? l->seconds.median : kNoNumber;
     case MinTime: return l ? l->seconds.min : kNoNumber;
     case MaxTime: return l ? l->seconds.max : kNoNumber;
     case Bandwidth: return l ? l->gbps : kNoNumber;
-    case PeakShare: return l && l->peak_share > 0 ? l->peak_share : kNoNumber;
+    case PeakShare: return l && l->peak_share > 0 && !latest_->emulated ? l->peak_share : kNoNumber;
     case PreviousMedian: return p ? p->seconds.median : kNoNumber;
     case PreviousBandwidth: return p ? p->gbps : kNoNumber;
     case DeltaTime:
@@ -372,6 +417,18 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
   auto runName = [](const QString& label, const char* fallback) { return label.isEmpty() ? tr(fallback) : label; };
   const exec::CopyProfile* l = r.latest;
   const exec::CopyProfile* p = r.previous;
+  if (column == PredictedTime) {
+    if (!link_) return join(tr("No link profile chosen."));
+    if (r.predicted < 0)
+      return join(tr("%1 has no curve for this direction with %2 host memory.")
+                      .arg(QString::fromStdString(link_->label()), QString::fromStdString(exec::hostMemoryKindName(linkMemory_))));
+    QString text = tr("%1 on %2, %3 host memory: %4 (%5 GB/s)")
+                       .arg(bytesText(r.bytes), QString::fromStdString(link_->label()),
+                            QString::fromStdString(exec::hostMemoryKindName(linkMemory_)), durationText(r.predicted),
+                            gbpsText(r.predicted > 0 ? double(r.bytes) / r.predicted / 1e9 : 0.0));
+    if (!link_->note.empty()) text += "\n" + QString::fromStdString(link_->note);
+    return join(text);
+  }
   switch (column) {
     case MedianTime:
     case MinTime:
@@ -379,6 +436,7 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
     case Bandwidth:
     case PeakShare:
     case HostMemory:
+    case MeasuredOverPredicted:
       if (l == nullptr) return join(tr("Not measured: the latest profile has no copy of this value to this device."));
       break;
     case PreviousMedian:
@@ -407,7 +465,19 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
       return join(tr("%1 in %2 (median) = %3 GB/s; best (min time) %4 GB/s. GB = 10^9 bytes.")
                       .arg(bytesText(qint64(l->bytes)), durationText(l->seconds.median), gbpsText(l->gbps),
                            gbpsText(l->best_gbps)));
+    case MeasuredOverPredicted: {
+      if (r.predicted <= 0) return join(tr("No prediction for this copy."));
+      QString text = tr("Measured median %1 / predicted %2 on %3")
+                         .arg(durationText(l->seconds.median), durationText(r.predicted),
+                              QString::fromStdString(link_ ? link_->label() : std::string()));
+      if (latest_->emulated)
+        text += "\n" + tr("The measurement is host memcpy (emulated): the ratio compares this machine's memory, not a link.");
+      return join(text);
+    }
     case PeakShare: {
+      if (latest_->emulated)
+        return join(tr("Emulated: the copies were host memcpy, so there is no link peak to compare with; the Predicted "
+                       "column says what they cost on the chosen link."));
       const bool h2d = l->direction == exec::TransferDirection::HostToDevice;
       const auto& peak = latest_->peak;
       if (!peak.measured || l->peak_share <= 0)
@@ -449,7 +519,8 @@ QVariant TransfersModel::data(const QModelIndex& index, int role) const {
     case ValueIndexRole: return r.removed ? -1 : r.destination;
     case DeviceRole: return r.hostToDevice ? r.to : r.from;
     case Qt::TextAlignmentRole:
-      if (column == Instruction || column == Bytes || (isMeasuredColumn(column) && column != HostMemory))
+      if (column == Instruction || column == Bytes || column == PredictedTime ||
+          (isMeasuredColumn(column) && column != HostMemory))
         return int(Qt::AlignRight | Qt::AlignVCenter);
       return {};
     case Qt::ForegroundRole:
@@ -475,9 +546,12 @@ QVariant TransfersModel::data(const QModelIndex& index, int role) const {
 QVariant TransfersModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
   static const char* names[] = {"Instruction", "Direction",   "Source",     "Destination", "Bytes",      "From",
-                                "To",          "Tensor",      "Median",     "Min",         "Max",        "GB/s",
-                                "% of peak",   "Host memory", "Prev. median", "Δ time",   "Δ %",        "Prev. GB/s"};
+                                "To",          "Tensor",      "Predicted",  "Median",      "Min",        "Max",
+                                "GB/s",        "% of peak",   "Host memory", "Measured / predicted",
+                                "Prev. median", "Δ time",     "Δ %",        "Prev. GB/s"};
   static_assert(sizeof(names) / sizeof(names[0]) == ColumnCount);
+  const bool emulated = latestApplies_ && latest_->emulated;
+  if (role == Qt::DisplayRole && section == Bandwidth && emulated) return tr("memcpy GB/s");
   if (role == Qt::DisplayRole) return tr(names[section]);
   if (role != Qt::ToolTipRole) return {};
   const QString latest = latestLabel_.isEmpty() ? tr("the latest profile") : latestLabel_;
@@ -486,7 +560,15 @@ QVariant TransfersModel::headerData(int section, Qt::Orientation orientation, in
     case MedianTime: return tr("Median time of one execution of the copy in %1").arg(latest);
     case MinTime: return tr("Fastest execution in %1").arg(latest);
     case MaxTime: return tr("Slowest execution in %1").arg(latest);
-    case Bandwidth: return tr("Bytes / median time, in 10^9 bytes per second");
+    case PredictedTime:
+      return link_ ? tr("Predicted time of one execution on %1, %2 host memory (typical figures, not guarantees, for "
+                        "built-in links)")
+                         .arg(QString::fromStdString(link_->label()), QString::fromStdString(exec::hostMemoryKindName(linkMemory_)))
+                   : tr("No link profile chosen");
+    case MeasuredOverPredicted: return tr("Median in %1 divided by the predicted time: above 1 is slower than predicted").arg(latest);
+    case Bandwidth:
+      return emulated ? tr("Bytes / median time of host memcpy (emulated), in 10^9 bytes per second: not a link")
+                      : tr("Bytes / median time, in 10^9 bytes per second");
     case PeakShare: return tr("Bandwidth as a share of the link peak measured with a large pinned copy");
     case HostMemory: return tr("Kind of host memory the copy reads or writes: pinned or pageable");
     case PreviousMedian: return tr("Median time in %1").arg(previous);

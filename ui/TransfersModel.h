@@ -1,9 +1,12 @@
 // Every host<->device copy of the current method: instruction, direction,
-// source -> destination value, bytes, devices, dtype and shape; and, once a
-// profile of this method is set, what each copy measured.
+// source -> destination value, bytes, devices, dtype and shape, its predicted
+// time on the chosen link profile (setLink, cost/LinkProfile.h); and, once a
+// profile of this method is set, what each copy measured and the ratio
+// measured / predicted (same copy, same link).
 //
 // Usage:
 //   TransfersModel model(&document);
+//   model.setLink(link, exec::HostMemoryKind::Pageable);     // the Predicted column
 //   model.setProfiles(latest, previous, "run 2", "run 1");  // from a ProfileSession
 //   proxy->setSortRole(SortRole);   // measured columns sort as numbers
 //   label->setText(model.totalsText());
@@ -30,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cost/LinkProfile.h"
 #include "exec/Profiler.h"
 
 namespace ptescope::ui {
@@ -41,8 +45,10 @@ class TransfersModel : public QAbstractTableModel {
  public:
   enum Column {
     Instruction, Direction, Source, Destination, Bytes, From, To, TensorShape,
+    // On the chosen link profile (setLink), always shown.
+    PredictedTime,
     // With a profile of this method.
-    MedianTime, MinTime, MaxTime, Bandwidth, PeakShare, HostMemory,
+    MedianTime, MinTime, MaxTime, Bandwidth, PeakShare, HostMemory, MeasuredOverPredicted,
     // With a previous profile too.
     PreviousMedian, DeltaTime, DeltaPercent, PreviousBandwidth,
     ColumnCount
@@ -64,6 +70,11 @@ class TransfersModel : public QAbstractTableModel {
                    std::shared_ptr<const exec::TransferProfile> previous, QString latestLabel = {},
                    QString previousLabel = {});
   void clearProfiles();
+  // The link the Predicted column prices copies on, with the host memory
+  // kind of the arenas (ExecuTorch's Module: pageable). Null: no predictions.
+  void setLink(std::shared_ptr<const cost::LinkProfile> link, exec::HostMemoryKind hostMemory);
+  const std::shared_ptr<const cost::LinkProfile>& link() const { return link_; }
+  exec::HostMemoryKind linkHostMemory() const { return linkMemory_; }
   const std::shared_ptr<const exec::TransferProfile>& latestProfile() const { return latest_; }
   const std::shared_ptr<const exec::TransferProfile>& previousProfile() const { return previous_; }
   // Whether the measured / comparison columns are shown for the current method.
@@ -82,6 +93,7 @@ class TransfersModel : public QAbstractTableModel {
     // profiles this model holds, so they live as long as the rows do.
     const exec::CopyProfile* latest = nullptr;
     const exec::CopyProfile* previous = nullptr;
+    double predicted = -1;  // seconds on the link; -1 without one
   };
   const std::vector<Row>& rows() const { return rows_; }
   // Total bytes per direction of the current program's copies.
@@ -99,16 +111,19 @@ class TransfersModel : public QAbstractTableModel {
     double previousSeconds = 0;
     bool hasPrevious = false;
     double gbps = 0;
+    double predictedSeconds = -1;  // the current program's copies on the link; -1 without one
   };
   // From the latest profile's totals when it applies, else copies and bytes
   // of the current program with no times.
   DirectionSummary summary(bool hostToDevice) const;
   // "H2D 2 copies · 1.5 MiB · 0.21 ms (−0.05 ms vs previous) · 7.1 GB/s | D2H …".
+  // With a link, "  ·  predicted on PCIe Gen4 x16 (pageable): H2D 10.2 µs, D2H 10.2 µs" ends it.
   QString totalsText() const;
 
  private:
   void rebuild();
   void matchProfiles();
+  void predict();
   QVariant displayValue(const Row& row, int column) const;
   QVariant sortValue(const Row& row, int column) const;
   QString toolTip(const Row& row, int column) const;
@@ -118,6 +133,8 @@ class TransfersModel : public QAbstractTableModel {
   std::unordered_map<size_t, int> rowOfInstruction_;
   std::shared_ptr<const exec::TransferProfile> latest_, previous_;
   QString latestLabel_, previousLabel_;
+  std::shared_ptr<const cost::LinkProfile> link_;
+  exec::HostMemoryKind linkMemory_ = exec::HostMemoryKind::Pageable;
   bool latestApplies_ = false;
   bool previousApplies_ = false;
 };

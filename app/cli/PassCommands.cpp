@@ -2,15 +2,18 @@
 
 #include "CliCommon.h"
 #include "EditFlags.h"
+#include "PredictCommand.h"
 
 #include <iostream>
 
 #include "analysis/Diagnostics.h"
+#include "cost/CopyCost.h"
 #include "passes/Pipeline.h"
 #include "passes/ProgramDiff.h"
 #include "pte/Reader.h"
 #include "pte/Writer.h"
 #include "report/PassReportWriter.h"
+#include "report/PredictionWriters.h"
 
 namespace ptescope::cli {
 namespace {
@@ -28,11 +31,13 @@ class PassCommandsImpl : public PassCommands {
     propagate_->add_option("--ptd", ptd_, "External data file(s) (.ptd)");
     propagate_->add_flag("--force", force_, "Allow writing over the input file");
     propagate_->add_flag("--json", json_, "Print the report as JSON");
+    addPredictionOptions(propagate_);
 
     diff_ = app.add_subcommand("diff", "Compare two programs: placement, copies, buffers and structure");
     diff_->add_option("A", file_, "First program (.pte)")->required();
     diff_->add_option("B", other_, "Second program (.pte)")->required();
     diff_->add_flag("--json", json_, "Print the differences as JSON");
+    addPredictionOptions(diff_);
 
     std::string rules = "Report problems the runtime would hit (exit 1 when an error is found). Rules:";
     for (const auto& r : analysis::diagnosticRules())
@@ -51,7 +56,39 @@ class PassCommandsImpl : public PassCommands {
   }
 
  private:
+  void addPredictionOptions(CLI::App* command) {
+    command->add_option("--link", link_, "For the predicted copy time saved or added: " + linkOptionHelp());
+    command->add_flag("--pinned", pinned_, "Predict with pinned host arenas (default: pageable)");
+  }
+
+  // One prediction line (text) or object (JSON) per method that copies in
+  // either program: its predicted copy time in `a` and in `b`.
+  Result<std::pair<std::string, nlohmann::json>> predictionDelta(const program::Program& a, const program::Program& b,
+                                                                 const std::vector<std::string>& methods) {
+    auto link = linkFromOption(link_);
+    if (!link) return link.error();
+    const auto memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
+    std::string text;
+    nlohmann::json json = nlohmann::json::array();
+    for (const auto& name : methods) {
+      const auto* before = a.findMethod(name);
+      const auto* after = b.findMethod(name);
+      if (before == nullptr || after == nullptr) continue;
+      auto p = cost::predictMethod(*before, link.value(), memory);
+      if (!p) return makeError("method '" + name + "': " + p.error().message);
+      auto q = cost::predictMethod(*after, link.value(), memory);
+      if (!q) return makeError("method '" + name + "': " + q.error().message);
+      if (p->copies.empty() && q->copies.empty()) continue;
+      text += report::predictionDeltaText("method '" + name + "'", p->copySeconds(), q->copySeconds(), link.value(), memory);
+      auto item = report::predictionDeltaJson(p->copySeconds(), q->copySeconds(), link.value(), memory);
+      item["method"] = name;
+      json.push_back(item);
+    }
+    return std::pair{text, json};
+  }
+
   int runPropagate() {
+    if (auto link = linkFromOption(link_); !link) return fail(link.error().message);
     pte::ReadOptions readOptions;
     readOptions.ptd_paths = ptd_;
     auto loaded = pte::readProgramFile(file_, readOptions);
@@ -67,26 +104,39 @@ class PassCommandsImpl : public PassCommands {
     writeOptions.allow_overwrite_input = force_;
     auto written = pte::writeProgramFile(result->program, output_, writeOptions);
     if (!written) return fail(written.error().message);
+    std::vector<std::string> names;
+    for (const auto& m : result->report.methods) names.push_back(m.name);
+    auto predicted = predictionDelta(program, result->program, names);
+    if (!predicted) return fail(file_ + ": " + predicted.error().message);
     if (json_) {
-      std::cout << report::passReportJson(result->report).dump(2) << "\n";
+      auto j = report::passReportJson(result->report);
+      j["predicted"] = predicted->second;
+      std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << report::passReportText(result->report);
+      std::cout << report::passReportText(result->report) << predicted->first;
       std::cerr << "ptescope-cli: wrote " << output_ << "\n";
     }
     return 0;
   }
 
   int runDiff() {
+    if (auto link = linkFromOption(link_); !link) return fail(link.error().message);
     auto a = pte::readProgramFile(file_);
     if (!a) return fail(a.error().message);
     auto b = pte::readProgramFile(other_);
     if (!b) return fail(b.error().message);
     auto diff = passes::diffPrograms(a->program, b->program);
     if (!diff) return fail(diff.error().message);
+    std::vector<std::string> names;
+    for (const auto& m : diff->methods) names.push_back(m.name);
+    auto predicted = predictionDelta(a->program, b->program, names);
+    if (!predicted) return fail(predicted.error().message);
     if (json_) {
-      std::cout << report::programDiffJson(diff.value()).dump(2) << "\n";
+      auto j = report::programDiffJson(diff.value());
+      j["predicted"] = predicted->second;
+      std::cout << j.dump(2) << "\n";
     } else {
-      std::cout << report::programDiffText(diff.value());
+      std::cout << report::programDiffText(diff.value()) << predicted->first;
     }
     return 0;
   }
@@ -111,7 +161,8 @@ class PassCommandsImpl : public PassCommands {
   std::string file_, output_, method_, other_;
   std::vector<std::string> ptd_;
   EditFlags edits_;
-  bool force_ = false, json_ = false;
+  std::string link_;
+  bool force_ = false, json_ = false, pinned_ = false;
 };
 
 }  // namespace

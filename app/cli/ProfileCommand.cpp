@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cost/LinkProbe.h"
 #include "exec/DeviceRuntime.h"
 #include "exec/Profiler.h"
 #include "pte/Reader.h"
@@ -95,6 +96,9 @@ class ProfileCommandImpl : public ProfileCommand {
     command_->add_option("--max-slowdown", maxSlowdown_,
                          "With --compare: exit 1 when the total copy time per iteration grew by more than PERCENT")
         ->check(CLI::Range(0.0, 1e9));
+    command_->add_option("--save-link", saveLink_,
+                         "On a GPU: also measure the link (as probe-link does) on the profiled device and write its "
+                         "link profile here, for `predict --link FILE`");
     command_->add_option("--inputs", inputs_,
                          "Folder of input files, one per method input i: i.npy, input_i.npy, i.bin or i.raw "
                          "(default: random values, seed 0)");
@@ -132,6 +136,9 @@ class ProfileCommandImpl : public ProfileCommand {
     if (!selection) return fail(selection.error().message);
     if (!selection->notice.empty()) std::cerr << "ptescope-cli: note: " << selection->notice << "\n";
     exec::DeviceRuntime& runtime = *selection->runtime;
+    if (!saveLink_.empty() && runtime.isEmulated())
+      return fail("--save-link needs a GPU: " + runtime.name() + " only emulates one, its copies would describe host "
+                  "memcpy, not a link");
 
     ProgressPrinter printer;
     options.on_progress = [&printer](const exec::ProfileProgress& p) { printer(p); };
@@ -154,6 +161,18 @@ class ProfileCommandImpl : public ProfileCommand {
       if (auto status = report::writeProfileCsv(profile, csv_); !status) return fail(status.error().message);
     if (!trace_.empty())
       if (auto status = report::writeProfileTrace(profile, trace_); !status) return fail(status.error().message);
+    if (!saveLink_.empty() && !profile.cancelled) {
+      cost::ProbeOptions probe;
+      if (!profile.peak.device.isCpu()) probe.device = profile.peak.device;
+      for (const auto& c : profile.copies) {
+        probe.device = c.device;
+        break;
+      }
+      auto link = cost::probeLink(runtime, probe);
+      if (!link) return fail(link.error().message);
+      if (auto status = cost::writeLinkProfileFile(link.value(), saveLink_); !status) return fail(status.error().message);
+      std::cerr << "ptescope-cli: wrote the link profile " << saveLink_ << "\n";
+    }
     if (profile.cancelled) {
       std::cerr << "ptescope-cli: interrupted; the results above cover the " << profile.iterations
                 << " iteration(s) that completed\n";
@@ -171,7 +190,7 @@ class ProfileCommandImpl : public ProfileCommand {
   }
 
   CLI::App* command_ = nullptr;
-  std::string file_, method_, runtime_, json_, csv_, trace_, inputs_, compare_;
+  std::string file_, method_, runtime_, json_, csv_, trace_, inputs_, compare_, saveLink_;
   std::optional<double> maxSlowdown_;
   size_t iterations_ = 20;
   size_t warmup_ = 3;

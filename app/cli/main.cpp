@@ -12,6 +12,7 @@
 
 #include "EtdumpCommand.h"
 #include "PassCommands.h"
+#include "PredictCommand.h"
 #include "ProfileCommand.h"
 #include "RenderCommand.h"
 #include "pte/JsonDump.h"
@@ -165,6 +166,7 @@ int main(int argc, char** argv) {
   auto profileCommand = ptescope::cli::addProfileCommand(app);
   auto renderCommand = ptescope::cli::addRenderCommand(app);
   auto etdumpCommand = ptescope::cli::addEtdumpCommand(app);
+  auto predictCommands = ptescope::cli::addPredictCommands(app);
 
   // Hidden, for the build: the man page and completion from the definitions above.
   if (auto status = ptescope::cli::runDocGenerator(app, argc, argv)) return *status;
@@ -185,6 +187,7 @@ int main(int argc, char** argv) {
   if (auto status = profileCommand->runIfParsed()) return *status;
   if (auto status = renderCommand->runIfParsed()) return *status;
   if (auto status = etdumpCommand->runIfParsed()) return *status;
+  if (auto status = predictCommands->runIfParsed()) return *status;
   if (info->parsed()) return runInfo(file, ptd, json, graph);
   if (dump->parsed()) return runDump(file);
   if (synthCmd->parsed()) {

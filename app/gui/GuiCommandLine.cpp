@@ -144,10 +144,12 @@ GuiOptions::GuiOptions()
                     "With --profile and --screenshot: write the profile to FILE (.json, .trace.json or .csv).", "FILE"),
       overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE"),
       etdump("etdump", "Import the ETDump FILE (.etdp) recorded on the program; twice to compare two.", "FILE"),
+      link("link", "Predict copy times on LINK: a built-in link profile name or a file written by ptescope-cli probe-link.",
+           "LINK"),
       generateMan(hidden(QCommandLineOption("generate-man", "Print the ptescope(1) manual page (roff) and exit."))) {}
 
 QList<QCommandLineOption> GuiOptions::all() const {
-  return {screenshot, method, tab, profile, exportProfile, overlay, etdump};
+  return {screenshot, method, tab, profile, exportProfile, overlay, etdump, link};
 }
 
 BuiltInOptions addOptions(QCommandLineParser& parser, const GuiOptions& options) {

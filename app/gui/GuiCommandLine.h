@@ -22,6 +22,7 @@ struct GuiOptions {
   QCommandLineOption exportProfile;
   QCommandLineOption overlay;
   QCommandLineOption etdump;
+  QCommandLineOption link;
   // Add a new option above and to all(): ptescope(1) and --help follow.
   QCommandLineOption generateMan;  // hidden: for the build
 

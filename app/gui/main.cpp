@@ -13,6 +13,7 @@
 #include "GuiCommandLine.h"
 
 #include "ui/Document.h"
+#include "ui/LinkSelection.h"
 #include "ui/MainWindow.h"
 
 int main(int argc, char** argv) {
@@ -35,6 +36,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption& exportProfile = options.exportProfile;
   const QCommandLineOption& overlay = options.overlay;
   const QCommandLineOption& etdump = options.etdump;
+  const QCommandLineOption& link = options.link;
   parser.process(app);
 
   ptescope::ui::Document document;
@@ -60,6 +62,12 @@ int main(int argc, char** argv) {
   if (parser.isSet(tab) && !window.showPanel(parser.value(tab))) {
     std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
     if (parser.isSet(screenshot)) return 2;
+  }
+  if (parser.isSet(link) && !window.linkSelection()->selectByName(parser.value(link))) {
+    if (auto status = window.linkSelection()->loadFile(parser.value(link)); !status) {
+      std::fprintf(stderr, "ptescope: --link: %s\n", status.error().message.c_str());
+      return 2;
+    }
   }
   if (parser.isSet(overlay)) {
     const QString mode = parser.value(overlay).toLower();

@@ -166,6 +166,35 @@ Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size
   return CopyTiming{double(milliseconds) / 1000.0};
 }
 
+Result<CopyTiming> CudaRuntime::copyBatch(void* destination, const void* source, size_t bytes, size_t count,
+                                          TransferDirection direction, program::Device device) {
+  if (auto status = checkDevice(device); !status) return status.error();
+  if (bytes == 0 || count == 0) return CopyTiming{};
+  if (destination == nullptr || source == nullptr)
+    return makeError("copy batch of " + bytesText(bytes) + " with a null " +
+                     std::string(destination == nullptr ? "destination" : "source"));
+  std::lock_guard lock(mutex_);
+  if (auto status = selectDevice(device.index); !status) return status.error();
+  auto queue = queueFor(device.index);
+  if (!queue) return queue.error();
+  const bool toDevice = direction == TransferDirection::HostToDevice;
+  const cudaMemcpyKind kind = toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  const std::string what = std::to_string(count) + " " + (toDevice ? "host-to-device" : "device-to-host") +
+                           " copies of " + bytesText(bytes) + " on " + device.str();
+  cudaStream_t stream = (*queue)->stream;
+  if (auto s = check(cudaEventRecord((*queue)->start, stream), "cudaEventRecord (" + what + ")"); !s) return s.error();
+  for (size_t i = 0; i < count; ++i)
+    if (auto s = check(cudaMemcpyAsync(destination, source, bytes, kind, stream), "cudaMemcpyAsync (" + what + ")"); !s)
+      return s.error();
+  if (auto s = check(cudaEventRecord((*queue)->stop, stream), "cudaEventRecord (" + what + ")"); !s) return s.error();
+  if (auto s = check(cudaEventSynchronize((*queue)->stop), "cudaEventSynchronize (" + what + ")"); !s) return s.error();
+  float milliseconds = 0;
+  if (auto s = check(cudaEventElapsedTime(&milliseconds, (*queue)->start, (*queue)->stop), "cudaEventElapsedTime (" + what + ")");
+      !s)
+    return s.error();
+  return CopyTiming{double(milliseconds) / 1000.0};
+}
+
 Status CudaRuntime::fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) {
   if (bytes == 0) return Ok{};
   if (data == nullptr) return makeError("fill of " + bytesText(bytes) + " at a null address");

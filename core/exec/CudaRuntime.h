@@ -39,6 +39,8 @@ class CudaRuntime final : public DeviceRuntime {
   void freeHost(void* data, HostMemoryKind kind) override;
   Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
                           program::Device device) override;
+  Result<CopyTiming> copyBatch(void* destination, const void* source, size_t bytes, size_t count,
+                               TransferDirection direction, program::Device device) override;
   Status fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) override;
 
   int deviceCount() const { return device_count_; }

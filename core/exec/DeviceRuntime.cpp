@@ -124,4 +124,15 @@ Result<RuntimeSelection> selectRuntime(RuntimePreference preference) {
   return selection;
 }
 
+Result<CopyTiming> DeviceRuntime::copyBatch(void* destination, const void* source, size_t bytes, size_t count,
+                                            TransferDirection direction, program::Device device) {
+  CopyTiming total;
+  for (size_t i = 0; i < count; ++i) {
+    auto timing = copy(destination, source, bytes, direction, device);
+    if (!timing) return timing.error();
+    total.seconds += timing->seconds;
+  }
+  return total;
+}
+
 }  // namespace ptescope::exec

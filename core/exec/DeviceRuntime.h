@@ -74,6 +74,13 @@ class DeviceRuntime {
   // the transfer is complete and returns how long the transfer took.
   virtual Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
                                   program::Device device) = 0;
+  // Copies `bytes` `count` times back to back and returns the time of the
+  // whole batch, the way bandwidth tools time copies: on a GPU two events
+  // around the batch (per-copy event pairs would add their own overhead to
+  // small copies), on the host the steady clock. The default loops over
+  // copy() and sums.
+  virtual Result<CopyTiming> copyBatch(void* destination, const void* source, size_t bytes, size_t count,
+                                       TransferDirection direction, program::Device device);
   // Sets `bytes` bytes at `data` (host or device memory, as `place` says).
   virtual Status fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) = 0;
 

@@ -100,9 +100,12 @@ std::string profileText(const exec::TransferProfile& p) {
   if (p.copies.empty()) {
     out += "  no host-device copies ran\n";
   } else {
-    const std::vector<std::pair<std::string, size_t>> columns = {
+    // An emulated profile timed host memcpy: its bandwidth is memcpy's and
+    // a share of a "peak" (a larger memcpy) says nothing about a link.
+    std::vector<std::pair<std::string, size_t>> columns = {
         {"instr", 6}, {"dir", 4},    {"source", 8}, {"dest", 8},     {"device", 8}, {"bytes", 12},
-        {"host mem", 9}, {"min us", 10}, {"median us", 10}, {"max us", 10}, {"GB/s", 9}, {"of peak", 8}};
+        {"host mem", 9}, {"min us", 10}, {"median us", 10}, {"max us", 10}, {p.emulated ? "memcpy GB/s" : "GB/s", 9}};
+    if (!p.emulated) columns.push_back({"of peak", 8});
     std::string header = " ";
     for (const auto& [name, width] : columns) header += " " + pad(name, width, name != "dir" && name != "source" && name != "dest" && name != "device" && name != "host mem");
     out += header + "\n";
@@ -119,7 +122,7 @@ std::string profileText(const exec::TransferProfile& p) {
       row += " " + pad(formatted("%.2f", micros(c.seconds.median)), 10, true);
       row += " " + pad(formatted("%.2f", micros(c.seconds.max)), 10, true);
       row += " " + pad(formatted("%.2f", c.gbps), 9, true);
-      row += " " + pad(p.peak.measured ? percent(c.peak_share) : "-", 8, true);
+      if (!p.emulated) row += " " + pad(p.peak.measured ? percent(c.peak_share) : "-", 8, true);
       out += row + "\n";
     }
   }
@@ -128,14 +131,19 @@ std::string profileText(const exec::TransferProfile& p) {
   for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
     const auto& t = p.totals(direction);
     out += "  " + exec::directionName(direction) + ": " + std::to_string(t.copies) + " copies, " + bytesText(t.bytes) +
-           ", median " + formatted("%.2f", micros(t.seconds)) + " us, " + formatted("%.2f", t.gbps) + " GB/s";
-    if (p.peak.measured && t.copies > 0) out += ", " + percent(t.peak_share) + " of peak";
+           ", median " + formatted("%.2f", micros(t.seconds)) + " us, " + formatted("%.2f", t.gbps) +
+           (p.emulated ? " GB/s of memcpy" : " GB/s");
+    if (p.peak.measured && t.copies > 0 && !p.emulated) out += ", " + percent(t.peak_share) + " of peak";
     out += "\n";
   }
   out += "  run: median " + formatted("%.2f", micros(p.run_seconds.median)) + " us (min " +
          formatted("%.2f", micros(p.run_seconds.min)) + ", max " + formatted("%.2f", micros(p.run_seconds.max)) +
          "), copies " + formatted("%.2f", micros(p.copy_seconds)) + " us = " + percent(p.copy_share) + " of the run\n";
-  if (p.peak.measured) {
+  if (p.peak.measured && p.emulated) {
+    out += "  host memcpy (emulated, not a GPU link; " + bytesText(p.peak.bytes) + " each way, best of " +
+           std::to_string(p.peak.repeats) + "): " + formatted("%.2f", p.peak.h2d_gbps) + " GB/s to the emulated device, " +
+           formatted("%.2f", p.peak.d2h_gbps) + " GB/s back; `ptescope-cli predict` says what the copies cost on a link\n";
+  } else if (p.peak.measured) {
     out += "  link peak (pinned, " + bytesText(p.peak.bytes) + " each way on " + p.peak.device.str() + ", best of " +
            std::to_string(p.peak.repeats) + "): H2D " + formatted("%.2f", p.peak.h2d_gbps) + " GB/s, D2H " +
            formatted("%.2f", p.peak.d2h_gbps) + " GB/s" + (p.emulated ? " (emulated)" : "") + "\n";

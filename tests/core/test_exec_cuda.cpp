@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "analysis/Dataflow.h"
+#include "cost/LinkProbe.h"
 #include "exec/Executor.h"
 #include "exec/Profiler.h"
 #include "synth/JsonSpec.h"
@@ -133,6 +134,36 @@ class ExecCudaTest : public QObject {
         QCOMPARE(copy.samples.size(), size_t(5));
         QVERIFY(copy.seconds.min > 0);
       }
+    }
+  }
+
+  // Batched copies (probe-link's timing) move the bytes and take time.
+  void batchedCopiesAndTheLinkProbe() {
+    constexpr size_t kBytes = 1 << 20;
+    auto device = RuntimeBuffer::allocate(*runtime_, kBytes, MemoryPlace::onDevice(kCuda0));
+    auto host = RuntimeBuffer::allocate(*runtime_, kBytes, MemoryPlace::host(HostMemoryKind::Pinned));
+    auto back = RuntimeBuffer::allocate(*runtime_, kBytes, MemoryPlace::host(HostMemoryKind::Pinned));
+    QVERIFY(device.ok() && host.ok() && back.ok());
+    std::memset(host->data(), 0x3c, kBytes);
+    std::memset(back->data(), 0, kBytes);
+    auto up = runtime_->copyBatch(device->data(), host->data(), kBytes, 4, TransferDirection::HostToDevice, kCuda0);
+    QVERIFY2(up.ok(), up ? "" : up.error().message.c_str());
+    auto down = runtime_->copyBatch(back->data(), device->data(), kBytes, 4, TransferDirection::DeviceToHost, kCuda0);
+    QVERIFY2(down.ok(), down ? "" : down.error().message.c_str());
+    QVERIFY(up->seconds > 0 && down->seconds > 0);
+    QCOMPARE(std::memcmp(host->data(), back->data(), kBytes), 0);
+
+    cost::ProbeOptions options;
+    options.max_bytes = 16 << 20;
+    options.repeats = 3;
+    auto link = cost::probeLink(*runtime_, options);
+    QVERIFY2(link.ok(), link ? "" : link.error().message.c_str());
+    QCOMPARE(link->kind, std::string("measured"));
+    QCOMPARE(link->curves.size(), size_t(4));
+    for (const auto& c : link->curves) {
+      QCOMPARE(c.points.back().bytes, uint64_t(16) << 20);
+      // A 16 MiB copy takes longer than a 1 KiB one on any link.
+      QVERIFY(c.points.back().seconds > c.points.front().seconds);
     }
   }
 };

@@ -13,7 +13,14 @@
 #      the GUI's code path offscreen (ptescope --profile --export-profile):
 #      it must run on the GPU, not emulated; without Qt this step is reported
 #      as skipped;
-#   6. print a short table last.
+#   6. run probe-link (the size -> time curve, pinned and pageable, both
+#      ways) and check its largest pinned H2D/D2H bandwidth against the link
+#      this GPU sits on (PCIe generation and width from nvidia-smi, else
+#      sysfs; NVLink-C2C when nvidia-smi reports C2C links): at least 70% of
+#      the link's raw rate per direction and not above it; print measured /
+#      predicted for the matching built-in profile, and `predict --measured`
+#      of the demo and the 500-layer program on the probed link;
+#   7. print a short table last.
 # Full results (test logs, each profile as text, JSON, CSV and trace) go to
 # $OUT when it is set, else to a fresh temporary folder named at the end.
 # The exit status is 0 only when every check passed.
@@ -163,6 +170,97 @@ else
 fi
 printf '%s\n' "$bandwidth_lines" > "$RESULTS/bandwidth-check.txt"
 
+# ---- 4b. probe-link against the link this GPU sits on -------------------------
+# Raw data rate per direction of one PCIe lane in GB/s (after line coding):
+# Gen1 0.25, Gen2 0.5, Gen3 0.985, Gen4 1.969, Gen5 3.938, Gen6 7.563.
+LINK_MIN_SHARE=0.70
+link_lines=""
+link_kind="unknown"
+link_raw=""
+builtin=""
+gen=""; width=""
+if command -v nvidia-smi > /dev/null; then
+  gen="$(nvidia-smi -i 0 --query-gpu=pcie.link.gen.max --format=csv,noheader 2> /dev/null | tr -dc '0-9')"
+  width="$(nvidia-smi -i 0 --query-gpu=pcie.link.width.max --format=csv,noheader 2> /dev/null | tr -dc '0-9')"
+  if nvidia-smi c2c -s -i 0 2> /dev/null | grep -qiE "GB/s|active"; then link_kind="nvlink-c2c"; fi
+fi
+if [ -z "$gen" ] || [ -z "$width" ]; then
+  # sysfs: the first NVIDIA display/3D controller's maximum link.
+  for dev in /sys/bus/pci/devices/*; do
+    [ "$(cat "$dev/vendor" 2> /dev/null)" = "0x10de" ] || continue
+    case "$(cat "$dev/class" 2> /dev/null)" in 0x03*) ;; *) continue ;; esac
+    speed="$(cat "$dev/max_link_speed" 2> /dev/null)"   # "16.0 GT/s PCIe"
+    width="$(cat "$dev/max_link_width" 2> /dev/null)"
+    case "$speed" in 2.5*) gen=1 ;; 5.0*) gen=2 ;; 8.0*) gen=3 ;; 16.0*) gen=4 ;; 32.0*) gen=5 ;; 64.0*) gen=6 ;; esac
+    break
+  done
+fi
+if [ "$link_kind" = unknown ] && [ -n "$gen" ] && [ -n "$width" ]; then
+  link_kind="pcie-gen$gen-x$width"
+  link_raw="$(awk -v g="$gen" -v w="$width" 'BEGIN { split("0.25 0.5 0.985 1.969 3.938 7.563", lane, " "); print lane[g] * w }')"
+fi
+if [ "$link_kind" = nvlink-c2c ]; then link_raw=450; fi
+if [ -f "$ROOT/resources/links/$link_kind.json" ]; then builtin="$ROOT/resources/links/$link_kind.json"; fi
+say "probe-link on cuda:0 (link: $link_kind${link_raw:+, raw $link_raw GB/s per direction})"
+if "$CLI" probe-link --device 0 -o "$RESULTS/link.json" > "$RESULTS/probe-link.txt" 2>&1; then
+  # The largest pinned point of each direction, and the built-in's.
+  if ! link_lines="$(python3 - "$RESULTS/link.json" "$builtin" "$link_raw" "$LINK_MIN_SHARE" << 'PY'
+import json, sys
+probe = json.load(open(sys.argv[1]))
+builtin = json.load(open(sys.argv[2])) if sys.argv[2] else None
+raw = float(sys.argv[3]) if sys.argv[3] else 0.0
+share = float(sys.argv[4])
+def curve(profile, direction, memory):
+    for c in profile["curves"]:
+        if c["direction"] == direction and c["host_memory"] == memory:
+            return c["points"]
+    return []
+bad = False
+for direction in ("H2D", "D2H"):
+    for memory in ("pinned", "pageable"):
+        points = curve(probe, direction, memory)
+        if not points:
+            print("  %s %s: no curve" % (direction, memory)); bad = True; continue
+        last = points[-1]
+        gbps = last["bytes"] / (last["us"] * 1e-6) / 1e9
+        line = "  %s %-8s %7.1f MiB: %7.2f GB/s, 1 KiB: %6.2f us" % (
+            direction, memory, last["bytes"] / 1048576, gbps, points[0]["us"])
+        if builtin:
+            ref = {p["bytes"]: p["us"] for p in curve(builtin, direction, memory)}
+            if last["bytes"] in ref:
+                line += ", measured/predicted %.2f" % (last["us"] / ref[last["bytes"]])
+        if memory == "pinned" and raw > 0:
+            ok = share * raw <= gbps <= 1.02 * raw
+            line += " -> %.0f%% of the %.1f GB/s raw link (%s)" % (100 * gbps / raw, raw, "ok" if ok else "OUT OF RANGE")
+            bad = bad or not ok
+        print(line)
+sys.exit(1 if bad else 0)
+PY
+)"; then
+    fail "probe-link: large pinned bandwidth outside ${LINK_MIN_SHARE}..1.02 of the $link_kind raw rate (or a curve missing)"
+  fi
+  if [ -z "$link_raw" ]; then fail "probe-link: could not tell which link cuda:0 sits on (no nvidia-smi, no sysfs entry)"; fi
+  for name in demo-pinned large-500-pinned; do
+    program="${name%-pinned}"
+    if [ -f "$RESULTS/$name.json" ]; then
+      "$CLI" predict "$WORK/$program.pte" --pinned --link "$RESULTS/link.json" --measured "$RESULTS/$name.json" \
+        > "$RESULTS/predict-$name.txt" 2>&1 || fail "predict --measured $name"
+      "$CLI" predict "$WORK/$program.pte" --pinned --link "$RESULTS/link.json" --measured "$RESULTS/$name.json" --json \
+        > "$RESULTS/predict-$name.json" 2>> "$LOG" || true
+      link_lines+=$'\n'"$(python3 -c '
+import json, statistics, sys
+d = json.load(open(sys.argv[1]))
+r = [c["measured_over_predicted"] for c in d["copies"] if c.get("measured_over_predicted")]
+print("  %s: %d copies, measured/predicted median %.2f (min %.2f, max %.2f) on the probed link" % (
+    sys.argv[2], len(r), statistics.median(r), min(r), max(r)) if r else "  %s: no copy paired" % sys.argv[2])
+' "$RESULTS/predict-$name.json" "$program" 2>&1)"
+    fi
+  done
+else
+  fail "probe-link failed: $(tail -n 1 "$RESULTS/probe-link.txt")"
+fi
+printf '%s\n' "$link_lines" > "$RESULTS/link-check.txt"
+
 # ---- 5. the table ---------------------------------------------------------------
 # Totals lines of the text output look like
 #   "  H2D: 2 copies, 512 B, median 1.23 us, 0.42 GB/s, 1.0% of peak"
@@ -192,6 +290,8 @@ field() {  # field FILE PREFIX SED-EXPRESSION
   done
   echo "  large pinned copies (>= $((LARGE_COPY_BYTES >> 20)) MiB) against the link peak, threshold $(awk -v t="$THRESHOLD" 'BEGIN { print t * 100 }')%:"
   echo "$bandwidth_lines"
+  echo "  probe-link (link: $link_kind${link_raw:+, raw $link_raw GB/s per direction}), large pinned at least $(awk -v t="$LINK_MIN_SHARE" 'BEGIN { print t * 100 }')% of raw:"
+  echo "$link_lines"
   if [ ${#failures[@]} -eq 0 ]; then
     echo "RESULT: PASS (full results in $RESULTS)"
   else

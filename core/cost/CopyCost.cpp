@@ -1,0 +1,118 @@
+#include "cost/CopyCost.h"
+
+#include "analysis/Dataflow.h"
+
+namespace ptescope::cost {
+
+using exec::TransferDirection;
+
+double copyShare(double copySeconds, double computeSeconds) {
+  const double run = copySeconds + computeSeconds;
+  return run > 0 ? copySeconds / run : 0.0;
+}
+
+Result<MethodPrediction> predictMethod(const program::Method& method, const LinkProfile& link,
+                                       exec::HostMemoryKind hostMemory) {
+  MethodPrediction prediction;
+  prediction.method = method.displayName();
+  prediction.link_name = link.name;
+  prediction.link_label = link.label();
+  prediction.host_memory = hostMemory;
+  const auto flow = analysis::Dataflow::build(method);
+  const auto& values = program::items(method.values);
+  auto canonical = passes::canonicalValueIndices(method);
+  for (const auto& facts : flow.instructions()) {
+    if (!facts.is_h2d_copy && !facts.is_d2h_copy) continue;
+    const auto& instruction = (*(*method.chains)[facts.chain].instructions)[facts.index_in_chain];
+    const auto* call = std::get_if<program::KernelCall>(&instruction.data);
+    const std::string where = "method '" + prediction.method + "' instruction " + std::to_string(facts.flat_index);
+    if (call == nullptr || program::items(call->args).size() < 2)
+      return makeError(where + ": an et_copy call needs a source and a destination argument");
+    CopyPrediction copy;
+    copy.instruction = facts.flat_index;
+    copy.direction = facts.is_h2d_copy ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost;
+    copy.source_value = (*call->args)[0];
+    copy.destination_value = (*call->args)[1];
+    auto tensorAt = [&](int32_t v) -> const program::Tensor* {
+      return v >= 0 && size_t(v) < values.size() ? values[size_t(v)].tensor() : nullptr;
+    };
+    const program::Tensor* source = tensorAt(copy.source_value);
+    const program::Tensor* destination = tensorAt(copy.destination_value);
+    if (source == nullptr) return makeError(where + ": the copy's source %" + std::to_string(copy.source_value) + " is not a tensor");
+    copy.bytes = uint64_t(std::max<int64_t>(source->nbytes(), 0));
+    const program::Tensor* deviceSide = copy.direction == TransferDirection::HostToDevice ? destination : source;
+    if (deviceSide != nullptr) copy.device = deviceSide->device();
+    if (canonical && copy.source_value >= 0 && size_t(copy.source_value) < canonical->size())
+      copy.canonical_source = canonical.value()[size_t(copy.source_value)];
+    auto seconds = link.secondsFor(copy.direction, hostMemory, copy.bytes);
+    if (!seconds) return seconds.error();
+    copy.seconds = seconds.value();
+    PredictionTotals& totals =
+        copy.direction == TransferDirection::HostToDevice ? prediction.host_to_device : prediction.device_to_host;
+    totals.copies += 1;
+    totals.bytes += copy.bytes;
+    totals.seconds += copy.seconds;
+    prediction.copies.push_back(copy);
+  }
+  return prediction;
+}
+
+Result<MethodPrediction> predictProgram(const program::Program& program, const std::string& methodName,
+                                        const LinkProfile& link, exec::HostMemoryKind hostMemory) {
+  const std::string name = methodName.empty() ? exec::defaultMethodName(program) : methodName;
+  if (name.empty()) return makeError("the program has no method");
+  const auto* method = program.findMethod(name);
+  if (method == nullptr) return makeError("no method named '" + name + "'");
+  return predictMethod(*method, link, hostMemory);
+}
+
+Result<double> predictRecords(const std::vector<passes::CopyRecord>& copies, const LinkProfile& link,
+                              exec::HostMemoryKind hostMemory) {
+  double total = 0;
+  for (const auto& c : copies) {
+    const auto direction =
+        c.direction == passes::CopyDirection::HostToDevice ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost;
+    auto seconds = link.secondsFor(direction, hostMemory, uint64_t(std::max<int64_t>(c.bytes, 0)));
+    if (!seconds) return seconds.error();
+    total += seconds.value();
+  }
+  return total;
+}
+
+exec::TransferProfile asTransferProfile(const MethodPrediction& prediction) {
+  exec::TransferProfile profile;
+  profile.method = prediction.method;
+  profile.runtime = "predicted: " + prediction.link_label;
+  profile.host_memory = prediction.host_memory;
+  profile.iterations = 1;
+  profile.requested_iterations = 1;
+  for (const auto& c : prediction.copies) {
+    exec::CopyProfile copy;
+    copy.instruction = c.instruction;
+    copy.direction = c.direction;
+    copy.source_value = c.source_value;
+    copy.destination_value = c.destination_value;
+    copy.canonical_source = c.canonical_source;
+    copy.device = c.device;
+    copy.host_memory = prediction.host_memory;
+    copy.bytes = c.bytes;
+    copy.executions_per_iteration = 1;
+    copy.samples = {c.seconds};
+    copy.seconds = exec::TimingStats{c.seconds, c.seconds, c.seconds};
+    copy.gbps = c.seconds > 0 ? double(c.bytes) / c.seconds / 1e9 : 0.0;
+    copy.best_gbps = copy.gbps;
+    profile.copies.push_back(copy);
+  }
+  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+    const auto& from = prediction.totals(direction);
+    auto& to = direction == TransferDirection::HostToDevice ? profile.host_to_device : profile.device_to_host;
+    to.copies = from.copies;
+    to.bytes = from.bytes;
+    to.seconds = from.seconds;
+    to.gbps = from.seconds > 0 ? double(from.bytes) / from.seconds / 1e9 : 0.0;
+  }
+  profile.copy_seconds = prediction.copySeconds();
+  return profile;
+}
+
+}  // namespace ptescope::cost

@@ -1,0 +1,81 @@
+// Predicted cost of a method's host-device copies on a link profile, read
+// off the program alone (no run): every et_copy instruction, its bytes
+// (the source tensor's size), direction and device side, priced by the
+// link's curve for the host memory kind the arenas would be in.
+//
+// A prediction has the same copy identity as a measured profile (direction,
+// canonical source, device side, occurrence: report::pairCopies), so
+// asTransferProfile() turns it into a profile whose every time is the
+// predicted one, to be laid beside a measurement of the same method.
+//
+// Share of a run: ExecuTorch runs a method's instructions one after the
+// other and each et_copy waits for its transfer, so with a compute time C
+// per iteration the run takes C + copies and the copy share is
+// copies / (C + copies).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cost/LinkProfile.h"
+#include "exec/Profiler.h"
+#include "passes/DevicePasses.h"
+#include "program/Program.h"
+#include "util/Result.h"
+
+namespace ptescope::cost {
+
+struct CopyPrediction {
+  size_t instruction = 0;  // flat index
+  exec::TransferDirection direction = exec::TransferDirection::HostToDevice;
+  int32_t source_value = -1;
+  int32_t destination_value = -1;
+  int32_t canonical_source = -1;  // passes::canonicalValueIndices; -1 when unknown
+  program::Device device;         // the device side
+  uint64_t bytes = 0;
+  double seconds = 0;             // one execution
+};
+
+struct PredictionTotals {
+  size_t copies = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+};
+
+struct MethodPrediction {
+  std::string method;
+  std::string link_name;
+  std::string link_label;  // LinkProfile::label()
+  exec::HostMemoryKind host_memory = exec::HostMemoryKind::Pageable;
+  std::vector<CopyPrediction> copies;  // instruction order
+  PredictionTotals host_to_device;
+  PredictionTotals device_to_host;
+
+  double copySeconds() const { return host_to_device.seconds + device_to_host.seconds; }
+  const PredictionTotals& totals(exec::TransferDirection direction) const {
+    return direction == exec::TransferDirection::HostToDevice ? host_to_device : device_to_host;
+  }
+};
+
+// copies / (compute + copies); 0 when both are 0.
+double copyShare(double copySeconds, double computeSeconds);
+
+// The copies of `method` priced on `link`. Errors: a copy whose curve the
+// profile lacks, an et_copy call with too few arguments.
+Result<MethodPrediction> predictMethod(const program::Method& method, const LinkProfile& link,
+                                       exec::HostMemoryKind hostMemory);
+// The method by name ("" = the one a profile would run); errors name it.
+Result<MethodPrediction> predictProgram(const program::Program& program, const std::string& methodName,
+                                        const LinkProfile& link, exec::HostMemoryKind hostMemory);
+
+// The predicted time of copies as the pass reports describe them.
+Result<double> predictRecords(const std::vector<passes::CopyRecord>& copies, const LinkProfile& link,
+                              exec::HostMemoryKind hostMemory);
+
+// The prediction shaped as a measured profile: one execution per iteration,
+// min = median = max = the predicted time, runtime "predicted: <link>".
+exec::TransferProfile asTransferProfile(const MethodPrediction& prediction);
+
+}  // namespace ptescope::cost

@@ -1,0 +1,253 @@
+// ptescope-cli predict, probe-link, and the prediction lines of propagate and
+// diff, as a user runs them. Expected times are computed here from the
+// built-in profile files themselves (resources/links/*.json, read with
+// nlohmann-json, interpolated by this file's own code), not by the code
+// under test.
+#include <QtTest>
+
+#include <QDir>
+
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "exec/DeviceRuntime.h"
+#include "pte/Writer.h"
+#include "support/TestSupport.h"
+#include "synth/JsonSpec.h"
+#include "synth/Scenarios.h"
+
+using ptescope::test::runCli;
+using ptescope::test::tempDir;
+
+namespace {
+
+QString outPath(const QString& name) { return QDir(tempDir()).filePath(name); }
+
+QString writeProgram(const QString& name, bool passes) {
+  const QString file = outPath(name);
+  auto built = ptescope::synth::synthesizeDemo();
+  if (!built) return {};
+  auto program = passes ? ptescope::synth::applyDevicePasses(built.value())
+                        : ptescope::Result<ptescope::program::Program>(built->program);
+  if (!program || !ptescope::pte::writeProgramFile(program.value(), file.toStdString()).ok()) return {};
+  return file;
+}
+
+QString demoPath() {
+  static const QString path = writeProgram("demo.pte", true);
+  return path;
+}
+
+// One 128 MiB float32 tensor each way (tests/gpu/large-copy.json).
+QString largeCopyPath() {
+  static const QString path = [] {
+    const QString file = outPath("large.pte");
+    auto built = ptescope::synth::synthesizeFromSpecFile(PTESCOPE_SOURCE_DIR "/tests/gpu/large-copy.json");
+    if (!built) return QString();
+    auto program = ptescope::synth::applyDevicePasses(built.value());
+    if (!program || !ptescope::pte::writeProgramFile(program.value(), file.toStdString()).ok()) return QString();
+    return file;
+  }();
+  return path;
+}
+
+nlohmann::json parse(const QByteArray& text) { return nlohmann::json::parse(text.begin(), text.end(), nullptr, false); }
+
+// The built-in file's points for one curve, in (bytes, microseconds).
+std::vector<std::pair<double, double>> pointsOf(const std::string& link, const std::string& direction,
+                                                const std::string& memory) {
+  std::ifstream in(std::string(PTESCOPE_SOURCE_DIR) + "/resources/links/" + link + ".json");
+  const auto j = nlohmann::json::parse(in, nullptr, false);
+  std::vector<std::pair<double, double>> points;
+  if (j.is_discarded()) return points;
+  for (const auto& c : j["curves"])
+    if (c["direction"] == direction && c["host_memory"] == memory)
+      for (const auto& p : c["points"]) points.emplace_back(p["bytes"].get<double>(), p["us"].get<double>());
+  return points;
+}
+
+// The documented rule: first point's time below it, linear between points,
+// the last segment continued above.
+double expectedMicros(const std::vector<std::pair<double, double>>& pts, double bytes) {
+  if (bytes == 0 || pts.empty()) return 0;
+  if (bytes <= pts.front().first) return pts.front().second;
+  size_t i = 1;
+  while (i + 1 < pts.size() && pts[i].first < bytes) ++i;
+  const auto& [x0, y0] = pts[i - 1];
+  const auto& [x1, y1] = pts[i];
+  return y0 + (y1 - y0) * (bytes - x0) / (x1 - x0);
+}
+
+bool close(double a, double b) { return std::abs(a - b) <= 1e-6 * std::max({std::abs(a), std::abs(b), 1e-3}); }
+
+}  // namespace
+
+class CliPredictTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(!demoPath().isEmpty());
+    QVERIFY(!largeCopyPath().isEmpty());
+    QVERIFY(!pointsOf("pcie-gen4-x16", "H2D", "pageable").empty());
+  }
+
+  void textOnTheDefaultLink() {
+    auto r = runCli({"predict", demoPath(), "--compute-ms", "2"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("predicted copies of method 'forward' in demo.pte"));
+    QVERIFY(r.out.contains("link: PCIe Gen4 x16 (built-in, typical figures), pageable host memory"));
+    QVERIFY(r.out.contains("Typical figures, not guarantees"));
+    // Four copies of at most 1 KiB: each costs the first point's time.
+    const double h2d = pointsOf("pcie-gen4-x16", "H2D", "pageable").front().second;
+    const double d2h = pointsOf("pcie-gen4-x16", "D2H", "pageable").front().second;
+    const QByteArray h2dText = QByteArray::number(2 * h2d, 'f', 2), d2hText = QByteArray::number(2 * d2h, 'f', 2);
+    QVERIFY2(r.out.contains("H2D: 2 copies, 512 B, " + h2dText + " us"), r.out.constData());
+    QVERIFY2(r.out.contains("D2H: 2 copies, 320 B, " + d2hText + " us"), r.out.constData());
+    const double copies = 2 * h2d + 2 * d2h;
+    QVERIFY(r.out.contains("copies: " + QByteArray::number(copies, 'f', 2) + " us per iteration"));
+    const double share = copies / (2000 + copies) * 100;
+    QVERIFY2(r.out.contains("with 2.000 ms of compute: copies are " + QByteArray::number(share, 'f', 1) + "% of a"),
+             r.out.constData());
+    QCOMPARE(r.out.count("\n       0  H2D"), 1);  // the first copy's row
+  }
+
+  void jsonMatchesTheFormula() {
+    for (const std::string link : {"pcie-gen3-x16", "pcie-gen5-x16", "nvlink-c2c"}) {
+      auto r = runCli({"predict", largeCopyPath(), "--link", QString::fromStdString(link), "--pinned", "--compute-ms",
+                       "10", "--json"});
+      QVERIFY2(r.exitCode == 0, r.err.constData());
+      const auto j = parse(r.out);
+      QVERIFY(!j.is_discarded());
+      QCOMPARE(j["format"].get<std::string>(), std::string("ptescope-prediction"));
+      QCOMPARE(j["link"]["name"].get<std::string>(), link);
+      QCOMPARE(j["host_memory"].get<std::string>(), std::string("pinned"));
+      QCOMPARE(j["copies"].size(), size_t(2));
+      double total = 0;
+      for (const auto& c : j["copies"]) {
+        const double bytes = c["bytes"].get<double>();
+        QCOMPARE(bytes, 128.0 * 1024 * 1024);
+        // 128 MiB lies between the 64 MiB and 256 MiB points.
+        const double expected = expectedMicros(pointsOf(link, c["direction"].get<std::string>(), "pinned"), bytes);
+        QVERIFY2(close(c["predicted_us"].get<double>(), expected), c.dump().c_str());
+        QVERIFY(close(c["predicted_gbps"].get<double>(), bytes / (expected * 1e-6) / 1e9));
+        total += expected;
+      }
+      QVERIFY(close(j["copy_us"].get<double>(), total));
+      QVERIFY(close(j["totals"]["h2d"]["predicted_us"].get<double>() + j["totals"]["d2h"]["predicted_us"].get<double>(), total));
+      QVERIFY(close(j["copy_share"].get<double>(), total / (10000 + total)));
+    }
+  }
+
+  void measuredBesidePredicted() {
+    const QString profile = outPath("demo.profile.json");
+    auto run = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "3", "--warmup", "1", "--json", profile});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    auto r = runCli({"predict", demoPath(), "--measured", profile, "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = parse(r.out);
+    const auto measuredBytes = ptescope::test::readAll(profile);
+    const auto measured = nlohmann::json::parse(measuredBytes.begin(), measuredBytes.end());
+    QCOMPARE(j["copies"].size(), measured["copies"].size());
+    for (const auto& c : j["copies"]) {
+      // The same copy in the profile: same direction and source.
+      const nlohmann::json* m = nullptr;
+      for (const auto& candidate : measured["copies"])
+        if (candidate["direction"] == c["direction"] && candidate["source"] == c["source"]) m = &candidate;
+      QVERIFY(m != nullptr);
+      QVERIFY(close(c["measured_median_us"].get<double>(), (*m)["median_us"].get<double>()));
+      QVERIFY(close(c["measured_over_predicted"].get<double>(),
+                    (*m)["median_us"].get<double>() / c["predicted_us"].get<double>()));
+    }
+    QVERIFY(j["measured"]["emulated"].get<bool>());
+    auto text = runCli({"predict", demoPath(), "--measured", profile});
+    QVERIFY(text.out.contains("measured/predicted"));
+    QVERIFY(text.out.contains("emulated: host memcpy, not a link"));
+  }
+
+  void emulatedProfilesSayWhatTheyMeasured() {
+    auto r = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "2", "--warmup", "0"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(!r.out.contains("of peak"));
+    QVERIFY(!r.out.contains("link peak"));
+    QVERIFY(r.out.contains("memcpy GB/s"));
+    QVERIFY(r.out.contains("host memcpy (emulated, not a GPU link"));
+  }
+
+  void propagateAndDiffPrintTheSaving() {
+    const QString before = writeProgram("pre.pte", false);
+    QVERIFY(!before.isEmpty());
+    const QString after = outPath("post.pte");
+    auto r = runCli({"propagate", before, "-o", after});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    // The pre-pass demo copies nothing; after the passes its forward makes
+    // the four copies of at most 1 KiB priced above.
+    const double h2d = pointsOf("pcie-gen4-x16", "H2D", "pageable").front().second;
+    const double d2h = pointsOf("pcie-gen4-x16", "D2H", "pageable").front().second;
+    const QByteArray forward = "predicted copy time per run of method 'forward' on PCIe Gen4 x16 (built-in, typical "
+                               "figures), pageable host memory: 0.00 us -> " +
+                               QByteArray::number(2 * h2d + 2 * d2h, 'f', 2) + " us (adds " +
+                               QByteArray::number(2 * h2d + 2 * d2h, 'f', 2) + " us)";
+    QVERIFY2(r.out.contains(forward), r.out.constData());
+
+    // Going back saves that much, on whichever link is named.
+    auto d = runCli({"diff", after, before, "--link", "nvlink-c2c", "--pinned", "--json"});
+    QVERIFY2(d.exitCode == 0, d.err.constData());
+    const auto j = parse(d.out);
+    QVERIFY(j.contains("predicted"));
+    const nlohmann::json* fwd = nullptr;
+    for (const auto& m : j["predicted"])
+      if (m["method"] == "forward") fwd = &m;
+    QVERIFY(fwd != nullptr);
+    const double c2c = 2 * pointsOf("nvlink-c2c", "H2D", "pinned").front().second +
+                       2 * pointsOf("nvlink-c2c", "D2H", "pinned").front().second;
+    QCOMPARE((*fwd)["link"].get<std::string>(), std::string("nvlink-c2c"));
+    QVERIFY(close((*fwd)["before_us"].get<double>(), c2c));
+    QVERIFY(close((*fwd)["after_us"].get<double>(), 0));
+    QVERIFY(close((*fwd)["delta_us"].get<double>(), -c2c));
+    auto t = runCli({"diff", after, before, "--link", "nvlink-c2c", "--pinned"});
+    QVERIFY(t.out.contains("(saves " + QByteArray::number(c2c, 'f', 2) + " us, -100.0%)"));
+  }
+
+  void probeLink() {
+    const QString out = outPath("probe.json");
+    auto r = runCli({"probe-link", "-o", out, "--max-bytes", "65536", "--repeats", "2"});
+    if (ptescope::exec::selectRuntime(ptescope::exec::RuntimePreference::Cuda).ok()) {
+      QVERIFY2(r.exitCode == 0, r.err.constData());  // a GPU: it measures
+    } else {
+      ptescope::test::expectOneLineCliError(r);
+      QVERIFY(r.err.contains("probe-link needs a CUDA GPU"));
+      QVERIFY(!QFile::exists(out));
+    }
+    auto e = runCli({"probe-link", "--emulated", "-o", out, "--max-bytes", "65536", "--repeats", "2"});
+    QVERIFY2(e.exitCode == 0, e.err.constData());
+    const auto bytes = ptescope::test::readAll(out);
+    const auto j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    QCOMPARE(j["kind"].get<std::string>(), std::string("emulated"));
+    QCOMPARE(j["curves"].size(), size_t(4));
+    // The written profile is usable as --link FILE.
+    auto p = runCli({"predict", demoPath(), "--link", out});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    QVERIFY(p.out.contains("emulated: host memcpy, not a GPU link"));
+  }
+
+  void badInput() {
+    ptescope::test::expectOneLineCliError(runCli({"predict", outPath("missing.pte")}));
+    ptescope::test::expectOneLineCliError(runCli({"predict", demoPath(), "--link", "pcie-gen9"}));
+    ptescope::test::expectOneLineCliError(runCli({"predict", demoPath(), "--method", "nope"}));
+    ptescope::test::expectOneLineCliError(runCli({"predict"}));
+    const QString bad = outPath("bad-link.json");
+    ptescope::test::writeAll(bad, {'{', '}'});
+    auto r = runCli({"predict", demoPath(), "--link", bad});
+    ptescope::test::expectOneLineCliError(r);
+    QVERIFY(r.err.contains("bad-link.json: not a link profile"));
+    ptescope::test::expectOneLineCliError(runCli({"propagate", demoPath(), "-o", outPath("x.pte"), "--link", "nope"}));
+    QVERIFY(!QFile::exists(outPath("x.pte")));  // checked before writing
+    ptescope::test::expectOneLineCliError(
+        runCli({"profile", demoPath(), "--runtime", "host", "--save-link", outPath("l.json")}));
+  }
+};
+
+QTEST_GUILESS_MAIN(CliPredictTest)
+#include "test_cli_predict.moc"
