@@ -42,7 +42,8 @@ Result<program::ExternalData> readDataFile(const std::string& path);
 Result<program::ExternalData> readDataBytes(Bytes bytes, const std::string& name);
 
 // The .ptd files beside `programPath` that may hold its external data:
-// <stem>.ptd, then _default_external_constant.ptd; only existing ones.
+// <stem>.ptd, then _default_external_constant.ptd, then aoti_cuda_blob.ptd
+// (where upstream's AOTI CUDA backend puts delegate weights); only existing ones.
 std::vector<std::string> candidateDataFiles(const std::string& programPath);
 
 }  // namespace ptescope::pte
