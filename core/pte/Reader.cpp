@@ -288,12 +288,13 @@ std::vector<std::string> missingDelegateData(const Program& program) {
 void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
   Program& program = loaded.program;
   std::vector<std::string> paths = options.ptd_paths;
+  program.external_data = options.external_data;
+  const bool findBeside = options.find_ptd_beside && options.external_data.empty();
   const bool needsDelegateData = !missingDelegateData(program).empty();
-  if (paths.empty() && needsDelegateData && !hasExternalTensors(program) && options.find_ptd_beside &&
-      !loaded.file.path.empty())
+  if (paths.empty() && needsDelegateData && !hasExternalTensors(program) && findBeside && !loaded.file.path.empty())
     paths = candidateDataFiles(loaded.file.path);
   const bool needs = hasExternalTensors(program);
-  if (paths.empty() && needs && options.find_ptd_beside && !loaded.file.path.empty())
+  if (paths.empty() && needs && findBeside && !loaded.file.path.empty())
     paths = candidateDataFiles(loaded.file.path);
   for (const auto& path : paths) {
     auto data = readDataFile(path);
@@ -303,7 +304,7 @@ void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
     }
     program.external_data.push_back(std::move(data.value()));
   }
-  if (needsDelegateData) {
+  if (needsDelegateData && !missingDelegateData(program).empty()) {
     std::set<std::string> seen;
     for (auto& problem : missingDelegateData(program))
       if (seen.insert(problem).second)

@@ -24,6 +24,9 @@ struct ReadOptions {
   // has external tensors, a .ptd beside the program is looked for.
   std::vector<std::string> ptd_paths;
   bool find_ptd_beside = true;
+  // Data files already in memory (a synthesized program's aoti_cuda_blob.ptd),
+  // attached before any file is looked for; none is looked for beside.
+  std::vector<program::ExternalData> external_data;
 };
 
 struct LoadedProgram {
