@@ -139,7 +139,10 @@ bool Document::openDemo(QString* error) {
   // `ptescope-cli synth --demo` writes would be (segment offsets, header).
   auto bytes = pte::serializeProgram(result.value());
   if (!bytes) return fail(bytes.error().message);
-  auto reread = pte::readProgramBytes(Bytes::fromVector(std::move(bytes.value())), "demo");
+  // Its data file (aoti_cuda_blob.ptd, the CUDA delegates' weights) stays in memory.
+  pte::ReadOptions options;
+  options.external_data = result->external_data;
+  auto reread = pte::readProgramBytes(Bytes::fromVector(std::move(bytes.value())), "demo", options);
   if (!reread) return fail(reread.error().message);
   auto loaded = std::make_shared<pte::LoadedProgram>(std::move(reread.value()));
   loaded->file.path = "demo (built in)";

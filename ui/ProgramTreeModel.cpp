@@ -2,6 +2,7 @@
 
 #include <QFont>
 
+#include "program/DelegatePayload.h"
 #include "report/InfoReport.h"
 #include "ui/Document.h"
 
@@ -69,6 +70,16 @@ void ProgramTreeModel::rebuild() {
             del->add(QString::fromStdString(spec.key.value_or("")),
                      QString::fromStdString(report::compileSpecValueText(items(spec.value))), NodeKind::CompileSpec,
                      int(m), int(d));
+          // An AOTI payload names its data: the so blob and the weights blob.
+          const auto payload = describeDelegatePayload(program, delegates[d]);
+          for (const auto& n : payload.named_data) {
+            QString where = QString::fromStdString(describeWhere(n));
+            if (n.where != NamedDataLocation::Where::Missing) where += tr(", %1 bytes").arg(n.size);
+            del->add(QString::fromStdString(n.role), QString::fromStdString(n.key) + " — " + where,
+                     NodeKind::NamedData, int(m), -1);
+          }
+          if (!payload.problem.empty())
+            del->add(tr("payload problem"), QString::fromStdString(payload.problem), NodeKind::NamedData, int(m), -1);
         }
       }
       const auto& operators = items(method.operators);
@@ -86,9 +97,12 @@ void ProgramTreeModel::rebuild() {
     const auto& named = items(program.named_data);
     if (!named.empty()) {
       Node* nn = root_->add(tr("Named data"), QString::number(named.size()), NodeKind::Group);
-      for (size_t n = 0; n < named.size(); ++n)
-        nn->add(QString::fromStdString(named[n].key.value_or("")), tr("segment %1").arg(named[n].segment_index),
-                NodeKind::NamedData, -1, int(n));
+      for (size_t n = 0; n < named.size(); ++n) {
+        QString detail = tr("segment %1").arg(named[n].segment_index);
+        if (named[n].segment_index < segments.size())
+          detail += tr(", %1 bytes").arg(segments[named[n].segment_index].data.size());
+        nn->add(QString::fromStdString(named[n].key.value_or("")), detail, NodeKind::NamedData, -1, int(n));
+      }
     }
     for (const auto& ext : program.external_data)
       root_->add(tr("External data"), tr("%1 (%2 entries)").arg(QString::fromStdString(ext.path)).arg(ext.entries.size()),

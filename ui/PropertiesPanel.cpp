@@ -4,6 +4,7 @@
 
 #include <QHeaderView>
 
+#include "program/DelegatePayload.h"
 #include "report/InfoReport.h"
 #include "ui/Document.h"
 
@@ -115,6 +116,19 @@ void PropertiesPanel::showInstruction(size_t k) {
       row(QString::fromStdString(spec.key.value_or("")),
           QString::fromStdString(report::compileSpecValueText(items(spec.value))), del);
     if (auto blob = delegateBlob(document_->program(), d)) row(tr("Blob"), tr("%1 bytes").arg(blob->size()), del);
+    const auto payload = describeDelegatePayload(document_->program(), d);
+    if (payload.aoti) {
+      auto* p = row(tr("Payload"), payload.legacy_keys ? tr("AOTI named data (keys from method_name)")
+                                                       : tr("AOTI named data (keys in the blob)"), del);
+      for (const auto& n : payload.named_data) {
+        QString where = QString::fromStdString(describeWhere(n));
+        if (n.where != NamedDataLocation::Where::Missing) where += tr(", %1 bytes").arg(n.size);
+        auto* entry = row(QString::fromStdString(n.role), where, p);
+        row(tr("Key"), QString::fromStdString(n.key), entry);
+      }
+      if (!payload.problem.empty()) row(tr("Problem"), QString::fromStdString(payload.problem), p);
+      p->setExpanded(true);
+    }
     del->setExpanded(true);
   }
   auto* inputs = row(tr("Inputs"), QString::number(facts.inputs.size()));

@@ -22,6 +22,7 @@
 #include "report/InfoReport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
+#include "synth/WriteProgram.h"
 #include "util/MappedFile.h"
 
 namespace {
@@ -113,9 +114,9 @@ int runSynth(const SynthArgs& args) {
                              : synth::applyDevicePasses(built.value());
   }
   if (!program) return fail(program.error().message);
-  auto status = ptescope::pte::writeProgramFile(program.value(), args.output);
-  if (!status) return fail(status.error().message);
-  std::cerr << "ptescope-cli: wrote " << args.output << "\n";
+  auto written = synth::writeProgramAndData(program.value(), args.output);
+  if (!written) return fail(written.error().message);
+  for (const auto& path : written.value()) std::cerr << "ptescope-cli: wrote " << path << "\n";
   return 0;
 }
 

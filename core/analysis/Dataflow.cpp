@@ -19,7 +19,10 @@ using namespace ptescope::program;
 // KernelCall. Out-variant ops are emitted as args = the schema's inputs, then
 // the `out` argument(s), then the return value(s), which are the same values
 // as the outs: `aten::add.out` is [a, b, alpha, out, out], `et_copy::_h2d_copy.out`
-// is [self, out, out], a two-output op is [..., o1, o2, o1, o2]. The writes are
+// is [self, out, out]; a multi-output op ends in one TensorList of its outs
+// (upstream's emitter; `native_layer_norm.out` is [..., out, mean, rstd,
+// TensorList[out, mean, rstd]]), while older ptescope programs repeat the
+// outs ([..., o1, o2, o1, o2], which the runtime refuses). The writes are
 // found, first match wins, as
 //   1. the return block: the shortest trailing block of tensor args that repeats
 //      the block just before it ([..., o1, o2, o1, o2]: outs o1, o2);

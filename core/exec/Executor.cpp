@@ -1,4 +1,5 @@
 #include "exec/Executor.h"
+#include "exec/RuntimeChecks.h"
 
 #include <algorithm>
 #include <chrono>
@@ -394,6 +395,15 @@ Status Executor::fillInputs(const InputOptions& options) {
     const std::string what = "input " + std::to_string(position) + " (" + valueName(value) + " " +
                              describeShape(tensor.dtype, tensor.sizes) + ")";
     if (!tensor.writable) continue;  // a constant listed as input keeps its data
+    // Method::set_input copies into a planned input with a host memcpy and
+    // refuses when the input's tensor is on a device.
+    if (s.bindings[size_t(value)] && s.bindings[size_t(value)]->kind == TensorBinding::Kind::Planned &&
+        !tensor.device.isCpu())
+      return makeError(refusal(runtimeCheck("RT001"), ("method '" + s.method.displayName() + "'") + " " + what,
+                               "Planned-buffer copy needs host memory on both sides: dst device " +
+                                   std::to_string(int(tensor.device.type)) +
+                                   ", src device 0. Export with MemoryPlanningPass(alloc_graph_input=False) to share "
+                                   "the caller's memory."));
     if (options.directory.empty()) {
       auto bytes = randomBytes(tensor, options.seed, position);
       if (auto status = s.copyToTensor(tensor, bytes); !status) return makeError(what + ": " + status.error().message);
@@ -409,8 +419,13 @@ Status Executor::fillInputs(const InputOptions& options) {
       auto array = readNpyFile(path);
       if (!array) return array.error();
       if (array->dtype != tensor.dtype)
-        return makeError(path + ": dtype " + program::scalarTypeShortName(array->dtype) + " does not match " + what);
-      if (auto status = resizeTensor(tensor, array->sizes); !status) return makeError(path + ": " + status.error().message);
+        return makeError(refusal(runtimeCheck("RT002"), path + ": " + ("method '" + s.method.displayName() + "'") + " " + what,
+                                 "Input " + std::to_string(position) + " has unexpected scalar type: expected " +
+                                     program::scalarTypeShortName(tensor.dtype) + " but was " +
+                                     program::scalarTypeShortName(array->dtype) + "."));
+      if (auto status = resizeTensor(tensor, array->sizes); !status)
+        return makeError(refusal(runtimeCheck("RT003"), path + ": " + ("method '" + s.method.displayName() + "'") + " " + what,
+                                 status.error().message));
       if (auto status = s.copyToTensor(tensor, array->bytes); !status) return makeError(path + ": " + status.error().message);
       s.input_bytes[size_t(value)] = std::move(array->bytes);
     } else {
@@ -494,6 +509,11 @@ Result<std::optional<size_t>> Executor::State::executeOne(size_t chain, size_t i
     const auto& args = program::items(call->args);
     for (int32_t arg : args)
       if (auto status = checkValue(arg, here + " (" + name + ")"); !status) return status.error();
+    // The generated unboxing of the runtime's kernel library counts the args.
+    if (auto expected = portableSchemaArgCount(name); expected && args.size() != *expected + 1)
+      return makeError(refusal(runtimeCheck("RT004"), here + " (" + name + ")",
+                               "Expected " + std::to_string(*expected + 1) + " args received " +
+                                   std::to_string(args.size())));
     const Kernel* kernel = kernels->find(name);
     if (kernel == nullptr) {
       step.status = StepStatus::NotExecuted;

@@ -2,8 +2,10 @@
 
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "flat_tensor_generated.h"
+#include "program/DelegatePayload.h"
 #include "program/Validate.h"
 #include "program_generated.h"
 #include "util/MappedFile.h"
@@ -268,11 +270,31 @@ bool hasExternalTensors(const Program& program) {
   return false;
 }
 
+// AOTI delegates whose named data (weights) is not in the program: it lives
+// in a .ptd such as aoti_cuda_blob.ptd.
+std::vector<std::string> missingDelegateData(const Program& program) {
+  std::vector<std::string> missing;
+  for (const auto& m : program.methods())
+    for (const auto& d : items(m.delegates)) {
+      if (!isAotiBackend(d.id.value_or(""))) continue;
+      for (const auto& n : describeDelegatePayload(program, d).named_data)
+        if (n.where == NamedDataLocation::Where::Missing)
+          missing.push_back("method '" + m.displayName() + "' delegate " + d.id.value_or("") + ": named data '" +
+                            n.key + "' (" + n.role + ") not found");
+    }
+  return missing;
+}
+
 void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
   Program& program = loaded.program;
   std::vector<std::string> paths = options.ptd_paths;
+  program.external_data = options.external_data;
+  const bool findBeside = options.find_ptd_beside && options.external_data.empty();
+  const bool needsDelegateData = !missingDelegateData(program).empty();
+  if (paths.empty() && needsDelegateData && !hasExternalTensors(program) && findBeside && !loaded.file.path.empty())
+    paths = candidateDataFiles(loaded.file.path);
   const bool needs = hasExternalTensors(program);
-  if (paths.empty() && needs && options.find_ptd_beside && !loaded.file.path.empty())
+  if (paths.empty() && needs && findBeside && !loaded.file.path.empty())
     paths = candidateDataFiles(loaded.file.path);
   for (const auto& path : paths) {
     auto data = readDataFile(path);
@@ -281,6 +303,12 @@ void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
       continue;
     }
     program.external_data.push_back(std::move(data.value()));
+  }
+  if (needsDelegateData && !missingDelegateData(program).empty()) {
+    std::set<std::string> seen;
+    for (auto& problem : missingDelegateData(program))
+      if (seen.insert(problem).second)
+        loaded.warnings.push_back(problem + (paths.empty() ? " (no .ptd file found beside the program; pass --ptd FILE)" : ""));
   }
   if (!needs) return;
   for (const auto& m : program.methods()) {
@@ -303,7 +331,8 @@ std::vector<std::string> candidateDataFiles(const std::string& programPath) {
   fs::path p(programPath);
   std::error_code ec;
   for (const fs::path& candidate :
-       {fs::path(p).replace_extension(".ptd"), p.parent_path() / "_default_external_constant.ptd"}) {
+       {fs::path(p).replace_extension(".ptd"), p.parent_path() / "_default_external_constant.ptd",
+        p.parent_path() / "aoti_cuda_blob.ptd"}) {
     if (fs::is_regular_file(candidate, ec)) {
       std::string s = candidate.string();
       if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);

@@ -24,6 +24,9 @@ struct ReadOptions {
   // has external tensors, a .ptd beside the program is looked for.
   std::vector<std::string> ptd_paths;
   bool find_ptd_beside = true;
+  // Data files already in memory (a synthesized program's aoti_cuda_blob.ptd),
+  // attached before any file is looked for; none is looked for beside.
+  std::vector<program::ExternalData> external_data;
 };
 
 struct LoadedProgram {
@@ -42,7 +45,8 @@ Result<program::ExternalData> readDataFile(const std::string& path);
 Result<program::ExternalData> readDataBytes(Bytes bytes, const std::string& name);
 
 // The .ptd files beside `programPath` that may hold its external data:
-// <stem>.ptd, then _default_external_constant.ptd; only existing ones.
+// <stem>.ptd, then _default_external_constant.ptd, then aoti_cuda_blob.ptd
+// (where upstream's AOTI CUDA backend puts delegate weights); only existing ones.
 std::vector<std::string> candidateDataFiles(const std::string& programPath);
 
 }  // namespace ptescope::pte

@@ -1,5 +1,7 @@
 #include "report/InfoReport.h"
 
+#include "program/DelegatePayload.h"
+
 #include <sstream>
 
 #include "analysis/Summary.h"
@@ -28,7 +30,46 @@ json delegateJson(const Program& program, const BackendDelegate& d) {
   for (const auto& s : items(d.compile_specs))
     specs.push_back({{"key", s.key.value_or("")}, {"value", compileSpecValueText(items(s.value))}, {"bytes", items(s.value).size()}});
   j["compile_specs"] = specs;
+  // What the processed bytes refer to (AOTI backends: named data keys).
+  const auto payload = describeDelegatePayload(program, d);
+  if (payload.aoti) {
+    json named = json::array();
+    for (const auto& n : payload.named_data) {
+      json e{{"key", n.key}, {"role", n.role}};
+      switch (n.where) {
+        case NamedDataLocation::Where::ProgramNamedData:
+          e["where"] = "program_named_data";
+          e["segment"] = n.segment_index;
+          e["bytes"] = n.size;
+          break;
+        case NamedDataLocation::Where::ExternalFile:
+          e["where"] = "external_file";
+          e["file"] = n.file;
+          e["bytes"] = n.size;
+          break;
+        case NamedDataLocation::Where::Missing: e["where"] = "missing"; break;
+      }
+      named.push_back(e);
+    }
+    j["payload"] = {{"format", payload.legacy_keys ? "aoti_legacy_keys" : "aoti_keys"}, {"named_data", named}};
+    if (!payload.problem.empty()) j["payload"]["problem"] = payload.problem;
+  }
   return j;
+}
+
+// "  so_blob      <key>: program named data (segment 3), 49 bytes" lines.
+void delegatePayloadText(std::ostream& out, const Program& program, const BackendDelegate& d, const char* indent) {
+  const auto payload = describeDelegatePayload(program, d);
+  if (!payload.aoti) return;
+  out << indent << "payload: AOTI named data"
+      << (payload.legacy_keys ? " (empty processed bytes: keys from method_name)" : " (keys in the processed bytes)")
+      << "\n";
+  for (const auto& n : payload.named_data) {
+    out << indent << "  " << n.role << " '" << n.key << "': " << describeWhere(n);
+    if (n.where != NamedDataLocation::Where::Missing) out << ", " << n.size << " bytes";
+    out << "\n";
+  }
+  if (!payload.problem.empty()) out << indent << "  problem: " << payload.problem << "\n";
 }
 
 }  // namespace
@@ -76,7 +117,11 @@ json infoJson(const pte::LoadedProgram& loaded) {
   }
   j["named_data"] = named;
   json external = json::array();
-  for (const auto& ext : program.external_data) external.push_back({{"path", ext.path}, {"entries", ext.entries.size()}});
+  for (const auto& ext : program.external_data) {
+    json keys = json::array();
+    for (const auto& e : ext.entries) keys.push_back({{"key", e.key}, {"bytes", e.data.size()}});
+    external.push_back({{"path", ext.path}, {"entries", ext.entries.size()}, {"named_data", keys}});
+  }
   j["external_data"] = external;
   j["warnings"] = loaded.warnings;
 
@@ -140,10 +185,17 @@ std::string infoText(const Program& program, const pte::FileInfo& file, const st
     out << "  legacy constant_buffer: " << program.constant_buffer->size() << " entries (deprecated form)\n";
   if (!items(program.backend_delegate_data).empty())
     out << "  inline delegate data: " << program.backend_delegate_data->size() << " blobs\n";
-  for (const auto& n : items(program.named_data))
-    out << "  named data '" << n.key.value_or("") << "' -> segment " << n.segment_index << "\n";
-  for (const auto& ext : program.external_data)
-    out << "  external data: " << ext.path << " (" << ext.entries.size() << " entries)\n";
+  for (const auto& n : items(program.named_data)) {
+    out << "  named data '" << n.key.value_or("") << "' -> segment " << n.segment_index;
+    if (n.segment_index < items(program.segments).size())
+      out << ", " << (*program.segments)[n.segment_index].data.size() << " bytes";
+    out << "\n";
+  }
+  for (const auto& ext : program.external_data) {
+    uint64_t bytes = 0;
+    for (const auto& e : ext.entries) bytes += e.data.size();
+    out << "  external data: " << ext.path << " (" << ext.entries.size() << " entries, " << bytes << " bytes)\n";
+  }
   for (const auto& w : warnings) out << "  warning: " << w << "\n";
 
   out << "  methods: " << program.methods().size() << "\n";
@@ -176,6 +228,7 @@ std::string infoText(const Program& program, const pte::FileInfo& file, const st
       out << "\n";
       for (const auto& spec : items(del.compile_specs))
         out << "      " << spec.key.value_or("") << " = " << compileSpecValueText(items(spec.value)) << "\n";
+      delegatePayloadText(out, program, del, "      ");
     }
     out << "    non_const_buffer_sizes [";
     for (size_t i = 0; i < s.non_const_buffer_sizes.size(); ++i) out << (i ? ", " : "") << s.non_const_buffer_sizes[i];

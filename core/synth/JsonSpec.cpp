@@ -10,6 +10,7 @@
 #include <sstream>
 #include <vector>
 
+#include "program/DelegatePayload.h"
 #include "synth/ProgramBuilder.h"
 
 namespace ptescope::synth {
@@ -241,13 +242,13 @@ class MethodSpec {
     return name_;
   }
 
-  void build(MethodBuilder& builder) {
+  void build(MethodBuilder& builder, ProgramBuilder& program) {
     parseDeclarations();
     parseInputs();
     collectWriters();
     checkReads();
     parseOutputs();
-    emit(builder);
+    emit(builder, program);
   }
 
  private:
@@ -257,6 +258,9 @@ class MethodSpec {
     std::string target;  // op name or backend id
     std::vector<CompileSpecEntry> compile_specs;
     std::vector<uint8_t> blob;
+    bool aoti = false;  // an AOTI payload: so + weights named data, keys as the blob
+    std::vector<uint8_t> aoti_so, aoti_weights;
+    bool aoti_weights_in_program = false;
     std::vector<std::pair<const Json*, std::string>> arguments;  // inputs then args, with their paths
     std::vector<std::string> outputs;
     std::vector<size_t> reads_from;  // nodes whose outputs this node reads
@@ -314,7 +318,7 @@ class MethodSpec {
       if (hasOp && spec.is_delegate) fail(spec.path, "a node has either 'op' or 'delegate', not both");
       if (!hasOp && !spec.is_delegate) fail(spec.path, "missing field 'op' (a kernel call) or 'delegate' (a delegate call)");
       if (spec.is_delegate) {
-        checkFields(node, spec.path, {"delegate", "compile_specs", "blob", "inputs", "args", "outputs"});
+        checkFields(node, spec.path, {"delegate", "compile_specs", "blob", "aoti", "inputs", "args", "outputs"});
         spec.target = requireString(node["delegate"], member(spec.path, "delegate"), "a backend id");
         if (spec.target.empty()) fail(member(spec.path, "delegate"), "the backend id is empty");
         if (auto specs = node.find("compile_specs"); specs != node.end()) {
@@ -325,6 +329,21 @@ class MethodSpec {
         }
         if (auto blob = node.find("blob"); blob != node.end())
           spec.blob = parseBytes(*blob, member(spec.path, "blob"), "the processed blob");
+        if (auto aoti = node.find("aoti"); aoti != node.end()) {
+          const std::string ap = member(spec.path, "aoti");
+          if (node.contains("blob")) fail(ap, "a delegate has either 'blob' or 'aoti' (which makes the blob), not both");
+          if (!program::isAotiBackend(spec.target))
+            fail(ap, "an AOTI payload is for CudaBackend or MetalBackend, not " + inQuotes(spec.target));
+          requireObject(*aoti, ap, "the AOTI payload");
+          checkFields(*aoti, ap, {"so", "weights", "weights_in_program"});
+          spec.aoti = true;
+          spec.aoti_so = parseBytes(requireField(*aoti, ap, "so"), member(ap, "so"), "the shared object bytes");
+          spec.aoti_weights = parseBytes(requireField(*aoti, ap, "weights"), member(ap, "weights"), "the weights bytes");
+          if (auto inProgram = aoti->find("weights_in_program"); inProgram != aoti->end()) {
+            if (!inProgram->is_boolean()) fail(member(ap, "weights_in_program"), "expected true or false");
+            spec.aoti_weights_in_program = inProgram->get<bool>();
+          }
+        }
       } else {
         checkFields(node, spec.path, {"op", "inputs", "args", "outputs"});
         spec.target = requireString(node["op"], member(spec.path, "op"), "an operator name");
@@ -466,7 +485,7 @@ class MethodSpec {
     return builder.addTensorList(std::move(tensors));
   }
 
-  void emit(MethodBuilder& builder) {
+  void emit(MethodBuilder& builder, ProgramBuilder& program) {
     // Values in the order upstream's emitter numbers them: inputs, constants,
     // then per node its outputs followed by its literal arguments.
     std::vector<ValueId> inputIds;
@@ -478,7 +497,13 @@ class MethodSpec {
       for (const auto& name : node.outputs) outputs.push_back(valueOf(builder, name));
       std::vector<ValueId> arguments;
       for (const auto& [arg, p] : node.arguments) arguments.push_back(literal(builder, *arg));
-      if (node.is_delegate)
+      if (node.is_delegate && node.aoti)
+        builder.addDelegateCall(node.target, node.compile_specs,
+                                program.addAotiPayload(node.aoti_so, node.aoti_weights,
+                                                       node.target == "MetalBackend" ? "metal" : "cuda",
+                                                       !node.aoti_weights_in_program),
+                                arguments, outputs);
+      else if (node.is_delegate)
         builder.addDelegateCall(node.target, node.compile_specs, node.blob, arguments, outputs);
       else
         builder.addKernelCall(node.target, arguments, outputs);
@@ -529,7 +554,7 @@ Result<SynthesizedProgram> synthesize(const Json& spec) {
   ProgramBuilder builder;
   BuildOptions build;
   for (size_t i = 0; i < methodSpecs.size(); ++i) {
-    methodSpecs[i].build(builder.addMethod(names[i]));
+    methodSpecs[i].build(builder.addMethod(names[i]), builder);
     // As built, before the device passes: one CPU arena.
     const auto& o = result.options.per_method[names[i]];
     passes::PlanningOptions planning;

@@ -31,6 +31,19 @@
 // args, then the outputs. Compile spec values are strings (their UTF-8
 // bytes) or arrays of byte values; so is `blob`.
 //
+// Multi-output ops end with ONE TensorList of their outputs instead of the
+// outputs again, as upstream's emitter writes them (see
+// MethodBuilder::addKernelCall).
+//
+// A CudaBackend (or MetalBackend) delegate may carry, instead of `blob`,
+//   "aoti": {"so": "bytes of the shared object", "weights": "bytes of the weights",
+//            "weights_in_program": false}
+// which lays the payload out as upstream's AOTI backend does: the so under
+// "<sha256>_so_blob" in the program's named data, the weights under
+// "<sha256>_weights_blob" in aoti_cuda_blob.ptd (written beside the
+// program) or, with weights_in_program, in the program; the delegate's
+// processed bytes are "<so_key>\n<weights_key>".
+//
 // Each option is a bool for every method or an object keyed by method name
 // (methods not named get the default). Defaults are upstream to_executorch's.
 //

@@ -1,5 +1,6 @@
 #include "synth/ProgramBuilder.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -7,6 +8,7 @@
 #include <sstream>
 
 #include "program/Validate.h"
+#include "util/Sha256.h"
 
 namespace ptescope::synth {
 using namespace ptescope::program;
@@ -71,6 +73,10 @@ Result<T> integral(double value, const char* typeName) {
 }
 
 }  // namespace
+
+std::vector<CompileSpecEntry> aotiCompileSpecs(std::string_view methodName, std::string_view targetDevice) {
+  return {textCompileSpec("method_name", methodName), textCompileSpec("target_device", targetDevice)};
+}
 
 CompileSpecEntry textCompileSpec(std::string key, std::string_view text) {
   return CompileSpecEntry{std::move(key), std::vector<uint8_t>(text.begin(), text.end())};
@@ -243,7 +249,16 @@ void MethodBuilder::addKernelCall(std::string_view op, const std::vector<ValueId
   call.op_index = found->second;
   std::vector<int32_t> args(inputs.begin(), inputs.end());
   args.insert(args.end(), outputs.begin(), outputs.end());
-  args.insert(args.end(), outputs.begin(), outputs.end());  // returned values
+  // The return, as the emitter writes it.
+  if (outputs.size() == 1) {
+    const Value& out = (*method_.values)[static_cast<size_t>(outputs[0])];
+    if (const auto* list = std::get_if<TensorListValue>(&out.data))
+      args.push_back(addValue(TensorListValue{list->items}));
+    else
+      args.push_back(outputs[0]);
+  } else if (outputs.size() > 1) {
+    args.push_back(addValue(TensorListValue{std::vector<int32_t>(outputs.begin(), outputs.end())}));
+  }
   call.args = std::move(args);
   appendInstruction(call);
 }
@@ -314,7 +329,37 @@ MethodBuilder* ProgramBuilder::findMethod(std::string_view name) {
   return nullptr;
 }
 
+void ProgramBuilder::addNamedData(std::string key, std::vector<uint8_t> data) {
+  addExternalNamedData(std::string(), std::move(key), std::move(data));
+}
+
+void ProgramBuilder::addExternalNamedData(std::string tag, std::string key, std::vector<uint8_t> data) {
+  if (key.empty()) {
+    if (namedDataError_.empty()) namedDataError_ = "a named data entry has an empty key";
+    return;
+  }
+  for (const auto& entry : namedData_) {
+    if (entry.key != key) continue;
+    if ((entry.tag != tag || entry.data != data) && namedDataError_.empty())
+      namedDataError_ = "the named data key '" + key + "' is given twice with different data or places";
+    return;
+  }
+  namedData_.push_back(NamedEntry{std::move(tag), std::move(key), std::move(data)});
+}
+
+std::vector<uint8_t> ProgramBuilder::addAotiPayload(const std::vector<uint8_t>& so, const std::vector<uint8_t>& weights,
+                                                    std::string_view deviceName, bool weightsExternal) {
+  const std::string soKey = sha256Hex(so) + "_so_blob";
+  const std::string weightsKey = sha256Hex(weights) + "_weights_blob";
+  addNamedData(soKey, so);
+  addExternalNamedData(weightsExternal ? "aoti_" + std::string(deviceName) + "_blob" : std::string(), weightsKey,
+                       weights);
+  const std::string processed = soKey + "\n" + weightsKey;
+  return std::vector<uint8_t>(processed.begin(), processed.end());
+}
+
 Result<Program> ProgramBuilder::build(const BuildOptions& options) const {
+  if (!namedDataError_.empty()) return makeError(namedDataError_);
   const uint64_t constantAlignment = options.constant_alignment;
   if (constantAlignment == 0 || (constantAlignment & (constantAlignment - 1)) != 0)
     return makeError("constant alignment " + std::to_string(constantAlignment) + " is not a power of two");
@@ -379,6 +424,26 @@ Result<Program> ProgramBuilder::build(const BuildOptions& options) const {
     methods.push_back(std::move(method));
   }
 
+  // Named data: in-program entries get a segment each after the delegate
+  // blobs (identical bytes share one); tagged ones go to their data file.
+  std::vector<std::pair<std::string, uint32_t>> namedSegments;  // key -> index into segmentBlobs
+  for (const auto& entry : namedData_) {
+    if (!entry.tag.empty()) {
+      const std::string path = entry.tag + ".ptd";
+      auto file = std::find_if(program.external_data.begin(), program.external_data.end(),
+                               [&](const ExternalData& d) { return d.path == path; });
+      if (file == program.external_data.end()) {
+        program.external_data.push_back(ExternalData{path, {}});
+        file = program.external_data.end() - 1;
+      }
+      file->entries.push_back(ExternalData::Entry{entry.key, Bytes::copyOf(entry.data), std::nullopt});
+      continue;
+    }
+    auto [found, added] = blobSegment.emplace(entry.data, static_cast<uint32_t>(segmentBlobs.size()));
+    if (added) segmentBlobs.push_back(entry.data);
+    namedSegments.emplace_back(entry.key, found->second);
+  }
+
   // Segment 0 holds the constants. A delegate blob identical to it would be
   // merged with it by the writer; share it here already so that a re-read
   // program has the same structure.
@@ -393,6 +458,10 @@ Result<Program> ProgramBuilder::build(const BuildOptions& options) const {
     for (auto& delegate : ensure(method.delegates))
       if (delegate.processed->location == DelegateDataLocation::Segment)
         delegate.processed->index = segmentIndex[delegate.processed->index];
+  if (!namedSegments.empty()) {
+    auto& named = program.named_data.emplace();
+    for (const auto& [key, index] : namedSegments) named.push_back(NamedData{key, segmentIndex[index]});
+  }
   program.constant_segment = SubsegmentOffsets{0, constantOffsets};
 
   if (options.plan_memory) {

@@ -65,8 +65,14 @@ class MethodBuilder {
   ValueId addTensorList(std::vector<ValueId> tensors);
 
   // An out-variant kernel call of `op` ("namespace::name.overload"; the
-  // overload may be absent). Args are the inputs, then the outputs, then the
-  // outputs again (the returned values), as ExecuTorch emits out-variant ops.
+  // overload may be absent). Args are laid out as upstream's emitter
+  // (exir/emit/_emitter.py _emit_operator) does: every schema argument in
+  // schema order (`inputs`: the non-out ones, scalars and None included;
+  // then the outs), then the return: with one out, that out again
+  // ([a, b, alpha, out, out] for add.out); with several outs, ONE new
+  // TensorList of them ([..., out, mean, rstd, TensorList[out, mean, rstd]]
+  // for native_layer_norm.out, 9 args); with one out that is a tensor list
+  // (split_copy's `Tensor(a!)[] out`), a new TensorList of the same members.
   void addKernelCall(std::string_view op, const std::vector<ValueId>& inputs, const std::vector<ValueId>& outputs);
   // A call of a new backend delegate. Args are the inputs then the outputs.
   // A non-empty `blob` becomes a SEGMENT (identical blobs share one); an
@@ -100,6 +106,10 @@ class MethodBuilder {
   std::string firstError_;
 };
 
+// The compile specs CudaPartitioner gives an AOTI delegate: the caller's
+// method_name spec, then target_device (backends/cuda/cuda_partitioner.py).
+std::vector<CompileSpecEntry> aotiCompileSpecs(std::string_view methodName, std::string_view targetDevice = "cuda:0");
+
 struct BuildOptions {
   // Run the memory planner on every method (off: no allocation_info, the
   // buffer list [0]).
@@ -122,6 +132,23 @@ class ProgramBuilder {
   MethodBuilder& addMethod(std::string name);
   MethodBuilder* findMethod(std::string_view name);
 
+  // Named data in the program (Program.named_data, one segment per distinct
+  // content). Adding a key again with the same bytes is a no-op; with other
+  // bytes it fails the build.
+  void addNamedData(std::string key, std::vector<uint8_t> data);
+  // Named data kept out of the program, in the data file `<tag>.ptd`
+  // (Program.external_data, path "<tag>.ptd"), as upstream's NamedDataStore
+  // does for an external tag; written beside the program by the caller.
+  void addExternalNamedData(std::string tag, std::string key, std::vector<uint8_t> data);
+  // An AOTI delegate's payload as upstream's AotiBackend.preprocess writes it
+  // (backends/aoti/aoti_backend.py): the shared object under
+  // "<sha256 of it>_so_blob" in the program's named data, the weights under
+  // "<sha256 of them>_weights_blob" in `aoti_<device>_blob.ptd` (or in the
+  // program when weightsExternal is false); returns the processed bytes
+  // "<so_key>\n<weights_key>" to pass to addDelegateCall.
+  std::vector<uint8_t> addAotiPayload(const std::vector<uint8_t>& so, const std::vector<uint8_t>& weights,
+                                      std::string_view deviceName = "cuda", bool weightsExternal = true);
+
   // The program: constants numbered program-wide and packed into segment 0
   // (the constant segment, always present), delegate blobs in the segments
   // after it, operators deduplicated per method in first-use order, and
@@ -132,6 +159,13 @@ class ProgramBuilder {
 
  private:
   std::vector<std::unique_ptr<MethodBuilder>> methods_;
+  struct NamedEntry {
+    std::string tag;  // empty: in the program
+    std::string key;
+    std::vector<uint8_t> data;
+  };
+  std::vector<NamedEntry> namedData_;
+  std::string namedDataError_;
 };
 
 // Splits "namespace::name.overload" into the operator table's name and

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
 
 #include "synth/ProgramBuilder.h"
@@ -168,16 +169,23 @@ Result<program::Program> largeProgram(size_t layers) {
   const ValueId alpha = m.addInt(1);
   const ValueId eps = m.addDouble(1e-5);
   const ValueId normalizedShape = m.addIntList({kHidden});
-  // One blob per delegate kind: CudaBackend's processed bytes are
-  // "<so_key>\n<weights_key>". Sharing them keeps the file small; the
+  // One AOTI payload per delegate kind, laid out as upstream's AOTI backend
+  // writes it: a stand-in shared object in the program's named data, a
+  // stand-in weights blob in aoti_cuda_blob.ptd, keyed by their sha256; the
+  // processed bytes name both keys. Sharing them keeps the files small; the
   // delegate entries stay one per call.
-  auto blob = [](std::string_view kind) {
-    std::string text = "forward_" + std::string(kind) + "_so_blob\nforward_" + std::string(kind) + "_weights_blob";
-    return std::vector<uint8_t>(text.begin(), text.end());
+  std::map<std::string, std::vector<uint8_t>, std::less<>> payloads;
+  auto payload = [&](std::string_view kind) -> const std::vector<uint8_t>& {
+    auto found = payloads.find(kind);
+    if (found != payloads.end()) return found->second;
+    const std::string so = "ptescope synthetic AOTI shared object: forward " + std::string(kind);
+    const std::string weights = "ptescope synthetic AOTI weights: forward " + std::string(kind);
+    auto bytes = builder.addAotiPayload(std::vector<uint8_t>(so.begin(), so.end()),
+                                        std::vector<uint8_t>(weights.begin(), weights.end()));
+    return payloads.emplace(std::string(kind), std::move(bytes)).first->second;
   };
   auto delegate = [&](std::string_view kind, const std::vector<ValueId>& in, const std::vector<ValueId>& out) {
-    m.addDelegateCall("CudaBackend", {textCompileSpec("target_device", "cuda:0"), textCompileSpec("method_name", "forward")},
-                      blob(kind), in, out);
+    m.addDelegateCall("CudaBackend", aotiCompileSpecs("forward", "cuda:0"), payload(kind), in, out);
   };
 
   const ValueId input = tensor(hiddenShape);
@@ -197,8 +205,12 @@ Result<program::Program> largeProgram(size_t layers) {
     m.addKernelCall("aten::native_layer_norm.out", {h1, normalizedShape, ln2Weight, ln2Bias, eps}, {ln2, mean2, rstd2});
     const ValueId gate = tensor(mlpShape), up = tensor(mlpShape);
     delegate("mlp_gate_up", {ln2}, {gate, up});
+    // silu(gate) as its decomposition gate * sigmoid(gate): the portable
+    // kernel library has no silu.out.
+    const ValueId sig = tensor(mlpShape);
+    m.addKernelCall("aten::sigmoid.out", {gate}, {sig});
     const ValueId act = tensor(mlpShape);
-    m.addKernelCall("aten::silu.out", {gate}, {act});
+    m.addKernelCall("aten::mul.out", {gate, sig}, {act});
     const ValueId gated = tensor(mlpShape);
     m.addKernelCall("aten::mul.out", {act, up}, {gated});
     const ValueId down = tensor(hiddenShape);

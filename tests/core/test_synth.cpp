@@ -651,13 +651,13 @@ class SynthTest : public QObject {
   // ---- large program ----
 
   void largeProgramInstructionCounts() {
-    QCOMPARE(kLargeProgramInstructionsPerLayer, size_t(10));
+    QCOMPARE(kLargeProgramInstructionsPerLayer, size_t(11));
     for (size_t layers : {size_t(1), size_t(7), size_t(500)}) {
       auto program = largeProgram(layers);
       QVERIFY2(program.ok(), program.ok() ? "" : program.error().message.c_str());
       const Method& m = program->methods()[0];
       QCOMPARE(countKind(m, InstructionKind::KernelCall) + countKind(m, InstructionKind::DelegateCall),
-               layers * 10);
+               layers * 11);
       QCOMPARE(countKind(m, InstructionKind::DelegateCall), layers * 3);
       QCOMPARE(items(m.delegates).size(), layers * 3);
       for (const auto& d : items(m.delegates))
@@ -670,9 +670,9 @@ class SynthTest : public QObject {
     }
     auto big = largeProgram(5000);
     QVERIFY(big.ok());
-    QCOMPARE(items(items(big->methods()[0].chains)[0].instructions).size(), size_t(50000));
+    QCOMPARE(items(items(big->methods()[0].chains)[0].instructions).size(), size_t(55000));
     auto back = writeAndRead(big.value(), "large5000.pte");
-    QCOMPARE(items(items(back.program.methods()[0].chains)[0].instructions).size(), size_t(50000));
+    QCOMPARE(items(items(back.program.methods()[0].chains)[0].instructions).size(), size_t(55000));
     QVERIFY(!largeProgram(0).ok());
     QVERIFY(!largeProgram(kLargeProgramMaxLayers + 1).ok());
   }

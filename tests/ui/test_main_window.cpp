@@ -70,7 +70,7 @@ class MainWindowTest : public QObject {
     QVERIFY(doc.openDemo());
     doc.setCurrentMethod(1);
     doc.setCurrentMethod(0);
-    QCOMPARE(tree.rowCount(), 2);  // Methods, Segments
+    QCOMPARE(tree.rowCount(), 4);  // Methods, Segments, Named data (so blobs), External data (aoti_cuda_blob.ptd)
     QCOMPARE(tree.rowCount(tree.index(0, 0)), 2);
     QCOMPARE(values.rowCount(), int(program::items(doc.currentMethod()->values).size()));
     if (!test::samplesDir().isEmpty()) {

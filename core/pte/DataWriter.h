@@ -1,0 +1,23 @@
+// Writing .ptd data files (FlatTensor "FT01" with its "FH01" header), the
+// inverse of readDataFile: how upstream's flat_tensor serializer lays them
+// out (extension/flat_tensor/serialize/serialize.py): the flatbuffer with the
+// 40-byte header inserted after its first 8 bytes (padded to 16), then one
+// segment per entry, each at the segment alignment.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "program/Program.h"
+#include "util/Result.h"
+
+namespace ptescope::pte {
+
+Result<std::vector<uint8_t>> serializeDataFile(const program::ExternalData& data, uint64_t segmentAlignment = 128);
+
+// Serializes, writes beside `path` atomically, re-reads it with readDataFile
+// and checks every key and its bytes before renaming into place.
+Status writeDataFile(const program::ExternalData& data, const std::string& path);
+
+}  // namespace ptescope::pte

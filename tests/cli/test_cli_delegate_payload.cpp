@@ -1,0 +1,67 @@
+// `synth` writes the AOTI data file beside the program, and `info` (text and
+// JSON) shows each CUDA delegate's payload: which named data, where, how large.
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+
+#include <nlohmann/json.hpp>
+
+#include "support/TestSupport.h"
+
+using namespace ptescope;
+
+class CliDelegatePayloadTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void demoPayloadInInfo() {
+    const QString dir = QDir(test::tempDir()).filePath("payload");
+    QDir().mkpath(dir);
+    const QString pte = QDir(dir).filePath("demo.pte");
+    auto synth = test::runCli({"synth", "--demo", "-o", pte});
+    QCOMPARE(synth.exitCode, 0);
+    QVERIFY(QFile::exists(QDir(dir).filePath("aoti_cuda_blob.ptd")));
+    QVERIFY(synth.err.contains("aoti_cuda_blob.ptd"));
+
+    auto info = test::runCli({"info", "--json", pte});
+    QCOMPARE(info.exitCode, 0);
+    auto j = nlohmann::json::parse(info.out.toStdString());
+    const auto& delegate = j["methods"][0]["delegates"][0];
+    QCOMPARE(delegate["id"].get<std::string>(), std::string("CudaBackend"));
+    const auto& named = delegate["payload"]["named_data"];
+    QCOMPARE(named.size(), size_t(2));
+    QCOMPARE(named[0]["role"].get<std::string>(), std::string("so_blob"));
+    QCOMPARE(named[0]["where"].get<std::string>(), std::string("program_named_data"));
+    // len("ptescope demo AOTI shared object: forward encoder")
+    QCOMPARE(named[0]["bytes"].get<int>(), 49);
+    QCOMPARE(named[1]["role"].get<std::string>(), std::string("weights_blob"));
+    QCOMPARE(named[1]["where"].get<std::string>(), std::string("external_file"));
+    QVERIFY(named[1]["file"].get<std::string>().ends_with("aoti_cuda_blob.ptd"));
+    QCOMPARE(named[1]["bytes"].get<int>(), 43);  // len("ptescope demo AOTI weights: forward encoder")
+    QVERIFY(!delegate["payload"].contains("problem"));
+
+    auto text = test::runCli({"info", pte});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY(text.out.contains("payload: AOTI named data"));
+    QVERIFY(text.out.contains("program named data (segment"));
+    QVERIFY(text.out.contains("aoti_cuda_blob.ptd, 43 bytes"));
+  }
+
+  void missingWeightsAreShown() {
+    const QString dir = QDir(test::tempDir()).filePath("payload_missing");
+    QDir().mkpath(dir);
+    const QString pte = QDir(dir).filePath("demo.pte");
+    QCOMPARE(test::runCli({"synth", "--demo", "-o", pte}).exitCode, 0);
+    QVERIFY(QFile::remove(QDir(dir).filePath("aoti_cuda_blob.ptd")));
+    auto info = test::runCli({"info", "--json", pte});
+    QCOMPARE(info.exitCode, 0);
+    auto j = nlohmann::json::parse(info.out.toStdString());
+    const auto& payload = j["methods"][0]["delegates"][0]["payload"];
+    QCOMPARE(payload["named_data"][1]["where"].get<std::string>(), std::string("missing"));
+    QVERIFY(payload["problem"].get<std::string>().find("weights_blob") != std::string::npos);
+  }
+};
+
+QTEST_GUILESS_MAIN(CliDelegatePayloadTest)
+#include "test_cli_delegate_payload.moc"
