@@ -169,6 +169,17 @@ class InstructionContext final : public KernelContext {
     if (value < 0 || size_t(value) >= state_.current.size()) return nullptr;
     return &state_.current[size_t(value)].literal;
   }
+  TensorRef* tensorAt(int32_t value) override {
+    if (value < 0 || size_t(value) >= state_.current.size()) return nullptr;
+    auto& s = state_.current[size_t(value)];
+    return s.tensor ? &*s.tensor : nullptr;
+  }
+  Status setLiteral(size_t arg, program::ValueData value) override {
+    auto& s = state_.current[size_t(args_.at(arg))];
+    if (s.tensor) return makeError(valueName(args_.at(arg)) + " is a tensor, not a scalar value");
+    s.literal = std::move(value);
+    return Ok{};
+  }
   DeviceRuntime& runtime() override { return *state_.runtime; }
   void recordCopy(const CopyEvent& copy) override { step_.copy = copy; }
 

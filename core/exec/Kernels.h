@@ -87,6 +87,12 @@ class KernelContext {
   // The value at a method value index (IntList items point at Int values);
   // nullptr when out of range.
   virtual const program::ValueData* literalAt(int32_t valueIndex) const = 0;
+  // The tensor at a method value index (TensorList items); nullptr when that
+  // value is not a tensor or the index is out of range.
+  virtual TensorRef* tensorAt(int32_t valueIndex) = 0;
+  // Replaces a non-tensor argument's value for the rest of the run (the
+  // result of a scalar executorch_prim operator such as sym_size.int).
+  virtual Status setLiteral(size_t arg, program::ValueData value) = 0;
 
   virtual DeviceRuntime& runtime() = 0;
   virtual void recordCopy(const CopyEvent& copy) = 0;
@@ -120,8 +126,9 @@ class KernelRegistry {
 
 // Adds et_copy::_h2d_copy.out and et_copy::_d2h_copy.out.
 void addCopyKernels(KernelRegistry& registry);
-// Adds the portable CPU subset (elementwise arithmetic with broadcasting,
-// activations, softmax, layer norm, dtype-converting copies, mm).
+// Adds ptescope's CPU kernels (core/exec/kernels/: elementwise, reductions
+// and norms, linear algebra, convolution and pooling, shape copies,
+// indexing, creation, quantize/dequantize, executorch_prim scalar ops).
 void addPortableKernels(KernelRegistry& registry);
 
 }  // namespace ptescope::exec
