@@ -11,6 +11,7 @@
 
 #include "PassCommands.h"
 #include "ProfileCommand.h"
+#include "RunCommand.h"
 #include "RenderCommand.h"
 #include "pte/JsonDump.h"
 #include "pte/Reader.h"
@@ -162,6 +163,7 @@ int main(int argc, char** argv) {
   auto passCommands = ptescope::cli::addPassCommands(app);
   auto profileCommand = ptescope::cli::addProfileCommand(app);
   auto renderCommand = ptescope::cli::addRenderCommand(app);
+  auto runCommand = ptescope::cli::addRunCommand(app);
 
   try {
     app.parse(argc, argv);
@@ -178,6 +180,7 @@ int main(int argc, char** argv) {
   if (auto status = passCommands->runIfParsed()) return *status;
   if (auto status = profileCommand->runIfParsed()) return *status;
   if (auto status = renderCommand->runIfParsed()) return *status;
+  if (auto status = runCommand->runIfParsed()) return *status;
   if (info->parsed()) return runInfo(file, ptd, json, graph);
   if (dump->parsed()) return runDump(file);
   if (synthCmd->parsed()) {

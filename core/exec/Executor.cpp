@@ -447,6 +447,14 @@ Result<HostTensor> Executor::readTensor(int32_t value) const {
   return HostTensor{slot.tensor->dtype, slot.tensor->sizes, std::move(bytes.value())};
 }
 
+Result<program::ValueData> Executor::readLiteral(int32_t value) const {
+  const State& s = *state_;
+  if (auto status = s.checkValue(value, "readLiteral"); !status) return status.error();
+  const auto& slot = s.current[size_t(value)];
+  if (slot.tensor) return makeError(valueName(value) + " is a tensor");
+  return slot.literal;
+}
+
 Status Executor::writeTensor(int32_t value, std::span<const uint8_t> bytes, std::optional<std::vector<int64_t>> sizes) {
   State& s = *state_;
   if (auto status = s.checkValue(value, "writeTensor"); !status) return status.error();
