@@ -3,6 +3,7 @@
 // avg), constant padding and nearest upsampling.
 #include <cmath>
 #include <limits>
+#include <string_view>
 
 #include "exec/kernels/KernelSupport.h"
 
@@ -120,9 +121,12 @@ KernelResult linear(KernelContext& ctx) {
 
 // A 1-D or 2-D spatial parameter list, expanded to two entries (H, W); a
 // 1-D operation is a 2-D one with H = 1.
+// `fallback` fills an empty list; the H entry of a 1-D operation is the
+// neutral value (1 for strides and dilations, 0 for paddings).
 Result<std::array<int64_t, 2>> spatial(const std::vector<int64_t>& values, size_t dims, int64_t fallback, const char* what) {
-  if (values.empty()) return std::array<int64_t, 2>{dims == 2 ? fallback : 1, fallback};
-  if (values.size() == 1) return std::array<int64_t, 2>{dims == 2 ? values[0] : 1, values[0]};
+  const int64_t neutral = std::string_view(what).find("padding") != std::string_view::npos ? 0 : 1;
+  if (values.empty()) return std::array<int64_t, 2>{dims == 2 ? fallback : neutral, fallback};
+  if (values.size() == 1) return std::array<int64_t, 2>{dims == 2 ? values[0] : neutral, values[0]};
   if (values.size() == 2 && dims == 2) return std::array<int64_t, 2>{values[0], values[1]};
   return makeError(std::string(what) + " has " + std::to_string(values.size()) + " entries for a " + std::to_string(dims) +
                    "-D operation");
