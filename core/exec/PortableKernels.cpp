@@ -14,6 +14,7 @@ void addPortableKernels(KernelRegistry& registry) {
   kernels::addCreationKernels(registry);
   kernels::addQuantizedKernels(registry);
   kernels::addPrimKernels(registry);
+  kernels::addCustomKernels(registry);
 }
 
 }  // namespace ptescope::exec

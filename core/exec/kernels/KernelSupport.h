@@ -175,5 +175,6 @@ void addIndexingKernels(KernelRegistry& registry);
 void addCreationKernels(KernelRegistry& registry);
 void addQuantizedKernels(KernelRegistry& registry);
 void addPrimKernels(KernelRegistry& registry);
+void addCustomKernels(KernelRegistry& registry);  // custom ops of the shared samples
 
 }  // namespace ptescope::exec::kernels
