@@ -295,6 +295,7 @@ Result<std::unique_ptr<Executor>> Executor::create(const program::Program& progr
     const auto& order = program::items(t->dim_order);
     for (size_t d = 0; d < order.size(); ++d)
       if (order[d] != d) ref.default_dim_order = false;
+    if (!ref.default_dim_order) ref.dim_order.assign(order.begin(), order.end());
     const int64_t nbytes = t->nbytes();
     if (nbytes < 0)
       return makeError(what + ": its size is unknown (negative size, overflow or invalid scalar type " +

@@ -39,6 +39,7 @@ struct TensorRef {
   uint8_t* data = nullptr;            // null once a FreeCall released it
   bool writable = true;               // false for stored constants mapped from the file
   bool default_dim_order = true;      // contiguous, dim_order 0..n-1
+  std::vector<int64_t> dim_order;     // when not the default: outermost dimension first
   MemoryPlace memory;                 // where `data` really is
 
   int64_t numel() const;

@@ -190,7 +190,7 @@ KernelResult Args::fail(const std::string& message) { return makeError(message);
 
 KernelResult Args::unsupported(const std::string& reason) { return KernelOutcome::unsupported(reason); }
 
-Operand Args::check(TensorRef* t, const std::string& name, bool writable) {
+Operand Args::check(TensorRef* t, const std::string& name, bool writable, bool anyLayout) {
   Operand op{t, codecFor(t->dtype)};
   if (!t->onHost()) {
     if (reason_.empty())
@@ -199,7 +199,7 @@ Operand Args::check(TensorRef* t, const std::string& name, bool writable) {
   } else if (op.codec.load == nullptr) {
     if (reason_.empty())
       reason_ = name + " has dtype " + program::scalarTypeShortName(t->dtype) + ", outside ptescope's CPU kernels";
-  } else if (!t->default_dim_order && t->sizes.size() > 1) {
+  } else if (!anyLayout && !t->default_dim_order && t->sizes.size() > 1) {
     if (reason_.empty()) reason_ = name + " has a non-contiguous dim_order";
   } else if (t->data == nullptr && t->numel() > 0) {
     addError(name + " has no memory (unbound or freed)");
@@ -209,7 +209,11 @@ Operand Args::check(TensorRef* t, const std::string& name, bool writable) {
   return op;
 }
 
-Operand Args::in(size_t arg) {
+Operand Args::in(size_t arg) { return get(arg, false, false); }
+Operand Args::inAnyLayout(size_t arg) { return get(arg, false, true); }
+Operand Args::outAnyLayout(size_t arg) { return get(arg, true, true); }
+
+Operand Args::get(size_t arg, bool writable, bool anyLayout) {
   if (arg >= ctx_.argCount()) {
     addError("missing tensor argument " + std::to_string(arg));
     return {};
@@ -220,14 +224,10 @@ Operand Args::in(size_t arg) {
              program::valueKindName(ctx_.kind(arg)) + ", not a tensor");
     return {};
   }
-  return check(t, ctx_.valueName(arg), false);
+  return check(t, ctx_.valueName(arg), writable, anyLayout);
 }
 
-Operand Args::out(size_t arg) {
-  Operand op = in(arg);
-  if (op && op.tensor->writable == false) addError(ctx_.valueName(arg) + " is a stored constant and cannot be written");
-  return op;
-}
+Operand Args::out(size_t arg) { return get(arg, true, false); }
 
 std::optional<Operand> Args::optIn(size_t arg) {
   if (ctx_.isNullArg(arg)) return std::nullopt;
@@ -387,6 +387,19 @@ int64_t numelOf(const Sizes& sizes) {
 Sizes contiguousStrides(const Sizes& sizes) {
   Sizes strides(sizes.size(), 1);
   for (size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<int64_t>(sizes[d], 1);
+  return strides;
+}
+
+Sizes stridesForDimOrder(const Sizes& sizes, const std::vector<int64_t>& dimOrder) {
+  if (dimOrder.size() != sizes.size()) return contiguousStrides(sizes);
+  Sizes strides(sizes.size(), 1);
+  int64_t stride = 1;
+  for (size_t k = dimOrder.size(); k-- > 0;) {
+    const auto d = size_t(dimOrder[k]);
+    if (d >= sizes.size()) return contiguousStrides(sizes);
+    strides[d] = stride;
+    stride *= std::max<int64_t>(sizes[d], 1);
+  }
   return strides;
 }
 

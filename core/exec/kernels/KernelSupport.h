@@ -75,6 +75,9 @@ class Args {
 
   Operand in(size_t arg);                  // a readable tensor
   Operand out(size_t arg);                 // a writable tensor
+  // The same for kernels that handle any dim order themselves (the dim-order copies).
+  Operand inAnyLayout(size_t arg);
+  Operand outAnyLayout(size_t arg);
   std::optional<Operand> optIn(size_t arg);  // None → nullopt
   std::vector<Operand> tensors(size_t arg, bool writable = false);  // a TensorList
   std::vector<std::optional<Operand>> optTensors(size_t arg);       // an OptionalTensorList (or TensorList)
@@ -99,7 +102,8 @@ class Args {
   std::string name(size_t arg) const { return ctx_.valueName(arg); }
 
  private:
-  Operand check(TensorRef* tensor, const std::string& name, bool writable);
+  Operand check(TensorRef* tensor, const std::string& name, bool writable, bool anyLayout = false);
+  Operand get(size_t arg, bool writable, bool anyLayout);
   void addError(const std::string& message);
   KernelContext& ctx_;
   std::optional<Error> error_;
@@ -112,6 +116,9 @@ using Sizes = std::vector<int64_t>;
 
 int64_t numelOf(const Sizes& sizes);
 Sizes contiguousStrides(const Sizes& sizes);
+// Element strides of a tensor stored in `dimOrder` (outermost first; empty
+// or the identity: contiguous).
+Sizes stridesForDimOrder(const Sizes& sizes, const std::vector<int64_t>& dimOrder);
 // "[2, 3]".
 std::string shapeText(const Sizes& sizes);
 // Dimension `dim` in [0, rank) (rank 0 accepts 0 and -1), or an error.

@@ -176,19 +176,46 @@ KernelResult expandCopy(KernelContext& ctx) {
   return gatherStrided(out, sizes, self, broadcastStrides(self.sizes(), sizes));
 }
 
-// A copy that may convert the dtype: (self, ..., out). `dimOrderArg` holds an
-// optional dim_order that must be the contiguous one.
+// A copy that may convert the dtype: (self, ..., out). `dimOrderArg` holds
+// an optional dim_order for the output (the dim-order copies); the output
+// tensor's own dim order must be that one. Elements move between the two
+// layouts by their logical index.
 KernelResult convertingCopy(KernelContext& ctx, size_t dimOrderArg, size_t outArg) {
   Args a(ctx);
-  auto self = a.in(0);
+  const bool layouts = dimOrderArg != SIZE_MAX;
+  auto self = layouts ? a.inAnyLayout(0) : a.in(0);
   std::optional<std::vector<int64_t>> order;
-  if (dimOrderArg != SIZE_MAX) order = a.optInts(dimOrderArg);
-  auto out = a.out(outArg);
+  if (layouts) order = a.optInts(dimOrderArg);
+  auto out = layouts ? a.outAnyLayout(outArg) : a.out(outArg);
   if (a.failed()) return a.outcome();
-  if (order)
-    for (size_t i = 0; i < order->size(); ++i)
-      if ((*order)[i] != int64_t(i)) return a.unsupported("a non-contiguous dim_order " + shapeText(*order) + " is outside ptescope's CPU kernels");
-  return copyAll(out, self.sizes(), self);
+  if (!layouts) return copyAll(out, self.sizes(), self);
+  const auto& outOrder = out.tensor->dim_order;
+  if (order) {
+    bool identity = true;
+    for (size_t i = 0; i < order->size(); ++i) identity = identity && (*order)[i] == int64_t(i);
+    const bool matches = identity ? outOrder.empty() : *order == outOrder;
+    if (!matches && self.rank() > 1)
+      return a.fail("dim_order " + shapeText(*order) + " is not the dim order of " + a.name(outArg));
+  }
+  if (self.tensor->dim_order.empty() && outOrder.empty()) return copyAll(out, self.sizes(), self);
+  if (auto status = resize(out, self.sizes()); !status) return status.error();
+  const Sizes from = stridesForDimOrder(self.sizes(), self.tensor->dim_order);
+  const Sizes to = stridesForDimOrder(self.sizes(), outOrder);
+  const Sizes& sizes = self.sizes();
+  Sizes index(sizes.size(), 0);
+  for (int64_t n = 0; n < self.numel(); ++n) {
+    int64_t src = 0, dst = 0;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      src += index[d] * from[d];
+      dst += index[d] * to[d];
+    }
+    copyElement(out, dst, self, src);
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  return KernelOutcome::done();
 }
 
 // copy.out(self, src, non_blocking, *, out) and copy_(self, src, non_blocking):
