@@ -82,6 +82,7 @@ class MainWindow : public QMainWindow {
 
   // For tests and --screenshot.
   QTabWidget* bottomTabs() const { return bottomTabs_; }
+  class OutputsPanel* outputsPanel() const { return outputs_; }
   QTableView* valuesView() const { return valuesView_; }
   QTableView* transfersView() const { return transfersView_; }
   PropertiesPanel* properties() const { return properties_; }
@@ -175,6 +176,7 @@ class MainWindow : public QMainWindow {
   QString lastError_;
 
   ProfileSession* profiler_ = nullptr;
+  class OutputsPanel* outputs_ = nullptr;  // Run > Run Once
   TimelineView* timeline_ = nullptr;
   QComboBox* overlayMetric_ = nullptr;
   QWidget* profileStatus_ = nullptr;

@@ -10,6 +10,7 @@
 
 #include "ui/Document.h"
 #include "ui/MainWindow.h"
+#include "ui/OutputsPanel.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
   parser.addOption(screenshot);
   QCommandLineOption method("method", "Show method NAME.", "NAME");
   parser.addOption(method);
-  QCommandLineOption tab("tab", "Show the bottom panel NAME (values, transfers, timeline, memory, diagnostics, changes).",
+  QCommandLineOption tab("tab", "Show the bottom panel NAME (values, transfers, timeline, memory, diagnostics, changes, summary, outputs).",
                          "NAME");
   parser.addOption(tab);
   QCommandLineOption profile("profile",
@@ -35,6 +36,8 @@ int main(int argc, char** argv) {
                                    "With --profile and --screenshot: write the profile to FILE (.json, .trace.json or .csv).",
                                    "FILE");
   parser.addOption(exportProfile);
+  QCommandLineOption runOnce("run-once", "Run the method once at start and show its outputs (the Outputs panel).");
+  parser.addOption(runOnce);
   QCommandLineOption overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE");
   parser.addOption(overlay);
   parser.addPositionalArgument("FILE", "Program (.pte) to open");
@@ -81,6 +84,14 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (opened && parser.isSet(runOnce)) {
+    window.showPanel("outputs");
+    if (!window.outputsPanel()->runOnce()) {
+      std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.outputsPanel()->lastError()));
+      if (parser.isSet(screenshot)) return 2;
+    }
+  }
+
   if (parser.isSet(screenshot)) {
     if (!opened) {
       std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
@@ -94,7 +105,8 @@ int main(int argc, char** argv) {
     QTimer poll;
     poll.setInterval(100);
     QObject::connect(&poll, &QTimer::timeout, [&] {
-      const bool busy = window.graph()->layoutPending() || window.profileSession()->isRunning();
+      const bool busy = window.graph()->layoutPending() || window.profileSession()->isRunning() ||
+                        window.outputsPanel()->isRunning();
       if (busy && waited.elapsed() < 60000) return;
       poll.stop();
       if (!profileError.isEmpty()) {
