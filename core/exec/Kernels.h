@@ -2,8 +2,9 @@
 // "namespace::name.overload" (e.g. "aten::add.out").
 //
 // A kernel sees its instruction's arguments through a KernelContext, in the
-// order the program stores them: inputs, then outputs, then the out-variant's
-// return value(s) again. Three outcomes:
+// order the program stores them, which is upstream's emitter's: the schema's
+// arguments (outs last), then the out-variant's return value again (a single
+// out) or one TensorList of the outs (several). Three outcomes:
 //   - Done: the kernel computed its outputs.
 //   - Unsupported: this kernel cannot compute these arguments (a dtype or a
 //     layout outside the portable subset, a tensor in device memory); the
