@@ -1,4 +1,5 @@
 #include "ui/MainWindow.h"
+#include "ui/OutputsPanel.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -291,6 +292,8 @@ void MainWindow::buildPanels() {
   bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
   bottomTabs_->addTab(changes_, tr("Changes"));
   bottomTabs_->addTab(summary_, tr("Summary"));
+  outputs_ = new OutputsPanel(document_);
+  bottomTabs_->addTab(outputs_, tr("Outputs"));
   connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
     const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
     bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
@@ -405,6 +408,14 @@ void MainWindow::buildMenus() {
     findField_->selectAll();
   });
   addAction(findAction);
+
+  auto* runMenu = menuBar()->addMenu(tr("&Run"));
+  auto* runOnce = runMenu->addAction(tr("Run &Once"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
+    bottomTabs_->setCurrentWidget(outputs_);
+    if (!outputs_->runOnce()) statusBar()->showMessage(outputs_->lastError(), 5000);
+  });
+  runOnce->setObjectName("runOnceAction");
+  runOnce->setToolTip(tr("Execute the method once and show its outputs (Ctrl+R)"));
 
   buildProfiling(toolbar);
   viewMenu->addSeparator();
@@ -606,7 +617,7 @@ bool MainWindow::showMethod(const QString& name) {
 }
 
 bool MainWindow::showPanel(const QString& name) {
-  static const QStringList names{"values", "transfers", "timeline", "memory", "diagnostics", "changes"};
+  static const QStringList names{"values", "transfers", "timeline", "memory", "diagnostics", "changes", "summary", "outputs"};
   const int index = int(names.indexOf(name.toLower()));
   if (index < 0 || index >= bottomTabs_->count()) {
     lastError_ = tr("no panel named '%1' (one of: %2)").arg(name, names.join(", "));

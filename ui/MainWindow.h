@@ -89,6 +89,7 @@ class MainWindow : public QMainWindow {
 
   // For tests and --screenshot.
   QTabWidget* bottomTabs() const { return bottomTabs_; }
+  class OutputsPanel* outputsPanel() const { return outputs_; }
   QTableView* valuesView() const { return valuesView_; }
   QTableView* transfersView() const { return transfersView_; }
   LinkSelection* linkSelection() const { return links_; }
@@ -189,6 +190,7 @@ class MainWindow : public QMainWindow {
   QString lastError_;
 
   ProfileSession* profiler_ = nullptr;
+  class OutputsPanel* outputs_ = nullptr;  // Run > Run Once
   TimelineView* timeline_ = nullptr;
   QComboBox* overlayMetric_ = nullptr;
   // overlayMetric_'s item for the predicted copy time (not a GraphView metric).

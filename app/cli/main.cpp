@@ -14,6 +14,7 @@
 #include "PassCommands.h"
 #include "PredictCommand.h"
 #include "ProfileCommand.h"
+#include "RunCommand.h"
 #include "RenderCommand.h"
 #include "pte/JsonDump.h"
 #include "pte/Reader.h"
@@ -169,6 +170,8 @@ int main(int argc, char** argv) {
   auto etdumpCommand = ptescope::cli::addEtdumpCommand(app);
   auto predictCommands = ptescope::cli::addPredictCommands(app);
 
+  auto runCommand = ptescope::cli::addRunCommand(app);
+
   // Hidden, for the build: the man page and completion from the definitions above.
   if (auto status = ptescope::cli::runDocGenerator(app, argc, argv)) return *status;
 
@@ -189,6 +192,7 @@ int main(int argc, char** argv) {
   if (auto status = renderCommand->runIfParsed()) return *status;
   if (auto status = etdumpCommand->runIfParsed()) return *status;
   if (auto status = predictCommands->runIfParsed()) return *status;
+  if (auto status = runCommand->runIfParsed()) return *status;
   if (info->parsed()) return runInfo(file, ptd, json, graph);
   if (dump->parsed()) return runDump(file);
   if (synthCmd->parsed()) {

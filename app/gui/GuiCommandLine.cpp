@@ -138,10 +138,11 @@ void guardHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 GuiOptions::GuiOptions()
     : screenshot("screenshot", "Save a grab of the window to FILE (PNG) and exit.", "FILE"),
       method("method", "Show method NAME.", "NAME"),
-      tab("tab", "Show the bottom panel NAME (values, transfers, timeline, memory, diagnostics, changes).", "NAME"),
+      tab("tab", "Show the bottom panel NAME (values, transfers, timeline, memory, diagnostics, changes, summary, outputs).", "NAME"),
       profile("profile", "Profile the method at start (on the GPU when one is present, else emulated on the host)."),
       exportProfile("export-profile",
                     "With --profile and --screenshot: write the profile to FILE (.json, .trace.json or .csv).", "FILE"),
+      runOnce("run-once", "Run the method once at start and show its outputs (the Outputs panel)."),
       overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE"),
       etdump("etdump", "Import the ETDump FILE (.etdp) recorded on the program; twice to compare two.", "FILE"),
       link("link", "Predict copy times on LINK: a built-in link profile name or a file written by ptescope-cli probe-link.",
@@ -149,7 +150,7 @@ GuiOptions::GuiOptions()
       generateMan(hidden(QCommandLineOption("generate-man", "Print the ptescope(1) manual page (roff) and exit."))) {}
 
 QList<QCommandLineOption> GuiOptions::all() const {
-  return {screenshot, method, tab, profile, exportProfile, overlay, etdump, link};
+  return {screenshot, method, tab, profile, exportProfile, runOnce, overlay, etdump, link};
 }
 
 BuiltInOptions addOptions(QCommandLineParser& parser, const GuiOptions& options) {

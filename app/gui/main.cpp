@@ -15,6 +15,7 @@
 #include "ui/Document.h"
 #include "ui/LinkSelection.h"
 #include "ui/MainWindow.h"
+#include "ui/OutputsPanel.h"
 
 int main(int argc, char** argv) {
   QApplication::setApplicationName("ptescope");
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
   const QCommandLineOption& overlay = options.overlay;
   const QCommandLineOption& etdump = options.etdump;
   const QCommandLineOption& link = options.link;
+  const QCommandLineOption& runOnce = options.runOnce;
   parser.process(app);
 
   ptescope::ui::Document document;
@@ -99,6 +101,14 @@ int main(int argc, char** argv) {
     }
   }
 
+  if (opened && parser.isSet(runOnce)) {
+    window.showPanel("outputs");
+    if (!window.outputsPanel()->runOnce()) {
+      std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.outputsPanel()->lastError()));
+      if (parser.isSet(screenshot)) return 2;
+    }
+  }
+
   if (parser.isSet(screenshot)) {
     if (!opened) {
       std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
@@ -112,7 +122,8 @@ int main(int argc, char** argv) {
     QTimer poll;
     poll.setInterval(100);
     QObject::connect(&poll, &QTimer::timeout, [&] {
-      const bool busy = window.graph()->layoutPending() || window.profileSession()->isRunning();
+      const bool busy = window.graph()->layoutPending() || window.profileSession()->isRunning() ||
+                        window.outputsPanel()->isRunning();
       if (busy && waited.elapsed() < 60000) return;
       poll.stop();
       if (!profileError.isEmpty()) {

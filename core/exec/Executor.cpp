@@ -170,6 +170,17 @@ class InstructionContext final : public KernelContext {
     if (value < 0 || size_t(value) >= state_.current.size()) return nullptr;
     return &state_.current[size_t(value)].literal;
   }
+  TensorRef* tensorAt(int32_t value) override {
+    if (value < 0 || size_t(value) >= state_.current.size()) return nullptr;
+    auto& s = state_.current[size_t(value)];
+    return s.tensor ? &*s.tensor : nullptr;
+  }
+  Status setLiteral(size_t arg, program::ValueData value) override {
+    auto& s = state_.current[size_t(args_.at(arg))];
+    if (s.tensor) return makeError(valueName(args_.at(arg)) + " is a tensor, not a scalar value");
+    s.literal = std::move(value);
+    return Ok{};
+  }
   DeviceRuntime& runtime() override { return *state_.runtime; }
   void recordCopy(const CopyEvent& copy) override { step_.copy = copy; }
 
@@ -285,6 +296,7 @@ Result<std::unique_ptr<Executor>> Executor::create(const program::Program& progr
     const auto& order = program::items(t->dim_order);
     for (size_t d = 0; d < order.size(); ++d)
       if (order[d] != d) ref.default_dim_order = false;
+    if (!ref.default_dim_order) ref.dim_order.assign(order.begin(), order.end());
     const int64_t nbytes = t->nbytes();
     if (nbytes < 0)
       return makeError(what + ": its size is unknown (negative size, overflow or invalid scalar type " +
@@ -449,6 +461,14 @@ Result<HostTensor> Executor::readTensor(int32_t value) const {
   auto bytes = s.copyFromTensor(*slot.tensor);
   if (!bytes) return bytes.error();
   return HostTensor{slot.tensor->dtype, slot.tensor->sizes, std::move(bytes.value())};
+}
+
+Result<program::ValueData> Executor::readLiteral(int32_t value) const {
+  const State& s = *state_;
+  if (auto status = s.checkValue(value, "readLiteral"); !status) return status.error();
+  const auto& slot = s.current[size_t(value)];
+  if (slot.tensor) return makeError(valueName(value) + " is a tensor");
+  return slot.literal;
 }
 
 Status Executor::writeTensor(int32_t value, std::span<const uint8_t> bytes, std::optional<std::vector<int64_t>> sizes) {

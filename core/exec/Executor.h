@@ -117,6 +117,9 @@ class Executor {
   Status fillInputs(const InputOptions& options);
   // Contents of a tensor value at its current sizes.
   Result<HostTensor> readTensor(int32_t value) const;
+  // The current value of a non-tensor value (Int, Double, Bool, ...), as
+  // the run left it; an error for a tensor.
+  Result<program::ValueData> readLiteral(int32_t value) const;
   // Writes exactly the tensor's bytes at its current sizes (a dynamic tensor
   // is first resized to `sizes` when given).
   Status writeTensor(int32_t value, std::span<const uint8_t> bytes, std::optional<std::vector<int64_t>> sizes = {});

@@ -2,8 +2,9 @@
 // "namespace::name.overload" (e.g. "aten::add.out").
 //
 // A kernel sees its instruction's arguments through a KernelContext, in the
-// order the program stores them: inputs, then outputs, then the out-variant's
-// return value(s) again. Three outcomes:
+// order the program stores them, which is upstream's emitter's: the schema's
+// arguments (outs last), then the out-variant's return value again (a single
+// out) or one TensorList of the outs (several). Three outcomes:
 //   - Done: the kernel computed its outputs.
 //   - Unsupported: this kernel cannot compute these arguments (a dtype or a
 //     layout outside the portable subset, a tensor in device memory); the
@@ -39,6 +40,7 @@ struct TensorRef {
   uint8_t* data = nullptr;            // null once a FreeCall released it
   bool writable = true;               // false for stored constants mapped from the file
   bool default_dim_order = true;      // contiguous, dim_order 0..n-1
+  std::vector<int64_t> dim_order;     // when not the default: outermost dimension first
   MemoryPlace memory;                 // where `data` really is
 
   int64_t numel() const;
@@ -87,6 +89,12 @@ class KernelContext {
   // The value at a method value index (IntList items point at Int values);
   // nullptr when out of range.
   virtual const program::ValueData* literalAt(int32_t valueIndex) const = 0;
+  // The tensor at a method value index (TensorList items); nullptr when that
+  // value is not a tensor or the index is out of range.
+  virtual TensorRef* tensorAt(int32_t valueIndex) = 0;
+  // Replaces a non-tensor argument's value for the rest of the run (the
+  // result of a scalar executorch_prim operator such as sym_size.int).
+  virtual Status setLiteral(size_t arg, program::ValueData value) = 0;
 
   virtual DeviceRuntime& runtime() = 0;
   virtual void recordCopy(const CopyEvent& copy) = 0;
@@ -120,8 +128,9 @@ class KernelRegistry {
 
 // Adds et_copy::_h2d_copy.out and et_copy::_d2h_copy.out.
 void addCopyKernels(KernelRegistry& registry);
-// Adds the portable CPU subset (elementwise arithmetic with broadcasting,
-// activations, softmax, layer norm, dtype-converting copies, mm).
+// Adds ptescope's CPU kernels (core/exec/kernels/: elementwise, reductions
+// and norms, linear algebra, convolution and pooling, shape copies,
+// indexing, creation, quantize/dequantize, executorch_prim scalar ops).
 void addPortableKernels(KernelRegistry& registry);
 
 }  // namespace ptescope::exec

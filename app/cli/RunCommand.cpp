@@ -1,0 +1,80 @@
+#include "RunCommand.h"
+
+#include "CliCommon.h"
+
+#include <filesystem>
+#include <iostream>
+
+#include "exec/DeviceRuntime.h"
+#include "exec/RunOnce.h"
+#include "pte/Reader.h"
+#include "report/RunText.h"
+
+namespace ptescope::cli {
+namespace {
+
+class RunCommandImpl : public RunCommand {
+ public:
+  explicit RunCommandImpl(CLI::App& app) {
+    command_ = app.add_subcommand(
+        "run", "Execute a method once (on a GPU when one is present, else emulated on the host) and write its outputs as .npy");
+    command_->add_option("FILE", file_, "Program (.pte)")->required();
+    command_->add_option("--method", method_, "Method to run (default: forward, else the first method)");
+    command_->add_option("--inputs", inputs_,
+                         "Folder of input files, one per method input i: i.npy, input_i.npy, i.bin or i.raw "
+                         "(default: random values from --seed)");
+    command_->add_option("--outputs", outputs_, "Folder to write output i as <i>.npy (created when missing)");
+    command_->add_option("--seed", seed_, "Seed of the random inputs")->capture_default_str();
+    command_->add_option("--ptd", ptd_, "External data file(s) (.ptd) for EXTERNAL constants");
+    command_->add_option("--runtime", runtime_, "cuda or host (default: cuda when a device is present, else host)")
+        ->check(CLI::IsMember({"cuda", "host"}));
+  }
+
+  std::optional<int> runIfParsed() override {
+    if (!command_->parsed()) return std::nullopt;
+    return run();
+  }
+
+ private:
+  int run() {
+    pte::ReadOptions readOptions;
+    readOptions.ptd_paths = ptd_;
+    auto loaded = pte::readProgramFile(file_, readOptions);
+    if (!loaded) return fail(loaded.error().message);
+    const program::Program& program = loaded->program;
+    if (!method_.empty() && program.findMethod(method_) == nullptr) return fail(file_ + ": no method named '" + method_ + "'");
+    if (!outputs_.empty() && std::filesystem::exists(outputs_) && !std::filesystem::is_directory(outputs_))
+      return fail(outputs_ + ": exists and is not a folder (--outputs needs a folder)");
+
+    const auto preference = runtime_.empty() ? exec::RuntimePreference::Auto : *exec::parseRuntimePreference(runtime_);
+    auto selection = exec::selectRuntime(preference);
+    if (!selection) return fail(selection.error().message);
+    if (!selection->notice.empty()) std::cerr << "ptescope-cli: note: " << selection->notice << "\n";
+
+    exec::RunOnceOptions options;
+    options.method = method_;
+    options.inputs.directory = inputs_;
+    options.inputs.seed = seed_;
+    auto result = exec::runMethodOnce(program, *selection->runtime, options);
+    if (!result) return fail(file_ + ": " + result.error().message);
+
+    std::cout << report::runText(*result, std::filesystem::path(file_).filename().string());
+    if (!outputs_.empty()) {
+      auto written = exec::writeOutputsAsNpy(*result, outputs_);
+      if (!written) return fail(written.error().message);
+      std::cout << "wrote " << written->size() << " output file(s) to " << outputs_ << "\n";
+    }
+    return 0;
+  }
+
+  CLI::App* command_ = nullptr;
+  std::string file_, method_, inputs_, outputs_, runtime_;
+  std::vector<std::string> ptd_;
+  uint64_t seed_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<RunCommand> addRunCommand(CLI::App& app) { return std::make_unique<RunCommandImpl>(app); }
+
+}  // namespace ptescope::cli

@@ -1,0 +1,127 @@
+#include "exec/RunOnce.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "exec/InputFiles.h"
+#include "exec/Profiler.h"
+#include "exec/kernels/KernelSupport.h"
+#include "util/MappedFile.h"
+
+namespace ptescope::exec {
+
+std::vector<double> elementsOf(const HostTensor& tensor) {
+  const auto codec = kernels::codecFor(tensor.dtype);
+  if (codec.load == nullptr || codec.size == 0) return {};
+  const size_t n = tensor.bytes.size() / size_t(codec.size);
+  std::vector<double> values(n);
+  for (size_t i = 0; i < n; ++i) values[i] = codec.load(tensor.bytes.data() + i * size_t(codec.size));
+  return values;
+}
+
+ValueStats statsOf(const HostTensor& tensor) {
+  ValueStats stats;
+  double sum = 0;
+  bool any = false;
+  for (double v : elementsOf(tensor)) {
+    ++stats.count;
+    if (std::isnan(v)) {
+      ++stats.nan_count;
+      continue;
+    }
+    if (!any) stats.min = stats.max = v;
+    any = true;
+    stats.min = std::min(stats.min, v);
+    stats.max = std::max(stats.max, v);
+    sum += v;
+  }
+  const size_t numbers = stats.count - stats.nan_count;
+  stats.mean = numbers ? sum / double(numbers) : 0.0;
+  return stats;
+}
+
+Result<RunOnceResult> runMethodOnce(const program::Program& program, DeviceRuntime& runtime, const RunOnceOptions& options) {
+  const std::string methodName = options.method.empty() ? defaultMethodName(program) : options.method;
+  if (methodName.empty()) return makeError("the program has no method to run");
+  if (program.findMethod(methodName) == nullptr) return makeError("no method named '" + methodName + "'");
+  ExecutorOptions executorOptions;
+  executorOptions.host_memory = options.host_memory;
+  auto executor = Executor::create(program, methodName, runtime, executorOptions);
+  if (!executor) return executor.error();
+  Executor& exec = *executor.value();
+  if (auto status = exec.fillInputs(options.inputs); !status) return status.error();
+  auto record = exec.run();
+  if (!record) return record.error();
+
+  RunOnceResult result;
+  result.method = methodName;
+  result.runtime = runtime.name();
+  result.emulated = runtime.isEmulated();
+  result.instructions = record->steps.size();
+  result.wall_seconds = record->wall_seconds;
+  for (const auto& step : record->steps)
+    if (step.status == StepStatus::NotExecuted) result.not_executed.push_back(step);
+  const auto& outputs = program::items(exec.method().outputs);
+  for (size_t position = 0; position < outputs.size(); ++position) {
+    RunOutput out;
+    out.position = position;
+    out.value = outputs[position];
+    if (auto tensor = exec.readTensor(out.value); tensor) {
+      const auto values = elementsOf(*tensor);
+      out.readable = !values.empty() || tensor->bytes.empty();
+      out.stats = statsOf(*tensor);
+      out.first_values.assign(values.begin(), values.begin() + std::ptrdiff_t(std::min<size_t>(values.size(), 8)));
+      out.tensor = std::move(tensor.value());
+    } else {
+      auto literal = exec.readLiteral(out.value);
+      if (!literal) return makeError("output " + std::to_string(position) + ": " + tensor.error().message);
+      out.literal = literal.value();
+    }
+    result.outputs.push_back(std::move(out));
+  }
+  return result;
+}
+
+namespace {
+// A 0-d array holding one scalar.
+HostTensor scalarTensor(program::ScalarType dtype, const void* bytes, size_t size) {
+  HostTensor t;
+  t.dtype = dtype;
+  t.bytes.resize(size);
+  std::memcpy(t.bytes.data(), bytes, size);
+  return t;
+}
+}  // namespace
+
+Result<std::vector<std::string>> writeOutputsAsNpy(const RunOnceResult& result, const std::string& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error || !std::filesystem::is_directory(directory))
+    return makeError(directory + ": cannot create the output folder (" + error.message() + ")");
+  std::vector<std::string> paths;
+  for (const auto& out : result.outputs) {
+    std::optional<HostTensor> tensor = out.tensor;
+    if (!tensor) {
+      if (const auto* i = std::get_if<program::IntValue>(&out.literal)) {
+        tensor = scalarTensor(program::ScalarType::Long, &i->value, 8);
+      } else if (const auto* d = std::get_if<program::DoubleValue>(&out.literal)) {
+        tensor = scalarTensor(program::ScalarType::Double, &d->value, 8);
+      } else if (const auto* b = std::get_if<program::BoolValue>(&out.literal)) {
+        const uint8_t byte = b->value ? 1 : 0;
+        tensor = scalarTensor(program::ScalarType::Bool, &byte, 1);
+      } else {
+        continue;
+      }
+    }
+    // NumPy has no bfloat16: its raw bits go out as uint16, as upstream tools write them.
+    if (tensor->dtype == program::ScalarType::BFloat16) tensor->dtype = program::ScalarType::UInt16;
+    const std::string path = (std::filesystem::path(directory) / (std::to_string(out.position) + ".npy")).string();
+    const auto bytes = encodeNpy(*tensor);
+    if (auto status = writeFileAtomically(path, bytes); !status) return status.error();
+    paths.push_back(path);
+  }
+  return paths;
+}
+
+}  // namespace ptescope::exec

@@ -1,0 +1,63 @@
+// Executing a method once and keeping what it computed: every output's
+// contents (tensors brought to the host, scalars as values), summary
+// statistics, and the instructions that were not executed and why. The CLI's
+// `run` and the GUI's Run > Run Once use it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/Executor.h"
+#include "program/Program.h"
+#include "util/Result.h"
+
+namespace ptescope::exec {
+
+struct RunOnceOptions {
+  std::string method;  // empty: "forward" when present, else the first method
+  InputOptions inputs;
+  HostMemoryKind host_memory = HostMemoryKind::Pageable;
+};
+
+// min/max/mean over the finite and infinite elements; NaNs are counted apart.
+struct ValueStats {
+  size_t count = 0;
+  size_t nan_count = 0;
+  double min = 0, max = 0, mean = 0;
+};
+
+struct RunOutput {
+  size_t position = 0;       // index in the method's outputs
+  int32_t value = -1;        // value index
+  std::optional<HostTensor> tensor;  // for tensor outputs
+  program::ValueData literal;        // for the others (Int, Double, Bool, ...)
+  ValueStats stats;          // tensors with a readable dtype
+  std::vector<double> first_values;  // up to 8 elements in memory order
+  bool readable = true;      // false for dtypes ptescope does not decode
+};
+
+struct RunOnceResult {
+  std::string method;
+  std::string runtime;
+  bool emulated = false;
+  size_t instructions = 0;        // executed steps (jumps may repeat some)
+  std::vector<StepRecord> not_executed;
+  std::vector<RunOutput> outputs;
+  double wall_seconds = 0;
+};
+
+Result<RunOnceResult> runMethodOnce(const program::Program& program, DeviceRuntime& runtime, const RunOnceOptions& options);
+
+ValueStats statsOf(const HostTensor& tensor);
+// The elements as doubles for every dtype the CPU kernels read (float16 and
+// bfloat16 included); empty for the others.
+std::vector<double> elementsOf(const HostTensor& tensor);
+
+// Writes output i as <directory>/<i>.npy (tensors in their dtype; Int as a
+// 0-d int64, Double as float64, Bool as bool; other values are skipped),
+// each atomically. Creates the directory when missing. Returns the paths.
+Result<std::vector<std::string>> writeOutputsAsNpy(const RunOnceResult& result, const std::string& directory);
+
+}  // namespace ptescope::exec

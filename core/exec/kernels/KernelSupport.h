@@ -1,0 +1,187 @@
+// What the CPU kernel families share: reading and writing elements of any
+// supported dtype, the argument checks every kernel makes, broadcasting,
+// dimension arithmetic and reduction plans.
+//
+// Arithmetic runs in double and is stored in the output's dtype (the
+// portable kernels compute in the common type; for float32 and the small
+// integer types this gives the same numbers up to the last bit of
+// transcendental functions). Kernels that only move elements (views,
+// permutes, cat, slices, gathers) copy bytes when the dtypes agree, so int64
+// values and NaN payloads survive exactly.
+//
+// Argument positions follow the out-variant schemas as upstream's emitter
+// writes them: the schema's arguments in order (outs last), then the
+// return value again (a single out) or one TensorList of the outs (several).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exec/Kernels.h"
+
+namespace ptescope::exec::kernels {
+
+using program::ScalarType;
+
+float halfToFloat(uint16_t h);
+uint16_t floatToHalf(float f);
+float bfloat16ToFloat(uint16_t b);
+uint16_t floatToBfloat16(float f);
+
+using Loader = double (*)(const uint8_t*);
+using Storer = void (*)(uint8_t*, double);
+
+struct ElementCodec {
+  Loader load = nullptr;
+  Storer store = nullptr;
+  int size = 0;
+  bool floating = false;
+};
+// Empty (load == nullptr) for dtypes the kernels do not read.
+ElementCodec codecFor(ScalarType type);
+bool isFloating(ScalarType type);
+bool isIntegral(ScalarType type, bool includeBool);
+
+// A tensor argument after its checks.
+struct Operand {
+  TensorRef* tensor = nullptr;
+  ElementCodec codec;
+
+  explicit operator bool() const { return tensor != nullptr; }
+  ScalarType dtype() const { return tensor->dtype; }
+  const std::vector<int64_t>& sizes() const { return tensor->sizes; }
+  size_t rank() const { return tensor->sizes.size(); }
+  int64_t numel() const { return tensor->numel(); }
+  int64_t size(size_t dim) const { return tensor->sizes[dim]; }
+  double get(int64_t i) const { return codec.load(tensor->data + i * codec.size); }
+  void set(int64_t i, double v) const { codec.store(tensor->data + i * codec.size, v); }
+  uint8_t* at(int64_t i) const { return tensor->data + i * codec.size; }
+  // An element as an integer index (int32/int64 read exactly).
+  int64_t index(int64_t i) const;
+};
+
+// Reads a kernel's arguments by position. Each accessor checks its
+// argument; the first broken-program problem becomes an error, the first
+// situation outside ptescope's kernels (device memory, an unreadable dtype,
+// a non-contiguous dim order) becomes "unsupported". After reading every
+// argument a kernel asks failed() and returns outcome() when true.
+class Args {
+ public:
+  explicit Args(KernelContext& ctx) : ctx_(ctx) {}
+
+  Operand in(size_t arg);                  // a readable tensor
+  Operand out(size_t arg);                 // a writable tensor
+  // The same for kernels that handle any dim order themselves (the dim-order copies).
+  Operand inAnyLayout(size_t arg);
+  Operand outAnyLayout(size_t arg);
+  std::optional<Operand> optIn(size_t arg);  // None → nullopt
+  std::vector<Operand> tensors(size_t arg, bool writable = false);  // a TensorList
+  std::vector<std::optional<Operand>> optTensors(size_t arg);       // an OptionalTensorList (or TensorList)
+  int64_t integer(size_t arg);
+  std::optional<int64_t> optInteger(size_t arg);
+  double scalar(size_t arg);  // Int, Double or Bool
+  std::optional<double> optScalar(size_t arg);
+  bool flag(size_t arg);
+  std::vector<int64_t> ints(size_t arg);
+  std::optional<std::vector<int64_t>> optInts(size_t arg);
+  std::vector<double> doubles(size_t arg);
+  std::optional<std::string> optText(size_t arg);  // a String (None → nullopt)
+  // An optional ScalarType argument (stored as an Int); nullopt for None.
+  std::optional<ScalarType> optDtype(size_t arg);
+
+  bool failed() const { return error_.has_value() || !reason_.empty(); }
+  KernelResult outcome() const;
+  // Records a problem found later by the kernel.
+  KernelResult fail(const std::string& message);
+  KernelResult unsupported(const std::string& reason);
+  KernelContext& context() { return ctx_; }
+  std::string name(size_t arg) const { return ctx_.valueName(arg); }
+
+ private:
+  Operand check(TensorRef* tensor, const std::string& name, bool writable, bool anyLayout = false);
+  Operand get(size_t arg, bool writable, bool anyLayout);
+  void addError(const std::string& message);
+  KernelContext& ctx_;
+  std::optional<Error> error_;
+  std::string reason_;
+};
+
+// ---- shapes ----------------------------------------------------------------
+
+using Sizes = std::vector<int64_t>;
+
+int64_t numelOf(const Sizes& sizes);
+Sizes contiguousStrides(const Sizes& sizes);
+// Element strides of a tensor stored in `dimOrder` (outermost first; empty
+// or the identity: contiguous).
+Sizes stridesForDimOrder(const Sizes& sizes, const std::vector<int64_t>& dimOrder);
+// "[2, 3]".
+std::string shapeText(const Sizes& sizes);
+// Dimension `dim` in [0, rank) (rank 0 accepts 0 and -1), or an error.
+Result<size_t> normalizeDim(int64_t dim, size_t rank);
+// Numpy broadcasting of several shapes.
+Result<Sizes> broadcastShapes(const std::vector<Sizes>& shapes);
+// Element strides of a contiguous tensor of `sizes` read as if broadcast to
+// `outSizes` (0 along broadcast dimensions).
+Sizes broadcastStrides(const Sizes& sizes, const Sizes& outSizes);
+
+// Walks every element of `sizes` in row-major order, calling
+// visit(linearIndex, offsets) with each operand's element offset under its
+// strides.
+template <size_t N, class Visit>
+void forEachIndex(const Sizes& sizes, const std::array<Sizes, N>& strides, Visit&& visit) {
+  const int64_t total = numelOf(sizes);
+  if (total == 0) return;
+  std::vector<int64_t> index(sizes.size(), 0);
+  std::array<int64_t, N> offsets{};
+  for (int64_t linear = 0; linear < total; ++linear) {
+    visit(linear, offsets);
+    for (size_t d = sizes.size(); d-- > 0;) {
+      ++index[d];
+      for (size_t n = 0; n < N; ++n) offsets[n] += strides[n][d];
+      if (index[d] < sizes[d]) break;
+      for (size_t n = 0; n < N; ++n) offsets[n] -= strides[n][d] * sizes[d];
+      index[d] = 0;
+    }
+  }
+}
+
+// Copies element `from` of `src` into element `to` of `dst`: bytes when the
+// dtypes agree, else through double.
+inline void copyElement(const Operand& dst, int64_t to, const Operand& src, int64_t from) {
+  if (dst.tensor->dtype == src.tensor->dtype)
+    std::memcpy(dst.at(to), src.at(from), size_t(dst.codec.size));
+  else
+    dst.set(to, src.get(from));
+}
+
+// Which dimensions a reduction folds and the result's sizes.
+struct ReductionPlan {
+  Sizes out_sizes;         // with or without the kept 1s
+  Sizes out_strides;       // per input dimension: the output element stride (0 when reduced)
+  std::vector<bool> reduced;
+  int64_t group = 1;       // input elements per output element
+};
+// `dims` empty or absent reduces every dimension (as the portable kernels do
+// for an empty dim list).
+Result<ReductionPlan> planReduction(const Sizes& sizes, const std::optional<std::vector<int64_t>>& dims, bool keepdim);
+
+// Resizes `out` (a runtime error on a mismatch, as the runtime's resize).
+inline Status resize(const Operand& out, const Sizes& sizes) { return resizeTensor(*out.tensor, sizes); }
+
+// Kernel families; each adds its kernels to the registry.
+void addElementwiseKernels(KernelRegistry& registry);
+void addReductionKernels(KernelRegistry& registry);
+void addLinearKernels(KernelRegistry& registry);
+void addShapeKernels(KernelRegistry& registry);
+void addIndexingKernels(KernelRegistry& registry);
+void addCreationKernels(KernelRegistry& registry);
+void addQuantizedKernels(KernelRegistry& registry);
+void addPrimKernels(KernelRegistry& registry);
+void addCustomKernels(KernelRegistry& registry);  // custom ops of the shared samples
+
+}  // namespace ptescope::exec::kernels

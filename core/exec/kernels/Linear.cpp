@@ -1,0 +1,488 @@
+// Matrix products (mm, bmm, addmm, linear), convolution (1-D and 2-D,
+// grouped, dilated, transposed), pooling (max with indices, avg, adaptive
+// avg), constant padding and nearest upsampling.
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include "exec/kernels/KernelSupport.h"
+
+namespace ptescope::exec::kernels {
+namespace {
+
+std::vector<double> loadAll(const Operand& t) {
+  std::vector<double> values(size_t(t.numel()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = t.get(int64_t(i));
+  return values;
+}
+
+void storeAll(const Operand& t, const std::vector<double>& values) {
+  for (size_t i = 0; i < values.size(); ++i) t.set(int64_t(i), values[i]);
+}
+
+// c[m,n] = sum_k a[m,k] * b[k,n] (bTransposed: b is [n,k]).
+void matmul(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n, bool bTransposed) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * (bTransposed ? b[j * k + p] : b[p * n + j]);
+      c[i * n + j] = sum;
+    }
+  }
+}
+
+std::string product(const Args& a, size_t x, const Operand& ox, size_t y, const Operand& oy) {
+  return a.name(x) + " " + shapeText(ox.sizes()) + " and " + a.name(y) + " " + shapeText(oy.sizes());
+}
+
+// mm.out(self, mat2, *, out).
+KernelResult mm(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0), mat2 = a.in(1);
+  auto out = a.out(2);
+  if (a.failed()) return a.outcome();
+  if (self.rank() != 2 || mat2.rank() != 2 || self.size(1) != mat2.size(0))
+    return a.fail("mm: cannot multiply " + product(a, 0, self, 1, mat2));
+  if (auto status = resize(out, {self.size(0), mat2.size(1)}); !status) return status.error();
+  std::vector<double> c(size_t(self.size(0) * mat2.size(1)));
+  matmul(loadAll(self).data(), loadAll(mat2).data(), c.data(), self.size(0), self.size(1), mat2.size(1), false);
+  storeAll(out, c);
+  return KernelOutcome::done();
+}
+
+// bmm.out(self, mat2, *, out).
+KernelResult bmm(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0), mat2 = a.in(1);
+  auto out = a.out(2);
+  if (a.failed()) return a.outcome();
+  if (self.rank() != 3 || mat2.rank() != 3 || self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1))
+    return a.fail("bmm: cannot multiply " + product(a, 0, self, 1, mat2));
+  const int64_t batch = self.size(0), m = self.size(1), k = self.size(2), n = mat2.size(2);
+  if (auto status = resize(out, {batch, m, n}); !status) return status.error();
+  const auto x = loadAll(self), y = loadAll(mat2);
+  std::vector<double> c(size_t(batch * m * n));
+  for (int64_t b = 0; b < batch; ++b) matmul(x.data() + b * m * k, y.data() + b * k * n, c.data() + b * m * n, m, k, n, false);
+  storeAll(out, c);
+  return KernelOutcome::done();
+}
+
+// addmm.out(self, mat1, mat2, *, beta, alpha, out): beta * self + alpha * (mat1 @ mat2).
+KernelResult addmm(KernelContext& ctx) {
+  Args a(ctx);
+  auto bias = a.in(0), mat1 = a.in(1), mat2 = a.in(2);
+  const double beta = a.scalar(3), alpha = a.scalar(4);
+  auto out = a.out(5);
+  if (a.failed()) return a.outcome();
+  if (mat1.rank() != 2 || mat2.rank() != 2 || mat1.size(1) != mat2.size(0))
+    return a.fail("addmm: cannot multiply " + product(a, 1, mat1, 2, mat2));
+  const Sizes sizes{mat1.size(0), mat2.size(1)};
+  auto shape = broadcastShapes({bias.sizes(), sizes});
+  if (!shape || *shape != sizes)
+    return a.fail("addmm: " + a.name(0) + " " + shapeText(bias.sizes()) + " does not broadcast to " + shapeText(sizes));
+  if (auto status = resize(out, sizes); !status) return status.error();
+  std::vector<double> c(size_t(sizes[0] * sizes[1]));
+  matmul(loadAll(mat1).data(), loadAll(mat2).data(), c.data(), sizes[0], mat1.size(1), sizes[1], false);
+  const auto strides = broadcastStrides(bias.sizes(), sizes);
+  for (int64_t i = 0; i < sizes[0]; ++i)
+    for (int64_t j = 0; j < sizes[1]; ++j) {
+      double& v = c[size_t(i * sizes[1] + j)];
+      v = alpha * v;
+      if (beta != 0) v += beta * bias.get(i * strides[0] + j * strides[1]);
+    }
+  storeAll(out, c);
+  return KernelOutcome::done();
+}
+
+// linear.out(input, weight, bias?, *, out): input @ weight^T + bias.
+KernelResult linear(KernelContext& ctx) {
+  Args a(ctx);
+  auto input = a.in(0), weight = a.in(1);
+  const auto bias = a.optIn(2);
+  auto out = a.out(3);
+  if (a.failed()) return a.outcome();
+  if (input.rank() < 1 || weight.rank() != 2 || input.size(input.rank() - 1) != weight.size(1))
+    return a.fail("linear: cannot apply " + a.name(1) + " " + shapeText(weight.sizes()) + " to " + a.name(0) + " " +
+                  shapeText(input.sizes()));
+  const int64_t k = weight.size(1), n = weight.size(0), m = input.numel() / std::max<int64_t>(k, 1);
+  if (bias && bias->numel() != n && bias->numel() != 1)
+    return a.fail("linear: bias " + a.name(2) + " does not have " + std::to_string(n) + " elements");
+  Sizes sizes = input.sizes();
+  sizes.back() = n;
+  if (auto status = resize(out, sizes); !status) return status.error();
+  std::vector<double> c(size_t(m * n));
+  matmul(loadAll(input).data(), loadAll(weight).data(), c.data(), m, k, n, true);
+  if (bias)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[size_t(i * n + j)] += bias->get(bias->numel() == 1 ? 0 : j);
+  storeAll(out, c);
+  return KernelOutcome::done();
+}
+
+// A 1-D or 2-D spatial parameter list, expanded to two entries (H, W); a
+// 1-D operation is a 2-D one with H = 1.
+// `fallback` fills an empty list; the H entry of a 1-D operation is the
+// neutral value (1 for strides and dilations, 0 for paddings).
+Result<std::array<int64_t, 2>> spatial(const std::vector<int64_t>& values, size_t dims, int64_t fallback, const char* what) {
+  const int64_t neutral = std::string_view(what).find("padding") != std::string_view::npos ? 0 : 1;
+  if (values.empty()) return std::array<int64_t, 2>{dims == 2 ? fallback : neutral, fallback};
+  if (values.size() == 1) return std::array<int64_t, 2>{dims == 2 ? values[0] : neutral, values[0]};
+  if (values.size() == 2 && dims == 2) return std::array<int64_t, 2>{values[0], values[1]};
+  return makeError(std::string(what) + " has " + std::to_string(values.size()) + " entries for a " + std::to_string(dims) +
+                   "-D operation");
+}
+
+// convolution.out(input, weight, bias?, stride, padding, dilation, transposed,
+// output_padding, groups, *, out).
+KernelResult convolution(KernelContext& ctx) {
+  Args a(ctx);
+  auto input = a.in(0), weight = a.in(1);
+  const auto bias = a.optIn(2);
+  const auto strideArg = a.ints(3), paddingArg = a.ints(4), dilationArg = a.ints(5);
+  const bool transposed = a.flag(6);
+  const auto outputPaddingArg = a.ints(7);
+  const int64_t groups = a.integer(8);
+  auto out = a.out(9);
+  if (a.failed()) return a.outcome();
+  if ((input.rank() != 3 && input.rank() != 4) || weight.rank() != input.rank())
+    return a.fail("convolution: " + a.name(0) + " " + shapeText(input.sizes()) + " and weight " + shapeText(weight.sizes()) +
+                  " are not a 1-D or 2-D convolution");
+  const size_t dims = input.rank() - 2;
+  auto stride = spatial(strideArg, dims, 1, "stride");
+  auto padding = spatial(paddingArg, dims, 0, "padding");
+  auto dilation = spatial(dilationArg, dims, 1, "dilation");
+  auto outputPadding = spatial(outputPaddingArg, dims, 0, "output_padding");
+  for (const auto* r : {&stride, &padding, &dilation, &outputPadding})
+    if (!*r) return a.fail("convolution: " + r->error().message);
+  const int64_t n = input.size(0), cin = input.size(1);
+  const int64_t ih = dims == 2 ? input.size(2) : 1, iw = input.size(dims == 2 ? 3 : 2);
+  const int64_t kh = dims == 2 ? weight.size(2) : 1, kw = weight.size(dims == 2 ? 3 : 2);
+  if (groups <= 0 || cin % groups != 0) return a.fail("convolution: " + std::to_string(cin) + " input channels in " + std::to_string(groups) + " groups");
+  const auto [sh, sw] = *stride;
+  const auto [ph, pw] = *padding;
+  const auto [dh, dw] = *dilation;
+  const auto [oph, opw] = *outputPadding;
+  if (sh <= 0 || sw <= 0 || dh <= 0 || dw <= 0) return a.fail("convolution: stride and dilation must be positive");
+  int64_t cout, oh, ow;
+  if (!transposed) {
+    cout = weight.size(0);
+    if (weight.size(1) * groups != cin || cout % groups != 0)
+      return a.fail("convolution: weight " + shapeText(weight.sizes()) + " does not fit " + std::to_string(cin) +
+                    " input channels in " + std::to_string(groups) + " groups");
+    oh = (ih + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
+    ow = (iw + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+  } else {
+    if (weight.size(0) != cin) return a.fail("convolution: transposed weight " + shapeText(weight.sizes()) + " does not have " + std::to_string(cin) + " input channels");
+    cout = weight.size(1) * groups;
+    oh = (ih - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1;
+    ow = (iw - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1;
+  }
+  if (oh <= 0 || ow <= 0) return a.fail("convolution: the output of " + a.name(0) + " " + shapeText(input.sizes()) + " would be empty");
+  if (bias && bias->numel() != cout) return a.fail("convolution: bias " + a.name(2) + " does not have " + std::to_string(cout) + " elements");
+  Sizes sizes = dims == 2 ? Sizes{n, cout, oh, ow} : Sizes{n, cout, ow};
+  if (auto status = resize(out, sizes); !status) return status.error();
+  const auto x = loadAll(input), w = loadAll(weight);
+  std::vector<double> y(size_t(n * cout * oh * ow), 0.0);
+  const int64_t cinG = cin / groups, coutG = cout / groups;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t g = 0; g < groups; ++g) {
+      for (int64_t ocg = 0; ocg < coutG; ++ocg) {
+        const int64_t oc = g * coutG + ocg;
+        for (int64_t icg = 0; icg < cinG; ++icg) {
+          const int64_t ic = g * cinG + icg;
+          const double* plane = x.data() + (b * cin + ic) * ih * iw;
+          // Non-transposed weight [cout, cin/g, kh, kw]; transposed [cin, cout/g, kh, kw].
+          const double* kernel = transposed ? w.data() + (ic * coutG + ocg) * kh * kw : w.data() + (oc * cinG + icg) * kh * kw;
+          double* target = y.data() + (b * cout + oc) * oh * ow;
+          for (int64_t ky = 0; ky < kh; ++ky) {
+            for (int64_t kx = 0; kx < kw; ++kx) {
+              const double k = kernel[ky * kw + kx];
+              if (!transposed) {
+                for (int64_t oy = 0; oy < oh; ++oy) {
+                  const int64_t iy = oy * sh - ph + ky * dh;
+                  if (iy < 0 || iy >= ih) continue;
+                  for (int64_t ox = 0; ox < ow; ++ox) {
+                    const int64_t ixx = ox * sw - pw + kx * dw;
+                    if (ixx < 0 || ixx >= iw) continue;
+                    target[oy * ow + ox] += k * plane[iy * iw + ixx];
+                  }
+                }
+              } else {
+                for (int64_t iy = 0; iy < ih; ++iy) {
+                  const int64_t oy = iy * sh - ph + ky * dh;
+                  if (oy < 0 || oy >= oh) continue;
+                  for (int64_t ixx = 0; ixx < iw; ++ixx) {
+                    const int64_t ox = ixx * sw - pw + kx * dw;
+                    if (ox < 0 || ox >= ow) continue;
+                    target[oy * ow + ox] += k * plane[iy * iw + ixx];
+                  }
+                }
+              }
+            }
+          }
+        }
+        if (bias) {
+          double* target = y.data() + (b * cout + oc) * oh * ow;
+          const double v = bias->get(oc);
+          for (int64_t i = 0; i < oh * ow; ++i) target[i] += v;
+        }
+      }
+    }
+  }
+  storeAll(out, y);
+  return KernelOutcome::done();
+}
+
+// Output length of a pooling window, as PyTorch's pooling_output_shape.
+int64_t pooledSize(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil) {
+  int64_t out = (in + 2 * pad - dilation * (k - 1) - 1 + (ceil ? stride - 1 : 0)) / stride + 1;
+  if (ceil && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+struct Pool2d {
+  int64_t planes = 1, ih = 0, iw = 0, oh = 0, ow = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  Sizes out_sizes;
+};
+
+Result<Pool2d> planPool(const Operand& self, const std::vector<int64_t>& kernel, const std::vector<int64_t>& stride,
+                        const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, bool ceil) {
+  if (self.rank() != 3 && self.rank() != 4) return makeError("pooling needs a 3-D or 4-D input, not " + shapeText(self.sizes()));
+  auto k = spatial(kernel, 2, 1, "kernel_size");
+  auto s = spatial(stride, 2, 0, "stride");
+  auto p = spatial(padding, 2, 0, "padding");
+  auto d = spatial(dilation, 2, 1, "dilation");
+  for (const auto* r : {&k, &s, &p, &d})
+    if (!*r) return r->error();
+  Pool2d pool;
+  const size_t r = self.rank();
+  pool.ih = self.size(r - 2);
+  pool.iw = self.size(r - 1);
+  for (size_t i = 0; i + 2 < r; ++i) pool.planes *= self.size(i);
+  std::tie(pool.kh, pool.kw) = std::pair{(*k)[0], (*k)[1]};
+  std::tie(pool.sh, pool.sw) = stride.empty() ? std::pair{pool.kh, pool.kw} : std::pair{(*s)[0], (*s)[1]};
+  std::tie(pool.ph, pool.pw) = std::pair{(*p)[0], (*p)[1]};
+  std::tie(pool.dh, pool.dw) = std::pair{(*d)[0], (*d)[1]};
+  if (pool.kh <= 0 || pool.kw <= 0 || pool.sh <= 0 || pool.sw <= 0 || pool.dh <= 0 || pool.dw <= 0)
+    return makeError("pooling: kernel_size, stride and dilation must be positive");
+  if (pool.ph > pool.kh / 2 || pool.pw > pool.kw / 2) return makeError("pooling: padding must be at most half the kernel size");
+  pool.oh = pooledSize(pool.ih, pool.kh, pool.ph, pool.sh, pool.dh, ceil);
+  pool.ow = pooledSize(pool.iw, pool.kw, pool.pw, pool.sw, pool.dw, ceil);
+  if (pool.oh <= 0 || pool.ow <= 0) return makeError("pooling: the output of " + shapeText(self.sizes()) + " would be empty");
+  pool.out_sizes = self.sizes();
+  pool.out_sizes[r - 2] = pool.oh;
+  pool.out_sizes[r - 1] = pool.ow;
+  return pool;
+}
+
+// max_pool2d_with_indices.out(self, kernel_size, stride, padding, dilation,
+// ceil_mode, *, out, indices).
+KernelResult maxPool(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto kernel = a.ints(1), stride = a.ints(2), padding = a.ints(3), dilation = a.ints(4);
+  const bool ceil = a.flag(5);
+  auto out = a.out(6), indices = a.out(7);
+  if (a.failed()) return a.outcome();
+  auto pool = planPool(self, kernel, stride, padding, dilation, ceil);
+  if (!pool) return a.fail("max_pool2d_with_indices: " + pool.error().message);
+  if (auto status = resize(out, pool->out_sizes); !status) return status.error();
+  if (auto status = resize(indices, pool->out_sizes); !status) return status.error();
+  const Pool2d& p = *pool;
+  for (int64_t plane = 0; plane < p.planes; ++plane) {
+    for (int64_t oy = 0; oy < p.oh; ++oy) {
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        double best = -INFINITY;
+        int64_t bestIndex = -1;
+        for (int64_t ky = 0; ky < p.kh; ++ky) {
+          const int64_t iy = oy * p.sh - p.ph + ky * p.dh;
+          if (iy < 0 || iy >= p.ih) continue;
+          for (int64_t kx = 0; kx < p.kw; ++kx) {
+            const int64_t ix = ox * p.sw - p.pw + kx * p.dw;
+            if (ix < 0 || ix >= p.iw) continue;
+            const double v = self.get(plane * p.ih * p.iw + iy * p.iw + ix);
+            if (bestIndex < 0 || v > best || std::isnan(v)) {
+              best = v;
+              bestIndex = iy * p.iw + ix;
+              if (std::isnan(v)) break;
+            }
+          }
+        }
+        const int64_t o = plane * p.oh * p.ow + oy * p.ow + ox;
+        out.set(o, best);
+        indices.set(o, double(bestIndex));
+      }
+    }
+  }
+  return KernelOutcome::done();
+}
+
+// avg_pool2d.out(self, kernel_size, stride, padding, ceil_mode,
+// count_include_pad, divisor_override?, *, out).
+KernelResult avgPool(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto kernel = a.ints(1), stride = a.ints(2), padding = a.ints(3);
+  const bool ceil = a.flag(4), countPad = a.flag(5);
+  const auto divisor = a.optInteger(6);
+  auto out = a.out(7);
+  if (a.failed()) return a.outcome();
+  auto pool = planPool(self, kernel, stride, padding, {}, ceil);
+  if (!pool) return a.fail("avg_pool2d: " + pool.error().message);
+  if (divisor && *divisor == 0) return a.fail("avg_pool2d: divisor_override is 0");
+  if (auto status = resize(out, pool->out_sizes); !status) return status.error();
+  const Pool2d& p = *pool;
+  for (int64_t plane = 0; plane < p.planes; ++plane) {
+    for (int64_t oy = 0; oy < p.oh; ++oy) {
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        int64_t y0 = oy * p.sh - p.ph, x0 = ox * p.sw - p.pw;
+        int64_t y1 = std::min(y0 + p.kh, p.ih + p.ph), x1 = std::min(x0 + p.kw, p.iw + p.pw);
+        const int64_t padded = (y1 - y0) * (x1 - x0);
+        y0 = std::max<int64_t>(y0, 0);
+        x0 = std::max<int64_t>(x0, 0);
+        y1 = std::min(y1, p.ih);
+        x1 = std::min(x1, p.iw);
+        double sum = 0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) sum += self.get(plane * p.ih * p.iw + iy * p.iw + ix);
+        const int64_t count = divisor ? *divisor : countPad ? padded : (y1 - y0) * (x1 - x0);
+        out.set(plane * p.oh * p.ow + oy * p.ow + ox, count ? sum / double(count) : 0.0);
+      }
+    }
+  }
+  return KernelOutcome::done();
+}
+
+// _adaptive_avg_pool2d.out(self, output_size, *, out).
+KernelResult adaptiveAvgPool(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto outputSize = a.ints(1);
+  auto out = a.out(2);
+  if (a.failed()) return a.outcome();
+  if ((self.rank() != 3 && self.rank() != 4) || outputSize.size() != 2 || outputSize[0] <= 0 || outputSize[1] <= 0)
+    return a.fail("_adaptive_avg_pool2d: needs a 3-D or 4-D input and two positive output sizes");
+  const size_t r = self.rank();
+  const int64_t ih = self.size(r - 2), iw = self.size(r - 1), oh = outputSize[0], ow = outputSize[1];
+  int64_t planes = 1;
+  for (size_t i = 0; i + 2 < r; ++i) planes *= self.size(i);
+  Sizes sizes = self.sizes();
+  sizes[r - 2] = oh;
+  sizes[r - 1] = ow;
+  if (auto status = resize(out, sizes); !status) return status.error();
+  for (int64_t plane = 0; plane < planes; ++plane)
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      const int64_t y0 = oy * ih / oh, y1 = ((oy + 1) * ih + oh - 1) / oh;
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const int64_t x0 = ox * iw / ow, x1 = ((ox + 1) * iw + ow - 1) / ow;
+        double sum = 0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) sum += self.get(plane * ih * iw + iy * iw + ix);
+        out.set(plane * oh * ow + oy * ow + ox, sum / double((y1 - y0) * (x1 - x0)));
+      }
+    }
+  return KernelOutcome::done();
+}
+
+// constant_pad_nd.out(self, pad, value, *, out): pad holds (before, after)
+// pairs from the last dimension backwards.
+KernelResult constantPad(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto pad = a.ints(1);
+  const double value = a.scalar(2);
+  auto out = a.out(3);
+  if (a.failed()) return a.outcome();
+  if (pad.size() % 2 != 0 || pad.size() / 2 > self.rank())
+    return a.fail("constant_pad_nd: " + std::to_string(pad.size()) + " pad values for rank " + std::to_string(self.rank()));
+  Sizes sizes = self.sizes();
+  Sizes before(sizes.size(), 0);
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
+    const size_t d = sizes.size() - 1 - i;
+    before[d] = pad[2 * i];
+    sizes[d] += pad[2 * i] + pad[2 * i + 1];
+    if (sizes[d] < 0) return a.fail("constant_pad_nd: negative padding removes more than dimension " + std::to_string(d) + " holds");
+  }
+  if (auto status = resize(out, sizes); !status) return status.error();
+  const Sizes inStrides = contiguousStrides(self.sizes());
+  const int64_t total = numelOf(sizes);
+  Sizes index(sizes.size(), 0);
+  for (int64_t o = 0; o < total; ++o) {
+    int64_t source = 0;
+    bool inside = true;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      const int64_t i = index[d] - before[d];
+      if (i < 0 || i >= self.size(d)) {
+        inside = false;
+        break;
+      }
+      source += i * inStrides[d];
+    }
+    if (inside)
+      copyElement(out, o, self, source);
+    else
+      out.set(o, value);
+    for (size_t d = sizes.size(); d-- > 0;) {
+      if (++index[d] < sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  return KernelOutcome::done();
+}
+
+// upsample_nearest2d.vec_out(input, output_size?, scale_factors?, *, out).
+KernelResult upsampleNearest(KernelContext& ctx) {
+  Args a(ctx);
+  auto input = a.in(0);
+  const auto outputSize = a.optInts(1);
+  std::optional<std::vector<double>> scales;
+  if (!ctx.isNullArg(2)) scales = a.doubles(2);
+  auto out = a.out(3);
+  if (a.failed()) return a.outcome();
+  if (input.rank() != 4) return a.fail("upsample_nearest2d: needs a 4-D input, not " + shapeText(input.sizes()));
+  const int64_t ih = input.size(2), iw = input.size(3);
+  int64_t oh, ow;
+  double scaleH, scaleW;
+  if (outputSize && outputSize->size() == 2) {
+    oh = (*outputSize)[0];
+    ow = (*outputSize)[1];
+    scaleH = double(ih) / double(oh);
+    scaleW = double(iw) / double(ow);
+  } else if (scales && scales->size() == 2 && (*scales)[0] > 0 && (*scales)[1] > 0) {
+    oh = int64_t(std::floor(double(ih) * (*scales)[0]));
+    ow = int64_t(std::floor(double(iw) * (*scales)[1]));
+    scaleH = 1.0 / (*scales)[0];
+    scaleW = 1.0 / (*scales)[1];
+  } else {
+    return a.fail("upsample_nearest2d: needs two output sizes or two positive scale factors");
+  }
+  const int64_t planes = input.size(0) * input.size(1);
+  if (auto status = resize(out, {input.size(0), input.size(1), oh, ow}); !status) return status.error();
+  for (int64_t plane = 0; plane < planes; ++plane)
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      const int64_t iy = std::min(int64_t(std::floor(double(oy) * scaleH)), ih - 1);
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const int64_t ix = std::min(int64_t(std::floor(double(ox) * scaleW)), iw - 1);
+        copyElement(out, plane * oh * ow + oy * ow + ox, input, plane * ih * iw + iy * iw + ix);
+      }
+    }
+  return KernelOutcome::done();
+}
+
+}  // namespace
+
+void addLinearKernels(KernelRegistry& r) {
+  r.add("aten::mm.out", mm);
+  r.add("aten::bmm.out", bmm);
+  r.add("aten::addmm.out", addmm);
+  r.add("aten::linear.out", linear);
+  r.add("aten::convolution.out", convolution);
+  r.add("aten::max_pool2d_with_indices.out", maxPool);
+  r.add("aten::avg_pool2d.out", avgPool);
+  r.add("aten::_adaptive_avg_pool2d.out", adaptiveAvgPool);
+  r.add("aten::constant_pad_nd.out", constantPad);
+  r.add("aten::upsample_nearest2d.vec_out", upsampleNearest);
+}
+
+}  // namespace ptescope::exec::kernels

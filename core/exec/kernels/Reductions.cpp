@@ -1,0 +1,452 @@
+// Reductions (sum, mean, prod, amax/amin, argmax/argmin, max/min over a
+// dim, var, any, cumsum), softmax and log_softmax, and the norms
+// (native_layer_norm, native_group_norm, batch norm in inference).
+#include <cmath>
+#include <limits>
+
+#include "exec/kernels/KernelSupport.h"
+
+namespace ptescope::exec::kernels {
+namespace {
+
+// Folds every input element into its output element's accumulator.
+template <class Step>
+std::vector<double> accumulate(const Operand& self, const ReductionPlan& plan, double init, Step step) {
+  std::vector<double> acc(size_t(numelOf(plan.out_sizes)), init);
+  forEachIndex<1>(self.sizes(), {plan.out_strides},
+                  [&](int64_t i, const std::array<int64_t, 1>& off) { step(acc[size_t(off[0])], self.get(i)); });
+  return acc;
+}
+
+Status store(const Operand& out, const ReductionPlan& plan, const std::vector<double>& values) {
+  if (auto status = resize(out, plan.out_sizes); !status) return status;
+  for (size_t i = 0; i < values.size(); ++i) out.set(int64_t(i), values[i]);
+  return Ok{};
+}
+
+enum class Fold { Sum, Mean, Prod, Max, Min, Any };
+
+KernelResult reduce(Args& a, const Operand& self, const std::optional<std::vector<int64_t>>& dims, bool keepdim,
+                    const Operand& out, Fold fold) {
+  if (a.failed()) return a.outcome();
+  auto plan = planReduction(self.sizes(), dims, keepdim);
+  if (!plan) return plan.error();
+  if ((fold == Fold::Max || fold == Fold::Min) && plan->group == 0 && numelOf(plan->out_sizes) > 0)
+    return a.fail("amax/amin: cannot reduce an empty dimension of " + a.name(0));
+  std::vector<double> values;
+  switch (fold) {
+    case Fold::Sum:
+    case Fold::Mean:
+      values = accumulate(self, *plan, 0.0, [](double& acc, double x) { acc += x; });
+      if (fold == Fold::Mean)
+        for (double& v : values) v = plan->group ? v / double(plan->group) : NAN;
+      break;
+    case Fold::Prod:
+      values = accumulate(self, *plan, 1.0, [](double& acc, double x) { acc *= x; });
+      break;
+    case Fold::Max:
+      values = accumulate(self, *plan, -INFINITY, [](double& acc, double x) {
+        if (std::isnan(x) || x > acc) acc = std::isnan(acc) ? acc : x;
+      });
+      break;
+    case Fold::Min:
+      values = accumulate(self, *plan, INFINITY, [](double& acc, double x) {
+        if (std::isnan(x) || x < acc) acc = std::isnan(acc) ? acc : x;
+      });
+      break;
+    case Fold::Any:
+      values = accumulate(self, *plan, 0.0, [](double& acc, double x) { acc = (acc != 0 || x != 0) ? 1.0 : 0.0; });
+      break;
+  }
+  if (auto status = store(out, *plan, values); !status) return status.error();
+  return KernelOutcome::done();
+}
+
+// sum.IntList_out / mean.out(self, dim?, keepdim, *, dtype?, out).
+KernelResult sumOrMean(KernelContext& ctx, Fold fold) {
+  Args a(ctx);
+  auto self = a.in(0);
+  auto dims = a.optInts(1);
+  const bool keepdim = a.flag(2);
+  auto out = a.out(4);
+  return reduce(a, self, dims, keepdim, out, fold);
+}
+
+// Walks the elements along `dim` of each (outer, inner) line.
+struct Lines {
+  int64_t outer = 1, length = 1, inner = 1;
+  Lines(const Sizes& sizes, size_t dim) {
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      if (d < dim) outer *= sizes[d];
+      if (d == dim) length = sizes[d];
+      if (d > dim) inner *= sizes[d];
+    }
+  }
+  int64_t count() const { return outer * inner; }
+  int64_t base(int64_t line) const { return (line / inner) * length * inner + line % inner; }
+};
+
+Sizes reducedSizes(const Sizes& sizes, size_t dim, bool keepdim) {
+  Sizes out;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (d != dim)
+      out.push_back(sizes[d]);
+    else if (keepdim)
+      out.push_back(1);
+  return out;
+}
+
+// The position and value of the max (or min) of each line; NaN wins, the
+// first occurrence wins ties.
+template <class Emit>
+KernelResult extremeAlong(Args& a, const Operand& self, std::optional<int64_t> dim, bool keepdim, bool maximum, Emit emit) {
+  const Sizes flat{self.numel()};
+  const Sizes& sizes = dim ? self.sizes() : flat;
+  size_t d = 0;
+  if (dim) {
+    auto normalized = normalizeDim(*dim, sizes.size());
+    if (!normalized) return normalized.error();
+    d = sizes.empty() ? 0 : *normalized;
+  }
+  const Lines lines(sizes.empty() ? Sizes{1} : sizes, d);
+  if (lines.length == 0) return a.fail("cannot take the arg max/min over an empty dimension of " + a.name(0));
+  Sizes outSizes = dim ? (sizes.empty() ? Sizes{} : reducedSizes(sizes, d, keepdim))
+                       : (keepdim ? Sizes(self.rank(), 1) : Sizes{});
+  std::vector<std::pair<int64_t, double>> results;
+  for (int64_t line = 0; line < lines.count(); ++line) {
+    const int64_t base = lines.base(line);
+    int64_t best = 0;
+    double value = self.get(base);
+    for (int64_t k = 1; k < lines.length; ++k) {
+      const double x = self.get(base + k * lines.inner);
+      if (std::isnan(value)) break;
+      if (std::isnan(x) || (maximum ? x > value : x < value)) {
+        best = k;
+        value = x;
+      }
+    }
+    results.emplace_back(best, value);
+  }
+  return emit(outSizes, results);
+}
+
+// argmax.out / argmin.out(self, dim?, keepdim, *, out).
+KernelResult argExtreme(KernelContext& ctx, bool maximum) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto dim = a.optInteger(1);
+  const bool keepdim = a.flag(2);
+  auto out = a.out(3);
+  if (a.failed()) return a.outcome();
+  return extremeAlong(a, self, dim, keepdim, maximum, [&](const Sizes& sizes, const auto& results) -> KernelResult {
+    if (auto status = resize(out, sizes); !status) return status.error();
+    for (size_t i = 0; i < results.size(); ++i) out.set(int64_t(i), double(results[i].first));
+    return KernelOutcome::done();
+  });
+}
+
+// max.dim_max / min.dim_min(self, dim, keepdim, *, values, indices).
+KernelResult extremeDim(KernelContext& ctx, bool maximum) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const int64_t dim = a.integer(1);
+  const bool keepdim = a.flag(2);
+  auto values = a.out(3), indices = a.out(4);
+  if (a.failed()) return a.outcome();
+  return extremeAlong(a, self, dim, keepdim, maximum, [&](const Sizes& sizes, const auto& results) -> KernelResult {
+    if (auto status = resize(values, sizes); !status) return status.error();
+    if (auto status = resize(indices, sizes); !status) return status.error();
+    for (size_t i = 0; i < results.size(); ++i) {
+      values.set(int64_t(i), results[i].second);
+      indices.set(int64_t(i), double(results[i].first));
+    }
+    return KernelOutcome::done();
+  });
+}
+
+// var.correction_out(self, dim?, *, correction?, keepdim, out) and
+// var.out(self, dim?, unbiased, keepdim, *, out).
+KernelResult variance(KernelContext& ctx, bool correctionForm) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto dims = a.optInts(1);
+  double correction = 1;
+  if (correctionForm)
+    correction = a.optScalar(2).value_or(1.0);
+  else
+    correction = a.flag(2) ? 1.0 : 0.0;
+  const bool keepdim = a.flag(3);
+  auto out = a.out(4);
+  if (a.failed()) return a.outcome();
+  auto plan = planReduction(self.sizes(), dims, keepdim);
+  if (!plan) return plan.error();
+  auto sums = accumulate(self, *plan, 0.0, [](double& acc, double x) { acc += x; });
+  const double n = double(plan->group);
+  for (double& s : sums) s /= n;
+  std::vector<double> squares(sums.size(), 0.0);
+  forEachIndex<1>(self.sizes(), {plan->out_strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+    const double d = self.get(i) - sums[size_t(off[0])];
+    squares[size_t(off[0])] += d * d;
+  });
+  const double denominator = std::max(n - correction, 0.0);
+  for (double& s : squares) s = denominator > 0 ? s / denominator : NAN;
+  if (auto status = store(out, *plan, squares); !status) return status.error();
+  return KernelOutcome::done();
+}
+
+// cumsum.out(self, dim, *, dtype?, out).
+KernelResult cumsum(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const int64_t dimArg = a.integer(1);
+  auto out = a.out(3);
+  if (a.failed()) return a.outcome();
+  auto dim = normalizeDim(dimArg, self.rank());
+  if (!dim) return dim.error();
+  if (auto status = resize(out, self.sizes()); !status) return status.error();
+  const Lines lines(self.rank() ? self.sizes() : Sizes{1}, self.rank() ? *dim : 0);
+  for (int64_t line = 0; line < lines.count(); ++line) {
+    const int64_t base = lines.base(line);
+    double sum = 0;
+    for (int64_t k = 0; k < lines.length; ++k) {
+      sum += self.get(base + k * lines.inner);
+      out.set(base + k * lines.inner, sum);
+    }
+  }
+  return KernelOutcome::done();
+}
+
+// _softmax.out / _log_softmax.out(self, dim, half_to_float, *, out).
+KernelResult softmax(KernelContext& ctx, bool logarithmic) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const int64_t dimArg = a.integer(1);
+  auto out = a.out(3);
+  if (a.failed()) return a.outcome();
+  auto dim = normalizeDim(dimArg, self.rank());
+  if (!dim) return dim.error();
+  if (auto status = resize(out, self.sizes()); !status) return status.error();
+  const Lines lines(self.rank() ? self.sizes() : Sizes{1}, self.rank() ? *dim : 0);
+  std::vector<double> row(size_t(lines.length));
+  for (int64_t line = 0; line < lines.count(); ++line) {
+    const int64_t base = lines.base(line);
+    double maximum = -INFINITY;
+    for (int64_t k = 0; k < lines.length; ++k) {
+      row[size_t(k)] = self.get(base + k * lines.inner);
+      maximum = std::max(maximum, row[size_t(k)]);
+    }
+    double sum = 0;
+    for (double x : row) sum += std::exp(x - maximum);
+    for (int64_t k = 0; k < lines.length; ++k) {
+      const double shifted = row[size_t(k)] - maximum;
+      out.set(base + k * lines.inner, logarithmic ? shifted - std::log(sum) : std::exp(shifted) / sum);
+    }
+  }
+  return KernelOutcome::done();
+}
+
+// native_layer_norm.out(input, normalized_shape, weight?, bias?, eps, *, out, mean, rstd).
+KernelResult layerNorm(KernelContext& ctx) {
+  Args a(ctx);
+  auto input = a.in(0);
+  const auto normalized = a.ints(1);
+  const auto weight = a.optIn(2), bias = a.optIn(3);
+  const double eps = a.scalar(4);
+  auto out = a.out(5), mean = a.out(6), rstd = a.out(7);
+  if (a.failed()) return a.outcome();
+  const auto& sizes = input.sizes();
+  if (normalized.size() > sizes.size() ||
+      !std::equal(normalized.begin(), normalized.end(), sizes.end() - std::ptrdiff_t(normalized.size())))
+    return a.fail("native_layer_norm: normalized_shape " + shapeText(normalized) + " is not the trailing sizes of " +
+                  a.name(0) + " " + shapeText(sizes));
+  const size_t axis = sizes.size() - normalized.size();
+  int64_t rows = 1, columns = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) (d < axis ? rows : columns) *= sizes[d];
+  Sizes statSizes(sizes.begin(), sizes.begin() + std::ptrdiff_t(axis));
+  statSizes.resize(sizes.size(), 1);
+  for (const auto& affine : {weight, bias})
+    if (affine && affine->numel() != columns)
+      return a.fail("native_layer_norm: weight/bias %" + std::to_string(affine->tensor->value) + " has " +
+                    std::to_string(affine->numel()) + " elements, the normalized shape " + std::to_string(columns));
+  if (auto status = resize(out, sizes); !status) return status.error();
+  if (auto status = resize(mean, statSizes); !status) return status.error();
+  if (auto status = resize(rstd, statSizes); !status) return status.error();
+  for (int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (int64_t c = 0; c < columns; ++c) sum += input.get(r * columns + c);
+    const double m = columns ? sum / double(columns) : 0.0;
+    double squares = 0;
+    for (int64_t c = 0; c < columns; ++c) {
+      const double d = input.get(r * columns + c) - m;
+      squares += d * d;
+    }
+    const double inverse = 1.0 / std::sqrt((columns ? squares / double(columns) : 0.0) + eps);
+    for (int64_t c = 0; c < columns; ++c) {
+      double y = (input.get(r * columns + c) - m) * inverse;
+      if (weight) y *= weight->get(c);
+      if (bias) y += bias->get(c);
+      out.set(r * columns + c, y);
+    }
+    mean.set(r, m);
+    rstd.set(r, inverse);
+  }
+  return KernelOutcome::done();
+}
+
+// native_group_norm.out(input, weight?, bias?, N, C, HxW, group, eps, *, out, mean, rstd).
+KernelResult groupNorm(KernelContext& ctx) {
+  Args a(ctx);
+  auto input = a.in(0);
+  const auto weight = a.optIn(1), bias = a.optIn(2);
+  const int64_t n = a.integer(3), c = a.integer(4), hxw = a.integer(5), groups = a.integer(6);
+  const double eps = a.scalar(7);
+  auto out = a.out(8), mean = a.out(9), rstd = a.out(10);
+  if (a.failed()) return a.outcome();
+  if (groups <= 0 || c % groups != 0 || n * c * hxw != input.numel())
+    return a.fail("native_group_norm: N=" + std::to_string(n) + " C=" + std::to_string(c) + " HxW=" + std::to_string(hxw) +
+                  " group=" + std::to_string(groups) + " do not fit " + a.name(0) + " " + shapeText(input.sizes()));
+  if (auto status = resize(out, input.sizes()); !status) return status.error();
+  if (auto status = resize(mean, {n, groups}); !status) return status.error();
+  if (auto status = resize(rstd, {n, groups}); !status) return status.error();
+  const int64_t perGroup = (c / groups) * hxw;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t base = (b * groups + g) * perGroup;
+      double sum = 0;
+      for (int64_t i = 0; i < perGroup; ++i) sum += input.get(base + i);
+      const double m = perGroup ? sum / double(perGroup) : 0.0;
+      double squares = 0;
+      for (int64_t i = 0; i < perGroup; ++i) squares += (input.get(base + i) - m) * (input.get(base + i) - m);
+      const double inverse = 1.0 / std::sqrt((perGroup ? squares / double(perGroup) : 0.0) + eps);
+      for (int64_t i = 0; i < perGroup; ++i) {
+        const int64_t channel = g * (c / groups) + i / hxw;
+        double y = (input.get(base + i) - m) * inverse;
+        if (weight) y *= weight->get(channel);
+        if (bias) y += bias->get(channel);
+        out.set(base + i, y);
+      }
+      mean.set(b * groups + g, m);
+      rstd.set(b * groups + g, inverse);
+    }
+  }
+  return KernelOutcome::done();
+}
+
+// _native_batch_norm_legit_no_training.out(input, weight?, bias?, running_mean,
+// running_var, momentum, eps, *, out, save_mean, save_invstd).
+KernelResult batchNormInference(KernelContext& ctx) {
+  Args a(ctx);
+  auto input = a.in(0);
+  const auto weight = a.optIn(1), bias = a.optIn(2);
+  auto runningMean = a.in(3), runningVar = a.in(4);
+  const double eps = a.scalar(6);
+  auto out = a.out(7), saveMean = a.out(8), saveInvstd = a.out(9);
+  if (a.failed()) return a.outcome();
+  if (input.rank() < 2) return a.fail("batch norm: " + a.name(0) + " needs at least 2 dimensions");
+  const int64_t channels = input.size(1);
+  if (runningMean.numel() != channels || runningVar.numel() != channels)
+    return a.fail("batch norm: running statistics do not have " + std::to_string(channels) + " channels");
+  if (auto status = resize(out, input.sizes()); !status) return status.error();
+  // The portable kernel leaves the saved statistics empty.
+  (void)resize(saveMean, {0});
+  (void)resize(saveInvstd, {0});
+  int64_t inner = 1;
+  for (size_t d = 2; d < input.rank(); ++d) inner *= input.size(d);
+  for (int64_t i = 0; i < input.numel(); ++i) {
+    const int64_t ch = (i / inner) % channels;
+    double y = (input.get(i) - runningMean.get(ch)) / std::sqrt(runningVar.get(ch) + eps);
+    if (weight) y *= weight->get(ch);
+    if (bias) y += bias->get(ch);
+    out.set(i, y);
+  }
+  return KernelOutcome::done();
+}
+
+}  // namespace
+
+void addReductionKernels(KernelRegistry& r) {
+  r.add("aten::sum.IntList_out", [](KernelContext& c) { return sumOrMean(c, Fold::Sum); });
+  r.add("aten::mean.out", [](KernelContext& c) { return sumOrMean(c, Fold::Mean); });
+  r.add("aten::mean.dtype_out", [](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    auto out = a.out(2);
+    return reduce(a, self, std::nullopt, false, out, Fold::Mean);
+  });
+  r.add("aten::sum.out", [](KernelContext& c) {  // sum.out(self, *, dtype?, out)
+    Args a(c);
+    auto self = a.in(0);
+    auto out = a.out(2);
+    return reduce(a, self, std::nullopt, false, out, Fold::Sum);
+  });
+  r.add("aten::prod.int_out", [](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    const int64_t dim = a.integer(1);
+    const bool keepdim = a.flag(2);
+    auto out = a.out(4);
+    return reduce(a, self, std::vector<int64_t>{dim}, keepdim, out, Fold::Prod);
+  });
+  r.add("aten::prod.out", [](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    auto out = a.out(2);
+    return reduce(a, self, std::nullopt, false, out, Fold::Prod);
+  });
+  for (const auto& [name, fold] : {std::pair{"aten::amax.out", Fold::Max}, std::pair{"aten::amin.out", Fold::Min}}) {
+    const Fold f = fold;
+    r.add(name, [f](KernelContext& c) {
+      Args a(c);
+      auto self = a.in(0);
+      auto dims = a.ints(1);
+      const bool keepdim = a.flag(2);
+      auto out = a.out(3);
+      return reduce(a, self, dims, keepdim, out, f);
+    });
+  }
+  for (const auto& [name, fold] : {std::pair{"aten::max.unary_out", Fold::Max}, std::pair{"aten::min.unary_out", Fold::Min}}) {
+    const Fold f = fold;
+    r.add(name, [f](KernelContext& c) {
+      Args a(c);
+      auto self = a.in(0);
+      auto out = a.out(1);
+      return reduce(a, self, std::nullopt, false, out, f);
+    });
+  }
+  r.add("aten::any.all_out", [](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    auto out = a.out(1);
+    return reduce(a, self, std::nullopt, false, out, Fold::Any);
+  });
+  r.add("aten::any.dims_out", [](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    auto dims = a.optInts(1);
+    const bool keepdim = a.flag(2);
+    auto out = a.out(3);
+    return reduce(a, self, dims, keepdim, out, Fold::Any);
+  });
+  r.add("aten::any.out", [](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    const int64_t dim = a.integer(1);
+    const bool keepdim = a.flag(2);
+    auto out = a.out(3);
+    return reduce(a, self, std::vector<int64_t>{dim}, keepdim, out, Fold::Any);
+  });
+  r.add("aten::argmax.out", [](KernelContext& c) { return argExtreme(c, true); });
+  r.add("aten::argmin.out", [](KernelContext& c) { return argExtreme(c, false); });
+  r.add("aten::max.dim_max", [](KernelContext& c) { return extremeDim(c, true); });
+  r.add("aten::min.dim_min", [](KernelContext& c) { return extremeDim(c, false); });
+  r.add("aten::var.correction_out", [](KernelContext& c) { return variance(c, true); });
+  r.add("aten::var.out", [](KernelContext& c) { return variance(c, false); });
+  r.add("aten::cumsum.out", cumsum);
+  r.add("aten::_softmax.out", [](KernelContext& c) { return softmax(c, false); });
+  r.add("aten::_log_softmax.out", [](KernelContext& c) { return softmax(c, true); });
+  r.add("aten::native_layer_norm.out", layerNorm);
+  r.add("aten::native_group_norm.out", groupNorm);
+  r.add("aten::_native_batch_norm_legit_no_training.out", batchNormInference);
+}
+
+}  // namespace ptescope::exec::kernels

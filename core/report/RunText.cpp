@@ -1,0 +1,66 @@
+#include "report/RunText.h"
+
+#include <cstdio>
+
+#include "exec/Kernels.h"
+#include "exec/kernels/KernelSupport.h"
+
+namespace ptescope::report {
+
+std::string formatNumber(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.7g", value);
+  return buffer;
+}
+
+std::string outputDescription(const exec::RunOutput& output) {
+  if (output.tensor) return exec::describeShape(output.tensor->dtype, output.tensor->sizes);
+  if (const auto* v = std::get_if<program::IntValue>(&output.literal)) return "Int " + std::to_string(v->value);
+  if (const auto* v = std::get_if<program::DoubleValue>(&output.literal)) return "Double " + formatNumber(v->value);
+  if (const auto* v = std::get_if<program::BoolValue>(&output.literal)) return std::string("Bool ") + (v->value ? "true" : "false");
+  return program::valueKindName(static_cast<program::ValueKind>(output.literal.index()));
+}
+
+std::string statsText(const exec::RunOutput& output) {
+  if (!output.tensor) return "";
+  if (!output.readable) return "(dtype not decoded)";
+  const auto& s = output.stats;
+  if (s.count == 0) return "(empty)";
+  std::string text;
+  if (s.count > s.nan_count)
+    text = "min " + formatNumber(s.min) + "  max " + formatNumber(s.max) + "  mean " + formatNumber(s.mean);
+  if (s.nan_count) text += std::string(text.empty() ? "" : "  ") + "NaN " + std::to_string(s.nan_count);
+  return text;
+}
+
+std::string firstValuesText(const exec::RunOutput& output, size_t count) {
+  if (!output.tensor) return "";
+  std::string text;
+  for (size_t i = 0; i < output.first_values.size() && i < count; ++i)
+    text += (i ? ", " : "") + formatNumber(output.first_values[i]);
+  const int64_t numel = exec::kernels::numelOf(output.tensor->sizes);
+  if (numel > int64_t(std::min(count, output.first_values.size()))) text += ", …";
+  return text;
+}
+
+std::string runText(const exec::RunOnceResult& result, const std::string& programName) {
+  std::string text = programName + " · method '" + result.method + "' · " + result.runtime +
+                     (result.emulated ? " — no GPU used: device memory is emulated in host memory" : "") + "\n";
+  text += std::to_string(result.instructions) + " instruction(s) run, " + std::to_string(result.not_executed.size()) +
+          " not executed\n";
+  text += "outputs:\n";
+  for (const auto& out : result.outputs) {
+    text += "  " + std::to_string(out.position) + "  %" + std::to_string(out.value) + "  " + outputDescription(out);
+    if (auto stats = statsText(out); !stats.empty()) text += "  " + stats;
+    text += "\n";
+    if (auto first = firstValuesText(out); !first.empty()) text += "       [" + first + "]\n";
+  }
+  if (!result.not_executed.empty()) {
+    text += "not executed (their outputs keep earlier contents):\n";
+    for (const auto& step : result.not_executed)
+      text += "  " + std::to_string(step.instruction) + "  " + step.label + ": " + step.reason + "\n";
+  }
+  return text;
+}
+
+}  // namespace ptescope::report

@@ -1,0 +1,57 @@
+// The Outputs panel: Run Once executes the shown method a single time off
+// the UI thread (random inputs from seed 0, on a GPU when one is present,
+// else emulated on the host) and lists what it computed: per output its
+// dtype and shape, min/max/mean and first values, and the instructions that
+// were not executed with their reasons.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+#include "exec/RunOnce.h"
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
+template <class T>
+class QFutureWatcher;
+
+namespace ptescope::ui {
+
+class Document;
+
+class OutputsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit OutputsPanel(Document* document, QWidget* parent = nullptr);
+  ~OutputsPanel() override;
+
+  // Starts a run of the current method; false (with lastError) when there is
+  // nothing to run or a run is under way.
+  bool runOnce();
+  bool isRunning() const;
+  const std::optional<exec::RunOnceResult>& lastResult() const { return result_; }
+  QString lastError() const { return error_; }
+  QTableWidget* table() const { return table_; }
+
+ signals:
+  void finished();
+  void failed(const QString& message);
+
+ private:
+  void show(const exec::RunOnceResult& result);
+  void showError(const QString& message);
+
+  Document* document_;
+  QLabel* header_;
+  QPushButton* runButton_;
+  QTableWidget* table_;
+  QLabel* notExecuted_;
+  QFutureWatcher<std::shared_ptr<Result<exec::RunOnceResult>>>* watcher_ = nullptr;
+  std::optional<exec::RunOnceResult> result_;
+  QString error_;
+};
+
+}  // namespace ptescope::ui
