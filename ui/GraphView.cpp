@@ -407,6 +407,8 @@ struct GraphView::JobResult {
   std::set<int> expanded;
   QString error;
   bool cancelled = false;
+  // The model of a cancelled layout when nothing was on screen.
+  std::shared_ptr<const layout::GraphModel> fallback;
 };
 
 GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsScene(this)) {
@@ -569,6 +571,8 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
   auto analyzed = pictureIsCurrent() ? analyzed_ : nullptr;
   auto changes = changes_;
   const int methodIndex = methodIndex_;
+  const double budget = layoutBudgetSeconds_;
+  const bool wantFallback = layout_ == nullptr;
   QPointer<GraphView> self(this);
   auto progress = [self, generation](double fraction, const std::string& phase) {
     QMetaObject::invokeMethod(
@@ -601,10 +605,15 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
       result.cancelled = true;
       return result;
     }
-    auto placed = layout::layoutGraph(std::move(model), {}, cancel.get(), progress);
+    layout::LayoutOptions options;
+    options.time_budget_seconds = budget;
+    // Kept for a cancelled first picture: something to show, at once.
+    auto fallbackModel = wantFallback ? std::make_shared<layout::GraphModel>(model) : nullptr;
+    auto placed = layout::layoutGraph(std::move(model), options, cancel.get(), progress);
     if (!placed) {
       result.cancelled = cancel->load();
       result.error = QString::fromStdString(placed.error().message);
+      if (result.cancelled) result.fallback = fallbackModel;
       return result;
     }
     result.layout = std::make_shared<const layout::GraphLayout>(std::move(placed.value()));
@@ -637,6 +646,17 @@ void GraphView::finishLayout(const JobResult& result) {
   if (result.cancelled) {
     pendingInstruction_.reset();
     pendingValue_.reset();
+    if (!layout_ && result.fallback) {
+      // Nothing on screen yet: the quick row layout rather than a blank canvas.
+      auto quick = layout::quickLayout(*result.fallback);
+      quick.note = "Layout cancelled: a quick row layout is shown (open or close a group to lay it out again)";
+      analyzed_ = result.analyzed;
+      shownExpanded_ = result.expanded;
+      layout_ = std::make_shared<const layout::GraphLayout>(std::move(quick));
+      rebuildScene();
+      showInitialView();
+      firstLayoutOfMethod_ = false;
+    }
     emit layoutCancelled();
     return;
   }
@@ -745,7 +765,9 @@ QString GraphView::diffSummary() const {
 }
 
 void GraphView::updateBanner() {
-  const QString text = diffSummary();
+  QString text = diffSummary();
+  if (layout_ && !layout_->note.empty())
+    text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(layout_->note);
   banner_->setVisible(!text.isEmpty() && layout_ != nullptr);
   banner_->setText(text);
   placeOverlays();
@@ -935,6 +957,11 @@ void GraphView::nodeDoubleClicked(size_t node) {
   if (!layout_) return;
   const auto& n = layout_->model.nodes[node];
   if (n.kind == NodeKind::Group) expandGroup(n.group);
+  if (n.stub_source) {
+    // A stub: go to where its values are made.
+    selectNode(*n.stub_source, true);
+    centreOnNode(*n.stub_source);
+  }
 }
 
 void GraphView::showContextMenu(const QPoint& viewPos, std::optional<size_t> node) {
@@ -994,27 +1021,46 @@ void GraphView::applyEmphasis() {
   const bool any = selectedNode_ || selectedEdge_;
   std::vector<Emphasis> nodes(nodeItems_.size(), any ? Emphasis::Dimmed : Emphasis::Normal);
   std::vector<Emphasis> edges(edgeItems_.size(), any ? Emphasis::Dimmed : Emphasis::Normal);
+  auto relate = [&nodes](size_t n) {
+    if (nodes[n] != Emphasis::Selected) nodes[n] = Emphasis::Related;
+  };
+  // A stub stands for its producer: what reads through the stub reads from
+  // the producer, and the producer's stubs are its readers' ends.
+  auto producerOf = [&model](size_t n) { return model.nodes[n].stub_source.value_or(n); };
   if (selectedNode_) {
     // The node, what feeds it (producers) and what reads it (consumers).
     nodes[*selectedNode_] = Emphasis::Selected;
+    const size_t self = *selectedNode_;
+    const bool isStub = model.nodes[self].stub_source.has_value();
     for (size_t e = 0; e < model.edges.size(); ++e) {
-      if (model.edges[e].to == *selectedNode_) {
+      const auto& edge = model.edges[e];
+      const bool fromSelf = edge.from == self || (!isStub && model.nodes[edge.from].stub_source == self);
+      if (edge.to == self) {
         edges[e] = Emphasis::Related;
-        nodes[model.edges[e].from] = Emphasis::Related;
-      } else if (model.edges[e].from == *selectedNode_) {
+        relate(edge.from);
+        relate(producerOf(edge.from));
+      } else if (fromSelf) {
         edges[e] = Emphasis::Related;
-        nodes[model.edges[e].to] = Emphasis::Related;
+        relate(edge.to);
+        relate(edge.from);
       }
     }
+    if (isStub) relate(*model.nodes[self].stub_source);
   } else if (selectedEdge_) {
-    // The value: its producer and every consumer of it.
+    // The value: its producer and every consumer of it, through stubs too.
     const auto& chosen = model.edges[*selectedEdge_];
-    nodes[chosen.from] = Emphasis::Related;
+    const size_t producer = producerOf(chosen.from);
+    relate(producer);
     for (size_t e = 0; e < model.edges.size(); ++e) {
-      if (model.edges[e].from == chosen.from && model.edges[e].value == chosen.value) {
-        edges[e] = Emphasis::Selected;
-        nodes[model.edges[e].to] = Emphasis::Related;
-      }
+      const auto& edge = model.edges[e];
+      if (producerOf(edge.from) != producer) continue;
+      const bool carries = edge.value == chosen.value ||
+                           std::binary_search(model.nodes[edge.from].stub_values.begin(),
+                                              model.nodes[edge.from].stub_values.end(), chosen.value);
+      if (!carries) continue;
+      edges[e] = Emphasis::Selected;
+      relate(edge.to);
+      relate(edge.from);
     }
   }
   for (size_t i = 0; i < nodeItems_.size(); ++i) nodeItems_[i]->setEmphasis(nodes[i]);

@@ -89,8 +89,13 @@ class GraphView : public QWidget {
   // while its layout runs, or after that layout was cancelled or failed and
   // an earlier picture stayed).
   bool pictureIsCurrent() const;
-  // Cancels the running layout, if any; the current picture stays.
+  // Cancels the running layout, if any; the current picture stays (the
+  // Graphviz process is killed at once). With no picture yet, a quick row
+  // layout of what was being laid out is shown instead.
   void cancelLayout();
+  // Seconds a layout may spend in Graphviz (default 20); the parts not laid
+  // out by then are drawn in a quick row layout and a banner says so.
+  void setLayoutBudget(double seconds) { layoutBudgetSeconds_ = seconds; }
   // The picture on screen, or null. Valid until the next layoutFinished().
   const layout::GraphLayout* currentLayout() const { return layout_.get(); }
 
@@ -266,6 +271,7 @@ class GraphView : public QWidget {
   quint64 generation_ = 0;
   quint64 handledGeneration_ = 0;
   std::optional<int> focusGroup_;
+  double layoutBudgetSeconds_ = 20;
 
   std::vector<GraphNodeItem*> nodeItems_;
   std::vector<GraphEdgeItem*> edgeItems_;
