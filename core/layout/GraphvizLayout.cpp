@@ -897,8 +897,15 @@ GraphLayout quickLayout(const GraphModel& model) {
   std::vector<size_t> position(n);
   for (size_t k = 0; k < n; ++k) position[byOrder[k]] = k;
   std::vector<std::vector<size_t>> readsFrom(n);
-  for (const auto& e : model.edges)
-    if (position[e.from] < position[e.to]) readsFrom[e.to].push_back(e.from);
+  std::vector<long> readerOfStub(n, -1);
+  for (const auto& e : model.edges) {
+    // What reads through a stub still comes after the stub's producer.
+    const auto& from = model.nodes[e.from];
+    if (from.kind == NodeKind::Stub) readerOfStub[e.from] = long(e.to);
+    const size_t source = from.stub_source && *from.stub_source < n ? *from.stub_source : e.from;
+    if (source != e.from || position[e.from] < position[e.to])
+      if (position[source] < position[e.to]) readsFrom[e.to].push_back(source);
+  }
   std::vector<size_t> row(n, 0);
   size_t rows = 0;
   for (size_t k = 0; k < n; ++k) {
@@ -906,7 +913,9 @@ GraphLayout quickLayout(const GraphModel& model) {
     for (size_t u : readsFrom[v]) row[v] = std::max(row[v], row[u] + 1);
     rows = std::max(rows, row[v] + 1);
   }
-  // Stubs sit on their reader's row, left of it.
+  // Stubs do not push their reader down: each sits on the row above it.
+  for (size_t v = 0; v < n; ++v)
+    if (readerOfStub[v] >= 0) row[v] = row[size_t(readerOfStub[v])] > 0 ? row[size_t(readerOfStub[v])] - 1 : 0;
   std::vector<std::vector<size_t>> members(rows);
   for (size_t k = 0; k < n; ++k) members[row[byOrder[k]]].push_back(byOrder[k]);
   constexpr double kGapX = 24, kGapY = 40, kMargin = 20;
