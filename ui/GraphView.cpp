@@ -1281,6 +1281,15 @@ void GraphView::zoomOut() { canvas_->zoomBy(0.8); }
 
 double GraphView::zoomLevel() const { return canvas_->transform().m11(); }
 
+void GraphView::setZoomLevel(double scale) {
+  if (!(scale > 0)) return;
+  const QPointF centre = canvas_->mapToScene(canvas_->viewport()->rect().center());
+  canvas_->resetTransform();
+  canvas_->scale(scale, scale);
+  canvas_->centerOn(centre);
+  overview_->viewChanged();
+}
+
 // ---- export ----
 
 namespace {

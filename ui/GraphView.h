@@ -167,6 +167,8 @@ class GraphView : public QWidget {
   void zoomOut();
   // Current scale: 1 means one scene point per pixel.
   double zoomLevel() const;
+  // Sets the scale, keeping the point in the middle of the view there.
+  void setZoomLevel(double scale);
 
   // ---- export ----
   // The whole graph with a header (method name and legend). False, with a

@@ -37,6 +37,14 @@ int main(int argc, char** argv) {
   parser.addOption(exportProfile);
   QCommandLineOption overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE");
   parser.addOption(overlay);
+  QCommandLineOption focus("focus",
+                           "With --screenshot: find TEXT (as the graph's Find does: \"%12\", \"#40\", \"index_put\") and "
+                           "grab the part of the graph around the first match instead of the whole graph.",
+                           "TEXT");
+  parser.addOption(focus);
+  QCommandLineOption zoom("zoom", "With --screenshot: the graph's scale (1 = one point per pixel; default: fit, or 1 with --focus).",
+                          "SCALE");
+  parser.addOption(zoom);
   parser.addPositionalArgument("FILE", "Program (.pte) to open");
   parser.process(app);
 
@@ -118,7 +126,24 @@ int main(int argc, char** argv) {
       }
       // The tab asked for, over the one a finished profile chose.
       if (parser.isSet(tab)) window.showPanel(parser.value(tab));
-      window.graph()->fitToWindow();
+      bool zoomOk = true;
+      const double scale = parser.isSet(zoom) ? parser.value(zoom).toDouble(&zoomOk) : 1.0;
+      if (!zoomOk || !(scale > 0)) {
+        std::fprintf(stderr, "ptescope: --zoom takes a positive number, not '%s'\n", qPrintable(parser.value(zoom)));
+        app.exit(2);
+        return;
+      }
+      if (parser.isSet(focus)) {
+        window.graph()->setZoomLevel(scale);
+        if (window.graph()->find(parser.value(focus)) == 0) {
+          std::fprintf(stderr, "ptescope: --focus: nothing in the graph matches '%s'\n", qPrintable(parser.value(focus)));
+          status = 2;
+        }
+      } else if (parser.isSet(zoom)) {
+        window.graph()->setZoomLevel(scale);
+      } else {
+        window.graph()->fitToWindow();
+      }
       QApplication::processEvents();
       if (!window.grab().save(out, "PNG")) {
         std::fprintf(stderr, "ptescope: cannot write screenshot %s\n", qPrintable(out));

@@ -884,6 +884,7 @@ class ModelBuilder {
     const std::string where =
         source.instruction ? "#" + std::to_string(*source.instruction) + " " + source.title : source.title;
     node.subtitle = "\u2190 " + where;
+    node.search_terms.push_back("stub");
     node.tooltip = "made by " + where + (source.subtitle.empty() ? "" : " (" + source.subtitle + ")") + ", drawn here instead of a long edge:";
     for (int32_t v : node.stub_values) {
       node.tooltip += "\n%" + std::to_string(v) + " " + valueTypeText(method_, v);
