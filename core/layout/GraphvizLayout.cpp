@@ -840,29 +840,38 @@ std::optional<Clock::time_point> deadlineOf(const LayoutOptions& options, Clock:
   return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_budget_seconds));
 }
 
-// The model restricted to some nodes, with the edges between them.
-GraphModel subModel(const GraphModel& model, const std::vector<size_t>& nodes, std::vector<size_t>& edgeIndices) {
-  GraphModel sub;
-  sub.method_name = model.method_name;
-  sub.instruction_count = model.instruction_count;
-  std::vector<long> remap(model.nodes.size(), -1);
-  std::set<program::Device> devices;
-  for (size_t n : nodes) {
-    remap[n] = long(sub.nodes.size());
-    sub.nodes.push_back(model.nodes[n]);
-    if (model.nodes[n].has_device) devices.insert(model.nodes[n].device);
+// The model cut into parts of the given nodes, each with the edges inside
+// it (their indices in `partEdges`), in one pass over the edges. Stops
+// early (false) when cancelled.
+bool splitModel(const GraphModel& model, const std::vector<std::vector<size_t>>& stripes, std::vector<GraphModel>& parts,
+                std::vector<std::vector<size_t>>& partEdges, const std::atomic<bool>* cancel) {
+  std::vector<size_t> partOf(model.nodes.size(), 0), local(model.nodes.size(), 0);
+  for (size_t s = 0; s < stripes.size(); ++s) {
+    if (isCancelled(cancel)) return false;
+    GraphModel& sub = parts[s];
+    sub.method_name = model.method_name + (s > 0 ? " (continued)" : "");
+    sub.instruction_count = model.instruction_count;
+    std::set<program::Device> devices;
+    for (size_t n : stripes[s]) {
+      partOf[n] = s;
+      local[n] = sub.nodes.size();
+      sub.nodes.push_back(model.nodes[n]);
+      if (model.nodes[n].has_device) devices.insert(model.nodes[n].device);
+    }
+    sub.devices.assign(devices.begin(), devices.end());
   }
   for (size_t e = 0; e < model.edges.size(); ++e) {
+    if ((e & 0xfff) == 0 && isCancelled(cancel)) return false;
     const auto& edge = model.edges[e];
-    if (remap[edge.from] < 0 || remap[edge.to] < 0) continue;
+    const size_t s = partOf[edge.from];
+    if (partOf[edge.to] != s) continue;
     GraphEdge copy = edge;
-    copy.from = size_t(remap[edge.from]);
-    copy.to = size_t(remap[edge.to]);
-    sub.edges.push_back(std::move(copy));
-    edgeIndices.push_back(e);
+    copy.from = local[edge.from];
+    copy.to = local[edge.to];
+    parts[s].edges.push_back(std::move(copy));
+    partEdges[s].push_back(e);
   }
-  sub.devices.assign(devices.begin(), devices.end());
-  return sub;
+  return true;
 }
 
 // Edges between parts placed separately: plain curves from the source's
@@ -978,11 +987,8 @@ Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options, 
   std::vector<std::vector<size_t>> partEdges(stripes.size());
   if (stripes.size() == 1) {
     for (size_t e = 0; e < model.edges.size(); ++e) partEdges[0].push_back(e);
-  } else {
-    for (size_t s = 0; s < stripes.size(); ++s) {
-      parts[s] = subModel(model, stripes[s], partEdges[s]);
-      if (s > 0) parts[s].method_name += " (continued)";
-    }
+  } else if (!splitModel(model, stripes, parts, partEdges, cancel)) {
+    return makeError(std::string(kLayoutCancelled));
   }
   std::vector<DotJob> jobs(stripes.size());
   for (size_t s = 0; s < stripes.size(); ++s) jobs[s].model = stripes.size() == 1 ? &model : &parts[s];
