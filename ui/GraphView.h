@@ -208,6 +208,7 @@ class GraphView : public QWidget {
 
  private:
   struct AnalyzedMethod;
+  struct SceneItems;
   struct JobResult;
   struct Match {
     bool edge = false;
@@ -218,7 +219,9 @@ class GraphView : public QWidget {
   void startLayout(std::optional<std::set<int>> expanded, std::optional<int> focusGroup);
   void finishLayout(const JobResult& result);
   void showProgress(double fraction, const QString& phase);
-  void rebuildScene();
+  // Puts the items made on the worker (or, without them, new ones) in the
+  // scene for layout_.
+  void rebuildScene(SceneItems* made = nullptr);
   void showInitialView();
   void placeOverlays();
   void applyOverlay();
