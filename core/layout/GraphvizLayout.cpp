@@ -281,7 +281,26 @@ GVC_t* graphvizContext() {
   static GVC_t* context = [] {
     agseterrf(collectGraphvizMessage);
     agseterr(AGERR);  // warnings (e.g. "node too small for label") are not errors here
-    return gvContext();
+    GVC_t* gvc = gvContext();
+    // Graphviz loads its layout and render plugins (dlopen) on first use.
+    // Layout children are forked from a process with other threads, where
+    // dlopen may find the loader's lock taken: load them here, once, so
+    // that children inherit them loaded.
+    for (const char* engine : {"dot", "nop2"}) {
+      Agraph_t* g = agmemread("digraph warm { a [pos=\"10,10\"]; b [pos=\"10,80\"]; a -> b; }");
+      if (!g) continue;
+      if (gvLayout(gvc, g, engine) == 0) {
+        for (const char* format : {"svg", "png"}) {
+          char* data = nullptr;
+          unsigned int length = 0;
+          if (gvRenderData(gvc, g, format, &data, &length) == 0 && data) gvFreeRenderData(data);
+        }
+        gvFreeLayout(gvc, g);
+      }
+      agclose(g);
+    }
+    graphvizMessages().clear();
+    return gvc;
   }();
   return context;
 }
