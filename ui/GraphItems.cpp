@@ -224,7 +224,7 @@ void GraphNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
     painter->drawRoundedRect(box_.translated(4, -4), 4, 4);
   }
 
-  const bool dashed = node_.kind == NodeKind::Control || node_.kind == NodeKind::Unbound;
+  const bool dashed = node_.kind == NodeKind::Control || node_.kind == NodeKind::Unbound || node_.kind == NodeKind::Stub;
   double penWidth = 1.3;
   if (node_.kind == NodeKind::Delegate || node_.kind == NodeKind::CopyH2D || node_.kind == NodeKind::CopyD2H) penWidth = 2.2;
   if (node_.kind == NodeKind::Input || node_.kind == NodeKind::Output) penWidth = 1.8;

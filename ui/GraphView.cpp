@@ -400,6 +400,34 @@ struct GraphView::AnalyzedMethod {
   layout::MethodGraph graph;
 };
 
+struct GraphView::SceneItems {
+  std::vector<GraphRegionItem*> regions;
+  std::vector<GraphEdgeItem*> edges;
+  std::vector<GraphNodeItem*> nodes;
+  bool adopted = false;  // a scene owns them now
+  ~SceneItems() {
+    if (adopted) return;
+    for (auto* i : regions) delete i;
+    for (auto* i : edges) delete i;
+    for (auto* i : nodes) delete i;
+  }
+  // Items for every region, edge and node of `graph`; false when cancelled.
+  bool make(const layout::GraphLayout& graph, const std::atomic<bool>* cancel) {
+    for (const auto& region : graph.regions) regions.push_back(new GraphRegionItem(region));
+    edges.reserve(graph.edges.size());
+    for (size_t i = 0; i < graph.edges.size(); ++i) {
+      if ((i & 0x3ff) == 0 && cancel && cancel->load()) return false;
+      edges.push_back(new GraphEdgeItem(graph.model.edges[i], graph.edges[i], i));
+    }
+    nodes.reserve(graph.nodes.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      if ((i & 0x3ff) == 0 && cancel && cancel->load()) return false;
+      nodes.push_back(new GraphNodeItem(graph.model.nodes[i], graph.nodes[i], i));
+    }
+    return true;
+  }
+};
+
 struct GraphView::JobResult {
   quint64 generation = 0;
   std::shared_ptr<const AnalyzedMethod> analyzed;
@@ -407,6 +435,12 @@ struct GraphView::JobResult {
   std::set<int> expanded;
   QString error;
   bool cancelled = false;
+  // The model of a cancelled layout when nothing was on screen.
+  std::shared_ptr<const layout::GraphModel> fallback;
+  // The scene items of `layout`, made on the worker (they are plain
+  // QGraphicsItems, not in a scene yet), so that the UI thread only adds
+  // them: making 30,000 items takes a fifth of a second.
+  std::shared_ptr<SceneItems> items;
 };
 
 GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsScene(this)) {
@@ -569,6 +603,8 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
   auto analyzed = pictureIsCurrent() ? analyzed_ : nullptr;
   auto changes = changes_;
   const int methodIndex = methodIndex_;
+  const double budget = layoutBudgetSeconds_;
+  const bool wantFallback = layout_ == nullptr;
   QPointer<GraphView> self(this);
   auto progress = [self, generation](double fraction, const std::string& phase) {
     QMetaObject::invokeMethod(
@@ -601,13 +637,24 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
       result.cancelled = true;
       return result;
     }
-    auto placed = layout::layoutGraph(std::move(model), {}, cancel.get(), progress);
+    layout::LayoutOptions options;
+    options.time_budget_seconds = budget;
+    // Kept for a cancelled first picture: something to show, at once.
+    auto fallbackModel = wantFallback ? std::make_shared<layout::GraphModel>(model) : nullptr;
+    auto placed = layout::layoutGraph(std::move(model), options, cancel.get(), progress);
     if (!placed) {
       result.cancelled = cancel->load();
       result.error = QString::fromStdString(placed.error().message);
+      if (result.cancelled) result.fallback = fallbackModel;
       return result;
     }
     result.layout = std::make_shared<const layout::GraphLayout>(std::move(placed.value()));
+    result.items = std::make_shared<SceneItems>();
+    if (!result.items->make(*result.layout, cancel.get())) {
+      result.items.reset();
+      result.layout.reset();
+      result.cancelled = true;
+    }
     return result;
   };
 
@@ -637,6 +684,17 @@ void GraphView::finishLayout(const JobResult& result) {
   if (result.cancelled) {
     pendingInstruction_.reset();
     pendingValue_.reset();
+    if (!layout_ && result.fallback) {
+      // Nothing on screen yet: the quick row layout rather than a blank canvas.
+      auto quick = layout::quickLayout(*result.fallback);
+      quick.note = "Layout cancelled: a quick row layout is shown (open or close a group to lay it out again)";
+      analyzed_ = result.analyzed;
+      shownExpanded_ = result.expanded;
+      layout_ = std::make_shared<const layout::GraphLayout>(std::move(quick));
+      rebuildScene();
+      showInitialView();
+      firstLayoutOfMethod_ = false;
+    }
     emit layoutCancelled();
     return;
   }
@@ -660,7 +718,7 @@ void GraphView::finishLayout(const JobResult& result) {
   // The items on screen point into the previous layout: it must outlive
   // them, until rebuildScene() has removed them.
   const auto previous = std::exchange(layout_, result.layout);
-  rebuildScene();
+  rebuildScene(result.items.get());
 
   if (firstLayoutOfMethod_) {
     firstLayoutOfMethod_ = false;
@@ -691,26 +749,24 @@ void GraphView::finishLayout(const JobResult& result) {
   emit layoutFinished();
 }
 
-void GraphView::rebuildScene() {
+void GraphView::rebuildScene(SceneItems* made) {
   nodeItems_.clear();
   edgeItems_.clear();
   selectedNode_.reset();
   selectedEdge_.reset();
   scene_->clear();
   const auto& graph = *layout_;
-  for (const auto& region : graph.regions) scene_->addItem(new GraphRegionItem(region));
-  edgeItems_.reserve(graph.edges.size());
-  for (size_t i = 0; i < graph.edges.size(); ++i) {
-    auto* item = new GraphEdgeItem(graph.model.edges[i], graph.edges[i], i);
-    scene_->addItem(item);
-    edgeItems_.push_back(item);
+  SceneItems local;
+  if (!made) {
+    local.make(graph, nullptr);
+    made = &local;
   }
-  nodeItems_.reserve(graph.nodes.size());
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    auto* item = new GraphNodeItem(graph.model.nodes[i], graph.nodes[i], i);
-    scene_->addItem(item);
-    nodeItems_.push_back(item);
-  }
+  made->adopted = true;
+  for (auto* item : made->regions) scene_->addItem(item);
+  for (auto* item : made->edges) scene_->addItem(item);
+  for (auto* item : made->nodes) scene_->addItem(item);
+  edgeItems_ = made->edges;
+  nodeItems_ = made->nodes;
   if (graph.model.nodes.empty()) {
     auto* text = scene_->addSimpleText(
         tr("Method '%1' is empty: no instructions, inputs or outputs.").arg(QString::fromStdString(graph.model.method_name)));
@@ -754,7 +810,9 @@ void GraphView::setDiffNote(const QString& note) {
 }
 
 void GraphView::updateBanner() {
-  const QString text = diffSummary();
+  QString text = diffSummary();
+  if (layout_ && !layout_->note.empty())
+    text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(layout_->note);
   banner_->setVisible(!text.isEmpty() && layout_ != nullptr);
   banner_->setText(text);
   placeOverlays();
@@ -944,6 +1002,11 @@ void GraphView::nodeDoubleClicked(size_t node) {
   if (!layout_) return;
   const auto& n = layout_->model.nodes[node];
   if (n.kind == NodeKind::Group) expandGroup(n.group);
+  if (n.stub_source) {
+    // A stub: go to where its values are made.
+    selectNode(*n.stub_source, true);
+    centreOnNode(*n.stub_source);
+  }
 }
 
 void GraphView::showContextMenu(const QPoint& viewPos, std::optional<size_t> node) {
@@ -1003,27 +1066,46 @@ void GraphView::applyEmphasis() {
   const bool any = selectedNode_ || selectedEdge_;
   std::vector<Emphasis> nodes(nodeItems_.size(), any ? Emphasis::Dimmed : Emphasis::Normal);
   std::vector<Emphasis> edges(edgeItems_.size(), any ? Emphasis::Dimmed : Emphasis::Normal);
+  auto relate = [&nodes](size_t n) {
+    if (nodes[n] != Emphasis::Selected) nodes[n] = Emphasis::Related;
+  };
+  // A stub stands for its producer: what reads through the stub reads from
+  // the producer, and the producer's stubs are its readers' ends.
+  auto producerOf = [&model](size_t n) { return model.nodes[n].stub_source.value_or(n); };
   if (selectedNode_) {
     // The node, what feeds it (producers) and what reads it (consumers).
     nodes[*selectedNode_] = Emphasis::Selected;
+    const size_t self = *selectedNode_;
+    const bool isStub = model.nodes[self].stub_source.has_value();
     for (size_t e = 0; e < model.edges.size(); ++e) {
-      if (model.edges[e].to == *selectedNode_) {
+      const auto& edge = model.edges[e];
+      const bool fromSelf = edge.from == self || (!isStub && model.nodes[edge.from].stub_source == self);
+      if (edge.to == self) {
         edges[e] = Emphasis::Related;
-        nodes[model.edges[e].from] = Emphasis::Related;
-      } else if (model.edges[e].from == *selectedNode_) {
+        relate(edge.from);
+        relate(producerOf(edge.from));
+      } else if (fromSelf) {
         edges[e] = Emphasis::Related;
-        nodes[model.edges[e].to] = Emphasis::Related;
+        relate(edge.to);
+        relate(edge.from);
       }
     }
+    if (isStub) relate(*model.nodes[self].stub_source);
   } else if (selectedEdge_) {
-    // The value: its producer and every consumer of it.
+    // The value: its producer and every consumer of it, through stubs too.
     const auto& chosen = model.edges[*selectedEdge_];
-    nodes[chosen.from] = Emphasis::Related;
+    const size_t producer = producerOf(chosen.from);
+    relate(producer);
     for (size_t e = 0; e < model.edges.size(); ++e) {
-      if (model.edges[e].from == chosen.from && model.edges[e].value == chosen.value) {
-        edges[e] = Emphasis::Selected;
-        nodes[model.edges[e].to] = Emphasis::Related;
-      }
+      const auto& edge = model.edges[e];
+      if (producerOf(edge.from) != producer) continue;
+      const bool carries = edge.value == chosen.value ||
+                           std::binary_search(model.nodes[edge.from].stub_values.begin(),
+                                              model.nodes[edge.from].stub_values.end(), chosen.value);
+      if (!carries) continue;
+      edges[e] = Emphasis::Selected;
+      relate(edge.to);
+      relate(edge.from);
     }
   }
   for (size_t i = 0; i < nodeItems_.size(); ++i) nodeItems_[i]->setEmphasis(nodes[i]);
@@ -1243,6 +1325,15 @@ void GraphView::zoomIn() { canvas_->zoomBy(1.25); }
 void GraphView::zoomOut() { canvas_->zoomBy(0.8); }
 
 double GraphView::zoomLevel() const { return canvas_->transform().m11(); }
+
+void GraphView::setZoomLevel(double scale) {
+  if (!(scale > 0)) return;
+  const QPointF centre = canvas_->mapToScene(canvas_->viewport()->rect().center());
+  canvas_->resetTransform();
+  canvas_->scale(scale, scale);
+  canvas_->centerOn(centre);
+  overview_->viewChanged();
+}
 
 // ---- export ----
 

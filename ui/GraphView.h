@@ -89,8 +89,13 @@ class GraphView : public QWidget {
   // while its layout runs, or after that layout was cancelled or failed and
   // an earlier picture stayed).
   bool pictureIsCurrent() const;
-  // Cancels the running layout, if any; the current picture stays.
+  // Cancels the running layout, if any; the current picture stays (the
+  // Graphviz process is killed at once). With no picture yet, a quick row
+  // layout of what was being laid out is shown instead.
   void cancelLayout();
+  // Seconds a layout may spend in Graphviz (default 20); the parts not laid
+  // out by then are drawn in a quick row layout and a banner says so.
+  void setLayoutBudget(double seconds) { layoutBudgetSeconds_ = seconds; }
   // The picture on screen, or null. Valid until the next layoutFinished().
   const layout::GraphLayout* currentLayout() const { return layout_.get(); }
 
@@ -165,6 +170,8 @@ class GraphView : public QWidget {
   void zoomOut();
   // Current scale: 1 means one scene point per pixel.
   double zoomLevel() const;
+  // Sets the scale, keeping the point in the middle of the view there.
+  void setZoomLevel(double scale);
 
   // ---- export ----
   // The whole graph with a header (method name and legend). False, with a
@@ -204,6 +211,7 @@ class GraphView : public QWidget {
 
  private:
   struct AnalyzedMethod;
+  struct SceneItems;
   struct JobResult;
   struct Match {
     bool edge = false;
@@ -214,7 +222,9 @@ class GraphView : public QWidget {
   void startLayout(std::optional<std::set<int>> expanded, std::optional<int> focusGroup);
   void finishLayout(const JobResult& result);
   void showProgress(double fraction, const QString& phase);
-  void rebuildScene();
+  // Puts the items made on the worker (or, without them, new ones) in the
+  // scene for layout_.
+  void rebuildScene(SceneItems* made = nullptr);
   void showInitialView();
   void placeOverlays();
   void applyOverlay();
@@ -270,6 +280,7 @@ class GraphView : public QWidget {
   quint64 generation_ = 0;
   quint64 handledGeneration_ = 0;
   std::optional<int> focusGroup_;
+  double layoutBudgetSeconds_ = 20;
 
   std::vector<GraphNodeItem*> nodeItems_;
   std::vector<GraphEdgeItem*> edgeItems_;

@@ -91,11 +91,21 @@ class RenderCommandImpl : public RenderCommand {
                 marks.retargeted.size() + marks.notes.size();
     }
 
+    layout::LayoutOptions layoutOptions;
+    layoutOptions.time_budget_seconds = budget_;
     std::string bytes;
-    if (format == "dot") {
+    std::string note;
+    if (format == "dot" && model.nodes.size() > layoutOptions.stripe_above) {
+      // One dot run over this many nodes would take very long: the DOT
+      // carries ptescope's striped layout, pinned (layout=nop2).
+      auto placed = layout::layoutGraph(model, layoutOptions);
+      if (!placed) return fail(file_ + ": " + placed.error().message);
+      bytes = layout::toPinnedDot(placed.value(), layoutOptions);
+      note = placed->note.empty() ? ", positions pinned (layout=nop2)" : ", " + placed->note;
+    } else if (format == "dot") {
       bytes = layout::toDot(model);
     } else {
-      auto rendered = layout::renderGraph(model, format);
+      auto rendered = layout::renderGraph(model, format, layoutOptions);
       if (!rendered) return fail(file_ + ": " + rendered.error().message);
       bytes = std::move(rendered.value());
     }
@@ -107,7 +117,7 @@ class RenderCommandImpl : public RenderCommand {
     std::cerr << "ptescope-cli: wrote " << output_ << " (method '" << model.method_name << "', " << model.nodes.size()
               << " nodes, " << model.edges.size() << " edges"
               << (model.has_groups ? ", repeated layers and long runs collapsed; --full draws everything" : "")
-              << (diff_ ? ", " + std::to_string(changes) + " changes marked" : std::string()) << ")\n";
+              << (diff_ ? ", " + std::to_string(changes) + " changes marked" : std::string()) << note << ")\n";
     return 0;
   }
 
@@ -119,6 +129,7 @@ class RenderCommandImpl : public RenderCommand {
   EditFlags edits_;
   bool full_ = false;
   bool diff_ = false;
+  double budget_ = 60;
 };
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
 #include "synth/WriteProgram.h"
+#include "synth/Shapes.h"
 #include "util/MappedFile.h"
 
 namespace {
@@ -88,6 +89,10 @@ struct SynthArgs {
   bool large = false;  // --large given
   long long large_layers = 0;
   bool list_scenarios = false;
+  std::string shape;  // --shape NAME, sized by --layers or --instructions
+  long long shape_layers = 0;
+  long long shape_instructions = 0;
+  bool list_shapes = false;
   bool no_passes = false;
   std::string output;
 };
@@ -98,11 +103,34 @@ int runSynth(const SynthArgs& args) {
     for (const auto& s : synth::scenarios()) std::cout << s.name << "\t" << s.description << "\n";
     return 0;
   }
-  const int sources = int(!args.spec.empty()) + int(!args.scenario.empty()) + int(args.demo) + int(args.large);
-  if (sources != 1) return fail("synth: give exactly one of SPEC.json, --scenario NAME, --demo or --large N");
+  if (args.list_shapes) {
+    for (const auto& s : synth::programShapes())
+      std::cout << s.name << "\t" << s.instructions_per_layer_with_copies << " instructions per layer after the passes ("
+                << s.instructions_per_layer << " before), up to " << s.max_layers << " layers\t" << s.description << "\n";
+    return 0;
+  }
+  const int sources = int(!args.spec.empty()) + int(!args.scenario.empty()) + int(args.demo) + int(args.large) +
+                      int(!args.shape.empty());
+  if (sources != 1)
+    return fail("synth: give exactly one of SPEC.json, --scenario NAME, --demo, --large N or --shape NAME");
+  if (args.shape.empty() && (args.shape_layers || args.shape_instructions))
+    return fail("synth: --layers and --instructions size a --shape program");
   if (args.output.empty()) return fail("synth: --output (-o) is required");
   ptescope::Result<ptescope::program::Program> program = ptescope::makeError("no program");
-  if (args.large) {
+  if (!args.shape.empty()) {
+    if (args.shape_layers && args.shape_instructions) return fail("synth: give --layers or --instructions, not both");
+    if (args.shape_layers < 0 || args.shape_instructions < 0)
+      return fail("synth: --layers and --instructions must be positive");
+    size_t layers = args.shape_layers > 0 ? static_cast<size_t>(args.shape_layers) : 0;
+    if (args.shape_instructions > 0) {
+      auto sized = synth::layersForInstructions(args.shape, static_cast<size_t>(args.shape_instructions));
+      if (!sized) return fail("synth: " + sized.error().message);
+      layers = sized.value();
+    }
+    if (layers == 0) return fail("synth: --shape needs --layers N or --instructions N");
+    program = synth::shapeProgram(args.shape, layers);
+    if (program && !args.no_passes) program = synth::applyDevicePasses(synth::SynthesizedProgram{program.value(), {}});
+  } else if (args.large) {
     if (args.large_layers < 1) return fail("synth: --large needs a positive number of layers");
     program = synth::largeProgram(static_cast<size_t>(args.large_layers));
     if (program && !args.no_passes) program = synth::applyDevicePasses(synth::SynthesizedProgram{program.value(), {}});
@@ -160,6 +188,12 @@ int main(int argc, char** argv) {
   auto* largeOption = synthCmd->add_option("--large", synthArgs.large_layers,
                        "A transformer-like program of N layers, 10 instructions each (N=500: 5k, N=5000: 50k)");
   synthCmd->add_flag("--list-scenarios", synthArgs.list_scenarios, "Print the scenario names and what they are");
+  synthCmd->add_option("--shape", synthArgs.shape,
+                       "A big program of a realistic shape: llm, moe, pipeline or fanout (see --list-shapes)");
+  synthCmd->add_option("--layers", synthArgs.shape_layers, "Layers of the --shape program");
+  synthCmd->add_option("--instructions", synthArgs.shape_instructions,
+                       "Size the --shape program to about N instructions after the device passes");
+  synthCmd->add_flag("--list-shapes", synthArgs.list_shapes, "Print the program shapes, their sizes and what they are");
   synthCmd->add_flag("--no-passes", synthArgs.no_passes,
                      "Write the program as built (every tensor on CPU, planned for CPU) instead of running the "
                      "device passes with the spec's options");

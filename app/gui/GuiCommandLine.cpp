@@ -147,10 +147,16 @@ GuiOptions::GuiOptions()
       etdump("etdump", "Import the ETDump FILE (.etdp) recorded on the program; twice to compare two.", "FILE"),
       link("link", "Predict copy times on LINK: a built-in link profile name or a file written by ptescope-cli probe-link.",
            "LINK"),
+      focus("focus",
+            "With --screenshot: find TEXT (as the graph's Find does: \"%12\", \"#40\", \"index_put\") and grab the part "
+            "of the graph around the first match instead of the whole graph.",
+            "TEXT"),
+      zoom("zoom", "With --screenshot: the graph's scale (1 = one point per pixel; default: fit, or 1 with --focus).",
+           "SCALE"),
       generateMan(hidden(QCommandLineOption("generate-man", "Print the ptescope(1) manual page (roff) and exit."))) {}
 
 QList<QCommandLineOption> GuiOptions::all() const {
-  return {screenshot, method, tab, profile, exportProfile, runOnce, overlay, etdump, link};
+  return {screenshot, method, tab, profile, exportProfile, runOnce, overlay, etdump, link, focus, zoom};
 }
 
 BuiltInOptions addOptions(QCommandLineParser& parser, const GuiOptions& options) {

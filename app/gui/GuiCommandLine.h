@@ -24,6 +24,8 @@ struct GuiOptions {
   QCommandLineOption overlay;
   QCommandLineOption etdump;
   QCommandLineOption link;
+  QCommandLineOption focus;
+  QCommandLineOption zoom;
   // Add a new option above and to all(): ptescope(1) and --help follow.
   QCommandLineOption generateMan;  // hidden: for the build
 

@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption& etdump = options.etdump;
   const QCommandLineOption& link = options.link;
   const QCommandLineOption& runOnce = options.runOnce;
+  const QCommandLineOption& focus = options.focus;
+  const QCommandLineOption& zoom = options.zoom;
   parser.process(app);
 
   ptescope::ui::Document document;
@@ -147,7 +149,24 @@ int main(int argc, char** argv) {
       }
       // The tab asked for, over the one a finished profile chose.
       if (parser.isSet(tab)) window.showPanel(parser.value(tab));
-      window.graph()->fitToWindow();
+      bool zoomOk = true;
+      const double scale = parser.isSet(zoom) ? parser.value(zoom).toDouble(&zoomOk) : 1.0;
+      if (!zoomOk || !(scale > 0)) {
+        std::fprintf(stderr, "ptescope: --zoom takes a positive number, not '%s'\n", qPrintable(parser.value(zoom)));
+        app.exit(2);
+        return;
+      }
+      if (parser.isSet(focus)) {
+        window.graph()->setZoomLevel(scale);
+        if (window.graph()->find(parser.value(focus)) == 0) {
+          std::fprintf(stderr, "ptescope: --focus: nothing in the graph matches '%s'\n", qPrintable(parser.value(focus)));
+          status = 2;
+        }
+      } else if (parser.isSet(zoom)) {
+        window.graph()->setZoomLevel(scale);
+      } else {
+        window.graph()->fitToWindow();
+      }
       QApplication::processEvents();
       if (!window.grab().save(out, "PNG")) {
         std::fprintf(stderr, "ptescope: cannot write screenshot %s\n", qPrintable(out));

@@ -31,6 +31,7 @@ std::string nodeKindName(NodeKind kind) {
     case NodeKind::Constant: return "constant";
     case NodeKind::Unbound: return "unbound";
     case NodeKind::Group: return "group";
+    case NodeKind::Stub: return "stub";
   }
   return "node";
 }
@@ -525,8 +526,9 @@ class ModelBuilder {
       if (!source) source = literalNode(v);
       addEdge(*source, out, v);
     }
-    finishEdges();
     assignOrder();
+    if (options_.stubs) stubDistantReaders();
+    finishEdges();
     describeFoldedConstants();
     collectDevices();
     return true;
@@ -818,11 +820,81 @@ class ModelBuilder {
       else if (node.kind == NodeKind::Input) node.order = 0;
       else node.order = end;  // constants: lowered to their first reader below
     }
-    for (const auto& edge : model_->edges) {
+    for (const auto& edge : rawEdges_) {
       auto& from = model_->nodes[edge.from];
       if (from.kind == NodeKind::Constant || from.kind == NodeKind::Unbound)
         from.order = std::min(from.order, model_->nodes[edge.to].order);
     }
+  }
+
+  // Replaces the long edges by stubs next to their readers (see
+  // ModelOptions). Distances count visible nodes in program order.
+  void stubDistantReaders() {
+    auto& nodes = model_->nodes;
+    std::vector<size_t> byOrder(nodes.size());
+    for (size_t i = 0; i < byOrder.size(); ++i) byOrder[i] = i;
+    std::stable_sort(byOrder.begin(), byOrder.end(), [&nodes](size_t a, size_t b) { return nodes[a].order < nodes[b].order; });
+    std::vector<size_t> rank(nodes.size());
+    for (size_t r = 0; r < byOrder.size(); ++r) rank[byOrder[r]] = r;
+    auto distance = [&rank](size_t a, size_t b) { return rank[a] > rank[b] ? rank[a] - rank[b] : rank[b] - rank[a]; };
+
+    // The readers of each (producer, value), nearest first.
+    std::map<std::pair<size_t, int32_t>, std::vector<size_t>> readers;  // -> indices into rawEdges_
+    for (size_t e = 0; e < rawEdges_.size(); ++e) readers[{rawEdges_[e].from, rawEdges_[e].value}].push_back(e);
+    std::map<std::pair<size_t, size_t>, size_t> stubOf;  // (producer, reader) -> stub node
+    for (auto& [key, list] : readers) {
+      std::stable_sort(list.begin(), list.end(), [&](size_t a, size_t b) {
+        return distance(rawEdges_[a].from, rawEdges_[a].to) < distance(rawEdges_[b].from, rawEdges_[b].to);
+      });
+      for (size_t k = 0; k < list.size(); ++k) {
+        EdgeKey& edge = rawEdges_[list[k]];
+        const size_t d = distance(edge.from, edge.to);
+        if (d <= options_.stub_near || (k == 0 && d <= options_.stub_far)) continue;
+        auto [it, added] = stubOf.emplace(std::make_pair(edge.from, edge.to), 0);
+        if (added) it->second = stubNode(edge.from, edge.to);
+        nodes[it->second].stub_values.push_back(edge.value);
+        edge.from = it->second;
+      }
+    }
+    for (const auto& [pair, stub] : stubOf) describeStub(stub);
+  }
+
+  size_t stubNode(size_t source, size_t reader) {
+    GraphNode node;
+    node.kind = NodeKind::Stub;
+    node.key = "s" + model_->nodes[source].key + ">" + model_->nodes[reader].key;
+    node.stub_source = source;
+    node.has_device = false;  // it stands by its reader, in no region
+    node.order = model_->nodes[reader].order;
+    return addNode(std::move(node));
+  }
+
+  void describeStub(size_t index) {
+    GraphNode& node = model_->nodes[index];
+    std::sort(node.stub_values.begin(), node.stub_values.end());
+    node.stub_values.erase(std::unique(node.stub_values.begin(), node.stub_values.end()), node.stub_values.end());
+    const GraphNode& source = model_->nodes[*node.stub_source];
+    node.device = valueDevice(method_, node.stub_values.front());
+    node.value = node.stub_values.front();
+    std::string values;
+    for (size_t i = 0; i < node.stub_values.size() && i < 3; ++i)
+      values += (i ? " " : "") + ("%" + std::to_string(node.stub_values[i]));
+    if (node.stub_values.size() > 3) values += " +" + std::to_string(node.stub_values.size() - 3);
+    node.title = values;
+    const std::string where =
+        source.instruction ? "#" + std::to_string(*source.instruction) + " " + source.title : source.title;
+    node.subtitle = "\u2190 " + where;
+    node.search_terms.push_back("stub");
+    node.tooltip = "made by " + where + (source.subtitle.empty() ? "" : " (" + source.subtitle + ")") + ", drawn here instead of a long edge:";
+    for (int32_t v : node.stub_values) {
+      node.tooltip += "\n%" + std::to_string(v) + " " + valueTypeText(method_, v);
+      node.search_terms.push_back("%" + std::to_string(v));
+      if (auto name = tensorName(method_, v); !name.empty()) {
+        node.tooltip += " " + name;
+        node.search_terms.push_back(name);
+      }
+    }
+    node.tooltip += "\nclick to highlight the producer, double-click to go to it";
   }
 
   void describeFoldedConstants() {

@@ -31,6 +31,15 @@
 // 4. Opening a group (double-click in the GUI) adds it to the set and lays
 //    out the new, still small, view from scratch. fullExpansion() opens
 //    everything (benchmarks, `render --full`).
+// 5. Values read far from where they are made (an attention mask, rotary
+//    tables or input_pos read by every layer, one input read by every
+//    second instruction) are not drawn as long edges: long edges are what
+//    makes dot's crossing reduction and routing run for minutes. A reader
+//    further than ModelOptions::stub_near visible nodes from the producer
+//    (or the first reader beyond stub_far) gets a small Stub node next to
+//    it that names the value and its producer (GraphNode::stub_source); the
+//    GUI highlights the producer when a stub is selected and jumps to it on
+//    double-click. Every edge dot sees is thus short.
 // Small methods (under GroupingOptions::group_above instructions) have no
 // groups at all and are always shown whole.
 #pragma once
@@ -59,6 +68,7 @@ enum class NodeKind : uint8_t {
   Constant,   // a stored constant tensor, mutable state, or a literal the method returns
   Unbound,    // a tensor read but written by nothing and not an input
   Group,      // a collapsed range of instructions
+  Stub,       // stands next to a reader for values made far away (stub_source)
 };
 std::string nodeKindName(NodeKind kind);
 bool isInstructionKind(NodeKind kind);
@@ -112,6 +122,10 @@ struct GraphNode {
   // inputs, the instruction count for outputs, the first reader for
   // constants. Striped layouts cut the graph along it.
   size_t order = 0;
+  // Stub nodes: the node that makes the values (index into the model's
+  // nodes) and the values, ascending; the stub's one edge goes to the reader.
+  std::optional<size_t> stub_source;
+  std::vector<int32_t> stub_values;
   // Diff views only: what changed and a line saying how.
   Change change = Change::None;
   std::string change_note;
@@ -197,6 +211,13 @@ struct ModelOptions {
   size_t fold_constants_above = 24;
   // More values than this between the same two nodes merge into one edge.
   size_t merge_edges_above = 3;
+  // Stubs instead of long edges (see "Big programs" above): readers up to
+  // stub_near visible nodes (in program order) away from the producer get
+  // an edge, and so does the first reader up to stub_far away; the others
+  // get a stub.
+  bool stubs = true;
+  size_t stub_near = 12;
+  size_t stub_far = 60;
 };
 
 class MethodGraph {

@@ -1,11 +1,19 @@
 #include "layout/GraphvizLayout.h"
 
+#include <fcntl.h>
 #include <gvc.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -135,6 +143,7 @@ StyledGraph styleGraph(const GraphModel& model, const LayoutOptions& options) {
         shape = "box3d";
         if (!node.has_device) style = mixedStyle();
         break;
+      case NodeKind::Stub: shape = "box"; extraStyle = "rounded,dashed"; break;
     }
     // Diff views: "+", "−" or "~" before the title, in the change's colour.
     std::string mark;
@@ -196,6 +205,11 @@ StyledGraph styleGraph(const GraphModel& model, const LayoutOptions& options) {
     s.chains.push_back(std::move(chain));
   }
 
+  // Stubs pull their reader sideways as much as the chain of instructions
+  // holds it, which staircases a long chain: the chain's edges weigh more.
+  bool anyStub = false;
+  for (const auto& node : model.nodes) anyStub = anyStub || node.kind == NodeKind::Stub;
+
   const bool labels = labelsInLayout(model, options);
   for (const GraphEdge& edge : model.edges) {
     const DeviceStyle style = deviceStyle(edge.device);
@@ -215,6 +229,7 @@ StyledGraph styleGraph(const GraphModel& model, const LayoutOptions& options) {
     if (edge.crosses_device || edge.change != Change::None) a.emplace_back("penwidth", "2.4");
     if (edge.implicit_crossing || edge.change == Change::Removed) a.emplace_back("style", "dashed");
     if (edge.merged_values > 1) a.emplace_back("penwidth", "2");
+    if (anyStub && model.nodes[edge.from].kind != NodeKind::Stub) a.emplace_back("weight", "10");
     s.edges.push_back(std::move(a));
   }
   return s;
@@ -266,7 +281,26 @@ GVC_t* graphvizContext() {
   static GVC_t* context = [] {
     agseterrf(collectGraphvizMessage);
     agseterr(AGERR);  // warnings (e.g. "node too small for label") are not errors here
-    return gvContext();
+    GVC_t* gvc = gvContext();
+    // Graphviz loads its layout and render plugins (dlopen) on first use.
+    // Layout children are forked from a process with other threads, where
+    // dlopen may find the loader's lock taken: load them here, once, so
+    // that children inherit them loaded.
+    for (const char* engine : {"dot", "nop2"}) {
+      Agraph_t* g = agmemread("digraph warm { a [pos=\"10,10\"]; b [pos=\"10,80\"]; a -> b; }");
+      if (!g) continue;
+      if (gvLayout(gvc, g, engine) == 0) {
+        for (const char* format : {"svg", "png"}) {
+          char* data = nullptr;
+          unsigned int length = 0;
+          if (gvRenderData(gvc, g, format, &data, &length) == 0 && data) gvFreeRenderData(data);
+        }
+        gvFreeLayout(gvc, g);
+      }
+      agclose(g);
+    }
+    graphvizMessages().clear();
+    return gvc;
   }();
   return context;
 }
@@ -373,6 +407,11 @@ NodeSize nodeSize(const GraphNode& node) {
       padding = 30;
       minimum = 110;
       break;
+    case NodeKind::Stub:
+      height = 30;
+      padding = 14;
+      minimum = 54;
+      break;
     default: break;
   }
   return NodeSize{std::clamp(std::max(titleWidth, subtitleWidth) + padding, minimum, 300.0), height};
@@ -433,37 +472,10 @@ namespace {
 
 bool isCancelled(const std::atomic<bool>* cancel) { return cancel && cancel->load(std::memory_order_relaxed); }
 
-// One dot run over the whole model; fills everything in `layout` except
-// the model itself. `progress` gets fractions in [from, to].
-Status placeWithDot(const GraphModel& model, const LayoutOptions& options, const std::atomic<bool>* cancel,
-                    const ProgressCallback& progress, double from, double to, const std::string& what, GraphLayout& layout) {
-  auto report = [&](double fraction, const std::string& phase) {
-    if (progress) progress(from + (to - from) * fraction, phase);
-  };
-  const StyledGraph style = styleGraph(model, options);
-  std::unique_lock<std::mutex> lock(graphvizMutex(), std::try_to_lock);
-  if (!lock.owns_lock()) {
-    report(0.0, "waiting for another layout to finish");
-    lock.lock();
-  }
-  if (isCancelled(cancel)) return makeError(std::string(kLayoutCancelled));
-  GVC_t* gvc = graphvizContext();
-  graphvizMessages().clear();
-  CGraph cg;
-  buildCGraph(model, style, cg);
-  report(0.1, what);
-  const auto start = std::chrono::steady_clock::now();
-  if (gvLayout(gvc, cg.graph, "dot") != 0) {
-    return makeError("Graphviz could not lay out method '" + model.method_name + "': " +
-                     (graphvizMessages().empty() ? std::string("unknown error") : graphvizMessages()));
-  }
-  layout.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (isCancelled(cancel)) {
-    gvFreeLayout(gvc, cg.graph);
-    return makeError(std::string(kLayoutCancelled));
-  }
+using Clock = std::chrono::steady_clock;
 
-  layout.edge_labels_placed = labelsInLayout(model, options);
+// Reads the positions dot gave `cg` into `layout` (everything but the model).
+void readPositions(const GraphModel& model, const CGraph& cg, GraphLayout& layout) {
   const boxf bb = GD_bb(cg.graph);
   const double top = bb.UR.y;
   const double left = bb.LL.x;
@@ -507,103 +519,383 @@ Status placeWithDot(const GraphModel& model, const LayoutOptions& options, const
     region.rect = RectF{topLeft.x, topLeft.y, cb.UR.x - cb.LL.x, cb.UR.y - cb.LL.y};
     layout.regions.push_back(region);
   }
+}
+
+// One dot run in this process; the caller holds the Graphviz mutex.
+Status dotHere(const GraphModel& model, const LayoutOptions& options, GraphLayout& layout) {
+  const StyledGraph style = styleGraph(model, options);
+  GVC_t* gvc = graphvizContext();
+  graphvizMessages().clear();
+  CGraph cg;
+  buildCGraph(model, style, cg);
+  const auto start = Clock::now();
+  if (gvLayout(gvc, cg.graph, "dot") != 0)
+    return makeError("Graphviz could not lay out method '" + model.method_name + "': " +
+                     (graphvizMessages().empty() ? std::string("unknown error") : graphvizMessages()));
+  layout.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+  layout.edge_labels_placed = labelsInLayout(model, options);
+  readPositions(model, cg, layout);
   gvFreeLayout(gvc, cg.graph);
-  report(1.0, "positions read");
   return Ok{};
 }
 
-// The model restricted to some nodes, with the edges between them.
-GraphModel subModel(const GraphModel& model, const std::vector<size_t>& nodes, std::vector<size_t>& edgeIndices) {
-  GraphModel sub;
-  sub.method_name = model.method_name;
-  sub.instruction_count = model.instruction_count;
-  std::vector<long> remap(model.nodes.size(), -1);
-  std::set<program::Device> devices;
-  for (size_t n : nodes) {
-    remap[n] = long(sub.nodes.size());
-    sub.nodes.push_back(model.nodes[n]);
-    if (model.nodes[n].has_device) devices.insert(model.nodes[n].device);
+// ---- dot in a child process ----
+//
+// libgvc cannot be interrupted and keeps global state, so every dot run
+// happens in a forked child: the parent polls the pipe, the cancel flag and
+// the deadline every few milliseconds and kills the child when either says
+// stop. Children run side by side (two layouts, or two stripes of one, on
+// two cores). The parent forks while holding the Graphviz mutex, so that no
+// thread of its own is inside libgvc at that moment; the child then uses the
+// context it inherited and leaves with _exit.
+
+// What a child sends: a status word, then doubles (ok) or message bytes.
+void putDouble(std::string& out, double d) { out.append(reinterpret_cast<const char*>(&d), sizeof d); }
+
+std::string encodeLayout(const GraphLayout& layout) {
+  std::string out;
+  putDouble(out, layout.seconds);
+  putDouble(out, layout.edge_labels_placed ? 1 : 0);
+  putDouble(out, layout.bounds.width);
+  putDouble(out, layout.bounds.height);
+  for (const auto& n : layout.nodes) {
+    putDouble(out, n.center.x);
+    putDouble(out, n.center.y);
+    putDouble(out, n.width);
+    putDouble(out, n.height);
   }
-  for (size_t e = 0; e < model.edges.size(); ++e) {
-    const auto& edge = model.edges[e];
-    if (remap[edge.from] < 0 || remap[edge.to] < 0) continue;
-    GraphEdge copy = edge;
-    copy.from = size_t(remap[edge.from]);
-    copy.to = size_t(remap[edge.to]);
-    sub.edges.push_back(std::move(copy));
-    edgeIndices.push_back(e);
+  for (const auto& e : layout.edges) {
+    putDouble(out, double(e.path.size()));
+    for (const auto& p : e.path) {
+      putDouble(out, p.x);
+      putDouble(out, p.y);
+    }
+    for (const auto& p : {e.arrow_tip, e.label_position}) {
+      putDouble(out, p ? 1 : 0);
+      putDouble(out, p ? p->x : 0);
+      putDouble(out, p ? p->y : 0);
+    }
   }
-  sub.devices.assign(devices.begin(), devices.end());
-  return sub;
+  putDouble(out, double(layout.regions.size()));
+  for (const auto& r : layout.regions) {
+    putDouble(out, double(r.device.index));
+    putDouble(out, double(static_cast<int>(r.device.type)));
+    putDouble(out, r.rect.x);
+    putDouble(out, r.rect.y);
+    putDouble(out, r.rect.width);
+    putDouble(out, r.rect.height);
+  }
+  return out;
 }
 
-// Big graphs: dot's crossing reduction and positioning grow much faster
-// than the graph (8,500 nodes take about 40 s in one run, 850 nodes 0.2 s),
-// so the graph is cut along program order into stripes of about
-// stripe_nodes nodes, each laid out on its own and stacked top to bottom.
-// The total is linear in the size, every stripe reports progress and the
-// cancel flag is honoured between stripes. Edges between stripes are drawn
-// as plain curves from the source's bottom to the target's top.
-Status placeInStripes(const GraphModel& model, const LayoutOptions& options, const std::atomic<bool>* cancel,
-                      const ProgressCallback& progress, GraphLayout& layout) {
-  std::vector<size_t> byOrder(model.nodes.size());
-  for (size_t i = 0; i < byOrder.size(); ++i) byOrder[i] = i;
-  std::stable_sort(byOrder.begin(), byOrder.end(),
-                   [&model](size_t a, size_t b) { return model.nodes[a].order < model.nodes[b].order; });
-  std::vector<std::vector<size_t>> stripes(1);
-  for (size_t k = 0; k < byOrder.size(); ++k) {
-    auto& current = stripes.back();
-    // Cut only where the order changes, so that a constant stays with the
-    // instruction that reads it.
-    if (current.size() >= options.stripe_nodes && model.nodes[byOrder[k]].order != model.nodes[current.back()].order)
-      stripes.emplace_back();
-    stripes.back().push_back(byOrder[k]);
+Status decodeLayout(const GraphModel& model, const std::string& bytes, GraphLayout& layout) {
+  size_t at = 0;
+  bool ok = true;
+  auto get = [&]() -> double {
+    if (at + sizeof(double) > bytes.size()) {
+      ok = false;
+      return 0;
+    }
+    double d;
+    std::memcpy(&d, bytes.data() + at, sizeof d);
+    at += sizeof d;
+    return d;
+  };
+  layout.seconds += get();
+  layout.edge_labels_placed = get() != 0;
+  layout.bounds = RectF{0, 0, get(), get()};
+  layout.nodes.resize(model.nodes.size());
+  for (auto& n : layout.nodes) {
+    n.center.x = get();
+    n.center.y = get();
+    n.width = get();
+    n.height = get();
   }
+  layout.edges.resize(model.edges.size());
+  for (auto& e : layout.edges) {
+    const double count = get();
+    if (!ok || count < 0 || count > double(bytes.size())) return makeError("a layout process sent a damaged result");
+    e.path.resize(size_t(count));
+    for (auto& p : e.path) p = PointF{get(), get()};
+    for (auto* target : {&e.arrow_tip, &e.label_position}) {
+      const bool present = get() != 0;
+      const PointF p{get(), get()};
+      if (present) *target = p;
+    }
+  }
+  const double regions = get();
+  if (!ok || regions < 0 || regions > double(bytes.size())) return makeError("a layout process sent a damaged result");
+  for (size_t r = 0; r < size_t(regions); ++r) {
+    RegionGeometry region;
+    region.device.index = static_cast<decltype(region.device.index)>(get());
+    region.device.type = static_cast<program::DeviceType>(int(get()));
+    region.title = region.device.str();
+    region.rect = RectF{get(), get(), get(), get()};
+    layout.regions.push_back(region);
+  }
+  if (!ok || at != bytes.size()) return makeError("a layout process sent a damaged result");
+  return Ok{};
+}
 
-  layout.nodes.assign(model.nodes.size(), NodeGeometry{});
-  layout.edges.assign(model.edges.size(), EdgeGeometry{});
-  std::vector<bool> placedEdge(model.edges.size(), false);
-  constexpr double kStripeGap = 36;
-  double y = 0, width = 0;
-  bool allLabels = true;
-  for (size_t s = 0; s < stripes.size(); ++s) {
-    if (isCancelled(cancel)) return makeError(std::string(kLayoutCancelled));
-    std::vector<size_t> edgeIndices;
-    GraphModel sub = subModel(model, stripes[s], edgeIndices);
-    if (s > 0) sub.method_name += " (continued)";
-    GraphLayout part;
-    const double from = double(s) / double(stripes.size());
-    const double to = double(s + 1) / double(stripes.size());
-    auto status = placeWithDot(sub, options, cancel, progress, from, to,
-                               "Graphviz dot: stripe " + std::to_string(s + 1) + " of " + std::to_string(stripes.size()) +
-                                   " (" + std::to_string(model.nodes.size()) + " nodes in all)",
-                               part);
-    if (!status) return status;
-    layout.seconds += part.seconds;
-    allLabels = allLabels && part.edge_labels_placed;
-    auto shift = [y](PointF p) { return PointF{p.x, p.y + y}; };
-    for (size_t k = 0; k < stripes[s].size(); ++k) {
-      NodeGeometry g = part.nodes[k];
-      g.center = shift(g.center);
-      layout.nodes[stripes[s][k]] = g;
-    }
-    for (size_t k = 0; k < edgeIndices.size(); ++k) {
-      EdgeGeometry g = part.edges[k];
-      for (auto& p : g.path) p = shift(p);
-      if (g.arrow_tip) g.arrow_tip = shift(*g.arrow_tip);
-      if (g.label_position) g.label_position = shift(*g.label_position);
-      layout.edges[edgeIndices[k]] = std::move(g);
-      placedEdge[edgeIndices[k]] = true;
-    }
-    for (auto region : part.regions) {
-      region.rect.y += y;
-      layout.regions.push_back(region);
-    }
-    width = std::max(width, part.bounds.width);
-    y += part.bounds.height + kStripeGap;
+bool writeAll(int fd, const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += size_t(n);
   }
-  layout.bounds = RectF{0, 0, width, std::max(0.0, y - kStripeGap)};
-  layout.edge_labels_placed = allLabels;
+  return true;
+}
+
+// One piece of work for a child: lay out `model` (positions back), or lay
+// it out and render it (`render_format` non-empty; rendered bytes back).
+struct DotJob {
+  const GraphModel* model = nullptr;
+  std::string render_format;
+  // Rendering a graph laid out already: its pinnedDot() text.
+  std::string pinned_dot;
+  // Results.
+  bool done = false;
+  GraphLayout layout;
+  std::string rendered;
+  std::optional<Error> error;
+};
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  size_t job = 0;
+  std::string bytes;
+};
+
+// Lays out (or takes the pinned positions of) and renders; the caller
+// holds the Graphviz mutex or is a layout child.
+Result<std::string> renderHere(const DotJob& job, const LayoutOptions& options) {
+  const GraphModel& model = *job.model;
+  GVC_t* gvc = graphvizContext();
+  graphvizMessages().clear();
+  CGraph cg;
+  const char* engine = "dot";
+  if (job.pinned_dot.empty()) {
+    buildCGraph(model, styleGraph(model, options), cg);
+  } else {
+    cg.graph = agmemread(job.pinned_dot.c_str());
+    engine = "nop2";
+    if (!cg.graph) return makeError("Graphviz could not read the laid-out graph of method '" + model.method_name + "'");
+  }
+  if (gvLayout(gvc, cg.graph, engine) != 0)
+    return makeError("Graphviz could not lay out method '" + model.method_name + "': " + graphvizMessages());
+  char* data = nullptr;
+  unsigned int length = 0;
+  const int status = gvRenderData(gvc, cg.graph, job.render_format.c_str(), &data, &length);
+  std::string bytes;
+  if (status == 0 && data) bytes.assign(data, length);
+  if (data) gvFreeRenderData(data);
+  gvFreeLayout(gvc, cg.graph);
+  if (status != 0 || bytes.empty())
+    return makeError("Graphviz cannot write " + job.render_format + " here (is its " + job.render_format +
+                     " renderer plugin installed?)" + (graphvizMessages().empty() ? std::string() : ": " + graphvizMessages()));
+  return bytes;
+}
+
+void childMain(const DotJob& job, const LayoutOptions& options, int fd) {
+  std::string payload;
+  uint32_t status = 0;
+  if (job.render_format.empty()) {
+    GraphLayout layout;
+    auto placed = dotHere(*job.model, options, layout);
+    if (placed) payload = encodeLayout(layout);
+    else {
+      status = 1;
+      payload = placed.error().message;
+    }
+  } else {
+    auto rendered = renderHere(job, options);
+    if (rendered) payload = std::move(rendered.value());
+    else {
+      status = 1;
+      payload = rendered.error().message;
+    }
+  }
+  std::string out(reinterpret_cast<const char*>(&status), sizeof status);
+  out += payload;
+  ::_exit(writeAll(fd, out) ? 0 : 3);
+}
+
+bool startChild(std::vector<DotJob>& jobs, size_t index, const LayoutOptions& options, Child& child) {
+  int pipeFds[2];
+  if (::pipe(pipeFds) != 0) return false;
+  pid_t pid;
+  {
+    std::lock_guard<std::mutex> lock(graphvizMutex());
+    graphvizContext();  // created (plugins loaded) before the fork, inherited by the child
+    pid = ::fork();
+    if (pid == 0) {
+      ::close(pipeFds[0]);
+      childMain(jobs[index], options, pipeFds[1]);
+    }
+  }
+  ::close(pipeFds[1]);
+  if (pid < 0) {
+    ::close(pipeFds[0]);
+    return false;
+  }
+  ::fcntl(pipeFds[0], F_SETFL, ::fcntl(pipeFds[0], F_GETFL) | O_NONBLOCK);
+  child = Child{pid, pipeFds[0], index, {}};
+  return true;
+}
+
+void stopChild(Child& child) {
+  ::kill(child.pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(child.fd);
+  child.fd = -1;
+}
+
+// The child ended its output: collect its status and decode.
+void finishChild(std::vector<DotJob>& jobs, Child& child) {
+  int status = 0;
+  while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::close(child.fd);
+  child.fd = -1;
+  DotJob& job = jobs[child.job];
+  job.done = true;
+  uint32_t word = 2;
+  if (child.bytes.size() >= sizeof word) std::memcpy(&word, child.bytes.data(), sizeof word);
+  const std::string payload = child.bytes.size() >= sizeof word ? child.bytes.substr(sizeof word) : std::string();
+  const std::string what = "method '" + job.model->method_name + "'";
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || word > 1) {
+    job.error = makeError("Graphviz stopped unexpectedly while laying out " + what +
+                          (WIFSIGNALED(status) ? " (signal " + std::to_string(WTERMSIG(status)) + ")" : std::string()));
+  } else if (word == 1) {
+    job.error = makeError(payload);
+  } else if (job.render_format.empty()) {
+    if (auto decoded = decodeLayout(*job.model, payload, job.layout); !decoded) job.error = decoded.error();
+  } else {
+    job.rendered = payload;
+  }
+}
+
+enum class RunEnd { Finished, Cancelled, OutOfTime };
+
+// Runs the jobs in children, up to `parallel` at once, in order. Stops (and
+// kills what runs) when `cancel` becomes true or `deadline` passes; jobs not
+// done then stay !done. `onDone` is called after each job, in the caller's
+// thread. When a child cannot be started the job runs in this process.
+RunEnd runJobs(std::vector<DotJob>& jobs, const LayoutOptions& options, const std::atomic<bool>* cancel,
+               std::optional<Clock::time_point> deadline, const std::function<void(size_t)>& onDone) {
+  const size_t parallel = std::max<size_t>(1, options.parallel_layouts);
+  std::vector<Child> running;
+  size_t next = 0, finished = 0;
+  auto stopAll = [&] {
+    for (auto& c : running) stopChild(c);
+    running.clear();
+  };
+  while (next < jobs.size() || !running.empty()) {
+    if (isCancelled(cancel)) {
+      stopAll();
+      return RunEnd::Cancelled;
+    }
+    if (deadline && Clock::now() >= *deadline) {
+      stopAll();
+      return RunEnd::OutOfTime;
+    }
+    while (running.size() < parallel && next < jobs.size()) {
+      Child child;
+      if (startChild(jobs, next, options, child)) {
+        running.push_back(std::move(child));
+      } else {
+        DotJob& job = jobs[next];
+        std::lock_guard<std::mutex> lock(graphvizMutex());
+        if (job.render_format.empty()) {
+          if (auto placed = dotHere(*job.model, options, job.layout); !placed) job.error = placed.error();
+        } else if (auto rendered = renderHere(job, options)) {
+          job.rendered = std::move(rendered.value());
+        } else {
+          job.error = rendered.error();
+        }
+        job.done = true;
+        if (onDone) onDone(++finished);
+      }
+      ++next;
+    }
+    if (running.empty()) continue;
+    std::vector<pollfd> fds;
+    for (const auto& c : running) fds.push_back(pollfd{c.fd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 20);
+    for (size_t k = 0; k < running.size();) {
+      Child& c = running[k];
+      bool ended = false;
+      char buffer[65536];
+      for (;;) {
+        const ssize_t n = ::read(c.fd, buffer, sizeof buffer);
+        if (n > 0) {
+          c.bytes.append(buffer, size_t(n));
+          continue;
+        }
+        if (n == 0) ended = true;
+        else if (errno == EINTR) continue;
+        else if (errno != EAGAIN && errno != EWOULDBLOCK) ended = true;
+        break;
+      }
+      if (ended) {
+        finishChild(jobs, c);
+        running.erase(running.begin() + long(k));
+        if (onDone) onDone(++finished);
+      } else {
+        ++k;
+      }
+    }
+  }
+  return RunEnd::Finished;
+}
+
+std::optional<Clock::time_point> deadlineOf(const LayoutOptions& options, Clock::time_point start) {
+  if (options.time_budget_seconds <= 0) return std::nullopt;
+  return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options.time_budget_seconds));
+}
+
+// The model cut into parts of the given nodes, each with the edges inside
+// it (their indices in `partEdges`), in one pass over the edges. Stops
+// early (false) when cancelled.
+bool splitModel(const GraphModel& model, const std::vector<std::vector<size_t>>& stripes, std::vector<GraphModel>& parts,
+                std::vector<std::vector<size_t>>& partEdges, const std::atomic<bool>* cancel) {
+  std::vector<size_t> partOf(model.nodes.size(), 0), local(model.nodes.size(), 0);
+  for (size_t s = 0; s < stripes.size(); ++s) {
+    if (isCancelled(cancel)) return false;
+    GraphModel& sub = parts[s];
+    sub.method_name = model.method_name + (s > 0 ? " (continued)" : "");
+    sub.instruction_count = model.instruction_count;
+    std::set<program::Device> devices;
+    for (size_t n : stripes[s]) {
+      partOf[n] = s;
+      local[n] = sub.nodes.size();
+      sub.nodes.push_back(model.nodes[n]);
+      if (model.nodes[n].has_device) devices.insert(model.nodes[n].device);
+    }
+    sub.devices.assign(devices.begin(), devices.end());
+  }
+  for (size_t e = 0; e < model.edges.size(); ++e) {
+    if ((e & 0xfff) == 0 && isCancelled(cancel)) return false;
+    const auto& edge = model.edges[e];
+    const size_t s = partOf[edge.from];
+    if (partOf[edge.to] != s) continue;
+    GraphEdge copy = edge;
+    copy.from = local[edge.from];
+    copy.to = local[edge.to];
+    parts[s].edges.push_back(std::move(copy));
+    partEdges[s].push_back(e);
+  }
+  return true;
+}
+
+// Edges between parts placed separately: plain curves from the source's
+// bottom to the target's top.
+void connectUnplaced(const GraphModel& model, const std::vector<bool>& placedEdge, GraphLayout& layout) {
   for (size_t e = 0; e < model.edges.size(); ++e) {
     if (placedEdge[e]) continue;
     const auto& a = layout.nodes[model.edges[e].from];
@@ -611,52 +903,291 @@ Status placeInStripes(const GraphModel& model, const LayoutOptions& options, con
     const PointF start{a.center.x, a.center.y + a.height / 2};
     const PointF tip{b.center.x, b.center.y - b.height / 2};
     const PointF end{tip.x, tip.y - 6};
-    const double bend = std::max(24.0, (end.y - start.y) / 3);
+    const double bend = std::max(24.0, std::abs(end.y - start.y) / 3);
     layout.edges[e].path = {start, PointF{start.x, start.y + bend}, PointF{end.x, end.y - bend}, end};
     layout.edges[e].arrow_tip = tip;
+    layout.edges[e].label_position.reset();
   }
-  return Ok{};
 }
 
 }  // namespace
 
-Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options, const std::atomic<bool>* cancel,
-                                const ProgressCallback& progress) {
-  if (isCancelled(cancel)) return makeError(std::string(kLayoutCancelled));
+GraphLayout quickLayout(const GraphModel& model) {
+  // Longest-path layering in program order: a node's row is one below the
+  // lowest row of the nodes it reads (parallel work shares a row); rows are
+  // filled left to right. Linear in the graph, no Graphviz.
   GraphLayout layout;
-  Status placed = model.nodes.size() > options.stripe_above
-                      ? placeInStripes(model, options, cancel, progress, layout)
-                      : placeWithDot(model, options, cancel, progress, 0.0, 1.0,
-                                     "Graphviz dot: placing " + std::to_string(model.nodes.size()) + " nodes and routing " +
-                                         std::to_string(model.edges.size()) + " edges",
-                                     layout);
-  if (!placed) return placed.error();
-  layout.model = std::move(model);
-  if (progress) progress(1.0, "done");
+  const size_t n = model.nodes.size();
+  std::vector<size_t> byOrder(n);
+  for (size_t i = 0; i < n; ++i) byOrder[i] = i;
+  std::stable_sort(byOrder.begin(), byOrder.end(),
+                   [&model](size_t a, size_t b) { return model.nodes[a].order < model.nodes[b].order; });
+  std::vector<size_t> position(n);
+  for (size_t k = 0; k < n; ++k) position[byOrder[k]] = k;
+  std::vector<std::vector<size_t>> readsFrom(n);
+  std::vector<long> readerOfStub(n, -1);
+  for (const auto& e : model.edges) {
+    // What reads through a stub still comes after the stub's producer.
+    const auto& from = model.nodes[e.from];
+    if (from.kind == NodeKind::Stub) readerOfStub[e.from] = long(e.to);
+    const size_t source = from.stub_source && *from.stub_source < n ? *from.stub_source : e.from;
+    if (source != e.from || position[e.from] < position[e.to])
+      if (position[source] < position[e.to]) readsFrom[e.to].push_back(source);
+  }
+  std::vector<size_t> row(n, 0);
+  size_t rows = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const size_t v = byOrder[k];
+    for (size_t u : readsFrom[v]) row[v] = std::max(row[v], row[u] + 1);
+    rows = std::max(rows, row[v] + 1);
+  }
+  // Stubs do not push their reader down: each sits on the row above it.
+  for (size_t v = 0; v < n; ++v)
+    if (readerOfStub[v] >= 0) row[v] = row[size_t(readerOfStub[v])] > 0 ? row[size_t(readerOfStub[v])] - 1 : 0;
+  std::vector<std::vector<size_t>> members(rows);
+  for (size_t k = 0; k < n; ++k) members[row[byOrder[k]]].push_back(byOrder[k]);
+  constexpr double kGapX = 24, kGapY = 40, kMargin = 20;
+  layout.nodes.resize(n);
+  double y = kMargin, width = 0;
+  for (const auto& list : members) {
+    double x = kMargin, height = 0;
+    for (size_t v : list) {
+      const NodeSize size = nodeSize(model.nodes[v]);
+      layout.nodes[v] = NodeGeometry{PointF{x + size.width / 2, 0}, size.width, size.height};
+      x += size.width + kGapX;
+      height = std::max(height, size.height);
+    }
+    for (size_t v : list) layout.nodes[v].center.y = y + height / 2;
+    width = std::max(width, x - kGapX + kMargin);
+    y += height + kGapY;
+  }
+  layout.bounds = RectF{0, 0, std::max(width, 2 * kMargin), std::max(y - kGapY + kMargin, 2 * kMargin)};
+  layout.edges.resize(model.edges.size());
+  connectUnplaced(model, std::vector<bool>(model.edges.size(), false), layout);
+  layout.model = model;
+  layout.quick = true;
   return layout;
 }
 
+Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options, const std::atomic<bool>* cancel,
+                                const ProgressCallback& progress) {
+  if (isCancelled(cancel)) return makeError(std::string(kLayoutCancelled));
+  const auto start = Clock::now();
+  const auto deadline = deadlineOf(options, start);
+  auto report = [&](double fraction, const std::string& phase) {
+    if (progress) progress(fraction, phase);
+  };
+
+  // Stripes along program order for big graphs: dot's crossing reduction
+  // and positioning grow much faster than the graph (8,500 nodes take about
+  // 40 s in one run, 850 nodes 0.2 s), so each stripe of about stripe_nodes
+  // nodes is laid out on its own (two at a time) and the stripes are
+  // stacked top to bottom. Edges between stripes are drawn as plain curves.
+  std::vector<std::vector<size_t>> stripes(1);
+  if (model.nodes.size() > options.stripe_above) {
+    std::vector<size_t> byOrder(model.nodes.size());
+    for (size_t i = 0; i < byOrder.size(); ++i) byOrder[i] = i;
+    std::stable_sort(byOrder.begin(), byOrder.end(),
+                     [&model](size_t a, size_t b) { return model.nodes[a].order < model.nodes[b].order; });
+    for (size_t k = 0; k < byOrder.size(); ++k) {
+      auto& current = stripes.back();
+      // Cut only where the order changes, so that a constant or a stub
+      // stays with the instruction that reads it.
+      if (current.size() >= options.stripe_nodes && model.nodes[byOrder[k]].order != model.nodes[current.back()].order)
+        stripes.emplace_back();
+      stripes.back().push_back(byOrder[k]);
+    }
+  } else {
+    stripes.front().resize(model.nodes.size());
+    for (size_t i = 0; i < model.nodes.size(); ++i) stripes.front()[i] = i;
+  }
+
+  std::vector<GraphModel> parts(stripes.size());
+  std::vector<std::vector<size_t>> partEdges(stripes.size());
+  if (stripes.size() == 1) {
+    for (size_t e = 0; e < model.edges.size(); ++e) partEdges[0].push_back(e);
+  } else if (!splitModel(model, stripes, parts, partEdges, cancel)) {
+    return makeError(std::string(kLayoutCancelled));
+  }
+  std::vector<DotJob> jobs(stripes.size());
+  for (size_t s = 0; s < stripes.size(); ++s) jobs[s].model = stripes.size() == 1 ? &model : &parts[s];
+
+  const std::string what = stripes.size() == 1
+                               ? "Graphviz dot: placing " + std::to_string(model.nodes.size()) + " nodes and routing " +
+                                     std::to_string(model.edges.size()) + " edges"
+                               : "Graphviz dot: " + std::to_string(stripes.size()) + " stripes (" +
+                                     std::to_string(model.nodes.size()) + " nodes in all)";
+  report(0.05, what);
+  const RunEnd end = runJobs(jobs, options, cancel, deadline, [&](size_t done) {
+    report(0.05 + 0.95 * double(done) / double(jobs.size()),
+           stripes.size() == 1 ? what : "Graphviz dot: stripe " + std::to_string(done) + " of " + std::to_string(jobs.size()) +
+                                            " (" + std::to_string(model.nodes.size()) + " nodes in all)");
+  });
+  if (end == RunEnd::Cancelled) return makeError(std::string(kLayoutCancelled));
+  for (const auto& job : jobs)
+    if (job.error) return *job.error;
+
+  GraphLayout layout;
+  size_t quickParts = 0;
+  if (stripes.size() == 1) {
+    if (jobs[0].done) {
+      layout = std::move(jobs[0].layout);
+    } else {
+      layout = quickLayout(model);
+      quickParts = 1;
+    }
+  } else {
+    layout.nodes.assign(model.nodes.size(), NodeGeometry{});
+    layout.edges.assign(model.edges.size(), EdgeGeometry{});
+    std::vector<bool> placedEdge(model.edges.size(), false);
+    constexpr double kStripeGap = 36;
+    double y = 0, width = 0;
+    bool allLabels = true;
+    for (size_t s = 0; s < stripes.size(); ++s) {
+      GraphLayout part;
+      if (jobs[s].done) {
+        part = std::move(jobs[s].layout);
+      } else {
+        part = quickLayout(parts[s]);  // the budget ran out before this stripe
+        ++quickParts;
+      }
+      layout.seconds += part.seconds;
+      allLabels = allLabels && part.edge_labels_placed;
+      auto shift = [y](PointF p) { return PointF{p.x, p.y + y}; };
+      for (size_t k = 0; k < stripes[s].size(); ++k) {
+        NodeGeometry g = part.nodes[k];
+        g.center = shift(g.center);
+        layout.nodes[stripes[s][k]] = g;
+      }
+      for (size_t k = 0; k < partEdges[s].size(); ++k) {
+        EdgeGeometry g = part.edges[k];
+        for (auto& p : g.path) p = shift(p);
+        if (g.arrow_tip) g.arrow_tip = shift(*g.arrow_tip);
+        if (g.label_position) g.label_position = shift(*g.label_position);
+        layout.edges[partEdges[s][k]] = std::move(g);
+        placedEdge[partEdges[s][k]] = true;
+      }
+      for (auto region : part.regions) {
+        region.rect.y += y;
+        layout.regions.push_back(region);
+      }
+      width = std::max(width, part.bounds.width);
+      y += part.bounds.height + kStripeGap;
+    }
+    layout.bounds = RectF{0, 0, width, std::max(0.0, y - kStripeGap)};
+    layout.edge_labels_placed = allLabels;
+    connectUnplaced(model, placedEdge, layout);
+  }
+  layout.quick = quickParts > 0;
+  if (quickParts > 0)
+    layout.note = "Graphviz ran past the " + std::to_string(int(std::lround(options.time_budget_seconds))) +
+                  " s budget: " + (stripes.size() == 1 ? std::string("the graph") : std::to_string(quickParts) + " of " +
+                                                                                    std::to_string(stripes.size()) + " stripes") +
+                  " drawn in a quick row layout";
+  layout.model = std::move(model);
+  report(1.0, "done");
+  (void)end;
+  return layout;
+}
+
+namespace {
+
+// Graphviz coordinates (points, y up) of a scene point in `layout`.
+std::string pointText(const GraphLayout& layout, PointF p) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f,%.2f", p.x, layout.bounds.height - p.y);
+  return text;
+}
+
+// The laid-out graph as DOT that Graphviz draws without laying it out
+// again (layout=nop2: the positions and edge routes given): device
+// regions become filled boxes drawn first, under the nodes.
+std::string pinnedDot(const GraphLayout& layout, const LayoutOptions& options) {
+  const GraphModel& model = layout.model;
+  LayoutOptions flat = options;
+  flat.device_regions = false;
+  StyledGraph style = styleGraph(model, flat);
+  std::ostringstream out;
+  out << "// ptescope: method '" << model.method_name << "', " << model.nodes.size() << " nodes, " << model.edges.size()
+      << " edges, laid out by ptescope in stripes.\n"
+      << "// layout=nop2 makes dot draw it as is, in seconds; without that line dot would lay out\n"
+      << "// all " << model.nodes.size() << " nodes at once, which takes very long.\n";
+  out << "digraph ptescope {\n  layout=\"nop2\";\n  bb=\"0,0," << layout.bounds.width << "," << layout.bounds.height
+      << "\";\n";
+  for (const auto& [key, value] : style.graph) out << "  " << key << "=" << quoted(value) << ";\n";
+  out << "  node ";
+  writeAttributes(out, style.nodeDefaults);
+  out << ";\n  edge ";
+  writeAttributes(out, style.edgeDefaults);
+  out << ";\n";
+  for (size_t r = 0; r < layout.regions.size(); ++r) {
+    const auto& region = layout.regions[r];
+    const DeviceStyle ds = deviceStyle(region.device);
+    Attributes a = {{"shape", "box"},
+                    {"style", "rounded,filled"},
+                    {"fillcolor", ds.region.hex()},
+                    {"color", ds.stroke.lighter(0.35).hex()},
+                    {"fontcolor", ds.stroke.hex()},
+                    {"fontsize", "16"},
+                    {"label", region.title},
+                    {"labelloc", "t"},
+                    {"width", inches(region.rect.width)},
+                    {"height", inches(region.rect.height)},
+                    {"pos", pointText(layout, PointF{region.rect.x + region.rect.width / 2,
+                                                     region.rect.y + region.rect.height / 2})}};
+    out << "  region" << r << " ";
+    writeAttributes(out, a);
+    out << ";\n";
+  }
+  for (size_t n = 0; n < model.nodes.size(); ++n) {
+    Attributes a = style.nodes[n];
+    a.emplace_back("pos", pointText(layout, layout.nodes[n].center));
+    out << "  n" << n << " ";
+    writeAttributes(out, a);
+    out << ";\n";
+  }
+  for (size_t e = 0; e < model.edges.size(); ++e) {
+    Attributes a = style.edges[e];
+    const auto& g = layout.edges[e];
+    std::string pos;
+    if (g.arrow_tip) pos = "e," + pointText(layout, *g.arrow_tip);
+    for (const auto& p : g.path) pos += (pos.empty() ? "" : " ") + pointText(layout, p);
+    a.emplace_back("pos", pos);
+    if (g.label_position) a.emplace_back("lp", pointText(layout, *g.label_position));
+    else a.erase(std::remove_if(a.begin(), a.end(), [](const auto& kv) { return kv.first == "label"; }), a.end());
+    out << "  n" << model.edges[e].from << " -> n" << model.edges[e].to << " ";
+    writeAttributes(out, a);
+    out << ";\n";
+  }
+  out << "}\n";
+  return out.str();
+}
+
+}  // namespace
+
+std::string toPinnedDot(const GraphLayout& layout, const LayoutOptions& options) { return pinnedDot(layout, options); }
+
 Result<std::string> renderGraph(const GraphModel& model, std::string_view format, const LayoutOptions& options) {
-  const StyledGraph style = styleGraph(model, options);
-  std::lock_guard<std::mutex> lock(graphvizMutex());
-  GVC_t* gvc = graphvizContext();
-  graphvizMessages().clear();
-  CGraph cg;
-  buildCGraph(model, style, cg);
-  if (gvLayout(gvc, cg.graph, "dot") != 0)
-    return makeError("Graphviz could not lay out method '" + model.method_name + "': " + graphvizMessages());
-  char* data = nullptr;
-  unsigned int length = 0;
   const std::string formatName(format);
-  const int status = gvRenderData(gvc, cg.graph, formatName.c_str(), &data, &length);
-  std::string bytes;
-  if (status == 0 && data) bytes.assign(data, length);
-  if (data) gvFreeRenderData(data);
-  gvFreeLayout(gvc, cg.graph);
-  if (status != 0 || bytes.empty())
-    return makeError("Graphviz cannot write " + formatName + " here (is its " + formatName + " renderer plugin installed?)" +
-                     (graphvizMessages().empty() ? std::string() : ": " + graphvizMessages()));
-  return bytes;
+  std::vector<DotJob> jobs(1);
+  std::string pinnedText;
+  if (model.nodes.size() > options.stripe_above) {
+    // Laid out in stripes first; Graphviz then only draws.
+    auto placed = layoutGraph(model, options);
+    if (!placed) return placed.error();
+    pinnedText = pinnedDot(placed.value(), options);
+  }
+  jobs[0].model = &model;
+  jobs[0].render_format = formatName;
+  jobs[0].pinned_dot = std::move(pinnedText);
+  LayoutOptions once = options;
+  once.parallel_layouts = 1;
+  const RunEnd end = runJobs(jobs, once, nullptr, deadlineOf(options, Clock::now()), {});
+  if (end == RunEnd::OutOfTime)
+    return makeError("Graphviz did not finish drawing method '" + model.method_name + "' within the " +
+                     std::to_string(int(std::lround(options.time_budget_seconds))) + " s budget");
+  if (jobs[0].error) return *jobs[0].error;
+  return std::move(jobs[0].rendered);
 }
 
 }  // namespace ptescope::layout

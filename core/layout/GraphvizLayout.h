@@ -6,11 +6,13 @@
 // Coordinates are points (1/72 inch), y pointing down, origin at the top
 // left of the drawing, as a QGraphicsScene wants them.
 //
-// Graphviz keeps global state and is not re-entrant: every call into it in
-// this process goes through one mutex (see GraphvizLayout.cpp), so layouts
-// from several threads queue instead of crashing. A cancel flag is checked
-// before and after the (uninterruptible) dot run; a cancelled layout returns
-// an error and its result is dropped.
+// Graphviz keeps global state, is not re-entrant and cannot be interrupted,
+// so every dot run happens in a forked child process (see
+// GraphvizLayout.cpp): the caller's thread polls the child, the cancel flag
+// and the time budget every 20 ms and kills the child when told to stop, so
+// Cancel takes effect at once and several layouts (or two stripes of one)
+// run side by side on separate cores. When the budget runs out the parts
+// not laid out yet get quickLayout() positions: there is always a picture.
 #pragma once
 
 #include <atomic>
@@ -67,6 +69,10 @@ struct GraphLayout {
   std::vector<RegionGeometry> regions;
   bool edge_labels_placed = false;  // dot reserved room for the edge labels
   double seconds = 0;               // wall time spent in Graphviz
+  // Some or all of it has quickLayout() positions (the time budget ran out);
+  // `note` says so in a sentence.
+  bool quick = false;
+  std::string note;
 };
 
 struct LayoutOptions {
@@ -85,6 +91,11 @@ struct LayoutOptions {
   // between stripes.
   size_t stripe_above = 1500;
   size_t stripe_nodes = 500;
+  // Wall-clock budget for the whole layout in seconds (0: none). Stripes not
+  // laid out when it runs out get quickLayout() positions.
+  double time_budget_seconds = 0;
+  // Dot processes run at once for the stripes of one layout.
+  size_t parallel_layouts = 2;
 };
 
 // Size of a node's box in points, from its kind and text. The GUI draws the
@@ -109,9 +120,20 @@ std::string toDot(const GraphModel& model, const LayoutOptions& options = {});
 Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options = {},
                                 const std::atomic<bool>* cancel = nullptr, const ProgressCallback& progress = {});
 
-// Lays out and renders with Graphviz's renderer for `format` ("svg",
-// "png"), in one dot run (no stripes, so a graph of thousands of nodes takes
-// a while). Needs no display.
+// Positions without Graphviz, linear in the graph: rows by longest path in
+// program order, filled left to right. The fallback picture when a budget
+// runs out.
+GraphLayout quickLayout(const GraphModel& model);
+
+// DOT text of a laid-out graph with every position and edge route in it
+// and layout=nop2, so that any `dot` draws it at once as it is (what
+// `render -o F.dot` writes for graphs too big for one dot run).
+std::string toPinnedDot(const GraphLayout& layout, const LayoutOptions& options = {});
+
+// Renders with Graphviz's renderer for `format` ("svg", "png"). Graphs of
+// more than stripe_above nodes are laid out in stripes first and drawn with
+// their positions pinned. Fails when the time budget runs out. Needs no
+// display.
 Result<std::string> renderGraph(const GraphModel& model, std::string_view format, const LayoutOptions& options = {});
 
 inline constexpr std::string_view kLayoutCancelled = "layout cancelled";

@@ -9,12 +9,24 @@
 // setMethod() to a painted grab (analysis and layout on the worker thread,
 // then scene items and the first paint), offscreen.
 //
+// Issue 12, with --shapes llm,moe,pipeline,fanout,large [--sizes 2000,10000,50000]
+// [--full-up-to N]: per shape and size (instructions after the passes;
+// "large" is the old local-edge program) the core time to the first
+// picture, the GUI's (setMethod to painted grab) with the longest UI stall
+// meanwhile, the full layout (core, and GUI with its longest stall) up to
+// --full-up-to instructions, the time Cancel takes to give control back
+// during an open-all layout, and peak memory (the process, and the largest
+// dot child).
+//
 // Usage: bench_layout [--runs N] [--full-runs N] [--layers A,B,...] [--whole-dot]
 //   --whole-dot also times one dot run over the whole first program (what
 //   the stripes replace; about 40 s at 8,500 nodes).
 //   --gui-full also times GraphView::expandAll() to a painted grab (stripes
 //   on the worker, then scene items for every node and edge).
+#include <sys/resource.h>
+
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QImage>
 #include <QTimer>
@@ -28,7 +40,9 @@
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "passes/Pipeline.h"
+#include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
+#include "synth/Shapes.h"
 #include "ui/GraphView.h"
 
 using namespace ptescope;
@@ -96,6 +110,159 @@ double guiSeconds(std::shared_ptr<const program::Program> program, bool full) {
   });
 }
 
+// ---- issue 12: every program shape ----
+
+// A program of about `instructions` instructions after the passes: one of
+// the shapes, or "large" (the old local-edge program, 17 per layer).
+std::shared_ptr<const program::Program> shapeProgram(const std::string& shape, size_t instructions) {
+  Result<program::Program> built = makeError("none");
+  if (shape == "large") {
+    built = synth::largeProgram(std::max<size_t>(1, instructions / 17));
+  } else {
+    auto layers = synth::layersForInstructions(shape, instructions);
+    if (!layers) {
+      std::fprintf(stderr, "%s\n", layers.error().message.c_str());
+      std::exit(1);
+    }
+    built = synth::shapeProgram(shape, layers.value());
+  }
+  if (!built) {
+    std::fprintf(stderr, "%s: %s\n", shape.c_str(), built.error().message.c_str());
+    std::exit(1);
+  }
+  auto passed = synth::applyDevicePasses(synth::SynthesizedProgram{built.value(), {}});
+  if (!passed) {
+    std::fprintf(stderr, "%s passes: %s\n", shape.c_str(), passed.error().message.c_str());
+    std::exit(1);
+  }
+  return std::make_shared<const program::Program>(std::move(passed.value()));
+}
+
+// Longest gap between ticks of a 5 ms timer on the UI thread while `work`
+// runs its event loop: how long the UI was blocked at most.
+struct StallMeter {
+  QTimer timer;
+  QElapsedTimer clock;
+  qint64 last = 0, longest = 0;
+  StallMeter() {
+    timer.setInterval(5);
+    QObject::connect(&timer, &QTimer::timeout, [this] {
+      const qint64 now = clock.elapsed();
+      longest = std::max(longest, now - last);
+      last = now;
+    });
+  }
+  void start() {
+    clock.start();
+    last = 0;
+    timer.start();
+  }
+  double stopMs() {
+    timer.stop();
+    longest = std::max(longest, clock.elapsed() - last);
+    return double(longest);
+  }
+};
+
+struct GuiFigures {
+  double first = 0, firstStallMs = 0;
+  double full = -1, fullStallMs = 0;
+  double cancel = -1;
+  bool fullQuick = false;
+};
+
+GuiFigures guiShape(std::shared_ptr<const program::Program> program, bool full) {
+  GuiFigures g;
+  ui::GraphView view;
+  view.resize(1200, 900);
+  view.show();
+  QEventLoop loop;
+  QObject::connect(&view, &ui::GraphView::layoutFinished, &loop, &QEventLoop::quit);
+  QObject::connect(&view, &ui::GraphView::layoutCancelled, &loop, &QEventLoop::quit);
+  StallMeter stall;
+  stall.start();
+  g.first = bench::seconds([&] {
+    view.setMethod(program, 0);
+    loop.exec();
+    (void)view.grab().toImage();
+  });
+  g.firstStallMs = stall.stopMs();
+  // Cancel: open everything, cancel after 0.3 s, time until control is back.
+  view.expandAll();
+  QTimer::singleShot(300, &loop, &QEventLoop::quit);
+  loop.exec();
+  if (view.layoutPending()) {
+    g.cancel = bench::seconds([&] {
+      view.cancelLayout();
+      loop.exec();
+    });
+  }
+  if (full) {
+    stall.start();
+    g.full = bench::seconds([&] {
+      view.expandAll();
+      loop.exec();
+      (void)view.grab().toImage();
+    });
+    g.fullStallMs = stall.stopMs();
+    g.fullQuick = view.currentLayout() && view.currentLayout()->quick;
+  }
+  return g;
+}
+
+int runShapes(const std::vector<std::string>& shapes, const std::vector<size_t>& sizes, size_t fullUpTo, int runs) {
+  std::printf("%-9s %7s | %8s %6s | %8s %8s | %8s %7s %8s | %8s %8s | %9s %9s\n", "shape", "instrs", "first s", "nodes",
+              "gui 1st", "stall ms", "full s", "nodes", "stall ms", "cancel s", "quick", "peak MiB", "dot MiB");
+  for (const auto& shape : shapes) {
+    for (size_t size : sizes) {
+      auto program = shapeProgram(shape, size);
+      const program::Method& method = program->methods().front();
+      const size_t instructions = analysis::Dataflow::build(method).instructionCount();
+      Figures first;
+      const double firstSeconds = bench::medianSeconds(runs, [&] { first = layOut(method, false); });
+      const bool full = instructions <= fullUpTo;
+      Figures whole;
+      double fullSeconds = -1;
+      if (full) fullSeconds = bench::seconds([&] { whole = layOut(method, true); });
+      // Peak memory of everything above in a child of its own; the dot
+      // processes' peak separately (they are the child's children).
+      struct rusage before {};
+      getrusage(RUSAGE_CHILDREN, &before);
+      const double peak = bench::peakMiBInChild([&] {
+        layOut(method, false);
+        if (full) layOut(method, true);
+      });
+      const GuiFigures gui = guiShape(program, full);
+      struct rusage after {};
+      getrusage(RUSAGE_CHILDREN, &after);
+      std::printf("%-9s %7zu | %8.3f %6zu | %8.3f %8.0f | ", shape.c_str(), instructions, firstSeconds, first.nodes, gui.first,
+                  gui.firstStallMs);
+      if (full) std::printf("%8.2f %7zu %8.0f | ", fullSeconds, whole.nodes, gui.fullStallMs);
+      else std::printf("%8s %7s %8s | ", "-", "-", "-");
+      if (gui.cancel >= 0) std::printf("%8.3f ", gui.cancel);
+      else std::printf("%8s ", "done");
+      std::printf("%8s | %9.1f %9.1f\n", gui.fullQuick ? "yes" : "no", peak, double(after.ru_maxrss) / 1024.0);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
+std::vector<std::string> parseNames(const char* text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (const char* p = text;; ++p) {
+    if (*p == ',' || *p == '\0') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+      if (*p == '\0') break;
+    } else {
+      item += *p;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,6 +271,9 @@ int main(int argc, char** argv) {
   bool wholeDot = false;
   bool guiFull = false;
   std::vector<size_t> layerCounts = {500, 5000};
+  std::vector<std::string> shapes;
+  std::vector<size_t> sizes = {2000, 10000, 50000};
+  size_t fullUpTo = 10000;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     const bool hasValue = i + 1 < argc;
@@ -112,10 +282,14 @@ int main(int argc, char** argv) {
     else if (flag == "--layers" && hasValue) layerCounts = parseList(argv[++i]);
     else if (flag == "--whole-dot") wholeDot = true;
     else if (flag == "--gui-full") guiFull = true;
+    else if (flag == "--shapes" && hasValue) shapes = parseNames(argv[++i]);
+    else if (flag == "--sizes" && hasValue) sizes = parseList(argv[++i]);
+    else if (flag == "--full-up-to" && hasValue) fullUpTo = std::stoul(argv[++i]);
   }
   qputenv("QT_QPA_PLATFORM", "offscreen");
   int qtArgc = 1;
   QApplication app(qtArgc, argv);
+  if (!shapes.empty()) return runShapes(shapes, sizes, fullUpTo, runs);
   std::vector<std::shared_ptr<const program::Program>> programs;
 
   std::printf("%-8s %10s | %12s %7s %7s %7s | %12s %7s %7s %9s\n", "layers", "instrs", "first s", "nodes", "edges",
