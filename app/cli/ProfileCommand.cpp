@@ -42,14 +42,16 @@ class InterruptGuard {
   void (*previous_)(int) = SIG_DFL;
 };
 
-// Progress lines on stderr, only once a profile has run for a while so that
-// short runs stay quiet.
+// Progress on stderr, only on a terminal and only once a profile has run for
+// a while so that short runs stay quiet. Scripts and CI (stderr a pipe or a
+// file) get no progress lines: their stderr holds only notes and errors.
 class ProgressPrinter {
  public:
   void operator()(const exec::ProfileProgress& progress) {
     const auto now = std::chrono::steady_clock::now();
     const bool last = progress.phase == exec::ProfileProgress::Phase::Done;
-    const auto interval = terminal_ ? std::chrono::milliseconds(500) : std::chrono::milliseconds(2000);
+    const auto interval = std::chrono::milliseconds(500);
+    if (!terminal_) return;
     if (now - start_ < std::chrono::seconds(1) || (!last && now - lastPrint_ < interval)) return;
     if (last && !printed_) return;
     lastPrint_ = now;
@@ -57,11 +59,7 @@ class ProgressPrinter {
     std::string line = "ptescope-cli: " + exec::phaseName(progress.phase);
     if (progress.total > 0 && !last)
       line += " " + std::to_string(progress.done) + "/" + std::to_string(progress.total);
-    if (terminal_) {
-      std::cerr << "\r" << line << "\033[K" << (last ? "\n" : "") << std::flush;
-    } else {
-      std::cerr << line << "\n";
-    }
+    std::cerr << "\r" << line << "\033[K" << (last ? "\n" : "") << std::flush;
   }
 
  private:
