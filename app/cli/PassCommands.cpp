@@ -62,17 +62,18 @@ class PassCommandsImpl : public PassCommands {
     if (!pipeline) return fail(pipeline.error().message);
     auto result = passes::runPipeline(program, pipeline.value());
     if (!result) return fail(file_ + ": " + result.error().message);
+    // Everything printed is made before -o is written, so nothing can fail
+    // after the output exists.
+    const std::string printed = json_ ? jsonForStdout(report::passReportJson(result->report)) + "\n"
+                                      : report::passReportText(result->report);
+    noteEscapedNames(loaded.value());
     pte::WriteOptions writeOptions;
     writeOptions.input_path = file_;
     writeOptions.allow_overwrite_input = force_;
     auto written = pte::writeProgramFile(result->program, output_, writeOptions);
     if (!written) return fail(written.error().message);
-    if (json_) {
-      std::cout << report::passReportJson(result->report).dump(2) << "\n";
-    } else {
-      std::cout << report::passReportText(result->report);
-      std::cerr << "ptescope-cli: wrote " << output_ << "\n";
-    }
+    std::cout << printed;
+    if (!json_) std::cerr << "ptescope-cli: wrote " << output_ << "\n";
     return 0;
   }
 
@@ -81,10 +82,12 @@ class PassCommandsImpl : public PassCommands {
     if (!a) return fail(a.error().message);
     auto b = pte::readProgramFile(other_);
     if (!b) return fail(b.error().message);
+    noteEscapedNames(a.value());
+    noteEscapedNames(b.value());
     auto diff = passes::diffPrograms(a->program, b->program);
     if (!diff) return fail(diff.error().message);
     if (json_) {
-      std::cout << report::programDiffJson(diff.value()).dump(2) << "\n";
+      std::cout << jsonForStdout(report::programDiffJson(diff.value())) << "\n";
     } else {
       std::cout << report::programDiffText(diff.value());
     }
@@ -96,9 +99,10 @@ class PassCommandsImpl : public PassCommands {
     readOptions.ptd_paths = ptd_;
     auto loaded = pte::readProgramFile(file_, readOptions);
     if (!loaded) return fail(loaded.error().message);
+    noteEscapedNames(loaded.value());
     const auto findings = analysis::lintProgram(loaded->program);
     if (json_) {
-      std::cout << report::diagnosticsJson(findings).dump(2) << "\n";
+      std::cout << jsonForStdout(report::diagnosticsJson(findings)) << "\n";
     } else {
       std::cout << report::diagnosticsText(findings);
     }
