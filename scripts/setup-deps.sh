@@ -11,6 +11,7 @@ packages=(
   libgraphviz-dev graphviz
   nlohmann-json3-dev libcli11-dev libbenchmark-dev
   xvfb xauth
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -1,5 +1,6 @@
 // ptescope: the desktop app. Argument parsing and wiring only.
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QTimer>
@@ -10,6 +11,7 @@
 
 #include "ui/Document.h"
 #include "ui/MainWindow.h"
+#include "util/MappedFile.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -120,7 +122,11 @@ int main(int argc, char** argv) {
       if (parser.isSet(tab)) window.showPanel(parser.value(tab));
       window.graph()->fitToWindow();
       QApplication::processEvents();
-      if (!window.grab().save(out, "PNG")) {
+      QByteArray png;
+      QBuffer pngBuffer(&png);
+      pngBuffer.open(QIODevice::WriteOnly);
+      if (!window.grab().save(&pngBuffer, "PNG") ||
+          !ptescope::writeFileAtomically(out.toStdString(), std::string_view(png.constData(), size_t(png.size())))) {
         std::fprintf(stderr, "ptescope: cannot write screenshot %s\n", qPrintable(out));
         status = 2;
       }

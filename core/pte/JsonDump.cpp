@@ -11,8 +11,10 @@
 namespace ptescope::pte {
 namespace {
 
-template <class VerifyFn>
-Result<std::string> dump(std::span<const uint8_t> file, size_t regionSize, const char* schema, VerifyFn verify) {
+// `check` (data → "" or why not) runs after the verifier.
+template <class VerifyFn, class CheckFn>
+Result<std::string> dump(std::span<const uint8_t> file, size_t regionSize, const char* schema, VerifyFn verify,
+                         CheckFn check) {
   // The verifier and generator need aligned memory.
   std::vector<uint8_t> aligned;
   const uint8_t* data = file.data();
@@ -22,6 +24,7 @@ Result<std::string> dump(std::span<const uint8_t> file, size_t regionSize, const
   }
   flatbuffers::Verifier verifier(data, regionSize, 64, 1000000);
   if (!verify(verifier)) return makeError("the flatbuffer failed verification; nothing to dump");
+  if (std::string why = check(data); !why.empty()) return makeError(why);
   flatbuffers::IDLOptions options;
   options.strict_json = true;
   // Strings that are not UTF-8 print as \x escapes instead of failing; valid
@@ -34,6 +37,42 @@ Result<std::string> dump(std::span<const uint8_t> file, size_t regionSize, const
   return text;
 }
 
+// The verifier checks only the alignment of a vector's length, and the text
+// generator reads 8-byte elements through typed pointers: a [long],
+// [double] or [uint64] vector whose elements are not 8-byte aligned (no
+// flatbuffers builder writes one) cannot be printed without undefined
+// behaviour. Names the first such vector, or returns an empty string.
+template <class T>
+bool misaligned(const flatbuffers::Vector<T>* v) {
+  return v != nullptr && v->size() > 0 && reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) != 0;
+}
+
+std::string firstMisalignedVector(const uint8_t* data) {
+  namespace fb = executorch_flatbuffer;
+  const fb::Program* program = fb::GetProgram(data);
+  if (misaligned(program->constant_segment() ? program->constant_segment()->offsets() : nullptr))
+    return "constant_segment.offsets";
+  if (const auto* segments = program->mutable_data_segments())
+    for (flatbuffers::uoffset_t i = 0; i < segments->size(); ++i)
+      if (misaligned(segments->Get(i)->offsets())) return "mutable_data_segments[" + std::to_string(i) + "].offsets";
+  if (const auto* plans = program->execution_plan()) {
+    for (flatbuffers::uoffset_t m = 0; m < plans->size(); ++m) {
+      const auto* plan = plans->Get(m);
+      const std::string at = "execution_plan[" + std::to_string(m) + "]";
+      if (misaligned(plan->non_const_buffer_sizes())) return at + ".non_const_buffer_sizes";
+      const auto* values = plan->values();
+      for (flatbuffers::uoffset_t v = 0; values != nullptr && v < values->size(); ++v) {
+        const auto* value = values->Get(v);
+        if (const auto* list = value->val_as_IntList(); list != nullptr && misaligned(list->items()))
+          return at + ".values[" + std::to_string(v) + "] (IntList)";
+        if (const auto* list = value->val_as_DoubleList(); list != nullptr && misaligned(list->items()))
+          return at + ".values[" + std::to_string(v) + "] (DoubleList)";
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::string> dumpProgramJson(std::span<const uint8_t> file) {
@@ -42,8 +81,15 @@ Result<std::string> dumpProgramJson(std::span<const uint8_t> file) {
   auto header = parseExtendedHeader(file);
   if (!header) return header.error();
   const size_t region = *header ? static_cast<size_t>((*header)->program_size) : file.size();
-  return dump(file, region, programSchemaText(),
-              [](flatbuffers::Verifier& v) { return executorch_flatbuffer::VerifyProgramBuffer(v); });
+  return dump(
+      file, region, programSchemaText(),
+      [](flatbuffers::Verifier& v) { return executorch_flatbuffer::VerifyProgramBuffer(v); },
+      [](const uint8_t* data) {
+        const std::string vector = firstMisalignedVector(data);
+        return vector.empty() ? vector
+                              : "cannot print " + vector + " as flatc would: its 8-byte elements are not 8-byte "
+                                "aligned (no flatbuffers builder writes that; `ptescope-cli info --json` reads it)";
+      });
 }
 
 Result<std::string> dumpDataFileJson(std::span<const uint8_t> file) {
@@ -51,7 +97,8 @@ Result<std::string> dumpDataFileJson(std::span<const uint8_t> file) {
   if (!header) return header.error();
   const size_t region = static_cast<size_t>(header->flatbuffer_offset + header->flatbuffer_size);
   return dump(file, region, flatTensorSchemaText(),
-              [](flatbuffers::Verifier& v) { return flat_tensor_flatbuffer::VerifyFlatTensorBuffer(v); });
+              [](flatbuffers::Verifier& v) { return flat_tensor_flatbuffer::VerifyFlatTensorBuffer(v); },
+              [](const uint8_t*) { return std::string(); });
 }
 
 }  // namespace ptescope::pte

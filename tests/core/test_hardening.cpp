@@ -16,6 +16,7 @@
 #include "exec/HostRuntime.h"
 #include "exec/MemoryBudget.h"
 #include "program_generated.h"
+#include "pte/JsonDump.h"
 #include "pte/Reader.h"
 #include "pte/Writer.h"
 #include "report/InfoReport.h"
@@ -193,7 +194,12 @@ class HardeningTest : public QObject {
     QCOMPARE(*std::get<IntListValue>((*read.values)[0].data).items, (std::vector<int64_t>{2, 3, 2}));
     QCOMPARE(*std::get<DoubleListValue>((*read.values)[1].data).items, (std::vector<double>{0.5, -2.25}));
     QCOMPARE(*read.non_const_buffer_sizes, (std::vector<int64_t>{0, 4096}));
-    QCOMPARE(*loaded->program.constant_segment->offsets, (std::vector<uint64_t>{0, 0, 0}));
+    QCOMPARE(*loaded->program.constant_segment->offsets, (std::vector<uint64_t>{0, 0, 0}));    // `dump` prints what flatc would, which cannot be done without reading
+    // through misaligned pointers: it says so instead.
+    auto dumped = pte::dumpProgramJson(shifted);
+    QVERIFY(!dumped.ok());
+    QVERIFY2(dumped.error().message.find("not 8-byte aligned") != std::string::npos, dumped.error().message.c_str());
+    QVERIFY(pte::dumpProgramJson(bytes).ok());
   }
 
   // ---- 2. the memory budget ----
