@@ -1,6 +1,9 @@
 #include "pte/JsonDump.h"
 
 #include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "flat_tensor_generated.h"
@@ -10,6 +13,28 @@
 
 namespace ptescope::pte {
 namespace {
+
+// The schema parsed once per process (parsing it is most of the cost of a
+// small dump); the text generator only reads the parser.
+const flatbuffers::Parser* parsedSchema(const char* schema) {
+  static std::mutex mutex;
+  static std::map<const char*, std::unique_ptr<flatbuffers::Parser>> parsers;
+  std::lock_guard lock(mutex);
+  auto& parser = parsers[schema];
+  if (!parser) {
+    flatbuffers::IDLOptions options;
+    options.strict_json = true;
+    // Strings that are not UTF-8 print as \x escapes instead of failing;
+    // valid strings print exactly as flatc prints them.
+    options.allow_non_utf8 = true;
+    parser = std::make_unique<flatbuffers::Parser>(options);
+    if (!parser->Parse(schema)) {
+      parser.reset();
+      return nullptr;
+    }
+  }
+  return parser.get();
+}
 
 // `check` (data → "" or why not) runs after the verifier.
 template <class VerifyFn, class CheckFn>
@@ -25,15 +50,10 @@ Result<std::string> dump(std::span<const uint8_t> file, size_t regionSize, const
   flatbuffers::Verifier verifier(data, regionSize, 64, 1000000);
   if (!verify(verifier)) return makeError("the flatbuffer failed verification; nothing to dump");
   if (std::string why = check(data); !why.empty()) return makeError(why);
-  flatbuffers::IDLOptions options;
-  options.strict_json = true;
-  // Strings that are not UTF-8 print as \x escapes instead of failing; valid
-  // strings print exactly as flatc prints them.
-  options.allow_non_utf8 = true;
-  flatbuffers::Parser parser(options);
-  if (!parser.Parse(schema)) return makeError("internal error: schema does not parse: " + parser.error_);
+  const flatbuffers::Parser* parser = parsedSchema(schema);
+  if (parser == nullptr) return makeError("internal error: the compiled-in schema does not parse");
   std::string text;
-  if (!flatbuffers::GenerateText(parser, data, &text)) return makeError("the flatbuffer could not be printed as JSON");
+  if (!flatbuffers::GenerateText(*parser, data, &text)) return makeError("the flatbuffer could not be printed as JSON");
   return text;
 }
 

@@ -9,7 +9,8 @@ Counts, per command: signals (a crash or abort), timeouts, unreadable outputs
 (a command that succeeded but wrote an -o file the reader refuses, or printed
 JSON that does not parse), bad exits (a status other than 0, 1 or 2) and
 errors that are not one line on stderr; temporaries left beside outputs are
-counted too. Exits 1 unless signals, timeouts and unreadable outputs are all 0.
+counted too. A run that times out is tried once more with four times the
+time and counts as a timeout only when that fails too. Exits 1 unless signals, timeouts and unreadable outputs are all 0.
 
   sweep.py --cli build/app/ptescope-cli [--mutants N] [--seed S]
            [--samples DIR] [--timeout SECONDS] [--keep DIR]
@@ -87,7 +88,9 @@ def main():
     ap.add_argument("--cli", required=True)
     ap.add_argument("--mutants", type=int, default=200)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--samples", default=os.environ.get("PTESCOPE_SAMPLES_DIR", ""))
+    here = os.path.dirname(os.path.abspath(__file__))
+    default_samples = os.path.normpath(os.path.join(here, "..", "..", "..", "..", "shared", "pte-samples"))
+    ap.add_argument("--samples", default=os.environ.get("PTESCOPE_SAMPLES_DIR", default_samples))
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--keep", default="", help="folder for mutants that broke a property")
     args = ap.parse_args()
@@ -98,7 +101,7 @@ def main():
     if not seeds:
         print("sweep: no seed programs", file=sys.stderr)
         return 2
-    counts = {c: {"runs": 0, "signals": 0, "timeouts": 0, "unreadable": 0, "bad_exit": 0, "multiline_error": 0}
+    counts = {c: {"runs": 0, "signals": 0, "timeouts": 0, "unreadable": 0, "bad_exit": 0, "multiline_error": 0, "slow": 0}
               for c in COMMANDS}
     kinds = {}
     leftovers = 0
@@ -110,6 +113,11 @@ def main():
     for n in range(args.mutants):
         kind, data = mutate(rng, rng.choice(seeds), seeds)
         kinds[kind] = kinds.get(kind, 0) + 1
+        if n > 0 and n % 100 == 0:
+            t = {k: sum(c[k] for c in counts.values()) for k in ("runs", "signals", "timeouts", "unreadable", "bad_exit")}
+            print("sweep: %d mutants, %d runs, %.0f s: signals %d, timeouts %d, unreadable %d, bad exits %d" %
+                  (n, t["runs"], time.time() - start, t["signals"], t["timeouts"], t["unreadable"], t["bad_exit"]),
+                  flush=True)
         with open(mutant, "wb") as f:
             f.write(data)
         for command in COMMANDS:
@@ -125,6 +133,11 @@ def main():
             }[command]
             code, stdout, stderr, timed_out = run(cmd, args.timeout)
             c = counts[command]
+            if timed_out:
+                # A shared, loaded machine can stall a run: a timeout counts
+                # only when a second try with four times the time also fails.
+                c["slow"] += 1
+                code, stdout, stderr, timed_out = run(cmd, 4 * args.timeout)
             c["runs"] += 1
             problem = None
             if timed_out:
@@ -163,14 +176,17 @@ def main():
                 if args.keep:
                     os.makedirs(args.keep, exist_ok=True)
                     shutil.copy(mutant, os.path.join(args.keep, "mutant-%d-%s.pte" % (n, command)))
+                    with open(os.path.join(args.keep, "mutant-%d-%s.txt" % (n, command)), "w") as f:
+                        f.write(problem + "\n" + stderr.decode("utf-8", "replace"))
     elapsed = time.time() - start
     total = {k: sum(c[k] for c in counts.values()) for k in next(iter(counts.values()))}
     print("sweep: %d mutants of %d seeds (%s), %d runs in %.0f s" %
           (args.mutants, len(seeds), ", ".join("%s %d" % kv for kv in sorted(kinds.items())), total["runs"], elapsed))
     for command in COMMANDS:
         c = counts[command]
-        print("  %-10s runs %5d  signals %d  timeouts %d  unreadable %d  bad exits %d  multi-line errors %d" %
-              (command, c["runs"], c["signals"], c["timeouts"], c["unreadable"], c["bad_exit"], c["multiline_error"]))
+        print("  %-10s runs %5d  signals %d  timeouts %d  unreadable %d  bad exits %d  multi-line errors %d  "
+              "slow (passed on retry) %d" % (command, c["runs"], c["signals"], c["timeouts"], c["unreadable"],
+                                              c["bad_exit"], c["multiline_error"], c["slow"]))
     print("sweep: signals %d, timeouts %d, unreadable outputs %d, bad exits %d, temporaries left %d" %
           (total["signals"], total["timeouts"], total["unreadable"], total["bad_exit"], leftovers))
     for f in findings[:20]:
