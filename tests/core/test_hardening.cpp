@@ -21,6 +21,7 @@
 #include "pte/Writer.h"
 #include "report/InfoReport.h"
 #include "report/Json.h"
+#include "synth/JsonSpec.h"
 #include "synth/ProgramBuilder.h"
 #include "support/TestSupport.h"
 #include "util/MappedFile.h"
@@ -261,6 +262,19 @@ class HardeningTest : public QObject {
     QVERIFY(!executor.ok());
     QVERIFY2(executor.error().message.find("available") != std::string::npos, executor.error().message.c_str());
     QVERIFY(runtime.liveAllocations().empty());
+  }
+
+  // Found by fuzz_json_spec: a number too large for a double made the
+  // parser throw out_of_range.406 through synthesizeFromSpec (an abort).
+  void specWithAnOverflowingNumberIsAnError() {
+    Result<synth::SynthesizedProgram> built = makeError("not run");
+    try {
+      built = synth::synthesizeFromSpec("{\"methods\": 1e444444}");
+    } catch (...) {
+      QFAIL("synthesizeFromSpec threw");
+    }
+    QVERIFY(!built.ok());
+    QVERIFY2(built.error().message.find("malformed JSON") != std::string::npos, built.error().message.c_str());
   }
 
   // ---- 5. saving ----
