@@ -80,9 +80,19 @@ std::string firstMisalignedVector(const uint8_t* data) {
       const auto* plan = plans->Get(m);
       const std::string at = "execution_plan[" + std::to_string(m) + "]";
       if (misaligned(plan->non_const_buffer_sizes())) return at + ".non_const_buffer_sizes";
+      // A union value without its type field makes flatbuffers' printer
+      // assert (found by tests/fuzz/fuzz_reader).
+      if (const auto* chains = plan->chains())
+        for (const auto* chain : *chains)
+          if (const auto* instructions = chain->instructions())
+            for (const auto* ins : *instructions)
+              if (reinterpret_cast<const flatbuffers::Table*>(ins)->GetOptionalFieldOffset(fb::Instruction::VT_INSTR_ARGS_TYPE) == 0 && ins->instr_args() != nullptr)
+                return "!" + at + ": an instruction has arguments but no argument type";
       const auto* values = plan->values();
       for (flatbuffers::uoffset_t v = 0; values != nullptr && v < values->size(); ++v) {
         const auto* value = values->Get(v);
+        if (reinterpret_cast<const flatbuffers::Table*>(value)->GetOptionalFieldOffset(fb::EValue::VT_VAL_TYPE) == 0 && value->val() != nullptr)
+          return "!" + at + ".values[" + std::to_string(v) + "] has data but no type";
         if (const auto* list = value->val_as_IntList(); list != nullptr && misaligned(list->items()))
           return at + ".values[" + std::to_string(v) + "] (IntList)";
         if (const auto* list = value->val_as_DoubleList(); list != nullptr && misaligned(list->items()))
@@ -106,6 +116,7 @@ Result<std::string> dumpProgramJson(std::span<const uint8_t> file) {
       [](flatbuffers::Verifier& v) { return executorch_flatbuffer::VerifyProgramBuffer(v); },
       [](const uint8_t* data) {
         const std::string vector = firstMisalignedVector(data);
+        if (!vector.empty() && vector[0] == '!') return "cannot print the program as flatc would: " + vector.substr(1);
         return vector.empty() ? vector
                               : "cannot print " + vector + " as flatc would: its 8-byte elements are not 8-byte "
                                 "aligned (no flatbuffers builder writes that; `ptescope-cli info --json` reads it)";

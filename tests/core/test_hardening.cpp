@@ -203,6 +203,26 @@ class HardeningTest : public QObject {
     QVERIFY(pte::dumpProgramJson(bytes).ok());
   }
 
+  // Found by fuzz_reader: a value with data but no type field made the
+  // flatbuffers text printer behind `dump` assert (abort).
+  void dumpOfAValueWithoutItsTypeIsAnError() {
+    namespace fb = executorch_flatbuffer;
+    flatbuffers::FlatBufferBuilder b;
+    auto integer = fb::CreateInt(b, 5);
+    fb::EValueBuilder value(b);
+    value.add_val(integer.Union());  // no add_val_type
+    auto v = value.Finish();
+    auto values = b.CreateVector(std::vector<flatbuffers::Offset<fb::EValue>>{v});
+    auto plan = fb::CreateExecutionPlan(b, b.CreateString("forward"), 0, values);
+    auto plans = b.CreateVector(std::vector<flatbuffers::Offset<fb::ExecutionPlan>>{plan});
+    b.Finish(fb::CreateProgram(b, 0, plans), fb::ProgramIdentifier());
+    std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+    bytes.resize(std::max<size_t>(bytes.size(), 64), 0);
+    auto dumped = pte::dumpProgramJson(bytes);  // before the fix: an assertion abort
+    QVERIFY(!dumped.ok());
+    QVERIFY2(dumped.error().message.find("has data but no type") != std::string::npos, dumped.error().message.c_str());
+  }
+
   // ---- 2. the memory budget ----
   void memorySizesParse() {
     QCOMPARE(exec::parseMemorySize("1024"), std::optional<uint64_t>(1024));
