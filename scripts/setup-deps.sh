@@ -13,6 +13,7 @@ packages=(
   xvfb xauth
   # The package and its checks: CPack's file(1), the validators, man -l, the MIME cache.
   file desktop-file-utils appstream man-db shared-mime-info
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -10,6 +10,7 @@
 #include "pte/Writer.h"
 #include "util/MappedFile.h"
 #include "report/GraphChanges.h"
+#include "report/Json.h"
 #include "report/PassReportWriter.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
@@ -354,7 +355,7 @@ bool Document::exportReport(const QString& path, QString* error) const {
     }
     report = unchanged->report;
   }
-  const std::string text = report::passReportJson(report).dump(2) + "\n";
+  const std::string text = report::jsonText(report::passReportJson(report)) + "\n";
   auto written = writeFileAtomically(path.toStdString(), std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
   if (!written) {
     if (error) *error = QString::fromStdString(written.error().message);

@@ -1,6 +1,7 @@
 #include "ui/GraphView.h"
 
 #include <QApplication>
+#include <QBuffer>
 #include <QContextMenuEvent>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -29,6 +30,7 @@
 #include <utility>
 
 #include "layout/DeviceStyle.h"
+#include "util/MappedFile.h"
 #include "ui/Format.h"
 #include "ui/GraphItems.h"
 
@@ -1372,14 +1374,35 @@ void GraphView::paintExport(QPainter& painter, const QSizeF& size) {
   scene_->render(&painter, target, source);
 }
 
+namespace {
+
+bool saveBytes(const QString& path, const QByteArray& bytes, QString* error) {
+  if (bytes.isEmpty()) {
+    if (error) *error = QObject::tr("Cannot write %1").arg(path);
+    return false;
+  }
+  auto written = writeFileAtomically(path.toStdString(), std::string_view(bytes.constData(), size_t(bytes.size())));
+  if (!written) {
+    if (error) *error = QString::fromStdString(written.error().message);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool GraphView::exportSvg(const QString& path, QString* error) {
   if (!layout_) {
     if (error) *error = tr("There is no graph to export");
     return false;
   }
   const QSizeF size = exportSize();
+  // Drawn into memory, then saved like every other file (atomically, mode
+  // kept, symlinks written through).
+  QBuffer svgBytes;
+  svgBytes.open(QIODevice::WriteOnly);
   QSvgGenerator svg;
-  svg.setFileName(path);
+  svg.setOutputDevice(&svgBytes);
   svg.setSize(QSize(int(std::ceil(size.width())), int(std::ceil(size.height()))));
   svg.setViewBox(QRectF(QPointF(0, 0), size));
   svg.setTitle(QString::fromStdString("ptescope: method '" + layout_->model.method_name + "'"));
@@ -1392,11 +1415,7 @@ bool GraphView::exportSvg(const QString& path, QString* error) {
   painter.setRenderHint(QPainter::Antialiasing);
   paintExport(painter, size);
   painter.end();
-  if (QFileInfo(path).size() <= 0) {
-    if (error) *error = tr("Cannot write %1").arg(path);
-    return false;
-  }
-  return true;
+  return saveBytes(path, svgBytes.data(), error);
 }
 
 bool GraphView::exportPng(const QString& path, QString* error, double scale) {
@@ -1419,12 +1438,14 @@ bool GraphView::exportPng(const QString& path, QString* error, double scale) {
     painter.scale(scale, scale);
     paintExport(painter, size);
   }
-  QImageWriter writer(path, "png");
+  QBuffer pngBytes;
+  pngBytes.open(QIODevice::WriteOnly);
+  QImageWriter writer(&pngBytes, "png");
   if (!writer.write(image)) {
     if (error) *error = tr("Cannot write %1: %2").arg(path, writer.errorString());
     return false;
   }
-  return true;
+  return saveBytes(path, pngBytes.data(), error);
 }
 
 }  // namespace ptescope::ui

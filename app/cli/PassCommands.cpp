@@ -99,23 +99,28 @@ class PassCommandsImpl : public PassCommands {
     if (!pipeline) return fail(pipeline.error().message);
     auto result = passes::runPipeline(program, pipeline.value());
     if (!result) return fail(file_ + ": " + result.error().message);
+    // Everything printed is made before -o is written, so nothing can fail
+    // after the output exists.
+    std::vector<std::string> names;
+    for (const auto& m : result->report.methods) names.push_back(m.name);
+    auto predicted = predictionDelta(program, result->program, names);
+    if (!predicted) return fail(file_ + ": " + predicted.error().message);
+    std::string printed;
+    if (json_) {
+      auto j = report::passReportJson(result->report);
+      j["predicted"] = predicted->second;
+      printed = jsonForStdout(j) + "\n";
+    } else {
+      printed = report::passReportText(result->report) + predicted->first;
+    }
+    noteEscapedNames(loaded.value());
     pte::WriteOptions writeOptions;
     writeOptions.input_path = file_;
     writeOptions.allow_overwrite_input = force_;
     auto written = pte::writeProgramFile(result->program, output_, writeOptions);
     if (!written) return fail(written.error().message);
-    std::vector<std::string> names;
-    for (const auto& m : result->report.methods) names.push_back(m.name);
-    auto predicted = predictionDelta(program, result->program, names);
-    if (!predicted) return fail(file_ + ": " + predicted.error().message);
-    if (json_) {
-      auto j = report::passReportJson(result->report);
-      j["predicted"] = predicted->second;
-      std::cout << j.dump(2) << "\n";
-    } else {
-      std::cout << report::passReportText(result->report) << predicted->first;
-      std::cerr << "ptescope-cli: wrote " << output_ << "\n";
-    }
+    std::cout << printed;
+    if (!json_) std::cerr << "ptescope-cli: wrote " << output_ << "\n";
     return 0;
   }
 
@@ -125,6 +130,8 @@ class PassCommandsImpl : public PassCommands {
     if (!a) return fail(a.error().message);
     auto b = pte::readProgramFile(other_);
     if (!b) return fail(b.error().message);
+    noteEscapedNames(a.value());
+    noteEscapedNames(b.value());
     auto diff = passes::diffPrograms(a->program, b->program);
     if (!diff) return fail(diff.error().message);
     std::vector<std::string> names;
@@ -134,7 +141,7 @@ class PassCommandsImpl : public PassCommands {
     if (json_) {
       auto j = report::programDiffJson(diff.value());
       j["predicted"] = predicted->second;
-      std::cout << j.dump(2) << "\n";
+      std::cout << jsonForStdout(j) << "\n";
     } else {
       std::cout << report::programDiffText(diff.value()) << predicted->first;
     }
@@ -146,9 +153,10 @@ class PassCommandsImpl : public PassCommands {
     readOptions.ptd_paths = ptd_;
     auto loaded = pte::readProgramFile(file_, readOptions);
     if (!loaded) return fail(loaded.error().message);
+    noteEscapedNames(loaded.value());
     const auto findings = analysis::lintProgram(loaded->program);
     if (json_) {
-      std::cout << report::diagnosticsJson(findings).dump(2) << "\n";
+      std::cout << jsonForStdout(report::diagnosticsJson(findings)) << "\n";
     } else {
       std::cout << report::diagnosticsText(findings);
     }

@@ -11,6 +11,7 @@
 
 #include "cost/LinkProbe.h"
 #include "exec/DeviceRuntime.h"
+#include "exec/MemoryBudget.h"
 #include "exec/Profiler.h"
 #include "pte/Reader.h"
 #include "report/ProfileWriters.h"
@@ -97,6 +98,9 @@ class ProfileCommandImpl : public ProfileCommand {
     command_->add_option("--save-link", saveLink_,
                          "On a GPU: also measure the link (as probe-link does) on the profiled device and write its "
                          "link profile here, for `predict --link FILE`");
+    command_->add_option("--max-memory", maxMemory_,
+                         "Refuse to run when the run would allocate more than SIZE in host memory or on any device "
+                         "(bytes, or with K, M, G, T: 512M, 2G); without it, what is available there is the limit");
     command_->add_option("--inputs", inputs_,
                          "Folder of input files, one per method input i: i.npy, input_i.npy, i.bin or i.raw "
                          "(default: random values, seed 0)");
@@ -119,6 +123,11 @@ class ProfileCommandImpl : public ProfileCommand {
     options.warmup = warmup_;
     options.host_memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
     options.inputs.directory = inputs_;
+    if (!maxMemory_.empty()) {
+      auto limit = exec::parseMemorySize(maxMemory_);
+      if (!limit || *limit == 0) return fail("--max-memory: '" + maxMemory_ + "' is not a size (bytes, or 512M, 2G, ...)");
+      options.max_memory = *limit;
+    }
     if (!method_.empty() && program.findMethod(method_) == nullptr) return fail(file_ + ": no method named '" + method_ + "'");
     if (maxSlowdown_ && compare_.empty()) return fail("--max-slowdown needs --compare PROFILE.json");
     // Read the earlier profile first: a bad file should not cost a run.
@@ -189,6 +198,7 @@ class ProfileCommandImpl : public ProfileCommand {
 
   CLI::App* command_ = nullptr;
   std::string file_, method_, runtime_, json_, csv_, trace_, inputs_, compare_, saveLink_;
+  std::string maxMemory_;
   std::optional<double> maxSlowdown_;
   size_t iterations_ = 20;
   size_t warmup_ = 3;

@@ -48,7 +48,8 @@ int runInfo(const std::string& path, const std::vector<std::string>& ptd, bool j
       for (size_t m = 0; m < methods.size(); ++m)
         info["methods"][m]["graph"] = ptescope::report::methodGraphJson(methods[m]);
     }
-    std::cout << info.dump(2) << "\n";
+    std::cout << ptescope::cli::jsonForStdout(info) << "\n";
+    ptescope::cli::noteEscapedNames(loaded.value());
   } else {
     std::cout << ptescope::report::infoText(loaded.value());
     if (graph) std::cout << "\n" << ptescope::report::graphText(loaded->program);
@@ -74,6 +75,7 @@ int runExport(const std::string& path, const std::vector<std::string>& ptd, cons
   ptescope::pte::WriteOptions options;
   options.input_path = path;
   options.allow_overwrite_input = force;
+  ptescope::cli::noteEscapedNames(loaded.value());
   auto status = ptescope::pte::writeProgramFile(loaded->program, out, options);
   if (!status) return fail(status.error().message);
   std::cerr << "ptescope-cli: wrote " << out << "\n";
@@ -151,7 +153,7 @@ int runSynth(const SynthArgs& args) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int runCli(int argc, char** argv) {
   CLI::App app{"ptescope-cli: inspect, edit and profile ExecuTorch programs (.pte) that run partly on a GPU"};
   app.set_version_flag("--version", std::string("ptescope ") + PTESCOPE_VERSION);
   app.require_subcommand(1);
@@ -235,4 +237,18 @@ int main(int argc, char** argv) {
   }
   if (exportCmd->parsed()) return runExport(file, ptd, output, force);
   return fail("no subcommand given (run with --help)");
+}
+
+// Nothing may leave main as an exception (std::terminate would abort with a
+// core dump): whatever escapes a command is one line and exit status 2.
+int main(int argc, char** argv) {
+  try {
+    return runCli(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory");
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail("internal error: unknown exception");
+  }
 }

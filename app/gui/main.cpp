@@ -1,5 +1,6 @@
 // ptescope: the desktop app. Argument parsing and wiring only.
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
 #include <QMessageBox>
@@ -16,6 +17,7 @@
 #include "ui/LinkSelection.h"
 #include "ui/MainWindow.h"
 #include "ui/OutputsPanel.h"
+#include "util/MappedFile.h"
 
 int main(int argc, char** argv) {
   QApplication::setApplicationName("ptescope");
@@ -168,7 +170,11 @@ int main(int argc, char** argv) {
         window.graph()->fitToWindow();
       }
       QApplication::processEvents();
-      if (!window.grab().save(out, "PNG")) {
+      QByteArray png;
+      QBuffer pngBuffer(&png);
+      pngBuffer.open(QIODevice::WriteOnly);
+      if (!window.grab().save(&pngBuffer, "PNG") ||
+          !ptescope::writeFileAtomically(out.toStdString(), std::string_view(png.constData(), size_t(png.size())))) {
         std::fprintf(stderr, "ptescope: cannot write screenshot %s\n", qPrintable(out));
         status = 2;
       }

@@ -56,6 +56,29 @@ CudaRuntime::~CudaRuntime() {
   }
 }
 
+uint64_t CudaRuntime::availableMemory(const std::string& pool) const {
+  if (pool == "host") return DeviceRuntime::availableMemory(pool);
+  int index = -1;
+  if (pool.rfind("cuda:", 0) == 0) {
+    try {
+      index = std::stoi(pool.substr(5));
+    } catch (...) {
+      index = -1;
+    }
+  }
+  int current = 0;
+  if (cudaGetDevice(&current) != cudaSuccess) return 0;
+  if (index >= 0 && index != current && cudaSetDevice(index) != cudaSuccess) return 0;
+  size_t freeBytes = 0, totalBytes = 0;
+  const bool known = cudaMemGetInfo(&freeBytes, &totalBytes) == cudaSuccess;
+  if (index >= 0 && index != current) (void)cudaSetDevice(current);
+  return known ? uint64_t(freeBytes) : 0;
+}
+
+std::string CudaRuntime::availableMemorySource(const std::string& pool) const {
+  return pool == "host" ? DeviceRuntime::availableMemorySource(pool) : "free memory by cudaMemGetInfo";
+}
+
 std::string CudaRuntime::name() const { return "cuda (" + device_names_ + ")"; }
 
 Status CudaRuntime::checkDevice(program::Device device) const {

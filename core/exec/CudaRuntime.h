@@ -43,6 +43,10 @@ class CudaRuntime final : public DeviceRuntime {
                                TransferDirection direction, program::Device device) override;
   Status fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) override;
 
+  // cudaMemGetInfo's free bytes for a "cuda:N" pool; host pools as the base.
+  uint64_t availableMemory(const std::string& pool) const override;
+  std::string availableMemorySource(const std::string& pool) const override;
+
   int deviceCount() const { return device_count_; }
 
  private:

@@ -1,5 +1,7 @@
 #include "exec/DeviceRuntime.h"
 
+#include <cstdio>
+
 #include <unistd.h>
 
 #include "exec/HostRuntime.h"
@@ -73,6 +75,33 @@ std::optional<RuntimePreference> parseRuntimePreference(std::string_view text) {
   if (text == "cuda") return RuntimePreference::Cuda;
   if (text == "host") return RuntimePreference::Host;
   return std::nullopt;
+}
+
+uint64_t hostAvailableMemoryBytes() {
+  FILE* f = std::fopen("/proc/meminfo", "re");
+  if (f == nullptr) return 0;
+  char line[256];
+  unsigned long long kib = 0;
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, f) != nullptr) found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+  std::fclose(f);
+  return found ? uint64_t(kib) * 1024 : 0;
+}
+
+std::string DeviceRuntime::memoryPool(const MemoryPlace& place) const {
+  return place.onDevice() ? place.device.str() : "host";
+}
+
+uint64_t DeviceRuntime::availableMemory(const std::string& pool) const {
+  return pool == "host" ? hostAvailableMemoryBytes() : 0;
+}
+
+std::string DeviceRuntime::availableMemorySource(const std::string& pool) const {
+  return pool == "host" ? "MemAvailable in /proc/meminfo" : "free memory the device reports";
+}
+
+std::string DeviceRuntime::memoryPoolDescription(const std::string& pool) const {
+  return pool == "host" ? "host memory" : pool + " memory";
 }
 
 uint64_t hostPhysicalMemoryBytes() {

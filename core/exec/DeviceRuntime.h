@@ -84,6 +84,15 @@ class DeviceRuntime {
   // Sets `bytes` bytes at `data` (host or device memory, as `place` says).
   virtual Status fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) = 0;
 
+  // Memory accounting for the executor's budget (exec/MemoryBudget.h): the
+  // pool an allocation at `place` draws from ("host", "cuda:0"), the bytes
+  // available in a pool now (0: unknown), where that figure comes from, and
+  // the pool in words.
+  virtual std::string memoryPool(const MemoryPlace& place) const;
+  virtual uint64_t availableMemory(const std::string& pool) const;
+  virtual std::string availableMemorySource(const std::string& pool) const;
+  virtual std::string memoryPoolDescription(const std::string& pool) const;
+
   // Convenience forms over the calls above.
   Result<void*> allocate(size_t bytes, const MemoryPlace& place);
   void release(void* data, const MemoryPlace& place);
@@ -128,6 +137,10 @@ struct RuntimeSelection {
 // runtime with a notice. Cuda: the CUDA runtime or one error that says why
 // it cannot be used. Host: the host runtime.
 Result<RuntimeSelection> selectRuntime(RuntimePreference preference);
+
+// MemAvailable of /proc/meminfo in bytes (what can be allocated without
+// swapping), 0 when unknown.
+uint64_t hostAvailableMemoryBytes();
 
 // This machine's physical memory in bytes, 0 when unknown. Host allocations
 // larger than this are refused up front: with overcommit they could succeed

@@ -243,6 +243,14 @@ Result<std::unique_ptr<Executor>> Executor::create(const program::Program& progr
   s.method = *found;
   s.dataflow = analysis::Dataflow::build(s.method);
   const std::string methodText = "method '" + s.method.displayName() + "'";
+  // Everything the run will allocate, added up and checked before the first
+  // allocation (a corrupt size must not push the machine into swap).
+  {
+    auto demand = methodMemoryDemand(s.method, runtime, options.host_memory, options.alongside);
+    if (!demand) return demand.error();
+    if (auto status = checkMemoryDemand(demand.value(), runtime, options.max_memory, methodText); !status)
+      return status.error();
+  }
   {
     size_t start = 0;
     for (const auto& chain : program::items(s.method.chains)) {

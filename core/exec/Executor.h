@@ -22,6 +22,7 @@
 
 #include "exec/DeviceRuntime.h"
 #include "exec/Kernels.h"
+#include "exec/MemoryBudget.h"
 #include "program/Program.h"
 #include "util/Result.h"
 
@@ -44,6 +45,11 @@ struct ExecutorOptions {
   // Instructions one run may execute before it is stopped as a runaway
   // JumpFalseCall loop; 0 picks 1000 × the instruction count (at least 10^6).
   size_t max_steps = 0;
+  // Bytes the run may allocate in each memory pool (0: no limit but the
+  // memory available there); checked before anything is allocated.
+  uint64_t max_memory = 0;
+  // Buffers the caller allocates alongside the run, counted in that budget.
+  std::vector<ExtraAllocation> alongside;
 };
 
 // One planned buffer (non_const_buffer_sizes[buffer_idx]).

@@ -34,6 +34,11 @@ class HostRuntime final : public DeviceRuntime {
   Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
                           program::Device device) override;
   Status fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) override;
+  // Emulated device memory is host memory: one pool.
+  std::string memoryPool(const MemoryPlace&) const override { return "host"; }
+  std::string memoryPoolDescription(const std::string&) const override {
+    return "host memory (emulated device memory included)";
+  }
 
   // The allocations alive now, in address order.
   std::vector<Allocation> liveAllocations() const;

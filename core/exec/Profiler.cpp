@@ -133,6 +133,17 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
 
   ExecutorOptions executorOptions;
   executorOptions.host_memory = options.host_memory;
+  executorOptions.max_memory = options.max_memory;
+  executorOptions.max_steps = options.max_steps;
+  // The link probe's two buffers count in the run's memory budget.
+  if (const program::Method* m = program.findMethod(methodName); m != nullptr && options.measure_peak) {
+    const auto counts = analysis::summarizeMethod(*m);
+    if (counts.h2d_copies + counts.d2h_copies > 0) {
+      const uint64_t probe = options.peak_probe_bytes ? options.peak_probe_bytes : (runtime.isEmulated() ? 64 : 256) * kMiB;
+      executorOptions.alongside.push_back({MemoryPlace::host(HostMemoryKind::Pinned), probe});
+      executorOptions.alongside.push_back({MemoryPlace::onDevice(probeDevice(*m)), probe});
+    }
+  }
   auto executor = Executor::create(program, methodName, runtime, executorOptions);
   if (!executor) return executor.error();
   Executor& exec = *executor.value();

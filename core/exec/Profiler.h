@@ -133,6 +133,11 @@ struct ProfileOptions {
   uint64_t peak_probe_bytes = 0;
   size_t peak_probe_repeats = 5;
   bool measure_peak = true;
+  // Bytes the run may allocate in each memory pool (host, each device); 0:
+  // only what is available there limits it (exec/MemoryBudget.h).
+  uint64_t max_memory = 0;
+  // Instructions one run may execute (ExecutorOptions::max_steps).
+  size_t max_steps = 0;
   // How many measured iterations the timeline keeps (the trace output).
   size_t timeline_iterations = 3;
   // Polled between instructions; true stops the profile, keeping what the

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -257,6 +258,13 @@ struct Program {
   // Not serialized into the .pte: external data files that resolve EXTERNAL
   // constants.
   std::vector<ExternalData> external_data;
+
+  // The model holds every string as printable UTF-8 (util/Utf8.h: a byte
+  // that is not valid UTF-8 is shown as \xNN), so text, JSON and the GUI
+  // show the same name. The reader records here the file's bytes of each
+  // string it had to escape, by its printable form; the writer writes those
+  // bytes back, so a program read and written unchanged stays byte-exact.
+  std::map<std::string, std::string> raw_strings;
 
   const std::vector<Method>& methods() const { return items(execution_plan); }
   std::vector<Method>& methods() { return ensure(execution_plan); }

@@ -13,6 +13,10 @@ namespace ptescope::pte {
 inline constexpr uint32_t kExtendedHeaderLength = 32;       // current writers
 inline constexpr uint32_t kLegacyExtendedHeaderLength = 24;  // before 2025-09
 inline constexpr uint64_t kDefaultSegmentAlignment = 128;
+// The runtime's loaders read a program's first 64 bytes before anything
+// else: a shorter file never loads. The reader refuses one and the writer
+// pads its output to at least this size.
+inline constexpr size_t kMinimumProgramFileSize = 64;
 
 struct ExtendedHeader {
   uint32_t length = kExtendedHeaderLength;  // counts magic and length, not padding

@@ -1,6 +1,9 @@
 #include "pte/Reader.h"
 
+#include <bit>
 #include <cstring>
+#include <set>
+#include <type_traits>
 #include <filesystem>
 #include <set>
 
@@ -9,6 +12,7 @@
 #include "program/Validate.h"
 #include "program_generated.h"
 #include "util/MappedFile.h"
+#include "util/Utf8.h"
 
 namespace ptescope::pte {
 namespace fb = executorch_flatbuffer;
@@ -21,15 +25,20 @@ namespace {
 constexpr unsigned kMaxDepth = 64;
 constexpr unsigned kMaxTables = 1000000;
 
+static_assert(std::endian::native == std::endian::little, "flatbuffer scalars are read as stored (little-endian)");
+
+// A flatbuffer vector's elements, copied out byte-wise: the verifier checks
+// only the alignment of a vector's length, so the elements of a [long],
+// [double] or [uint64] vector in a file not written by a flatbuffers builder
+// can sit at an address that is not a multiple of 8, where reading them
+// through a typed pointer (the vector's accessors) is undefined behaviour.
 template <class T>
 Opt<std::vector<T>> scalars(const flatbuffers::Vector<T>* v) {
+  static_assert(std::is_arithmetic_v<T>);
   if (v == nullptr) return std::nullopt;
-  return std::vector<T>(v->begin(), v->end());
-}
-
-Opt<std::string> str(const flatbuffers::String* s) {
-  if (s == nullptr) return std::nullopt;
-  return s->str();
+  std::vector<T> out(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
 }
 
 class ProgramDecoder {
@@ -42,6 +51,29 @@ class ProgramDecoder {
   void noteError(std::string message) const {
     if (firstError_.empty()) firstError_ = std::move(message);
   }
+
+  // A string as the model holds it: printable UTF-8 (util/Utf8.h). The bytes
+  // of one that is not valid UTF-8 are kept for the writer.
+  Opt<std::string> str(const flatbuffers::String* s) const {
+    if (s == nullptr) return std::nullopt;
+    std::string raw(s->data(), s->size());
+    if (isValidUtf8(raw)) {
+      if (raw.find("\\x") != std::string::npos) escapedLookalikes_.insert(raw);
+      return raw;
+    }
+    std::string shown = printableUtf8(raw);
+    raw_.emplace(shown, std::move(raw));
+    ++escapedStrings_;
+    return shown;
+  }
+  // The raw bytes by printable form; a printable form that is also a valid
+  // string of the same file is ambiguous and kept as printed.
+  std::map<std::string, std::string> rawStrings() const {
+    auto out = raw_;
+    for (const auto& lookalike : escapedLookalikes_) out.erase(lookalike);
+    return out;
+  }
+  size_t escapedStrings() const { return escapedStrings_; }
 
   // Bytes of a [ubyte] vector inside the mapped file.
   Opt<Bytes> bytesOf(const flatbuffers::Vector<uint8_t>* v) const {
@@ -261,6 +293,9 @@ class ProgramDecoder {
  private:
   const Bytes& file_;
   mutable std::string firstError_;
+  mutable std::map<std::string, std::string> raw_;
+  mutable std::set<std::string> escapedLookalikes_;
+  mutable size_t escapedStrings_ = 0;
 };
 
 bool hasExternalTensors(const Program& program) {
@@ -325,6 +360,12 @@ void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
 
 }  // namespace
 
+std::string escapedStringsWarning(size_t count) {
+  return std::to_string(count) + (count == 1 ? " string" : " strings") +
+         " (names, ids, keys) in the program are not valid UTF-8; each such byte is shown as \\xNN, and a write keeps "
+         "the original bytes";
+}
+
 std::vector<std::string> candidateDataFiles(const std::string& programPath) {
   namespace fs = std::filesystem;
   std::vector<std::string> out;
@@ -348,9 +389,10 @@ Result<LoadedProgram> decodeProgram(Bytes bytes, const std::string& name) {
   const auto file = bytes.span();
   // The runtime's loaders read a 64-byte head first; anything shorter can
   // never load.
-  if (file.size() < 64)
+  if (file.size() < kMinimumProgramFileSize)
     return makeError(name + ": file is " + std::to_string(file.size()) +
-                     " bytes, too small to be an ExecuTorch program (at least 64 bytes)");
+                     " bytes, too small to be an ExecuTorch program (at least " +
+                     std::to_string(kMinimumProgramFileSize) + " bytes)");
   if (std::memcmp(file.data() + 4, "ET12", 4) != 0) {
     std::string id;
     for (int i = 4; i < 8; ++i) {
@@ -384,6 +426,9 @@ Result<LoadedProgram> decodeProgram(Bytes bytes, const std::string& name) {
   if (!program) return program.error();
   if (!decoder.firstError().empty()) return makeError(name + ": " + decoder.firstError());
   loaded.program = std::move(program.value());
+  loaded.program.raw_strings = decoder.rawStrings();
+  loaded.escaped_strings = decoder.escapedStrings();
+  if (loaded.escaped_strings > 0) loaded.warnings.push_back(escapedStringsWarning(loaded.escaped_strings));
   auto problems = validateProgram(loaded.program);
   if (!problems.empty()) {
     std::string message = name + ": " + problems.front();
@@ -429,7 +474,7 @@ Result<program::ExternalData> readDataBytes(Bytes bytes, const std::string& name
   const auto* segments = root->segments();
   for (const auto* nd : *root->named_data()) {
     program::ExternalData::Entry entry;
-    entry.key = nd->key() ? nd->key()->str() : std::string();
+    entry.key = nd->key() ? printableUtf8(std::string_view(nd->key()->data(), nd->key()->size())) : std::string();
     if (nd->segment_index() >= segments->size())
       return makeError(name + ": named data '" + entry.key + "' refers to segment " +
                        std::to_string(nd->segment_index()) + ", out of range (" + std::to_string(segments->size()) +

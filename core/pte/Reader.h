@@ -33,7 +33,13 @@ struct LoadedProgram {
   program::Program program;
   FileInfo file;
   std::vector<std::string> warnings;  // problems that do not stop loading
+  // Strings of the file that were not valid UTF-8 (shown escaped; see
+  // program::Program::raw_strings); warnings then says so too.
+  size_t escaped_strings = 0;
 };
+
+// The warning for `count` escaped strings.
+std::string escapedStringsWarning(size_t count);
 
 // Maps and reads a .pte. Every error message starts with the path.
 Result<LoadedProgram> readProgramFile(const std::string& path, const ReadOptions& options = {});

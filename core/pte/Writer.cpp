@@ -20,14 +20,20 @@ constexpr size_t kForceAlign = 16;  // force_align of Buffer.storage and inline 
 
 class ProgramEncoder {
  public:
-  ProgramEncoder(FlatBufferBuilder& b, std::vector<uint32_t> segmentMap) : b_(b), segmentMap_(std::move(segmentMap)) {}
+  ProgramEncoder(FlatBufferBuilder& b, std::vector<uint32_t> segmentMap, const std::map<std::string, std::string>& raw)
+      : b_(b), segmentMap_(std::move(segmentMap)), raw_(raw) {}
 
   template <class T>
   Offset<flatbuffers::Vector<T>> vec(const Opt<std::vector<T>>& v) {
     if (!v) return 0;
     return b_.CreateVector(*v);
   }
-  Offset<flatbuffers::String> str(const Opt<std::string>& s) { return s ? b_.CreateString(*s) : 0; }
+  // The file's own bytes for a string the reader had to escape.
+  Offset<flatbuffers::String> str(const Opt<std::string>& s) {
+    if (!s) return 0;
+    auto raw = raw_.find(*s);
+    return b_.CreateString(raw == raw_.end() ? *s : raw->second);
+  }
   Offset<flatbuffers::Vector<uint8_t>> alignedBytes(const Opt<Bytes>& bytes) {
     if (!bytes) return 0;
     b_.ForceVectorAlignment(bytes->size(), 1, kForceAlign);
@@ -185,6 +191,7 @@ class ProgramEncoder {
  private:
   FlatBufferBuilder& b_;
   std::vector<uint32_t> segmentMap_;
+  const std::map<std::string, std::string>& raw_;
 };
 
 class ReadBackVerifier : public FileVerifier {
@@ -238,7 +245,7 @@ Result<std::vector<uint8_t>> serializeProgram(const Program& program, const Writ
   }
 
   FlatBufferBuilder builder(1024);
-  ProgramEncoder encoder(builder, segmentMap);
+  ProgramEncoder encoder(builder, segmentMap, program.raw_strings);
   auto root = encoder.program(program, layout);
   builder.Finish(root, fb::ProgramIdentifier());
   const uint8_t* fbData = builder.GetBufferPointer();
@@ -247,6 +254,10 @@ Result<std::vector<uint8_t>> serializeProgram(const Program& program, const Writ
   std::vector<uint8_t> out;
   if (end == 0) {
     out.assign(fbData, fbData + fbSize);
+    // The runtime (and the reader) read a 64-byte head first; a program this
+    // small (no methods, no data) is padded with zeros after the flatbuffer
+    // so that what is written can always be read.
+    if (out.size() < kMinimumProgramFileSize) out.resize(kMinimumProgramFileSize, 0);
     return out;
   }
   const size_t headerSize = static_cast<size_t>(alignUp(kExtendedHeaderLength, std::max<size_t>(kForceAlign, builder.GetBufferMinAlignment())));
@@ -267,6 +278,7 @@ Result<std::vector<uint8_t>> serializeProgram(const Program& program, const Writ
     const auto& data = segments[kept[k]].data;
     out.insert(out.end(), data.data(), data.data() + data.size());
   }
+  if (out.size() < kMinimumProgramFileSize) out.resize(kMinimumProgramFileSize, 0);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "report/ProfileWriters.h"
 
+#include "report/Json.h"
+
 #include <cstdio>
 #include <map>
 #include <span>
@@ -283,11 +285,8 @@ nlohmann::json profileTraceJson(const exec::TransferProfile& p) {
 }
 
 namespace {
-// Names from a file (operators, delegate ids) may not be valid UTF-8; they
-// are written with replacement characters rather than making dump() throw.
-std::string dumpText(const nlohmann::json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
+// Through the one JSON writer (report/Json.h), which escapes what is not UTF-8.
+std::string dumpText(const nlohmann::json& j, int indent) { return jsonText(j, indent) + "\n"; }
 }  // namespace
 
 Status writeProfileJson(const exec::TransferProfile& profile, const std::string& path,

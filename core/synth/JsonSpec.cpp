@@ -580,9 +580,11 @@ Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText) {
   Json spec;
   try {
     spec = Json::parse(jsonText.begin(), jsonText.end());
-  } catch (const Json::parse_error& e) {
-    // nlohmann's text reads "[json.exception.parse_error.101] parse error at
-    // line 3, column 5: ..."; keep what follows the bracketed id.
+  } catch (const Json::exception& e) {
+    // A parse_error, or an out_of_range for a number too large for a double
+    // (found by tests/fuzz/fuzz_json_spec). nlohmann's text reads
+    // "[json.exception.parse_error.101] parse error at line 3, column 5:
+    // ..."; keep what follows the bracketed id.
     std::string what = e.what();
     if (auto close = what.find("] "); close != std::string::npos) what = what.substr(close + 2);
     return makeError("malformed JSON: " + what);

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <vector>
+#include <csignal>
+#include <cstdio>
 
 namespace ptescope {
 namespace {
@@ -60,21 +63,138 @@ bool sameFile(const std::string& a, const std::string& b) {
   return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+namespace {
+
+bool gUseTmpfile = true;
+void (*gHookBeforeReplace)(const std::string&) = nullptr;
+
+constexpr const char* kTempMarker = ".ptescope-";
+
+// 0666 less this process's umask, read without changing it (umask() would,
+// for a moment, for every thread).
+mode_t newFileMode() {
+  mode_t mask = 022;
+  if (FILE* f = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      unsigned value = 0;
+      if (std::sscanf(line, "Umask: %o", &value) == 1) {
+        mask = static_cast<mode_t>(value) & 0777;
+        break;
+      }
+    }
+    std::fclose(f);
+  }
+  return 0666 & ~mask;
+}
+
+// ".NAME.ptescope-PID-N.tmp": the hidden name a temporary file has while it
+// is being linked in (or, without O_TMPFILE, while it is written).
+std::string temporaryName(const std::string& fileName) {
+  std::random_device rd;
+  return "." + fileName + kTempMarker + std::to_string(::getpid()) + "-" + std::to_string(rd()) + ".tmp";
+}
+
+// The process id in a temporary's name, or 0 when the name is not one of ours.
+pid_t temporaryOwner(const std::string& name) {
+  if (name.size() < 2 || name[0] != '.' || !name.ends_with(".tmp")) return 0;
+  const size_t marker = name.rfind(kTempMarker);
+  if (marker == std::string::npos || marker == 0) return 0;
+  const size_t first = marker + std::strlen(kTempMarker);
+  const size_t dash = name.find('-', first);
+  if (dash == std::string::npos || dash == first) return 0;
+  long long pid = 0;
+  for (size_t i = first; i < dash; ++i) {
+    if (name[i] < '0' || name[i] > '9' || pid > 1 << 22) return 0;
+    pid = pid * 10 + (name[i] - '0');
+  }
+  for (size_t i = dash + 1; i + 4 < name.size(); ++i)
+    if (name[i] < '0' || name[i] > '9') return 0;
+  if (dash + 1 >= name.size() - 4) return 0;
+  return static_cast<pid_t>(pid);
+}
+
+// Removes the temporaries that writes by processes no longer running left in
+// `folder` (killed between linking the temporary in and renaming it, or
+// anywhere during a write without O_TMPFILE).
+void sweepStaleTemporaries(const std::filesystem::path& folder) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const pid_t owner = temporaryOwner(name);
+    if (owner <= 0 || owner == ::getpid()) continue;
+    if (::kill(owner, 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    ::unlink(it->path().c_str());
+  }
+}
+
+void syncFolder(const std::filesystem::path& folder) {
+  int dfd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return;
+  ::fsync(dfd);
+  ::close(dfd);
+}
+
+}  // namespace
+
+void setAtomicWriteUsesTmpfile(bool enabled) { gUseTmpfile = enabled; }
+void setAtomicWriteHookBeforeReplace(void (*hook)(const std::string&)) { gHookBeforeReplace = hook; }
+
+Result<std::string> resolveWriteTarget(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::string current = path;
+  for (int depth = 0; depth < 40; ++depth) {
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    std::vector<char> buffer(static_cast<size_t>(st.st_size > 0 ? st.st_size : 255) + 1);
+    const ssize_t n = ::readlink(current.c_str(), buffer.data(), buffer.size());
+    if (n < 0) return makeError(path + ": cannot read symbolic link " + current + ": " + errnoText());
+    if (static_cast<size_t>(n) >= buffer.size())
+      return makeError(path + ": symbolic link " + current + " changed while it was read");
+    fs::path link(std::string(buffer.data(), static_cast<size_t>(n)));
+    if (link.is_relative()) link = fs::path(current).parent_path() / link;
+    current = link.string();
+  }
+  return makeError(path + ": too many levels of symbolic links");
+}
+
 Status writeFileAtomically(const std::string& path, std::span<const uint8_t> data,
                            const FileVerifier* verify) {
   namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::random_device rd;
-  std::string temp = (folder / ("." + target.filename().string() + ".ptescope-" +
-                                std::to_string(rd()) + ".tmp"))
-                         .string();
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return makeError(path + ": cannot create temporary file in " + folder.string() + ": " + errnoText());
+  auto resolved = resolveWriteTarget(path);
+  if (!resolved) return resolved.error();
+  const fs::path target(resolved.value());
+  const fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const std::string via = resolved.value() == path ? std::string() : " (the target of the link, " + resolved.value() + ")";
+  sweepStaleTemporaries(folder);
+
+  struct stat existing {};
+  const bool exists = ::stat(target.c_str(), &existing) == 0;
+  if (exists && S_ISDIR(existing.st_mode)) return makeError(path + ": is a folder" + via);
+  if (exists && !S_ISREG(existing.st_mode)) return makeError(path + ": not a regular file" + via);
+  const mode_t mode = exists ? (existing.st_mode & 07777) : newFileMode();
+
+  // Unnamed first; a named temporary where the file system cannot do that.
+  std::string named;
+  int fd = -1;
+  if (gUseTmpfile) {
+    fd = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOTSUP)
+      return makeError(path + ": cannot create a file in " + folder.string() + via + ": " + errnoText());
+  }
+  if (fd < 0) {
+    named = (folder / temporaryName(target.filename().string())).string();
+    fd = ::open(named.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+      return makeError(path + ": cannot create temporary file in " + folder.string() + via + ": " + errnoText());
+  }
+  const std::string readable = named.empty() ? "/proc/self/fd/" + std::to_string(fd) : named;
   auto fail = [&](const std::string& what) -> Status {
     ::close(fd);
-    ::unlink(temp.c_str());
-    return makeError(path + ": " + what);
+    if (!named.empty()) ::unlink(named.c_str());
+    return makeError(path + ": " + what + via);
   };
   size_t written = 0;
   while (written < data.size()) {
@@ -86,22 +206,32 @@ Status writeFileAtomically(const std::string& path, std::span<const uint8_t> dat
     written += static_cast<size_t>(n);
   }
   if (::fsync(fd) != 0) return fail("fsync failed: " + errnoText());
-  if (::close(fd) != 0) {
-    ::unlink(temp.c_str());
-    return makeError(path + ": close failed: " + errnoText());
-  }
   if (verify != nullptr) {
-    Status checked = verify->verify(temp);
-    if (!checked) {
-      ::unlink(temp.c_str());
-      return makeError(path + ": not written, the new file failed verification: " + checked.error().message);
+    Status checked = verify->verify(readable);
+    if (!checked) return fail("not written, the new file failed verification: " + checked.error().message);
+  }
+  // The target's owner and mode (chown first: it may clear set-id bits).
+  if (exists && (existing.st_uid != ::geteuid() || existing.st_gid != ::getegid()))
+    (void)::fchown(fd, existing.st_uid, existing.st_gid);  // allowed only to some; the mode still holds
+  if (::fchmod(fd, mode) != 0) return fail("cannot set the file mode: " + errnoText());
+  if (gHookBeforeReplace != nullptr) gHookBeforeReplace(readable);
+  if (named.empty()) {
+    // Give the unnamed file a hidden name for the one rename that replaces
+    // the target (linkat cannot replace an existing name).
+    for (int attempt = 0; attempt < 8 && named.empty(); ++attempt) {
+      std::string candidate = (folder / temporaryName(target.filename().string())).string();
+      if (::linkat(AT_FDCWD, readable.c_str(), AT_FDCWD, candidate.c_str(), AT_SYMLINK_FOLLOW) == 0 ||
+          ::linkat(fd, "", AT_FDCWD, candidate.c_str(), AT_EMPTY_PATH) == 0)
+        named = candidate;
+      else if (errno != EEXIST)
+        return fail("cannot link the new file into " + folder.string() + ": " + errnoText());
     }
+    if (named.empty()) return fail("cannot link the new file into " + folder.string() + ": name collisions");
   }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
-    std::string why = errnoText();
-    ::unlink(temp.c_str());
-    return makeError(path + ": cannot rename temporary file into place: " + why);
-  }
+  if (::rename(named.c_str(), target.c_str()) != 0) return fail("cannot rename temporary file into place: " + errnoText());
+  named.clear();  // it is the target now
+  if (::close(fd) != 0) return makeError(path + ": close failed: " + errnoText() + via);
+  syncFolder(folder);
   return Ok{};
 }
 

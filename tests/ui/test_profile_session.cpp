@@ -24,6 +24,7 @@
 #include "exec/Profiler.h"
 #include "report/ProfileWriters.h"
 #include "support/TestSupport.h"
+#include "synth/ProgramBuilder.h"
 #include "support/UiTestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
@@ -517,6 +518,31 @@ class ProfileSessionTest : public QObject {
     QCOMPARE(spies.failed.count(), 1);
     const QString message = spies.failure();
     QVERIFY2(message.contains("CUDA"), qPrintable(message));
+    QVERIFY(!session.latest());
+  }
+
+  // Issue 13: a corrupt size asks for more memory than there is; the run is
+  // refused before anything is allocated, with the CLI's message.
+  void aRunThatCannotFitIsRefusedWithOneMessage() {
+    synth::ProgramBuilder builder;
+    auto& m = builder.addMethod("forward");
+    const auto x = m.addTensor(program::ScalarType::Float, {2147483647, 64});  // 512 GiB
+    m.setInputs({x});
+    m.setOutputs({x});
+    synth::BuildOptions options;
+    options.planning.alloc_graph_input = false;
+    options.planning.alloc_graph_output = false;
+    auto built = builder.build(options);
+    QVERIFY2(built.ok(), built.ok() ? "" : built.error().message.c_str());
+    auto program = std::make_shared<const program::Program>(std::move(built.value()));
+    ProfileSession session;
+    Spies spies(session);
+    QVERIFY(session.start(program, "huge", hostRequest(0, 1)));
+    QVERIFY(spies.waitForOutcome());
+    QCOMPARE(spies.failed.count(), 1);
+    const QString message = spies.failure();
+    QVERIFY2(message.contains("not run") && message.contains("512.0 GiB"), qPrintable(message));
+    QVERIFY(!message.contains('\n'));
     QVERIFY(!session.latest());
   }
 

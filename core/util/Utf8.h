@@ -1,0 +1,23 @@
+// Names in a .pte are flatbuffer strings: any bytes. Everything ptescope
+// shows (text, JSON, the GUI) is UTF-8, so a name that is not valid UTF-8 is
+// shown in one printable form everywhere: each byte that is not part of a
+// valid UTF-8 sequence becomes the four characters \xNN (upper-case hex), as
+// `flatc --json` (and `ptescope-cli dump`) print such bytes. Valid strings are
+// shown unchanged.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ptescope {
+
+// True when `text` is well-formed UTF-8 (no overlong forms, no surrogates,
+// nothing above U+10FFFF).
+bool isValidUtf8(std::string_view text);
+
+// `text` with every byte outside a valid UTF-8 sequence written as \xNN.
+// Escaping a whole text equals escaping each of its parts, since a valid
+// sequence never starts with a continuation byte.
+std::string printableUtf8(std::string_view text);
+
+}  // namespace ptescope

@@ -1,0 +1,154 @@
+// Issue 13 as a user meets it on the command line: names that are not UTF-8
+// (info, propagate, diff, lint in text and JSON), a runaway tensor size in
+// `profile`, and saving over private files and through symlinks.
+#include <QtTest>
+
+#include <QDir>
+#include <QFileInfo>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "pte/Writer.h"
+#include "support/TestSupport.h"
+#include "synth/ProgramBuilder.h"
+
+using namespace ptescope;
+using ptescope::test::runCli;
+using ptescope::test::tempDir;
+
+namespace {
+
+QString outPath(const QString& name) { return QDir(tempDir()).filePath(name); }
+
+// The add program with a method name, an operator and a delegate id that are
+// not UTF-8, written byte for byte as a mutated file would have them.
+QString badNamesPath() {
+  static const QString path = [] {
+    program::Program p = test::upstreamOrderedAddProgram();
+    auto& m = p.methods().front();
+    m.name = std::string("fo\xFFo");
+    (*m.operators)[0].name = std::string("et_copy::\xC3(h2d");
+    (*m.delegates)[0].id = std::string("Cuda\xE2\x82");
+    auto bytes = pte::serializeProgram(p);
+    if (!bytes) return QString();
+    const QString file = outPath("bad-names.pte");
+    test::writeAll(file, bytes.value());
+    return file;
+  }();
+  return path;
+}
+
+// An unplanned input of float32[2147483647, 2]: 16 GiB from one changed byte.
+QString hugeTensorPath() {
+  static const QString path = [] {
+    synth::ProgramBuilder builder;
+    auto& m = builder.addMethod("forward");
+    const auto x = m.addTensor(program::ScalarType::Float, {2147483647, 2});
+    m.setInputs({x});
+    m.setOutputs({x});
+    synth::BuildOptions options;
+    options.planning.alloc_graph_input = false;
+    options.planning.alloc_graph_output = false;
+    auto built = builder.build(options);
+    if (!built) return QString();
+    const QString file = outPath("huge-tensor.pte");
+    if (!pte::writeProgramFile(built.value(), file.toStdString()).ok()) return QString();
+    return file;
+  }();
+  return path;
+}
+
+nlohmann::json parseJson(const QByteArray& text) { return nlohmann::json::parse(text.begin(), text.end(), nullptr, false); }
+
+bool hasUtf8Note(const QByteArray& err) { return err.contains("not valid UTF-8") && err.count('\n') >= 1; }
+
+mode_t modeOf(const QString& path) {
+  struct stat st {};
+  return ::stat(path.toLocal8Bit().constData(), &st) == 0 ? (st.st_mode & 07777) : 0;
+}
+
+}  // namespace
+
+class CliHardeningTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QVERIFY(!badNamesPath().isEmpty());
+    QVERIFY(!hugeTensorPath().isEmpty());
+  }
+
+  void infoShowsTheSameEscapedNameInTextAndJson() {
+    auto text = runCli({"info", badNamesPath()});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("fo\\xFFo"), text.out.constData());
+    auto json = runCli({"info", "--json", "--graph", badNamesPath()});
+    QCOMPARE(json.exitCode, 0);
+    const auto j = parseJson(json.out);
+    QVERIFY2(!j.is_discarded(), json.out.left(400).constData());
+    QCOMPARE(j["methods"][0]["name"].get<std::string>(), std::string("fo\\xFFo"));
+    QVERIFY(json.out.contains("Cuda\\\\xE2\\\\x82"));
+    QVERIFY2(hasUtf8Note(json.err), json.err.constData());
+  }
+
+  void propagateJsonWritesValidJsonAndAReadableOutput() {
+    const QString out = outPath("bad-names-propagated.pte");
+    auto r = runCli({"propagate", badNamesPath(), "-o", out, "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(!parseJson(r.out).is_discarded(), r.out.left(400).constData());
+    auto back = runCli({"info", "--json", out});
+    QCOMPARE(back.exitCode, 0);
+    QCOMPARE(parseJson(back.out)["methods"][0]["name"].get<std::string>(), std::string("fo\\xFFo"));
+  }
+
+  void diffAndLintJsonHandleTheNames() {
+    auto diff = runCli({"diff", "--json", badNamesPath(), badNamesPath()});
+    QCOMPARE(diff.exitCode, 0);
+    QVERIFY2(!parseJson(diff.out).is_discarded(), diff.out.left(400).constData());
+    auto lint = runCli({"lint", "--json", badNamesPath()});
+    QVERIFY(lint.exitCode == 0 || lint.exitCode == 1);
+    QVERIFY2(!parseJson(lint.out).is_discarded(), lint.out.left(400).constData());
+  }
+
+  void exportKeepsTheOriginalBytes() {
+    const QString out = outPath("bad-names-exported.pte");
+    auto r = runCli({"export", badNamesPath(), "-o", out});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(test::readAll(out) == test::readAll(badNamesPath()));
+  }
+
+  void profileRefusesARunawayTensorInOneLine() {
+    auto r = runCli({"profile", "--runtime", "host", "--max-memory", "1G", hugeTensorPath()}, 30000);
+    test::expectOneLineCliError(r);
+    QVERIFY2(r.err.contains("16.0 GiB") && r.err.contains("limit of 1.0 GiB"), r.err.constData());
+    // Without a limit the memory available is the limit: a 16 GiB input and
+    // its host copy (32 GiB) do not fit on a machine with less available.
+    auto byAvailable = runCli({"profile", "--runtime", "host", hugeTensorPath()}, 30000);
+    if (byAvailable.exitCode == 2) QVERIFY2(byAvailable.err.contains("not run"), byAvailable.err.constData());
+    auto badLimit = runCli({"profile", "--runtime", "host", "--max-memory", "lots", hugeTensorPath()});
+    test::expectOneLineCliError(badLimit);
+  }
+
+  void outputKeepsItsModeAndSymlinksAreWrittenThrough() {
+    auto exported = [](const QString& out) { return runCli({"export", badNamesPath(), "-o", out}); };
+    const QString privateFile = outPath("private.pte");
+    test::writeAll(privateFile, {0});
+    QVERIFY(::chmod(privateFile.toLocal8Bit().constData(), 0600) == 0);
+    QCOMPARE(exported(privateFile).exitCode, 0);
+    QCOMPARE(modeOf(privateFile), mode_t(0600));
+
+    QDir().mkpath(outPath("real"));
+    const QString target = outPath("real/target.pte"), link = outPath("link.pte");
+    test::writeAll(target, {0});
+    QVERIFY(::symlink(target.toLocal8Bit().constData(), link.toLocal8Bit().constData()) == 0);
+    QCOMPARE(exported(link).exitCode, 0);
+    QVERIFY(QFileInfo(link).isSymLink());
+    QVERIFY(test::readAll(target) == test::readAll(badNamesPath()));
+    QCOMPARE(QDir(outPath("real")).entryList(QDir::Files | QDir::Hidden | QDir::System), QStringList{"target.pte"});
+  }
+};
+
+QTEST_GUILESS_MAIN(CliHardeningTest)
+#include "test_cli_hardening.moc"

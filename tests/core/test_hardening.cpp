@@ -1,0 +1,396 @@
+// Regression tests of issue 13 (hardening), each reproducer built by code:
+// names that are not UTF-8, reader/writer agreement on tiny programs,
+// misaligned 8-byte vectors, the executor's memory budget, and the atomic
+// writer (no temporary left by a crash, mode and owner kept, symlinks
+// written through).
+#include <QtTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "exec/Executor.h"
+#include "exec/HostRuntime.h"
+#include "exec/MemoryBudget.h"
+#include "program_generated.h"
+#include "pte/JsonDump.h"
+#include "pte/Reader.h"
+#include "pte/Writer.h"
+#include "report/InfoReport.h"
+#include "report/Json.h"
+#include "synth/JsonSpec.h"
+#include "synth/ProgramBuilder.h"
+#include "support/TestSupport.h"
+#include "util/MappedFile.h"
+#include "util/Utf8.h"
+
+using namespace ptescope;
+using namespace ptescope::program;
+
+namespace {
+
+std::vector<uint8_t> serializeOrFail(const Program& p) {
+  auto bytes = pte::serializeProgram(p);
+  if (!bytes) qFatal("serialize: %s", bytes.error().message.c_str());
+  return bytes.value();
+}
+
+Result<pte::LoadedProgram> readBytes(const std::vector<uint8_t>& bytes) {
+  pte::ReadOptions options;
+  options.find_ptd_beside = false;
+  return pte::readProgramBytes(Bytes::copyOf(bytes), "test.pte", options);
+}
+
+// The add program with a method name, an operator name and a delegate id
+// that are not UTF-8 (a lone 0xFF; a 0xC3 lead byte followed by '('; a
+// truncated three-byte sequence).
+Program programWithBadNames() {
+  Program p = test::upstreamOrderedAddProgram();
+  Method& m = p.methods().front();
+  m.name = std::string("fo\xFFo");
+  (*m.operators)[0].name = std::string("et_copy::\xC3(h2d");
+  (*m.delegates)[0].id = std::string("Cuda\xE2\x82");
+  return p;
+}
+
+std::vector<std::string> folderEntries(const QString& folder) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(folder.toStdString())) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+mode_t modeOf(const QString& path) {
+  struct stat st {};
+  if (::stat(path.toLocal8Bit().constData(), &st) != 0) return 0;
+  return st.st_mode & 07777;
+}
+
+const uint8_t kNew[] = {'n', 'e', 'w'};
+
+void exitBeforeReplace(const std::string&) { ::_exit(9); }
+
+}  // namespace
+
+class HardeningTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // ---- 1. strings that are not UTF-8 ----
+  void printableUtf8EscapesOnlyInvalidBytes() {
+    QCOMPARE(printableUtf8("plain"), std::string("plain"));
+    QCOMPARE(printableUtf8("caf\xC3\xA9"), std::string("caf\xC3\xA9"));  // valid two-byte sequence kept
+    QCOMPARE(printableUtf8("a\xFF" "b"), std::string("a\\xFFb"));
+    QCOMPARE(printableUtf8("\xC3("), std::string("\\xC3("));
+    QCOMPARE(printableUtf8("\xE2\x82"), std::string("\\xE2\\x82"));
+    QCOMPARE(printableUtf8("\xED\xA0\x80"), std::string("\\xED\\xA0\\x80"));  // a surrogate
+    QCOMPARE(printableUtf8("\xC0\xAF"), std::string("\\xC0\\xAF"));          // overlong '/'
+    QVERIFY(isValidUtf8("caf\xC3\xA9 \xF0\x9F\x98\x80"));
+    QVERIFY(!isValidUtf8("\xF4\x90\x80\x80"));  // above U+10FFFF
+  }
+
+  void jsonTextNeverThrowsAndEscapes() {
+    nlohmann::json j = {{"name", std::string("x\xFFy")}, {std::string("k\xFE"), 1}, {"ok", "fine"}};
+    size_t escaped = 0;
+    std::string text;
+    try {
+      text = report::jsonText(j, 2, &escaped);
+    } catch (...) {
+      QFAIL("jsonText threw");
+    }
+    QCOMPARE(escaped, size_t(2));
+    auto parsed = nlohmann::json::parse(text);  // valid JSON, valid UTF-8
+    QCOMPARE(parsed["name"].get<std::string>(), std::string("x\\xFFy"));
+    QCOMPARE(parsed["k\\xFE"].get<int>(), 1);
+    QCOMPARE(parsed["ok"].get<std::string>(), std::string("fine"));
+  }
+
+  void badNamesReadPrintableAndWriteBackExactly() {
+    const auto original = serializeOrFail(programWithBadNames());
+    auto loaded = readBytes(original);
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().message.c_str());
+    const Method& m = loaded->program.methods().front();
+    QCOMPARE(m.displayName(), std::string("fo\\xFFo"));
+    QCOMPARE(*(*m.operators)[0].name, std::string("et_copy::\\xC3(h2d"));
+    QCOMPARE(*(*m.delegates)[0].id, std::string("Cuda\\xE2\\x82"));
+    QCOMPARE(loaded->escaped_strings, size_t(3));
+    QVERIFY(!loaded->warnings.empty());
+    // info's JSON is produced and names the method as the text does.
+    std::string json;
+    try {
+      json = report::jsonText(report::infoJson(loaded.value()));
+    } catch (...) {
+      QFAIL("info JSON threw");
+    }
+    QVERIFY(json.find("fo\\\\xFFo") != std::string::npos);
+    QVERIFY(report::infoText(loaded.value()).find("fo\\xFFo") != std::string::npos);
+    // Written back unchanged: the very same bytes.
+    QVERIFY(serializeOrFail(loaded->program) == original);
+  }
+
+  // ---- 3. reader and writer agree ----
+  void programWithoutMethodsOrSegmentsWritesReadably() {
+    Program empty;
+    empty.execution_plan = std::vector<Method>{};  // present, empty
+    const auto bytes = serializeOrFail(empty);
+    QVERIFY(bytes.size() >= pte::kMinimumProgramFileSize);
+    auto loaded = readBytes(bytes);
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().message.c_str());
+    QCOMPARE(loaded->program.methods().size(), size_t(0));
+    QVERIFY(serializeOrFail(loaded->program) == bytes);
+    // And through the verified file writer.
+    const QString path = test::tempDir() + "/empty.pte";
+    auto written = pte::writeProgramFile(empty, path.toStdString());
+    QVERIFY2(written.ok(), written.ok() ? "" : written.error().message.c_str());
+  }
+
+  // ---- 4. misaligned 8-byte vectors ----
+  void misalignedEightByteVectorsReadWithoutUndefinedBehaviour() {
+    Program p;
+    Method m;
+    m.name = "forward";
+    // IntList items name Int values; an Int of 0 stores no 8-byte field
+    // (flatbuffers omits defaults), so only the vectors move out of line.
+    m.values = std::vector<Value>{Value{IntListValue{std::vector<int64_t>{2, 3, 2}}},
+                                  Value{DoubleListValue{std::vector<double>{0.5, -2.25}}}, Value{IntValue{0}},
+                                  Value{IntValue{0}}};
+    m.non_const_buffer_sizes = std::vector<int64_t>{0, 4096};
+    m.inputs = std::vector<int32_t>{};
+    m.outputs = std::vector<int32_t>{};
+    Chain chain;
+    chain.inputs = std::vector<int32_t>{};
+    chain.outputs = std::vector<int32_t>{};
+    chain.instructions = std::vector<Instruction>{};
+    m.chains = std::vector<Chain>{chain};
+    m.operators = std::vector<Operator>{};
+    m.delegates = std::vector<BackendDelegate>{};
+    p.execution_plan = std::vector<Method>{m};
+    p.segments = std::vector<Segment>{Segment{Bytes::fromVector({}), 0}};
+    p.constant_segment = SubsegmentOffsets{0, std::vector<uint64_t>{0, 0, 0}};
+    auto bytes = serializeOrFail(p);
+    {
+      auto aligned = readBytes(bytes);
+      QVERIFY2(aligned.ok(), aligned.ok() ? "" : aligned.error().message.c_str());
+    }
+    // Four bytes inserted after the file identifier move every vector by 4
+    // (offsets are relative; only the root offset needs the 4 added): the
+    // verifier still accepts it, the 8-byte elements are now misaligned.
+    std::vector<uint8_t> shifted(bytes.begin(), bytes.begin() + 8);
+    shifted.insert(shifted.end(), 4, 0);
+    shifted.insert(shifted.end(), bytes.begin() + 8, bytes.end());
+    uint32_t root = 0;
+    std::memcpy(&root, shifted.data(), 4);
+    root += 4;
+    std::memcpy(shifted.data(), &root, 4);
+    const auto* fbProgram = executorch_flatbuffer::GetProgram(shifted.data());
+    const auto* offsets = fbProgram->constant_segment()->offsets();
+    QVERIFY(reinterpret_cast<uintptr_t>(offsets->Data()) % 8 != 0);
+    QVERIFY(reinterpret_cast<uintptr_t>(fbProgram->execution_plan()->Get(0)->non_const_buffer_sizes()->Data()) % 8 != 0);
+    auto loaded = readBytes(shifted);  // under UBSan: no misaligned load
+    QVERIFY2(loaded.ok(), loaded.ok() ? "" : loaded.error().message.c_str());
+    const Method& read = loaded->program.methods().front();
+    QCOMPARE(*std::get<IntListValue>((*read.values)[0].data).items, (std::vector<int64_t>{2, 3, 2}));
+    QCOMPARE(*std::get<DoubleListValue>((*read.values)[1].data).items, (std::vector<double>{0.5, -2.25}));
+    QCOMPARE(*read.non_const_buffer_sizes, (std::vector<int64_t>{0, 4096}));
+    QCOMPARE(*loaded->program.constant_segment->offsets, (std::vector<uint64_t>{0, 0, 0}));    // `dump` prints what flatc would, which cannot be done without reading
+    // through misaligned pointers: it says so instead.
+    auto dumped = pte::dumpProgramJson(shifted);
+    QVERIFY(!dumped.ok());
+    QVERIFY2(dumped.error().message.find("not 8-byte aligned") != std::string::npos, dumped.error().message.c_str());
+    QVERIFY(pte::dumpProgramJson(bytes).ok());
+  }
+
+  // Found by fuzz_reader: a value with data but no type field made the
+  // flatbuffers text printer behind `dump` assert (abort).
+  void dumpOfAValueWithoutItsTypeIsAnError() {
+    namespace fb = executorch_flatbuffer;
+    flatbuffers::FlatBufferBuilder b;
+    auto integer = fb::CreateInt(b, 5);
+    fb::EValueBuilder value(b);
+    value.add_val(integer.Union());  // no add_val_type
+    auto v = value.Finish();
+    auto values = b.CreateVector(std::vector<flatbuffers::Offset<fb::EValue>>{v});
+    auto plan = fb::CreateExecutionPlan(b, b.CreateString("forward"), 0, values);
+    auto plans = b.CreateVector(std::vector<flatbuffers::Offset<fb::ExecutionPlan>>{plan});
+    b.Finish(fb::CreateProgram(b, 0, plans), fb::ProgramIdentifier());
+    std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+    bytes.resize(std::max<size_t>(bytes.size(), 64), 0);
+    auto dumped = pte::dumpProgramJson(bytes);  // before the fix: an assertion abort
+    QVERIFY(!dumped.ok());
+    QVERIFY2(dumped.error().message.find("has data but no type") != std::string::npos, dumped.error().message.c_str());
+  }
+
+  // ---- 2. the memory budget ----
+  void memorySizesParse() {
+    QCOMPARE(exec::parseMemorySize("1024"), std::optional<uint64_t>(1024));
+    QCOMPARE(exec::parseMemorySize("512M"), std::optional<uint64_t>(512ull << 20));
+    QCOMPARE(exec::parseMemorySize("2GiB"), std::optional<uint64_t>(2ull << 30));
+    QCOMPARE(exec::parseMemorySize("1.5k"), std::optional<uint64_t>(1536));
+    QVERIFY(!exec::parseMemorySize("lots"));
+    QVERIFY(!exec::parseMemorySize("-1G"));
+    QCOMPARE(exec::saturatingAdd(UINT64_MAX - 1, 5), UINT64_MAX);
+  }
+
+  void unplannedTensorOverTheLimitIsRefusedBeforeAllocating() {
+    // One changed byte: an unplanned input of float32[2147483647, 2] (16 GiB).
+    synth::ProgramBuilder builder;
+    auto& m = builder.addMethod("forward");
+    const auto x = m.addTensor(ScalarType::Float, {2147483647, 2});
+    m.setInputs({x});
+    m.setOutputs({x});
+    synth::BuildOptions buildOptions;
+    buildOptions.planning.alloc_graph_input = false;
+    buildOptions.planning.alloc_graph_output = false;
+    auto built = builder.build(buildOptions);
+    QVERIFY2(built.ok(), built.ok() ? "" : built.error().message.c_str());
+    exec::HostRuntime runtime;
+    exec::ExecutorOptions options;
+    options.max_memory = 1ull << 30;
+    auto executor = exec::Executor::create(built.value(), "forward", runtime, options);
+    QVERIFY(!executor.ok());
+    const std::string& message = executor.error().message;
+    QVERIFY2(message.find("method 'forward'") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("16.0 GiB") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("limit of 1.0 GiB") != std::string::npos, message.c_str());
+    QVERIFY(message.find('\n') == std::string::npos);
+    QVERIFY(runtime.liveAllocations().empty());
+  }
+
+  void tensorsThatTogetherExceedAvailableMemoryAreRefused() {
+    const uint64_t available = exec::hostAvailableMemoryBytes();
+    if (available == 0) QSKIP("MemAvailable is unknown here");
+    // Two tensors of 3/4 of what is available: each alone would fit.
+    const uint64_t each = available / 4 * 3;
+    const int64_t rows = int64_t(each / 4 / 1024);
+    QVERIFY(rows > 0 && rows < INT32_MAX);
+    synth::ProgramBuilder builder;
+    auto& m = builder.addMethod("forward");
+    const auto a = m.addTensor(ScalarType::Float, {int32_t(rows), 1024});
+    const auto b = m.addTensor(ScalarType::Float, {int32_t(rows), 1024});
+    m.setInputs({a, b});
+    m.setOutputs({a});
+    synth::BuildOptions buildOptions;
+    buildOptions.planning.alloc_graph_input = false;
+    buildOptions.planning.alloc_graph_output = false;
+    auto built = builder.build(buildOptions);
+    QVERIFY2(built.ok(), built.ok() ? "" : built.error().message.c_str());
+    exec::HostRuntime runtime;
+    auto executor = exec::Executor::create(built.value(), "forward", runtime);
+    QVERIFY(!executor.ok());
+    QVERIFY2(executor.error().message.find("available") != std::string::npos, executor.error().message.c_str());
+    QVERIFY(runtime.liveAllocations().empty());
+  }
+
+  // Found by fuzz_json_spec: a number too large for a double made the
+  // parser throw out_of_range.406 through synthesizeFromSpec (an abort).
+  void specWithAnOverflowingNumberIsAnError() {
+    Result<synth::SynthesizedProgram> built = makeError("not run");
+    try {
+      built = synth::synthesizeFromSpec("{\"methods\": 1e444444}");
+    } catch (...) {
+      QFAIL("synthesizeFromSpec threw");
+    }
+    QVERIFY(!built.ok());
+    QVERIFY2(built.error().message.find("malformed JSON") != std::string::npos, built.error().message.c_str());
+  }
+
+  // ---- 5. saving ----
+  void overwriteKeepsModeAndLeavesNothingBeside() {
+    const QString folder = test::tempDir() + "/mode";
+    QDir().mkpath(folder);
+    const QString path = folder + "/private.pte";
+    test::writeAll(path, {1, 2, 3});
+    QVERIFY(::chmod(path.toLocal8Bit().constData(), 0600) == 0);
+    QVERIFY(writeFileAtomically(path.toStdString(), std::span<const uint8_t>(kNew)).ok());
+    QCOMPARE(modeOf(path), mode_t(0600));
+    QCOMPARE(test::readAll(path), (std::vector<uint8_t>{'n', 'e', 'w'}));
+    QCOMPARE(folderEntries(folder), (std::vector<std::string>{"private.pte"}));
+  }
+
+  void newFileGetsTheUmaskMode() {
+    const QString folder = test::tempDir() + "/umask";
+    QDir().mkpath(folder);
+    const mode_t old = ::umask(027);
+    auto status = writeFileAtomically((folder + "/new.pte").toStdString(), std::span<const uint8_t>(kNew));
+    ::umask(old);
+    QVERIFY(status.ok());
+    QCOMPARE(modeOf(folder + "/new.pte"), mode_t(0640));
+  }
+
+  void symlinkIsWrittenThrough() {
+    const QString folder = test::tempDir() + "/link";
+    QDir().mkpath(folder + "/real");
+    test::writeAll(folder + "/real/target.pte", {1});
+    QVERIFY(::symlink("real/target.pte", (folder + "/link.pte").toLocal8Bit().constData()) == 0);
+    QVERIFY(writeFileAtomically((folder + "/link.pte").toStdString(), std::span<const uint8_t>(kNew)).ok());
+    QVERIFY(QFileInfo(folder + "/link.pte").isSymLink());
+    QCOMPARE(test::readAll(folder + "/real/target.pte"), (std::vector<uint8_t>{'n', 'e', 'w'}));
+    QCOMPARE(folderEntries(folder + "/real"), (std::vector<std::string>{"target.pte"}));
+  }
+
+  void crashWhileWritingLeavesNoVisibleTemporary() {
+    const QString folder = test::tempDir() + "/crash";
+    QDir().mkpath(folder);
+    const QString path = folder + "/out.pte";
+    test::writeAll(path, {1, 2, 3});
+    const pid_t child = ::fork();
+    if (child == 0) {
+      setAtomicWriteHookBeforeReplace(exitBeforeReplace);
+      (void)writeFileAtomically(path.toStdString(), std::span<const uint8_t>(kNew));
+      ::_exit(0);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 9);  // died inside the write
+    QCOMPARE(test::readAll(path), (std::vector<uint8_t>{1, 2, 3}));
+    QCOMPARE(folderEntries(folder), (std::vector<std::string>{"out.pte"}));
+  }
+
+  void staleNamedTemporariesOfDeadProcessesAreSwept() {
+    const QString folder = test::tempDir() + "/sweep";
+    QDir().mkpath(folder);
+    const QString path = folder + "/out.pte";
+    test::writeAll(path, {1, 2, 3});
+    const pid_t child = ::fork();
+    if (child == 0) {
+      setAtomicWriteUsesTmpfile(false);  // a file system without O_TMPFILE
+      setAtomicWriteHookBeforeReplace(exitBeforeReplace);
+      (void)writeFileAtomically(path.toStdString(), std::span<const uint8_t>(kNew));
+      ::_exit(0);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 9);
+    QCOMPARE(folderEntries(folder).size(), size_t(2));  // the dead writer's temporary
+    // A later write (of any file in the folder) removes it.
+    QVERIFY(writeFileAtomically((folder + "/other.pte").toStdString(), std::span<const uint8_t>(kNew)).ok());
+    QCOMPARE(folderEntries(folder), (std::vector<std::string>{"other.pte", "out.pte"}));
+    QCOMPARE(test::readAll(path), (std::vector<uint8_t>{1, 2, 3}));
+  }
+
+  void failedVerificationLeavesTargetAndFolderAlone() {
+    struct Veto : FileVerifier {
+      Status verify(const std::string& temporaryPath) const override {
+        // The temporary is complete and readable when verified.
+        auto bytes = mapFile(temporaryPath);
+        if (!bytes || bytes->size() != 3) return makeError("temporary file not readable");
+        return makeError("vetoed");
+      }
+    } veto;
+    const QString folder = test::tempDir() + "/veto";
+    QDir().mkpath(folder);
+    const QString path = folder + "/out.pte";
+    test::writeAll(path, {1});
+    auto status = writeFileAtomically(path.toStdString(), std::span<const uint8_t>(kNew), &veto);
+    QVERIFY(!status.ok());
+    QVERIFY2(status.error().message.find("vetoed") != std::string::npos, status.error().message.c_str());
+    QCOMPARE(test::readAll(path), (std::vector<uint8_t>{1}));
+    QCOMPARE(folderEntries(folder), (std::vector<std::string>{"out.pte"}));
+  }
+};
+
+QTEST_GUILESS_MAIN(HardeningTest)
+#include "test_hardening.moc"
