@@ -90,7 +90,7 @@ class PredictCommandsImpl : public PredictCommands {
     context.measured = measured ? &*measured : nullptr;
     context.measured_name = measured_;
     if (json_)
-      std::cout << report::predictionJson(prediction.value(), link.value(), context).dump(2) << "\n";
+      std::cout << jsonForStdout(report::predictionJson(prediction.value(), link.value(), context)) << "\n";
     else
       std::cout << report::predictionText(prediction.value(), link.value(), context);
     return 0;
@@ -108,7 +108,7 @@ class PredictCommandsImpl : public PredictCommands {
     auto profile = cost::probeLink(*selection->runtime, options);
     if (!profile) return fail(profile.error().message);
     if (output_.empty()) {
-      std::cout << cost::linkProfileJson(profile.value()).dump(2) << "\n";
+      std::cout << jsonForStdout(cost::linkProfileJson(profile.value())) << "\n";
       return 0;
     }
     if (auto status = cost::writeLinkProfileFile(profile.value(), output_); !status) return fail(status.error().message);

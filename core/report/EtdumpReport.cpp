@@ -1,5 +1,7 @@
 #include "report/EtdumpReport.h"
 
+#include "report/Json.h"
+
 #include <cstdio>
 #include <map>
 
@@ -39,10 +41,8 @@ std::string csvField(const std::string& text) {
   return out + "\"";
 }
 
-// Invalid UTF-8 in names from the file becomes replacement characters.
-std::string dumpText(const nlohmann::json& j, int indent) {
-  return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
+// Through the one JSON writer: names that are not UTF-8 are escaped, never thrown on.
+std::string dumpText(const nlohmann::json& j, int indent) { return jsonText(j, indent) + "\n"; }
 
 Status writeText(const std::string& path, const std::string& text) {
   auto status = writeFileAtomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
