@@ -6,11 +6,11 @@
 #include <iostream>
 
 #include "analysis/Dataflow.h"
-#include "layout/GraphChanges.h"
+#include "layout/DiffMarks.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "pte/Reader.h"
-#include "report/GraphChanges.h"
+#include "report/PassReportChanges.h"
 #include "util/MappedFile.h"
 
 namespace ptescope::cli {
