@@ -1,6 +1,6 @@
 #include "ui/Document.h"
 
-#include "report/GraphChanges.h"
+#include "report/PassReportChanges.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -9,7 +9,7 @@
 
 #include "pte/Writer.h"
 #include "util/MappedFile.h"
-#include "report/GraphChanges.h"
+#include "report/PassReportChanges.h"
 #include "report/Json.h"
 #include "report/PassReportWriter.h"
 #include "synth/JsonSpec.h"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "analysis/Dataflow.h"
-#include "layout/GraphChanges.h"
+#include "layout/DiffMarks.h"
 #include "passes/Pipeline.h"
 #include "passes/ProgramEdits.h"
 #include "pte/Reader.h"

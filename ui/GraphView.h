@@ -36,7 +36,7 @@
 #include <set>
 #include <vector>
 
-#include "layout/GraphChanges.h"
+#include "layout/DiffMarks.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "program/Program.h"
@@ -76,7 +76,7 @@ class GraphView : public QWidget {
   // With `changes` the view is a diff view: the graph of `program` with the
   // changes against the file as loaded marked on it (copies added, ghosts of
   // removed copies, moved values, retargeted delegates; see
-  // layout/GraphChanges.h) and a banner that sums them up.
+  // layout/DiffMarks.h) and a banner that sums them up.
   // The same arguments again do nothing while their layout runs or shows.
   void setMethod(std::shared_ptr<const program::Program> program, int methodIndex,
                  std::shared_ptr<const layout::MethodChanges> changes = nullptr);

@@ -6,11 +6,12 @@
 #include <iostream>
 
 #include "analysis/Dataflow.h"
-#include "layout/GraphChanges.h"
+#include "layout/DiffMarks.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "pte/Reader.h"
-#include "report/GraphChanges.h"
+#include "report/GraphDot.h"
+#include "report/PassReportChanges.h"
 #include "util/MappedFile.h"
 
 namespace ptescope::cli {
@@ -100,12 +101,12 @@ class RenderCommandImpl : public RenderCommand {
       // carries ptescope's striped layout, pinned (layout=nop2).
       auto placed = layout::layoutGraph(model, layoutOptions);
       if (!placed) return fail(file_ + ": " + placed.error().message);
-      bytes = layout::toPinnedDot(placed.value(), layoutOptions);
+      bytes = report::toPinnedDot(placed.value(), layoutOptions);
       note = placed->note.empty() ? ", positions pinned (layout=nop2)" : ", " + placed->note;
     } else if (format == "dot") {
-      bytes = layout::toDot(model);
+      bytes = report::toDot(model);
     } else {
-      auto rendered = layout::renderGraph(model, format, layoutOptions);
+      auto rendered = report::renderGraph(model, format, layoutOptions);
       if (!rendered) return fail(file_ + ": " + rendered.error().message);
       bytes = std::move(rendered.value());
     }

@@ -320,19 +320,20 @@ std::optional<size_t> Dataflow::flatIndex(uint32_t chain, uint32_t indexInChain)
   return flat;
 }
 
-Dataflow Dataflow::build(const Method& method) {
-  Dataflow flow;
-  const auto& values = items(method.values);
-  flow.values_.resize(values.size());
-  MethodWalker walker(method);
+namespace {
 
+// Every instruction's reads and writes, in flat order; each value's readers
+// and writers.
+void walkInstructions(const Method& method, std::vector<InstructionFacts>& flat, std::vector<size_t>& chainStarts,
+                      std::vector<ValueFacts>& valueFacts) {
+  MethodWalker walker(method);
   const auto& chains = items(method.chains);
   for (size_t c = 0; c < chains.size(); ++c) {
-    flow.chain_starts_.push_back(flow.instructions_.size());
+    chainStarts.push_back(flat.size());
     const auto& instructions = items(chains[c].instructions);
     for (size_t i = 0; i < instructions.size(); ++i) {
       InstructionFacts facts;
-      facts.flat_index = flow.instructions_.size();
+      facts.flat_index = flat.size();
       facts.chain = static_cast<uint32_t>(c);
       facts.index_in_chain = static_cast<uint32_t>(i);
       facts.kind = instructions[i].kind();
@@ -357,21 +358,24 @@ Dataflow Dataflow::build(const Method& method) {
         facts.label = "none";
       }
       walker.markWritten(facts);
-      for (int32_t v : facts.inputs) pushUnique(flow.values_[static_cast<size_t>(v)].consumers, facts.flat_index);
-      for (int32_t v : facts.outputs) pushUnique(flow.values_[static_cast<size_t>(v)].writers, facts.flat_index);
-      flow.instructions_.push_back(std::move(facts));
+      for (int32_t v : facts.inputs) pushUnique(valueFacts[static_cast<size_t>(v)].consumers, facts.flat_index);
+      for (int32_t v : facts.outputs) pushUnique(valueFacts[static_cast<size_t>(v)].writers, facts.flat_index);
+      flat.push_back(std::move(facts));
     }
   }
-  flow.chain_starts_.push_back(flow.instructions_.size());
+  chainStarts.push_back(flat.size());
+}
 
+// Each value's origin and lifetime over the `count` instructions.
+void classifyValues(const Method& method, size_t count, std::vector<ValueFacts>& valueFacts) {
+  const auto& values = items(method.values);
   for (int32_t v : items(method.inputs))
-    if (inRange(v, values.size())) flow.values_[static_cast<size_t>(v)].is_method_input = true;
+    if (inRange(v, values.size())) valueFacts[static_cast<size_t>(v)].is_method_input = true;
   for (int32_t v : items(method.outputs))
-    if (inRange(v, values.size())) flow.values_[static_cast<size_t>(v)].is_method_output = true;
+    if (inRange(v, values.size())) valueFacts[static_cast<size_t>(v)].is_method_output = true;
 
-  const size_t count = flow.instructions_.size();
   for (size_t v = 0; v < values.size(); ++v) {
-    ValueFacts& facts = flow.values_[v];
+    ValueFacts& facts = valueFacts[v];
     const Tensor* tensor = values[v].tensor();
     facts.is_mutable_state = tensor && isMutableState(*tensor);
     if (!facts.writers.empty()) facts.producer = facts.writers.front();
@@ -399,9 +403,12 @@ Dataflow Dataflow::build(const Method& method) {
     const bool liveToEnd = facts.is_method_output || facts.is_mutable_state;
     facts.lifetime = std::make_pair(liveFromStart ? size_t{0} : firstTouch, liveToEnd ? count : lastTouch);
   }
+}
 
-  // Elided views: an Undefined planned tensor over the storage of a value
-  // defined before its first read reads that value's data.
+// Elided views: an Undefined planned tensor over the storage of a value
+// defined before its first read reads that value's data.
+void resolveStorageAliases(const Method& method, size_t count, std::vector<ValueFacts>& valueFacts) {
+  const auto& values = items(method.values);
   std::map<std::pair<uint32_t, uint64_t>, std::vector<int32_t>> definedAtAddress;
   auto addressOf = [&](size_t v) {
     const auto& allocation = *values[v].tensor()->allocation_info;
@@ -409,12 +416,12 @@ Dataflow Dataflow::build(const Method& method) {
   };
   for (size_t v = 0; v < values.size(); ++v) {
     const Tensor* tensor = values[v].tensor();
-    const ValueOrigin origin = flow.values_[v].origin;
+    const ValueOrigin origin = valueFacts[v].origin;
     if (tensor && tensor->allocation_info && origin != ValueOrigin::Undefined && origin != ValueOrigin::Unused)
       definedAtAddress[addressOf(v)].push_back(static_cast<int32_t>(v));
   }
   for (size_t v = 0; v < values.size(); ++v) {
-    ValueFacts& alias = flow.values_[v];
+    ValueFacts& alias = valueFacts[v];
     const Tensor* tensor = values[v].tensor();
     if (alias.origin != ValueOrigin::Undefined || !tensor || !tensor->allocation_info) continue;
     const auto found = definedAtAddress.find(addressOf(v));
@@ -425,7 +432,7 @@ Dataflow Dataflow::build(const Method& method) {
     std::optional<int32_t> base;
     int64_t baseDefinedAt = -2;
     for (int32_t candidate : found->second) {
-      const ValueFacts& c = flow.values_[static_cast<size_t>(candidate)];
+      const ValueFacts& c = valueFacts[static_cast<size_t>(candidate)];
       const int64_t definedAt = (c.is_method_input || c.is_mutable_state || !c.producer)
                                     ? -1
                                     : static_cast<int64_t>(*c.producer);
@@ -436,9 +443,19 @@ Dataflow Dataflow::build(const Method& method) {
     }
     if (!base) continue;
     alias.storage_alias_of = base;
-    auto& baseLifetime = flow.values_[static_cast<size_t>(*base)].lifetime;
+    auto& baseLifetime = valueFacts[static_cast<size_t>(*base)].lifetime;
     if (baseLifetime && alias.lifetime) baseLifetime->second = std::max(baseLifetime->second, alias.lifetime->second);
   }
+}
+
+}  // namespace
+
+Dataflow Dataflow::build(const Method& method) {
+  Dataflow flow;
+  flow.values_.resize(items(method.values).size());
+  walkInstructions(method, flow.instructions_, flow.chain_starts_, flow.values_);
+  classifyValues(method, flow.instructions_.size(), flow.values_);
+  resolveStorageAliases(method, flow.instructions_.size(), flow.values_);
   return flow;
 }
 

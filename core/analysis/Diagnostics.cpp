@@ -178,18 +178,17 @@ class Linter {
             checkCopy(k, op, args, isH2dCopy(op), d2hByOutput, d2hSource);
             continue;
           }
-          for (int32_t v : facts[k].inputs)
-            if (const Tensor* t = tensorAt(v); t && !t->device().isCpu())
-              add("PTS015", "instruction " + std::to_string(k) + " (" + op.qualifiedName() + ") reads " + name(v) +
-                                " on " + t->device().str(),
-                  "insert a device-to-host copy (ptescope-cli propagate)")
-                  .instruction = k;
-          for (int32_t v : facts[k].outputs)
-            if (const Tensor* t = tensorAt(v); t && !t->device().isCpu())
-              add("PTS015", "instruction " + std::to_string(k) + " (" + op.qualifiedName() + ") writes " + name(v) +
-                                " on " + t->device().str(),
-                  "re-run the device passes (ptescope-cli propagate)")
-                  .instruction = k;
+          // A CPU kernel that reads or writes a tensor placed on a device.
+          auto flagDeviceTensors = [&](const std::vector<int32_t>& values, const char* verb, const char* hint) {
+            for (int32_t v : values)
+              if (const Tensor* t = tensorAt(v); t && !t->device().isCpu())
+                add("PTS015", "instruction " + std::to_string(k) + " (" + op.qualifiedName() + ") " + verb + " " +
+                                  name(v) + " on " + t->device().str(),
+                    hint)
+                    .instruction = k;
+          };
+          flagDeviceTensors(facts[k].inputs, "reads", "insert a device-to-host copy (ptescope-cli propagate)");
+          flagDeviceTensors(facts[k].outputs, "writes", "re-run the device passes (ptescope-cli propagate)");
         } else if (const auto* delegateCall = std::get_if<DelegateCall>(&ins.data)) {
           auto target = targets_.find(delegateCall->delegate_index);
           if (target == targets_.end() || target->second.isCpu()) continue;

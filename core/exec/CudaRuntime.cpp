@@ -163,47 +163,34 @@ void CudaRuntime::freeHost(void* data, HostMemoryKind kind) {
 
 Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
                                      program::Device device) {
-  if (auto status = checkDevice(device); !status) return status.error();
-  if (bytes == 0) return CopyTiming{};
-  if (destination == nullptr || source == nullptr)
-    return makeError("copy of " + bytesText(bytes) + " with a null " +
-                     std::string(destination == nullptr ? "destination" : "source"));
-  std::lock_guard lock(mutex_);
-  if (auto status = selectDevice(device.index); !status) return status.error();
-  auto queue = queueFor(device.index);
-  if (!queue) return queue.error();
   const bool toDevice = direction == TransferDirection::HostToDevice;
-  const cudaMemcpyKind kind = toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
-  const std::string what = std::string(toDevice ? "host-to-device" : "device-to-host") + " copy of " + bytesText(bytes) +
-                           " on " + device.str();
-  cudaStream_t stream = (*queue)->stream;
-  if (auto s = check(cudaEventRecord((*queue)->start, stream), "cudaEventRecord (" + what + ")"); !s) return s.error();
-  if (auto s = check(cudaMemcpyAsync(destination, source, bytes, kind, stream), "cudaMemcpyAsync (" + what + ")"); !s)
-    return s.error();
-  if (auto s = check(cudaEventRecord((*queue)->stop, stream), "cudaEventRecord (" + what + ")"); !s) return s.error();
-  if (auto s = check(cudaEventSynchronize((*queue)->stop), "cudaEventSynchronize (" + what + ")"); !s) return s.error();
-  float milliseconds = 0;
-  if (auto s = check(cudaEventElapsedTime(&milliseconds, (*queue)->start, (*queue)->stop), "cudaEventElapsedTime (" + what + ")");
-      !s)
-    return s.error();
-  return CopyTiming{double(milliseconds) / 1000.0};
+  return timedCopies(destination, source, bytes, 1, direction, device, "copy",
+                     std::string(toDevice ? "host-to-device" : "device-to-host") + " copy of " + bytesText(bytes) +
+                         " on " + device.str());
 }
 
 Result<CopyTiming> CudaRuntime::copyBatch(void* destination, const void* source, size_t bytes, size_t count,
                                           TransferDirection direction, program::Device device) {
+  const bool toDevice = direction == TransferDirection::HostToDevice;
+  return timedCopies(destination, source, bytes, count, direction, device, "copy batch",
+                     std::to_string(count) + " " + (toDevice ? "host-to-device" : "device-to-host") + " copies of " +
+                         bytesText(bytes) + " on " + device.str());
+}
+
+Result<CopyTiming> CudaRuntime::timedCopies(void* destination, const void* source, size_t bytes, size_t count,
+                                            TransferDirection direction, program::Device device,
+                                            const char* noun, const std::string& what) {
   if (auto status = checkDevice(device); !status) return status.error();
   if (bytes == 0 || count == 0) return CopyTiming{};
   if (destination == nullptr || source == nullptr)
-    return makeError("copy batch of " + bytesText(bytes) + " with a null " +
+    return makeError(std::string(noun) + " of " + bytesText(bytes) + " with a null " +
                      std::string(destination == nullptr ? "destination" : "source"));
   std::lock_guard lock(mutex_);
   if (auto status = selectDevice(device.index); !status) return status.error();
   auto queue = queueFor(device.index);
   if (!queue) return queue.error();
-  const bool toDevice = direction == TransferDirection::HostToDevice;
-  const cudaMemcpyKind kind = toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
-  const std::string what = std::to_string(count) + " " + (toDevice ? "host-to-device" : "device-to-host") +
-                           " copies of " + bytesText(bytes) + " on " + device.str();
+  const cudaMemcpyKind kind =
+      direction == TransferDirection::HostToDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   cudaStream_t stream = (*queue)->stream;
   if (auto s = check(cudaEventRecord((*queue)->start, stream), "cudaEventRecord (" + what + ")"); !s) return s.error();
   for (size_t i = 0; i < count; ++i)

@@ -59,6 +59,11 @@ class CudaRuntime final : public DeviceRuntime {
     CUevent_st* stop = nullptr;
   };
   Result<DeviceQueue*> queueFor(int index);
+  // `count` back-to-back copies of `bytes` between one pair of events; the
+  // interval between them. `noun` ("copy") and `what` name them in errors.
+  Result<CopyTiming> timedCopies(void* destination, const void* source, size_t bytes, size_t count,
+                                 TransferDirection direction, program::Device device, const char* noun,
+                                 const std::string& what);
   Status selectDevice(int index);
 
   int device_count_ = 0;

@@ -147,6 +147,16 @@ struct Executor::State {
     return Ok{};
   }
   Status copyToTensor(TensorRef& tensor, std::span<const uint8_t> bytes);
+
+  // The steps of Executor::create.
+  Status checkMemory(const std::string& methodText) const;
+  Status allocatePlannedBuffers(const std::string& methodText);
+  Status bindValues(const program::Program& program, const std::string& methodText);
+  Status bindPlanned(const program::Program& program, const program::Tensor& t, TensorRef& ref, TensorBinding& binding,
+                     const std::string& what);
+  Status bindConstant(const program::Program& program, const program::Tensor& t, TensorRef& ref,
+                      TensorBinding& binding, const std::string& what);
+  Status bindUnplanned(TensorRef& ref, TensorBinding& binding, const std::string& what);
   Result<std::vector<uint8_t>> copyFromTensor(const TensorRef& tensor) const;
   Result<std::optional<size_t>> executeOne(size_t chain, size_t index, StepRecord& step);
 };
@@ -226,15 +236,178 @@ Result<std::vector<uint8_t>> Executor::State::copyFromTensor(const TensorRef& te
 Executor::Executor(std::unique_ptr<State> state) : state_(std::move(state)) {}
 Executor::~Executor() = default;
 
-Result<std::unique_ptr<Executor>> Executor::create(const program::Program& program, const std::string& methodName,
-                                                   DeviceRuntime& runtime, const ExecutorOptions& options,
-                                                   const KernelRegistry& kernels) {
+namespace {
+
+const program::Method* findMethodNamed(const program::Program& program, const std::string& methodName,
+                                       std::string& error) {
   const program::Method* found = program.findMethod(methodName);
   if (found == nullptr) {
     std::string names;
     for (const auto& m : program.methods()) names += (names.empty() ? "" : ", ") + m.displayName();
-    return makeError("no method named '" + methodName + "' (the program has: " + names + ")");
+    error = "no method named '" + methodName + "' (the program has: " + names + ")";
   }
+  return found;
+}
+
+// A tensor value's description before it has memory: dtype, device, sizes,
+// dim order and capacity.
+Result<TensorRef> describeTensor(int32_t value, const program::Tensor& t, const std::string& what) {
+  TensorRef ref;
+  ref.value = value;
+  ref.dtype = t.scalar_type;
+  ref.device = t.device();
+  ref.dynamism = t.shape_dynamism;
+  for (int32_t d : program::items(t.sizes)) ref.sizes.push_back(d);
+  const auto& order = program::items(t.dim_order);
+  for (size_t d = 0; d < order.size(); ++d)
+    if (order[d] != d) ref.default_dim_order = false;
+  if (!ref.default_dim_order) ref.dim_order.assign(order.begin(), order.end());
+  const int64_t nbytes = t.nbytes();
+  if (nbytes < 0)
+    return makeError(what + ": its size is unknown (negative size, overflow or invalid scalar type " +
+                     std::to_string(int(t.scalar_type)) + ")");
+  ref.capacity = uint64_t(nbytes);
+  return ref;
+}
+
+}  // namespace
+
+// Everything the run will allocate, added up and checked before the first
+// allocation (a corrupt size must not push the machine into swap).
+Status Executor::State::checkMemory(const std::string& methodText) const {
+  auto demand = methodMemoryDemand(method, *runtime, options.host_memory, options.alongside);
+  if (!demand) return demand.error();
+  return checkMemoryDemand(demand.value(), *runtime, options.max_memory, methodText);
+}
+
+// Planned buffers: non_const_buffer_sizes[0] is reserved for constants.
+Status Executor::State::allocatePlannedBuffers(const std::string& methodText) {
+  const auto& sizes = program::items(method.non_const_buffer_sizes);
+  for (size_t i = 1; i < sizes.size(); ++i) {
+    const int32_t idx = int32_t(i);
+    if (sizes[i] < 0)
+      return makeError(methodText + ": planned buffer " + std::to_string(i) + " has a negative size " + std::to_string(sizes[i]));
+    const program::Device device = method.bufferDevice(idx);
+    MemoryPlace place = device.isCpu() ? MemoryPlace::host(options.host_memory) : MemoryPlace::onDevice(device);
+    if (place.onDevice())
+      if (auto status = runtime->checkDevice(device); !status)
+        return makeError(methodText + ": planned buffer " + std::to_string(i) + " on " + device.str() + ": " +
+                         status.error().message);
+    auto buffer = RuntimeBuffer::allocate(*runtime, size_t(sizes[i]), place);
+    if (!buffer)
+      return makeError(methodText + ": cannot allocate planned buffer " + std::to_string(i) + " (" + std::to_string(sizes[i]) +
+                       " bytes on " + place.str() + "): " + buffer.error().message);
+    // Values no instruction writes (outputs of delegates ptescope cannot
+    // run) then read as zeros, the same on every runtime.
+    if (auto status = runtime->fill(buffer->data(), place, 0, buffer->size()); !status)
+      return makeError(methodText + ": clearing planned buffer " + std::to_string(i) + ": " + status.error().message);
+    buffers.push_back(PlannedBuffer{idx, uint64_t(sizes[i]), place, buffer->data()});
+    owned.push_back(std::move(buffer.value()));
+  }
+  return Ok{};
+}
+
+Status Executor::State::bindPlanned(const program::Program& program, const program::Tensor& t, TensorRef& ref,
+                                    TensorBinding& binding, const std::string& what) {
+  const auto& info = *t.allocation_info;
+  if (info.memory_id == 0 || info.memory_id > buffers.size())
+    return makeError(what + ": memory_id " + std::to_string(info.memory_id) + " names no planned buffer (" +
+                     std::to_string(buffers.size()) + " planned buffers)");
+  const PlannedBuffer& buffer = buffers[info.memory_id - 1];
+  const uint64_t offset = info.offset();
+  if (offset > buffer.size || ref.capacity > buffer.size - offset)
+    return makeError(what + ": " + std::to_string(ref.capacity) + " bytes at offset " + std::to_string(offset) +
+                     " run past the end of planned buffer " + std::to_string(info.memory_id) + " (" +
+                     std::to_string(buffer.size) + " bytes)");
+  ref.data = buffer.data == nullptr ? nullptr : buffer.data + offset;
+  ref.memory = buffer.place;
+  binding.kind = TensorBinding::Kind::Planned;
+  binding.buffer_idx = int32_t(info.memory_id);
+  binding.offset = offset;
+  // A planned tensor with stored data (a mutable buffer, an external
+  // trainable weight) gets its initial state at load, as the runtime does.
+  const auto source = program::tensorData(program, t);
+  if (source.kind == program::TensorDataSource::Kind::Missing) return makeError(what + ": initial data: " + source.detail);
+  if (source.kind != program::TensorDataSource::Kind::None) {
+    if (auto status = copyToTensor(ref, source.data.span()); !status) return makeError(what + ": " + status.error().message);
+  }
+  return Ok{};
+}
+
+Status Executor::State::bindConstant(const program::Program& program, const program::Tensor& t, TensorRef& ref,
+                                     TensorBinding& binding, const std::string& what) {
+  const auto source = program::tensorData(program, t);
+  if (source.kind == program::TensorDataSource::Kind::Missing) return makeError(what + ": constant data: " + source.detail);
+  binding.kind = TensorBinding::Kind::Constant;
+  if (ref.device.isCpu()) {
+    // The bytes stay where the reader put them (the mapped file); no
+    // kernel writes a constant.
+    ref.data = const_cast<uint8_t*>(source.data.data());
+    ref.writable = false;
+    ref.memory = MemoryPlace::host(HostMemoryKind::Pageable);
+    constant_bytes.push_back(source.data);
+    return Ok{};
+  }
+  // A constant tagged for a device (pitfall P9) lives in device memory.
+  auto buffer = RuntimeBuffer::allocate(*runtime, size_t(ref.capacity), MemoryPlace::onDevice(ref.device));
+  if (!buffer) return makeError(what + ": device constant: " + buffer.error().message);
+  ref.data = buffer->data();
+  ref.memory = buffer->place();
+  if (auto status = copyToTensor(ref, source.data.span()); !status) return makeError(what + ": " + status.error().message);
+  ref.writable = false;
+  owned.push_back(std::move(buffer.value()));
+  return Ok{};
+}
+
+// Supplied by the caller at run time (unplanned inputs and outputs, delegate
+// I/O without allocation_info): memory of its own, where its tag says.
+Status Executor::State::bindUnplanned(TensorRef& ref, TensorBinding& binding, const std::string& what) {
+  const MemoryPlace place = ref.device.isCpu() ? MemoryPlace::host(options.host_memory) : MemoryPlace::onDevice(ref.device);
+  auto buffer = RuntimeBuffer::allocate(*runtime, size_t(ref.capacity), place);
+  if (!buffer) return makeError(what + ": memory for an unplanned tensor: " + buffer.error().message);
+  if (auto status = runtime->fill(buffer->data(), place, 0, buffer->size()); !status)
+    return makeError(what + ": " + status.error().message);
+  ref.data = buffer->data();
+  ref.memory = place;
+  binding.kind = TensorBinding::Kind::Unplanned;
+  owned.push_back(std::move(buffer.value()));
+  return Ok{};
+}
+
+// Every value's current state and every tensor's memory.
+Status Executor::State::bindValues(const program::Program& program, const std::string& methodText) {
+  const auto& values = program::items(method.values);
+  current.resize(values.size());
+  bindings.resize(values.size());
+  for (size_t v = 0; v < values.size(); ++v) {
+    const int32_t value = int32_t(v);
+    const std::string what = methodText + ", value " + valueName(value);
+    const program::Tensor* t = values[v].tensor();
+    current[v].literal = values[v].data;
+    if (t == nullptr) continue;
+    auto ref = describeTensor(value, *t, what);
+    if (!ref) return ref.error();
+    TensorBinding binding;
+    binding.value = value;
+    binding.capacity = ref->capacity;
+    binding.device = ref->device;
+    Status bound = t->isPlanned()    ? bindPlanned(program, *t, *ref, binding, what)
+                   : t->isConstant() ? bindConstant(program, *t, *ref, binding, what)
+                                     : bindUnplanned(*ref, binding, what);
+    if (!bound) return bound.error();
+    binding.memory = ref->memory;
+    bindings[v] = binding;
+    current[v].tensor = std::move(ref.value());
+  }
+  return Ok{};
+}
+
+Result<std::unique_ptr<Executor>> Executor::create(const program::Program& program, const std::string& methodName,
+                                                   DeviceRuntime& runtime, const ExecutorOptions& options,
+                                                   const KernelRegistry& kernels) {
+  std::string error;
+  const program::Method* found = findMethodNamed(program, methodName, error);
+  if (found == nullptr) return makeError(error);
   auto state = std::make_unique<State>();
   State& s = *state;
   s.runtime = &runtime;
@@ -243,148 +416,20 @@ Result<std::unique_ptr<Executor>> Executor::create(const program::Program& progr
   s.method = *found;
   s.dataflow = analysis::Dataflow::build(s.method);
   const std::string methodText = "method '" + s.method.displayName() + "'";
-  // Everything the run will allocate, added up and checked before the first
-  // allocation (a corrupt size must not push the machine into swap).
-  {
-    auto demand = methodMemoryDemand(s.method, runtime, options.host_memory, options.alongside);
-    if (!demand) return demand.error();
-    if (auto status = checkMemoryDemand(demand.value(), runtime, options.max_memory, methodText); !status)
-      return status.error();
+  if (auto status = s.checkMemory(methodText); !status) return status.error();
+  size_t start = 0;
+  for (const auto& chain : program::items(s.method.chains)) {
+    s.chain_starts.push_back(start);
+    start += program::items(chain.instructions).size();
   }
-  {
-    size_t start = 0;
-    for (const auto& chain : program::items(s.method.chains)) {
-      s.chain_starts.push_back(start);
-      start += program::items(chain.instructions).size();
-    }
-  }
-
-  // Planned buffers: non_const_buffer_sizes[0] is reserved for constants.
-  const auto& sizes = program::items(s.method.non_const_buffer_sizes);
-  for (size_t i = 1; i < sizes.size(); ++i) {
-    const int32_t idx = int32_t(i);
-    if (sizes[i] < 0)
-      return makeError(methodText + ": planned buffer " + std::to_string(i) + " has a negative size " + std::to_string(sizes[i]));
-    const program::Device device = s.method.bufferDevice(idx);
-    MemoryPlace place = device.isCpu() ? MemoryPlace::host(options.host_memory) : MemoryPlace::onDevice(device);
-    if (place.onDevice())
-      if (auto status = runtime.checkDevice(device); !status)
-        return makeError(methodText + ": planned buffer " + std::to_string(i) + " on " + device.str() + ": " +
-                         status.error().message);
-    auto buffer = RuntimeBuffer::allocate(runtime, size_t(sizes[i]), place);
-    if (!buffer)
-      return makeError(methodText + ": cannot allocate planned buffer " + std::to_string(i) + " (" + std::to_string(sizes[i]) +
-                       " bytes on " + place.str() + "): " + buffer.error().message);
-    // Values no instruction writes (outputs of delegates ptescope cannot
-    // run) then read as zeros, the same on every runtime.
-    if (auto status = runtime.fill(buffer->data(), place, 0, buffer->size()); !status)
-      return makeError(methodText + ": clearing planned buffer " + std::to_string(i) + ": " + status.error().message);
-    s.buffers.push_back(PlannedBuffer{idx, uint64_t(sizes[i]), place, buffer->data()});
-    s.owned.push_back(std::move(buffer.value()));
-  }
-
-  // Values and tensor bindings.
-  const auto& values = program::items(s.method.values);
-  s.current.resize(values.size());
-  s.bindings.resize(values.size());
-  for (size_t v = 0; v < values.size(); ++v) {
-    const int32_t value = int32_t(v);
-    const std::string what = methodText + ", value " + valueName(value);
-    const program::Tensor* t = values[v].tensor();
-    if (t == nullptr) {
-      s.current[v].literal = values[v].data;
-      continue;
-    }
-    TensorRef ref;
-    ref.value = value;
-    ref.dtype = t->scalar_type;
-    ref.device = t->device();
-    ref.dynamism = t->shape_dynamism;
-    for (int32_t d : program::items(t->sizes)) ref.sizes.push_back(d);
-    const auto& order = program::items(t->dim_order);
-    for (size_t d = 0; d < order.size(); ++d)
-      if (order[d] != d) ref.default_dim_order = false;
-    if (!ref.default_dim_order) ref.dim_order.assign(order.begin(), order.end());
-    const int64_t nbytes = t->nbytes();
-    if (nbytes < 0)
-      return makeError(what + ": its size is unknown (negative size, overflow or invalid scalar type " +
-                       std::to_string(int(t->scalar_type)) + ")");
-    ref.capacity = uint64_t(nbytes);
-    TensorBinding binding;
-    binding.value = value;
-    binding.capacity = ref.capacity;
-    binding.device = ref.device;
-
-    if (t->isPlanned()) {
-      const auto& info = *t->allocation_info;
-      if (info.memory_id == 0 || info.memory_id > s.buffers.size())
-        return makeError(what + ": memory_id " + std::to_string(info.memory_id) + " names no planned buffer (" +
-                         std::to_string(s.buffers.size()) + " planned buffers)");
-      const PlannedBuffer& buffer = s.buffers[info.memory_id - 1];
-      const uint64_t offset = info.offset();
-      if (offset > buffer.size || ref.capacity > buffer.size - offset)
-        return makeError(what + ": " + std::to_string(ref.capacity) + " bytes at offset " + std::to_string(offset) +
-                         " run past the end of planned buffer " + std::to_string(info.memory_id) + " (" +
-                         std::to_string(buffer.size) + " bytes)");
-      ref.data = buffer.data == nullptr ? nullptr : buffer.data + offset;
-      ref.memory = buffer.place;
-      binding.kind = TensorBinding::Kind::Planned;
-      binding.buffer_idx = int32_t(info.memory_id);
-      binding.offset = offset;
-      // A planned tensor with stored data (a mutable buffer, an external
-      // trainable weight) gets its initial state at load, as the runtime does.
-      const auto source = program::tensorData(program, *t);
-      if (source.kind == program::TensorDataSource::Kind::Missing)
-        return makeError(what + ": initial data: " + source.detail);
-      if (source.kind != program::TensorDataSource::Kind::None) {
-        if (auto status = s.copyToTensor(ref, source.data.span()); !status) return makeError(what + ": " + status.error().message);
-      }
-    } else if (t->isConstant()) {
-      const auto source = program::tensorData(program, *t);
-      if (source.kind == program::TensorDataSource::Kind::Missing)
-        return makeError(what + ": constant data: " + source.detail);
-      binding.kind = TensorBinding::Kind::Constant;
-      if (ref.device.isCpu()) {
-        // The bytes stay where the reader put them (the mapped file); no
-        // kernel writes a constant.
-        ref.data = const_cast<uint8_t*>(source.data.data());
-        ref.writable = false;
-        ref.memory = MemoryPlace::host(HostMemoryKind::Pageable);
-        s.constant_bytes.push_back(source.data);
-      } else {
-        // A constant tagged for a device (pitfall P9) lives in device memory.
-        auto buffer = RuntimeBuffer::allocate(runtime, size_t(ref.capacity), MemoryPlace::onDevice(ref.device));
-        if (!buffer) return makeError(what + ": device constant: " + buffer.error().message);
-        ref.data = buffer->data();
-        ref.memory = buffer->place();
-        if (auto status = s.copyToTensor(ref, source.data.span()); !status) return makeError(what + ": " + status.error().message);
-        ref.writable = false;
-        s.owned.push_back(std::move(buffer.value()));
-      }
-    } else {
-      // Supplied by the caller at run time (unplanned inputs and outputs,
-      // delegate I/O without allocation_info): memory of its own, where its
-      // tag says.
-      const MemoryPlace place = ref.device.isCpu() ? MemoryPlace::host(options.host_memory) : MemoryPlace::onDevice(ref.device);
-      auto buffer = RuntimeBuffer::allocate(runtime, size_t(ref.capacity), place);
-      if (!buffer) return makeError(what + ": memory for an unplanned tensor: " + buffer.error().message);
-      if (auto status = runtime.fill(buffer->data(), place, 0, buffer->size()); !status) return makeError(what + ": " + status.error().message);
-      ref.data = buffer->data();
-      ref.memory = place;
-      binding.kind = TensorBinding::Kind::Unplanned;
-      s.owned.push_back(std::move(buffer.value()));
-    }
-    binding.memory = ref.memory;
-    s.bindings[v] = binding;
-    s.current[v].literal = values[v].data;
-    s.current[v].tensor = std::move(ref);
-  }
-  s.is_input.assign(values.size(), false);
+  if (auto status = s.allocatePlannedBuffers(methodText); !status) return status.error();
+  if (auto status = s.bindValues(program, methodText); !status) return status.error();
+  s.is_input.assign(program::items(s.method.values).size(), false);
   for (int32_t input : program::items(s.method.inputs)) {
     if (auto status = s.checkValue(input, methodText + ": method input"); !status) return status.error();
     s.is_input[size_t(input)] = true;
   }
-  s.input_bytes.resize(values.size());
+  s.input_bytes.resize(program::items(s.method.values).size());
   s.bound = s.current;
   return std::unique_ptr<Executor>(new Executor(std::move(state)));
 }

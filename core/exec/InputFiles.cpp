@@ -14,50 +14,30 @@ namespace {
 
 using program::ScalarType;
 
+// The .npy element types ptescope reads and writes: kind letter, size, and
+// the dtype (little-endian; one-byte types carry '|').
+struct NpyType {
+  char kind;
+  int size;
+  ScalarType type;
+};
+constexpr NpyType kNpyTypes[] = {
+    {'f', 2, ScalarType::Half},   {'f', 4, ScalarType::Float},   {'f', 8, ScalarType::Double},
+    {'i', 1, ScalarType::Char},   {'i', 2, ScalarType::Short},   {'i', 4, ScalarType::Int},
+    {'i', 8, ScalarType::Long},   {'u', 1, ScalarType::Byte},    {'u', 2, ScalarType::UInt16},
+    {'u', 4, ScalarType::UInt32}, {'u', 8, ScalarType::UInt64},  {'b', 1, ScalarType::Bool},
+};
+
 std::optional<ScalarType> npyType(char kind, int size) {
-  switch (kind) {
-    case 'f':
-      if (size == 2) return ScalarType::Half;
-      if (size == 4) return ScalarType::Float;
-      if (size == 8) return ScalarType::Double;
-      break;
-    case 'i':
-      if (size == 1) return ScalarType::Char;
-      if (size == 2) return ScalarType::Short;
-      if (size == 4) return ScalarType::Int;
-      if (size == 8) return ScalarType::Long;
-      break;
-    case 'u':
-      if (size == 1) return ScalarType::Byte;
-      if (size == 2) return ScalarType::UInt16;
-      if (size == 4) return ScalarType::UInt32;
-      if (size == 8) return ScalarType::UInt64;
-      break;
-    case 'b':
-      if (size == 1) return ScalarType::Bool;
-      break;
-    default:
-      break;
-  }
+  for (const auto& t : kNpyTypes)
+    if (t.kind == kind && t.size == size) return t.type;
   return std::nullopt;
 }
 
 std::optional<std::string> npyDescr(ScalarType type) {
-  switch (type) {
-    case ScalarType::Half: return "<f2";
-    case ScalarType::Float: return "<f4";
-    case ScalarType::Double: return "<f8";
-    case ScalarType::Char: return "|i1";
-    case ScalarType::Short: return "<i2";
-    case ScalarType::Int: return "<i4";
-    case ScalarType::Long: return "<i8";
-    case ScalarType::Byte: return "|u1";
-    case ScalarType::UInt16: return "<u2";
-    case ScalarType::UInt32: return "<u4";
-    case ScalarType::UInt64: return "<u8";
-    case ScalarType::Bool: return "|b1";
-    default: return std::nullopt;
-  }
+  for (const auto& t : kNpyTypes)
+    if (t.type == type) return std::string(1, t.size == 1 ? '|' : '<') + t.kind + std::to_string(t.size);
+  return std::nullopt;
 }
 
 // The quoted or bracketed text after `'key':` in the header dictionary.

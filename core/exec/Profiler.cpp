@@ -111,135 +111,108 @@ Result<LinkPeak> measureLinkPeak(DeviceRuntime& runtime, program::Device device,
   return peak;
 }
 
-Result<TransferProfile> profileMethod(const program::Program& program, DeviceRuntime& runtime,
-                                      const ProfileOptions& options) {
-  const std::string methodName = options.method.empty() ? defaultMethodName(program) : options.method;
-  if (methodName.empty()) return makeError("the program has no method to profile");
-  if (options.iterations == 0) return makeError("the number of iterations must be at least 1");
+namespace {
 
-  auto progress = [&](ProfileProgress::Phase phase, size_t done, size_t total) {
-    if (options.on_progress) options.on_progress(ProfileProgress{phase, done, total});
-  };
-  auto cancelled = [&] { return options.cancel_requested && options.cancel_requested(); };
+uint64_t peakProbeBytes(const ProfileOptions& options, bool emulated) {
+  return options.peak_probe_bytes ? options.peak_probe_bytes : (emulated ? 64 : 256) * kMiB;
+}
 
-  TransferProfile profile;
-  profile.method = methodName;
-  profile.runtime = runtime.name();
-  profile.emulated = runtime.isEmulated();
-  profile.host_memory = options.host_memory;
-  profile.warmup_iterations = options.warmup;
-  profile.requested_iterations = options.iterations;
-  progress(ProfileProgress::Phase::Preparing, 0, 1);
-
+// The executor's options for a profile run. The link probe's two buffers
+// count in the run's memory budget.
+ExecutorOptions executorOptionsFor(const program::Program& program, const std::string& methodName,
+                                   const DeviceRuntime& runtime, const ProfileOptions& options) {
   ExecutorOptions executorOptions;
   executorOptions.host_memory = options.host_memory;
   executorOptions.max_memory = options.max_memory;
   executorOptions.max_steps = options.max_steps;
-  // The link probe's two buffers count in the run's memory budget.
   if (const program::Method* m = program.findMethod(methodName); m != nullptr && options.measure_peak) {
     const auto counts = analysis::summarizeMethod(*m);
     if (counts.h2d_copies + counts.d2h_copies > 0) {
-      const uint64_t probe = options.peak_probe_bytes ? options.peak_probe_bytes : (runtime.isEmulated() ? 64 : 256) * kMiB;
+      const uint64_t probe = peakProbeBytes(options, runtime.isEmulated());
       executorOptions.alongside.push_back({MemoryPlace::host(HostMemoryKind::Pinned), probe});
       executorOptions.alongside.push_back({MemoryPlace::onDevice(probeDevice(*m)), probe});
     }
   }
-  auto executor = Executor::create(program, methodName, runtime, executorOptions);
-  if (!executor) return executor.error();
-  Executor& exec = *executor.value();
-  if (auto status = exec.fillInputs(options.inputs); !status) return status.error();
-  if (auto note = prePassNote(exec.method()); !note.empty()) profile.notes.push_back(note);
-  if (profile.emulated)
-    profile.notes.push_back("emulated: the host runtime keeps device memory in host memory and times copies as memcpy; "
-                            "the numbers describe this machine's memory bandwidth, not a GPU link");
-  progress(ProfileProgress::Phase::Preparing, 1, 1);
+  return executorOptions;
+}
 
-  // A method that never crosses the link has no copy to compare with a peak;
-  // skipping the probe spares a large allocation on the GPU.
-  const auto summary = analysis::summarizeMethod(exec.method());
-  const bool crossesLink = summary.h2d_copies + summary.d2h_copies > 0;
-  if (options.measure_peak && !crossesLink) profile.peak.note = "the method makes no host-device copies";
-  if (options.measure_peak && crossesLink && !cancelled()) {
-    progress(ProfileProgress::Phase::PeakProbe, 0, 1);
-    const uint64_t bytes = options.peak_probe_bytes ? options.peak_probe_bytes : (profile.emulated ? 64 : 256) * kMiB;
-    const program::Device device = probeDevice(exec.method());
-    auto peak = measureLinkPeak(runtime, device, bytes, options.peak_probe_repeats);
-    if (peak) {
-      profile.peak = peak.value();
-    } else {
-      profile.peak.device = device;
-      profile.peak.bytes = bytes;
-      profile.peak.note = peak.error().message;
-      profile.notes.push_back("link peak not measured: " + peak.error().message);
-    }
-    progress(ProfileProgress::Phase::PeakProbe, 1, 1);
+// The link peak for the copies to be compared with. A method that never
+// crosses the link has no copy to compare with a peak; skipping the probe
+// spares a large allocation on the GPU.
+void measurePeak(DeviceRuntime& runtime, const program::Method& method, const ProfileOptions& options,
+                 TransferProfile& profile) {
+  const program::Device device = probeDevice(method);
+  const uint64_t bytes = peakProbeBytes(options, profile.emulated);
+  auto peak = measureLinkPeak(runtime, device, bytes, options.peak_probe_repeats);
+  if (peak) {
+    profile.peak = peak.value();
+    return;
   }
+  profile.peak.device = device;
+  profile.peak.bytes = bytes;
+  profile.peak.note = peak.error().message;
+  profile.notes.push_back("link peak not measured: " + peak.error().message);
+}
 
-  for (size_t i = 0; i < options.warmup && !profile.cancelled; ++i) {
-    auto record = exec.run(options.cancel_requested);
-    if (!record) return record.error();
-    if (record->cancelled) profile.cancelled = true;
-    progress(ProfileProgress::Phase::WarmUp, i + 1, options.warmup);
-  }
+// What the measured iterations add up: per instruction, and per iteration
+// the run's wall time and its copy time in total and by direction.
+struct MeasuredRuns {
+  std::map<size_t, InstructionSamples> by_instruction;
+  std::vector<double> run_seconds, copy_seconds, h2d_seconds, d2h_seconds;
+};
 
-  std::map<size_t, InstructionSamples> byInstruction;
-  std::vector<double> runSeconds, copySeconds, h2dSeconds, d2hSeconds;
-  const auto measureStart = Clock::now();
-  for (size_t iteration = 0; iteration < options.iterations && !profile.cancelled; ++iteration) {
-    const double runOffset = std::chrono::duration<double>(Clock::now() - measureStart).count();
-    auto record = exec.run(options.cancel_requested);
-    if (!record) return record.error();
-    if (record->cancelled) {
-      profile.cancelled = true;  // the partial iteration is dropped
-      break;
+// One measured iteration's steps into the samples and (for the first
+// timeline_iterations) the timeline.
+void recordIteration(const RunRecord& record, size_t iteration, double runOffset, const ProfileOptions& options,
+                     MeasuredRuns& runs, TransferProfile& profile) {
+  double copies = 0, h2d = 0, d2h = 0;
+  for (const StepRecord& step : record.steps) {
+    auto& samples = runs.by_instruction[step.instruction];
+    if (samples.host_seconds.empty()) {
+      samples.profile.instruction = step.instruction;
+      samples.profile.kind = step.kind;
+      samples.profile.label = step.label;
     }
-    double copies = 0, h2d = 0, d2h = 0;
-    for (const StepRecord& step : record->steps) {
-      auto& samples = byInstruction[step.instruction];
-      if (samples.host_seconds.empty()) {
-        samples.profile.instruction = step.instruction;
-        samples.profile.kind = step.kind;
-        samples.profile.label = step.label;
-      }
-      // An instruction counts as executed only when every execution was.
-      if (step.status == StepStatus::NotExecuted) {
-        samples.profile.executed = false;
-        samples.profile.reason = step.reason;
-      }
-      samples.host_seconds.push_back(step.host_seconds);
-      TimelineSlice slice;
-      slice.iteration = iteration;
-      slice.instruction = step.instruction;
-      slice.name = step.label;
-      slice.start_seconds = runOffset + step.start_seconds;
-      slice.seconds = step.host_seconds;
-      slice.track = step.status == StepStatus::NotExecuted ? TimelineSlice::Track::NotExecuted : TimelineSlice::Track::Kernels;
-      if (step.copy) {
-        samples.profile.is_copy = true;
-        samples.copy = step.copy;
-        samples.copy_seconds.push_back(step.copy->seconds);
-        copies += step.copy->seconds;
-        (step.copy->direction == TransferDirection::HostToDevice ? h2d : d2h) += step.copy->seconds;
-        slice.track = step.copy->direction == TransferDirection::HostToDevice ? TimelineSlice::Track::HostToDevice
-                                                                                : TimelineSlice::Track::DeviceToHost;
-        slice.seconds = step.copy->seconds;
-        slice.bytes = step.copy->bytes;
-      }
-      if (iteration < options.timeline_iterations) profile.timeline.push_back(std::move(slice));
+    // An instruction counts as executed only when every execution was.
+    if (step.status == StepStatus::NotExecuted) {
+      samples.profile.executed = false;
+      samples.profile.reason = step.reason;
     }
-    runSeconds.push_back(record->wall_seconds);
-    copySeconds.push_back(copies);
-    h2dSeconds.push_back(h2d);
-    d2hSeconds.push_back(d2h);
-    profile.iterations = iteration + 1;
-    progress(ProfileProgress::Phase::Measure, iteration + 1, options.iterations);
+    samples.host_seconds.push_back(step.host_seconds);
+    TimelineSlice slice;
+    slice.iteration = iteration;
+    slice.instruction = step.instruction;
+    slice.name = step.label;
+    slice.start_seconds = runOffset + step.start_seconds;
+    slice.seconds = step.host_seconds;
+    slice.track = step.status == StepStatus::NotExecuted ? TimelineSlice::Track::NotExecuted : TimelineSlice::Track::Kernels;
+    if (step.copy) {
+      samples.profile.is_copy = true;
+      samples.copy = step.copy;
+      samples.copy_seconds.push_back(step.copy->seconds);
+      copies += step.copy->seconds;
+      (step.copy->direction == TransferDirection::HostToDevice ? h2d : d2h) += step.copy->seconds;
+      slice.track = step.copy->direction == TransferDirection::HostToDevice ? TimelineSlice::Track::HostToDevice
+                                                                              : TimelineSlice::Track::DeviceToHost;
+      slice.seconds = step.copy->seconds;
+      slice.bytes = step.copy->bytes;
+    }
+    if (iteration < options.timeline_iterations) profile.timeline.push_back(std::move(slice));
   }
+  runs.run_seconds.push_back(record.wall_seconds);
+  runs.copy_seconds.push_back(copies);
+  runs.h2d_seconds.push_back(h2d);
+  runs.d2h_seconds.push_back(d2h);
+}
 
+// The per-instruction and per-copy statistics and the direction totals.
+void summarizeRuns(const MeasuredRuns& runs, TransferProfile& profile) {
   const size_t n = std::max<size_t>(profile.iterations, 1);
-  for (auto& [index, samples] : byInstruction) {
-    samples.profile.executions_per_iteration = samples.host_seconds.size() / n;
-    samples.profile.host_seconds = TimingStats::of(samples.host_seconds);
-    profile.instructions.push_back(samples.profile);
+  for (const auto& [index, samples] : runs.by_instruction) {
+    InstructionProfile instruction = samples.profile;
+    instruction.executions_per_iteration = samples.host_seconds.size() / n;
+    instruction.host_seconds = TimingStats::of(samples.host_seconds);
+    profile.instructions.push_back(std::move(instruction));
     if (!samples.copy) continue;
     CopyProfile copy;
     copy.instruction = index;
@@ -261,16 +234,82 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
     totals.bytes += copy.bytes * copy.executions_per_iteration;
     profile.copies.push_back(std::move(copy));
   }
-  profile.host_to_device.seconds = median(h2dSeconds);
-  profile.device_to_host.seconds = median(d2hSeconds);
+  profile.host_to_device.seconds = median(runs.h2d_seconds);
+  profile.device_to_host.seconds = median(runs.d2h_seconds);
   for (auto* totals : {&profile.host_to_device, &profile.device_to_host}) {
     totals->gbps = gigabytesPerSecond(totals->bytes, totals->seconds);
     const double peak = totals == &profile.host_to_device ? profile.peak.h2d_gbps : profile.peak.d2h_gbps;
     totals->peak_share = peak > 0 ? totals->gbps / peak : 0.0;
   }
-  profile.run_seconds = TimingStats::of(runSeconds);
-  profile.copy_seconds = median(copySeconds);
+  profile.run_seconds = TimingStats::of(runs.run_seconds);
+  profile.copy_seconds = median(runs.copy_seconds);
   profile.copy_share = profile.run_seconds.median > 0 ? std::min(profile.copy_seconds / profile.run_seconds.median, 1.0) : 0.0;
+}
+
+}  // namespace
+
+Result<TransferProfile> profileMethod(const program::Program& program, DeviceRuntime& runtime,
+                                      const ProfileOptions& options) {
+  const std::string methodName = options.method.empty() ? defaultMethodName(program) : options.method;
+  if (methodName.empty()) return makeError("the program has no method to profile");
+  if (options.iterations == 0) return makeError("the number of iterations must be at least 1");
+
+  auto progress = [&](ProfileProgress::Phase phase, size_t done, size_t total) {
+    if (options.on_progress) options.on_progress(ProfileProgress{phase, done, total});
+  };
+  auto cancelled = [&] { return options.cancel_requested && options.cancel_requested(); };
+
+  TransferProfile profile;
+  profile.method = methodName;
+  profile.runtime = runtime.name();
+  profile.emulated = runtime.isEmulated();
+  profile.host_memory = options.host_memory;
+  profile.warmup_iterations = options.warmup;
+  profile.requested_iterations = options.iterations;
+  progress(ProfileProgress::Phase::Preparing, 0, 1);
+
+  auto executor = Executor::create(program, methodName, runtime, executorOptionsFor(program, methodName, runtime, options));
+  if (!executor) return executor.error();
+  Executor& exec = *executor.value();
+  if (auto status = exec.fillInputs(options.inputs); !status) return status.error();
+  if (auto note = prePassNote(exec.method()); !note.empty()) profile.notes.push_back(note);
+  if (profile.emulated)
+    profile.notes.push_back("emulated: the host runtime keeps device memory in host memory and times copies as memcpy; "
+                            "the numbers describe this machine's memory bandwidth, not a GPU link");
+  progress(ProfileProgress::Phase::Preparing, 1, 1);
+
+  const auto summary = analysis::summarizeMethod(exec.method());
+  const bool crossesLink = summary.h2d_copies + summary.d2h_copies > 0;
+  if (options.measure_peak && !crossesLink) profile.peak.note = "the method makes no host-device copies";
+  if (options.measure_peak && crossesLink && !cancelled()) {
+    progress(ProfileProgress::Phase::PeakProbe, 0, 1);
+    measurePeak(runtime, exec.method(), options, profile);
+    progress(ProfileProgress::Phase::PeakProbe, 1, 1);
+  }
+
+  for (size_t i = 0; i < options.warmup && !profile.cancelled; ++i) {
+    auto record = exec.run(options.cancel_requested);
+    if (!record) return record.error();
+    if (record->cancelled) profile.cancelled = true;
+    progress(ProfileProgress::Phase::WarmUp, i + 1, options.warmup);
+  }
+
+  MeasuredRuns runs;
+  const auto measureStart = Clock::now();
+  for (size_t iteration = 0; iteration < options.iterations && !profile.cancelled; ++iteration) {
+    const double runOffset = std::chrono::duration<double>(Clock::now() - measureStart).count();
+    auto record = exec.run(options.cancel_requested);
+    if (!record) return record.error();
+    if (record->cancelled) {
+      profile.cancelled = true;  // the partial iteration is dropped
+      break;
+    }
+    recordIteration(record.value(), iteration, runOffset, options, runs, profile);
+    profile.iterations = iteration + 1;
+    progress(ProfileProgress::Phase::Measure, iteration + 1, options.iterations);
+  }
+
+  summarizeRuns(runs, profile);
   progress(ProfileProgress::Phase::Done, profile.iterations, options.iterations);
   return profile;
 }

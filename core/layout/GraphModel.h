@@ -74,7 +74,7 @@ std::string nodeKindName(NodeKind kind);
 bool isInstructionKind(NodeKind kind);
 
 // How a node or an edge differs from the program as loaded, in a diff view
-// (see layout/GraphChanges.h); None outside diff views.
+// (see layout/DiffMarks.h); None outside diff views.
 enum class Change : uint8_t {
   None,
   Added,    // a copy the edits added

@@ -16,247 +16,12 @@
 #include <map>
 #include <mutex>
 #include <set>
-#include <sstream>
 
-#include "layout/DeviceStyle.h"
+#include "layout/GraphStyle.h"
 
 namespace ptescope::layout {
 
 namespace {
-
-// ---- one style description for the DOT text and the libgvc graph ----
-
-using Attributes = std::vector<std::pair<std::string, std::string>>;
-
-struct StyledGraph {
-  Attributes graph;
-  Attributes nodeDefaults;
-  Attributes edgeDefaults;
-  struct Cluster {
-    std::string name;
-    Attributes attributes;
-    std::vector<size_t> nodes;
-  };
-  std::vector<Cluster> clusters;
-  // Inputs (outputs) kept on one row in the method's order by a chain of
-  // invisible flat edges; dot would otherwise mirror them at will.
-  struct OrderChain {
-    int cluster = -1;  // index into clusters, -1 for the root graph
-    std::vector<size_t> nodes;
-  };
-  std::vector<OrderChain> chains;
-  std::vector<Attributes> nodes;  // parallel to model.nodes
-  std::vector<Attributes> edges;  // parallel to model.edges
-};
-
-size_t codePoints(const std::string& text) {
-  size_t n = 0;
-  for (unsigned char c : text)
-    if ((c & 0xc0) != 0x80) ++n;
-  return n;
-}
-
-std::string htmlEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string inches(double points) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", points / 72.0);
-  return text;
-}
-
-bool labelsInLayout(const GraphModel& model, const LayoutOptions& options) {
-  return model.edges.size() <= options.edge_labels_up_to;
-}
-
-StyledGraph styleGraph(const GraphModel& model, const LayoutOptions& options) {
-  StyledGraph s;
-  const bool economy = model.nodes.size() > options.economy_above;
-  s.graph = {{"rankdir", "TB"},
-             {"newrank", "true"},
-             {"nodesep", "0.3"},
-             {"ranksep", "0.4"},
-             {"fontname", "Helvetica"},
-             {"bgcolor", "white"},
-             {"pad", "0.2"},
-             {"label", "method '" + model.method_name + "'"},
-             {"labelloc", "t"},
-             {"fontsize", "14"}};
-  if (economy) {
-    s.graph.insert(s.graph.end(), {{"nslimit", "2"}, {"nslimit1", "2"}, {"mclimit", "0.2"}, {"remincross", "false"},
-                                   {"searchsize", "10"}});
-  }
-  s.nodeDefaults = {{"fontname", "Helvetica"}, {"fixedsize", "true"}, {"style", "filled"}, {"penwidth", "1.2"}};
-  s.edgeDefaults = {{"fontname", "Helvetica"}, {"fontsize", "8"}, {"fontcolor", "#555555"}, {"arrowsize", "0.6"}};
-
-  std::vector<int> clusterOfDevice(model.devices.size(), -1);
-  auto deviceSlot = [&model](const program::Device& d) -> int {
-    for (size_t i = 0; i < model.devices.size(); ++i)
-      if (model.devices[i] == d) return int(i);
-    return -1;
-  };
-  if (options.device_regions) {
-    for (size_t i = 0; i < model.devices.size(); ++i) {
-      const DeviceStyle ds = deviceStyle(model.devices[i]);
-      StyledGraph::Cluster c;
-      c.name = "cluster_d" + std::to_string(i);
-      c.attributes = {{"label", model.devices[i].str()},
-                      {"style", "rounded,filled"},
-                      {"fillcolor", ds.region.hex()},
-                      {"color", ds.stroke.lighter(0.35).hex()},
-                      {"fontcolor", ds.stroke.hex()},
-                      {"fontsize", "16"},
-                      {"penwidth", "1.5"},
-                      {"margin", "14"}};
-      clusterOfDevice[i] = int(s.clusters.size());
-      s.clusters.push_back(std::move(c));
-    }
-  }
-
-  for (size_t i = 0; i < model.nodes.size(); ++i) {
-    const GraphNode& node = model.nodes[i];
-    const NodeSize size = nodeSize(node);
-    DeviceStyle style = deviceStyle(node.device);
-    std::string shape = "box", extraStyle;
-    switch (node.kind) {
-      case NodeKind::Kernel: extraStyle = "rounded"; break;
-      case NodeKind::Delegate: shape = "box"; extraStyle = "bold"; break;
-      case NodeKind::CopyH2D: shape = "rarrow"; style = h2dCopyStyle(); break;
-      case NodeKind::CopyD2H: shape = "larrow"; style = d2hCopyStyle(); break;
-      case NodeKind::Control: shape = "box"; extraStyle = "dashed"; break;
-      case NodeKind::Input: shape = "invhouse"; break;
-      case NodeKind::Output: shape = "house"; break;
-      case NodeKind::Constant: shape = "note"; break;
-      case NodeKind::Unbound: shape = "box"; extraStyle = "dashed"; break;
-      case NodeKind::Group:
-        shape = "box3d";
-        if (!node.has_device) style = mixedStyle();
-        break;
-      case NodeKind::Stub: shape = "box"; extraStyle = "rounded,dashed"; break;
-    }
-    // Diff views: "+", "−" or "~" before the title, in the change's colour.
-    std::string mark;
-    if (node.change != Change::None) {
-      const char* sign = node.change == Change::Added ? "+ " : node.change == Change::Removed ? "\u2212 " : "~ ";
-      mark = "<FONT COLOR=\"" + changeColour(node.change).hex() + "\">" + sign + "</FONT>";
-    }
-    std::string label = "<" + mark + "<B>" + htmlEscape(node.title) + "</B>";
-    if (!node.subtitle.empty()) label += "<BR/><FONT POINT-SIZE=\"8\">" + htmlEscape(node.subtitle) + "</FONT>";
-    label += ">";
-    Attributes a = {{"label", label},
-                    {"shape", shape},
-                    {"width", inches(size.width)},
-                    {"height", inches(size.height)},
-                    {"fillcolor", style.fill.hex()},
-                    {"color", style.stroke.hex()},
-                    {"fontsize", "10"},
-                    {"tooltip", node.change_note.empty() ? node.tooltip : node.change_note + "\n\n" + node.tooltip},
-                    {"id", node.key}};
-    if (node.change == Change::Removed) extraStyle += extraStyle.empty() ? "dashed" : ",dashed";
-    if (!extraStyle.empty()) a.emplace_back("style", "filled," + extraStyle);
-    if (node.change != Change::None) {
-      // The change's colour replaces the border; the fill keeps the device.
-      for (auto& [key, value] : a)
-        if (key == "color") value = changeColour(node.change).hex();
-      a.emplace_back("penwidth", "3.5");
-    } else if (node.kind == NodeKind::Delegate || node.kind == NodeKind::CopyH2D || node.kind == NodeKind::CopyD2H) {
-      a.emplace_back("penwidth", "2");
-    }
-    s.nodes.push_back(std::move(a));
-    if (options.device_regions && node.has_device) {
-      const int slot = deviceSlot(node.device);
-      if (slot >= 0 && clusterOfDevice[size_t(slot)] >= 0) s.clusters[size_t(clusterOfDevice[size_t(slot)])].nodes.push_back(i);
-    }
-  }
-
-  for (NodeKind kind : {NodeKind::Input, NodeKind::Output}) {
-    StyledGraph::OrderChain chain;
-    bool oneRegion = true;
-    bool regionKnown = false;
-    program::Device region{};
-    for (size_t i = 0; i < model.nodes.size(); ++i) {
-      const GraphNode& node = model.nodes[i];
-      if (node.kind != kind) continue;
-      chain.nodes.push_back(i);
-      if (chain.nodes.size() == 1) {
-        regionKnown = node.has_device;
-        region = node.device;
-      } else {
-        oneRegion = oneRegion && node.has_device == regionKnown && (!regionKnown || node.device == region);
-      }
-    }
-    // A chain across clusters would fight the clusters; long rows help nobody.
-    if (chain.nodes.size() < 2 || chain.nodes.size() > 64 || !oneRegion) continue;
-    if (options.device_regions && regionKnown) {
-      const int slot = deviceSlot(region);
-      chain.cluster = slot >= 0 ? clusterOfDevice[size_t(slot)] : -1;
-    }
-    s.chains.push_back(std::move(chain));
-  }
-
-  // Stubs pull their reader sideways as much as the chain of instructions
-  // holds it, which staircases a long chain: the chain's edges weigh more.
-  bool anyStub = false;
-  for (const auto& node : model.nodes) anyStub = anyStub || node.kind == NodeKind::Stub;
-
-  const bool labels = labelsInLayout(model, options);
-  for (const GraphEdge& edge : model.edges) {
-    const DeviceStyle style = deviceStyle(edge.device);
-    Attributes a = {{"color", edge.change != Change::None ? changeColour(edge.change).hex()
-                              : edge.implicit_crossing    ? implicitCrossingColour().hex()
-                                                          : style.stroke.hex()}};
-    if (labels) {
-      // A moved value says where it moved ("%3 cpu:0 → cuda:0" → "cpu:0 → cuda:0").
-      std::string label = edge.label;
-      if (edge.change == Change::Moved && !edge.change_note.empty()) {
-        const auto space = edge.change_note.find(' ');
-        label += " · " + (space == std::string::npos ? edge.change_note : edge.change_note.substr(space + 1));
-      }
-      a.emplace_back("label", label);
-    }
-    if (!edge.change_note.empty()) a.emplace_back("tooltip", edge.change_note);
-    if (edge.crosses_device || edge.change != Change::None) a.emplace_back("penwidth", "2.4");
-    if (edge.implicit_crossing || edge.change == Change::Removed) a.emplace_back("style", "dashed");
-    if (edge.merged_values > 1) a.emplace_back("penwidth", "2");
-    if (anyStub && model.nodes[edge.from].kind != NodeKind::Stub) a.emplace_back("weight", "10");
-    s.edges.push_back(std::move(a));
-  }
-  return s;
-}
-
-// ---- DOT text ----
-
-std::string quoted(const std::string& value) {
-  if (value.size() > 1 && value.front() == '<' && value.back() == '>') return value;  // HTML label
-  std::string out = "\"";
-  for (char c : value) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
-void writeAttributes(std::ostringstream& out, const Attributes& attributes) {
-  out << "[";
-  for (size_t i = 0; i < attributes.size(); ++i)
-    out << (i ? ", " : "") << attributes[i].first << "=" << quoted(attributes[i].second);
-  out << "]";
-}
 
 // ---- Graphviz access: one context, one caller at a time ----
 
@@ -379,94 +144,6 @@ void buildCGraph(const GraphModel& model, const StyledGraph& style, CGraph& out)
 
 }  // namespace
 
-NodeSize nodeSize(const GraphNode& node) {
-  // Average glyph advance of the GUI's and Graphviz's sans fonts: about
-  // 0.6 em for the bold title (10 pt) and 0.55 em for the subtitle (8 pt).
-  const double titleWidth = double(codePoints(node.title)) * 6.4;
-  const double subtitleWidth = double(codePoints(node.subtitle)) * 4.6;
-  double padding = 22;
-  double height = 36;
-  double minimum = 70;
-  switch (node.kind) {
-    case NodeKind::CopyH2D:
-    case NodeKind::CopyD2H:
-      padding = 44;  // room for the arrow head
-      height = 38;
-      break;
-    case NodeKind::Delegate:
-      height = 42;
-      minimum = 96;
-      break;
-    case NodeKind::Input:
-    case NodeKind::Output:
-      padding = 30;
-      height = 38;
-      break;
-    case NodeKind::Group:
-      height = 48;
-      padding = 30;
-      minimum = 110;
-      break;
-    case NodeKind::Stub:
-      height = 30;
-      padding = 14;
-      minimum = 54;
-      break;
-    default: break;
-  }
-  return NodeSize{std::clamp(std::max(titleWidth, subtitleWidth) + padding, minimum, 300.0), height};
-}
-
-std::string toDot(const GraphModel& model, const LayoutOptions& options) {
-  const StyledGraph style = styleGraph(model, options);
-  std::ostringstream out;
-  out << "// ptescope: method '" << model.method_name << "', " << model.nodes.size() << " nodes, " << model.edges.size()
-      << " edges\n";
-  out << "digraph ptescope {\n";
-  for (const auto& [key, value] : style.graph) out << "  " << key << "=" << quoted(value) << ";\n";
-  out << "  node ";
-  writeAttributes(out, style.nodeDefaults);
-  out << ";\n  edge ";
-  writeAttributes(out, style.edgeDefaults);
-  out << ";\n";
-  std::vector<bool> inCluster(model.nodes.size(), false);
-  auto writeChains = [&](int cluster, const char* indent) {
-    for (size_t k = 0; k < style.chains.size(); ++k) {
-      if (style.chains[k].cluster != cluster) continue;
-      out << indent << "subgraph order" << k << " { rank=\"same\"; ";
-      for (size_t i = 0; i < style.chains[k].nodes.size(); ++i) out << (i ? " -> " : "") << "n" << style.chains[k].nodes[i];
-      out << " [style=\"invis\"]; }\n";
-    }
-  };
-  for (size_t c = 0; c < style.clusters.size(); ++c) {
-    const auto& cluster = style.clusters[c];
-    if (cluster.nodes.empty()) continue;
-    out << "  subgraph " << cluster.name << " {\n";
-    for (const auto& [key, value] : cluster.attributes) out << "    " << key << "=" << quoted(value) << ";\n";
-    for (size_t n : cluster.nodes) {
-      out << "    n" << n << " ";
-      writeAttributes(out, style.nodes[n]);
-      out << ";\n";
-      inCluster[n] = true;
-    }
-    writeChains(int(c), "    ");
-    out << "  }\n";
-  }
-  writeChains(-1, "  ");
-  for (size_t n = 0; n < model.nodes.size(); ++n) {
-    if (inCluster[n]) continue;
-    out << "  n" << n << " ";
-    writeAttributes(out, style.nodes[n]);
-    out << ";\n";
-  }
-  for (size_t e = 0; e < model.edges.size(); ++e) {
-    out << "  n" << model.edges[e].from << " -> n" << model.edges[e].to << " ";
-    writeAttributes(out, style.edges[e]);
-    out << ";\n";
-  }
-  out << "}\n";
-  return out.str();
-}
 
 namespace {
 
@@ -653,7 +330,7 @@ bool writeAll(int fd, const std::string& bytes) {
 struct DotJob {
   const GraphModel* model = nullptr;
   std::string render_format;
-  // Rendering a graph laid out already: its pinnedDot() text.
+  // Rendering a graph laid out already: its pinned DOT text (report::toPinnedDot).
   std::string pinned_dot;
   // Results.
   bool done = false;
@@ -969,20 +646,15 @@ GraphLayout quickLayout(const GraphModel& model) {
   return layout;
 }
 
-Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options, const std::atomic<bool>* cancel,
-                                const ProgressCallback& progress) {
-  if (isCancelled(cancel)) return makeError(std::string(kLayoutCancelled));
-  const auto start = Clock::now();
-  const auto deadline = deadlineOf(options, start);
-  auto report = [&](double fraction, const std::string& phase) {
-    if (progress) progress(fraction, phase);
-  };
+namespace {
 
-  // Stripes along program order for big graphs: dot's crossing reduction
-  // and positioning grow much faster than the graph (8,500 nodes take about
-  // 40 s in one run, 850 nodes 0.2 s), so each stripe of about stripe_nodes
-  // nodes is laid out on its own (two at a time) and the stripes are
-  // stacked top to bottom. Edges between stripes are drawn as plain curves.
+// Stripes along program order for big graphs: dot's crossing reduction
+// and positioning grow much faster than the graph (8,500 nodes take about
+// 40 s in one run, 850 nodes 0.2 s), so each stripe of about stripe_nodes
+// nodes is laid out on its own (two at a time) and the stripes are
+// stacked top to bottom. Edges between stripes are drawn as plain curves.
+// One stripe of every node for a graph of stripe_above nodes or fewer.
+std::vector<std::vector<size_t>> stripesOf(const GraphModel& model, const LayoutOptions& options) {
   std::vector<std::vector<size_t>> stripes(1);
   if (model.nodes.size() > options.stripe_above) {
     std::vector<size_t> byOrder(model.nodes.size());
@@ -1001,7 +673,70 @@ Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options, 
     stripes.front().resize(model.nodes.size());
     for (size_t i = 0; i < model.nodes.size(); ++i) stripes.front()[i] = i;
   }
+  return stripes;
+}
 
+// The stripes' layouts stacked top to bottom into one (a stripe the budget
+// did not reach gets quickLayout() positions); the number of such stripes.
+size_t stackStripes(const GraphModel& model, const std::vector<std::vector<size_t>>& stripes,
+                    const std::vector<GraphModel>& parts, const std::vector<std::vector<size_t>>& partEdges,
+                    std::vector<DotJob>& jobs, GraphLayout& layout) {
+  size_t quickParts = 0;
+  layout.nodes.assign(model.nodes.size(), NodeGeometry{});
+  layout.edges.assign(model.edges.size(), EdgeGeometry{});
+  std::vector<bool> placedEdge(model.edges.size(), false);
+  constexpr double kStripeGap = 36;
+  double y = 0, width = 0;
+  bool allLabels = true;
+  for (size_t s = 0; s < stripes.size(); ++s) {
+    GraphLayout part;
+    if (jobs[s].done) {
+      part = std::move(jobs[s].layout);
+    } else {
+      part = quickLayout(parts[s]);  // the budget ran out before this stripe
+      ++quickParts;
+    }
+    layout.seconds += part.seconds;
+    allLabels = allLabels && part.edge_labels_placed;
+    auto shift = [y](PointF p) { return PointF{p.x, p.y + y}; };
+    for (size_t k = 0; k < stripes[s].size(); ++k) {
+      NodeGeometry g = part.nodes[k];
+      g.center = shift(g.center);
+      layout.nodes[stripes[s][k]] = g;
+    }
+    for (size_t k = 0; k < partEdges[s].size(); ++k) {
+      EdgeGeometry g = part.edges[k];
+      for (auto& p : g.path) p = shift(p);
+      if (g.arrow_tip) g.arrow_tip = shift(*g.arrow_tip);
+      if (g.label_position) g.label_position = shift(*g.label_position);
+      layout.edges[partEdges[s][k]] = std::move(g);
+      placedEdge[partEdges[s][k]] = true;
+    }
+    for (auto region : part.regions) {
+      region.rect.y += y;
+      layout.regions.push_back(region);
+    }
+    width = std::max(width, part.bounds.width);
+    y += part.bounds.height + kStripeGap;
+  }
+  layout.bounds = RectF{0, 0, width, std::max(0.0, y - kStripeGap)};
+  layout.edge_labels_placed = allLabels;
+  connectUnplaced(model, placedEdge, layout);
+  return quickParts;
+}
+
+}  // namespace
+
+Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options, const std::atomic<bool>* cancel,
+                                const ProgressCallback& progress) {
+  if (isCancelled(cancel)) return makeError(std::string(kLayoutCancelled));
+  const auto start = Clock::now();
+  const auto deadline = deadlineOf(options, start);
+  auto report = [&](double fraction, const std::string& phase) {
+    if (progress) progress(fraction, phase);
+  };
+
+  const std::vector<std::vector<size_t>> stripes = stripesOf(model, options);
   std::vector<GraphModel> parts(stripes.size());
   std::vector<std::vector<size_t>> partEdges(stripes.size());
   if (stripes.size() == 1) {
@@ -1037,46 +772,7 @@ Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options, 
       quickParts = 1;
     }
   } else {
-    layout.nodes.assign(model.nodes.size(), NodeGeometry{});
-    layout.edges.assign(model.edges.size(), EdgeGeometry{});
-    std::vector<bool> placedEdge(model.edges.size(), false);
-    constexpr double kStripeGap = 36;
-    double y = 0, width = 0;
-    bool allLabels = true;
-    for (size_t s = 0; s < stripes.size(); ++s) {
-      GraphLayout part;
-      if (jobs[s].done) {
-        part = std::move(jobs[s].layout);
-      } else {
-        part = quickLayout(parts[s]);  // the budget ran out before this stripe
-        ++quickParts;
-      }
-      layout.seconds += part.seconds;
-      allLabels = allLabels && part.edge_labels_placed;
-      auto shift = [y](PointF p) { return PointF{p.x, p.y + y}; };
-      for (size_t k = 0; k < stripes[s].size(); ++k) {
-        NodeGeometry g = part.nodes[k];
-        g.center = shift(g.center);
-        layout.nodes[stripes[s][k]] = g;
-      }
-      for (size_t k = 0; k < partEdges[s].size(); ++k) {
-        EdgeGeometry g = part.edges[k];
-        for (auto& p : g.path) p = shift(p);
-        if (g.arrow_tip) g.arrow_tip = shift(*g.arrow_tip);
-        if (g.label_position) g.label_position = shift(*g.label_position);
-        layout.edges[partEdges[s][k]] = std::move(g);
-        placedEdge[partEdges[s][k]] = true;
-      }
-      for (auto region : part.regions) {
-        region.rect.y += y;
-        layout.regions.push_back(region);
-      }
-      width = std::max(width, part.bounds.width);
-      y += part.bounds.height + kStripeGap;
-    }
-    layout.bounds = RectF{0, 0, width, std::max(0.0, y - kStripeGap)};
-    layout.edge_labels_placed = allLabels;
-    connectUnplaced(model, placedEdge, layout);
+    quickParts = stackStripes(model, stripes, parts, partEdges, jobs, layout);
   }
   layout.quick = quickParts > 0;
   if (quickParts > 0)
@@ -1090,96 +786,13 @@ Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options, 
   return layout;
 }
 
-namespace {
 
-// Graphviz coordinates (points, y up) of a scene point in `layout`.
-std::string pointText(const GraphLayout& layout, PointF p) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.2f,%.2f", p.x, layout.bounds.height - p.y);
-  return text;
-}
-
-// The laid-out graph as DOT that Graphviz draws without laying it out
-// again (layout=nop2: the positions and edge routes given): device
-// regions become filled boxes drawn first, under the nodes.
-std::string pinnedDot(const GraphLayout& layout, const LayoutOptions& options) {
-  const GraphModel& model = layout.model;
-  LayoutOptions flat = options;
-  flat.device_regions = false;
-  StyledGraph style = styleGraph(model, flat);
-  std::ostringstream out;
-  out << "// ptescope: method '" << model.method_name << "', " << model.nodes.size() << " nodes, " << model.edges.size()
-      << " edges, laid out by ptescope in stripes.\n"
-      << "// layout=nop2 makes dot draw it as is, in seconds; without that line dot would lay out\n"
-      << "// all " << model.nodes.size() << " nodes at once, which takes very long.\n";
-  out << "digraph ptescope {\n  layout=\"nop2\";\n  bb=\"0,0," << layout.bounds.width << "," << layout.bounds.height
-      << "\";\n";
-  for (const auto& [key, value] : style.graph) out << "  " << key << "=" << quoted(value) << ";\n";
-  out << "  node ";
-  writeAttributes(out, style.nodeDefaults);
-  out << ";\n  edge ";
-  writeAttributes(out, style.edgeDefaults);
-  out << ";\n";
-  for (size_t r = 0; r < layout.regions.size(); ++r) {
-    const auto& region = layout.regions[r];
-    const DeviceStyle ds = deviceStyle(region.device);
-    Attributes a = {{"shape", "box"},
-                    {"style", "rounded,filled"},
-                    {"fillcolor", ds.region.hex()},
-                    {"color", ds.stroke.lighter(0.35).hex()},
-                    {"fontcolor", ds.stroke.hex()},
-                    {"fontsize", "16"},
-                    {"label", region.title},
-                    {"labelloc", "t"},
-                    {"width", inches(region.rect.width)},
-                    {"height", inches(region.rect.height)},
-                    {"pos", pointText(layout, PointF{region.rect.x + region.rect.width / 2,
-                                                     region.rect.y + region.rect.height / 2})}};
-    out << "  region" << r << " ";
-    writeAttributes(out, a);
-    out << ";\n";
-  }
-  for (size_t n = 0; n < model.nodes.size(); ++n) {
-    Attributes a = style.nodes[n];
-    a.emplace_back("pos", pointText(layout, layout.nodes[n].center));
-    out << "  n" << n << " ";
-    writeAttributes(out, a);
-    out << ";\n";
-  }
-  for (size_t e = 0; e < model.edges.size(); ++e) {
-    Attributes a = style.edges[e];
-    const auto& g = layout.edges[e];
-    std::string pos;
-    if (g.arrow_tip) pos = "e," + pointText(layout, *g.arrow_tip);
-    for (const auto& p : g.path) pos += (pos.empty() ? "" : " ") + pointText(layout, p);
-    a.emplace_back("pos", pos);
-    if (g.label_position) a.emplace_back("lp", pointText(layout, *g.label_position));
-    else a.erase(std::remove_if(a.begin(), a.end(), [](const auto& kv) { return kv.first == "label"; }), a.end());
-    out << "  n" << model.edges[e].from << " -> n" << model.edges[e].to << " ";
-    writeAttributes(out, a);
-    out << ";\n";
-  }
-  out << "}\n";
-  return out.str();
-}
-
-}  // namespace
-
-std::string toPinnedDot(const GraphLayout& layout, const LayoutOptions& options) { return pinnedDot(layout, options); }
-
-Result<std::string> renderGraph(const GraphModel& model, std::string_view format, const LayoutOptions& options) {
-  const std::string formatName(format);
+Result<std::string> drawGraph(const GraphModel& model, std::string_view format, std::string pinnedDot,
+                              const LayoutOptions& options) {
   std::vector<DotJob> jobs(1);
-  std::string pinnedText;
-  if (model.nodes.size() > options.stripe_above) {
-    // Laid out in stripes first; Graphviz then only draws.
-    auto placed = layoutGraph(model, options);
-    if (!placed) return placed.error();
-    pinnedText = pinnedDot(placed.value(), options);
-  }
   jobs[0].model = &model;
-  jobs[0].render_format = formatName;
-  jobs[0].pinned_dot = std::move(pinnedText);
+  jobs[0].render_format = std::string(format);
+  jobs[0].pinned_dot = std::move(pinnedDot);
   LayoutOptions once = options;
   once.parallel_layouts = 1;
   const RunEnd end = runJobs(jobs, once, nullptr, deadlineOf(options, Clock::now()), {});

@@ -1,7 +1,7 @@
 // Places a GraphModel with Graphviz `dot` (through libgvc): node positions,
-// edge routes as cubic beziers, device-region rectangles. Also writes the
-// styled DOT text and renders SVG/PNG with Graphviz's own renderers, which
-// is what the headless `ptescope-cli render` uses.
+// edge routes as cubic beziers, device-region rectangles. Also runs
+// Graphviz's own SVG/PNG renderers in the same child processes (drawGraph);
+// the DOT text and the render command's writer are report/GraphDot.h.
 //
 // Coordinates are points (1/72 inch), y pointing down, origin at the top
 // left of the drawing, as a QGraphicsScene wants them.
@@ -110,10 +110,6 @@ NodeSize nodeSize(const GraphNode& node);
 // own, so during the dot run the fraction stands still; the phase says so.
 using ProgressCallback = std::function<void(double fraction, const std::string& phase)>;
 
-// The styled DOT text of the graph: shapes and colours per node kind and
-// device, one cluster per device, edge labels. Readable by `dot` as is.
-std::string toDot(const GraphModel& model, const LayoutOptions& options = {});
-
 // Lays out the model. Fails with a message when Graphviz reports an error,
 // or with kLayoutCancelled when `cancel` became true. Safe to call from any
 // thread.
@@ -125,16 +121,12 @@ Result<GraphLayout> layoutGraph(GraphModel model, const LayoutOptions& options =
 // runs out.
 GraphLayout quickLayout(const GraphModel& model);
 
-// DOT text of a laid-out graph with every position and edge route in it
-// and layout=nop2, so that any `dot` draws it at once as it is (what
-// `render -o F.dot` writes for graphs too big for one dot run).
-std::string toPinnedDot(const GraphLayout& layout, const LayoutOptions& options = {});
-
-// Renders with Graphviz's renderer for `format` ("svg", "png"). Graphs of
-// more than stripe_above nodes are laid out in stripes first and drawn with
-// their positions pinned. Fails when the time budget runs out. Needs no
-// display.
-Result<std::string> renderGraph(const GraphModel& model, std::string_view format, const LayoutOptions& options = {});
+// Draws the model with Graphviz's renderer for `format` ("svg", "png") in a
+// layout child: laid out by dot, or (pinnedDot not empty) the positions in
+// that pinned DOT text drawn as they are. report::renderGraph (the writer
+// users call) decides which.
+Result<std::string> drawGraph(const GraphModel& model, std::string_view format, std::string pinnedDot,
+                              const LayoutOptions& options);
 
 inline constexpr std::string_view kLayoutCancelled = "layout cancelled";
 

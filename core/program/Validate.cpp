@@ -154,24 +154,19 @@ class Checker {
     const size_t n = values.size();
     const std::string va = at + ": value " + std::to_string(v);
     if (value.kind() == ValueKind::None) add(va + " has no type");
+    // Every item of a list names a value of the kind the list holds.
+    auto checkItems = [&](const auto& list, ValueKind kind, const char* listName, const char* kindText) {
+      for (int64_t item : items(list))
+        if (item < 0 || static_cast<uint64_t>(item) >= n)
+          checkValueIndex(item, n, va + " (" + listName + ")");
+        else if (values[static_cast<size_t>(item)].kind() != kind)
+          add(va + " (" + listName + ") item " + std::to_string(item) + " is a " +
+              valueKindName(values[static_cast<size_t>(item)].kind()) + ", not " + kindText);
+    };
     if (const auto* list = std::get_if<IntListValue>(&value.data)) {
-      for (int64_t item : items(list->items)) {
-        if (item < 0 || static_cast<uint64_t>(item) >= n) {
-          checkValueIndex(item, n, va + " (IntList)");
-        } else if (values[static_cast<size_t>(item)].kind() != ValueKind::Int) {
-          add(va + " (IntList) item " + std::to_string(item) + " is a " +
-              valueKindName(values[static_cast<size_t>(item)].kind()) + ", not an Int");
-        }
-      }
+      checkItems(list->items, ValueKind::Int, "IntList", "an Int");
     } else if (const auto* tl = std::get_if<TensorListValue>(&value.data)) {
-      for (int32_t item : items(tl->items)) {
-        if (item < 0 || static_cast<size_t>(item) >= n) {
-          checkValueIndex(item, n, va + " (TensorList)");
-        } else if (values[static_cast<size_t>(item)].kind() != ValueKind::Tensor) {
-          add(va + " (TensorList) item " + std::to_string(item) + " is a " +
-              valueKindName(values[static_cast<size_t>(item)].kind()) + ", not a Tensor");
-        }
-      }
+      checkItems(tl->items, ValueKind::Tensor, "TensorList", "a Tensor");
     } else if (const auto* otl = std::get_if<OptionalTensorListValue>(&value.data)) {
       for (int32_t item : items(otl->items))
         if (item != -1) checkValueIndex(item, n, va + " (OptionalTensorList)");

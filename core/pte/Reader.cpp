@@ -32,6 +32,17 @@ static_assert(std::endian::native == std::endian::little, "flatbuffer scalars ar
 // [double] or [uint64] vector in a file not written by a flatbuffers builder
 // can sit at an address that is not a multiple of 8, where reading them
 // through a typed pointer (the vector's accessors) is undefined behaviour.
+// A vector of tables, each converted; an absent vector stays absent.
+template <class Table, class Convert>
+auto tables(const flatbuffers::Vector<flatbuffers::Offset<Table>>* v, Convert convert)
+    -> Opt<std::vector<decltype(convert(static_cast<const Table*>(nullptr)))>> {
+  if (v == nullptr) return std::nullopt;
+  std::vector<decltype(convert(static_cast<const Table*>(nullptr)))> list;
+  list.reserve(v->size());
+  for (const Table* item : *v) list.push_back(convert(item));
+  return list;
+}
+
 template <class T>
 Opt<std::vector<T>> scalars(const flatbuffers::Vector<T>* v) {
   static_assert(std::is_arithmetic_v<T>);
@@ -173,11 +184,7 @@ class ProgramDecoder {
     Chain out;
     out.inputs = scalars(c->inputs());
     out.outputs = scalars(c->outputs());
-    if (const auto* instrs = c->instructions()) {
-      auto& list = out.instructions.emplace();
-      list.reserve(instrs->size());
-      for (const auto* i : *instrs) list.push_back(instruction(i));
-    }
+    out.instructions = tables(c->instructions(), [&](const fb::Instruction* i) { return instruction(i); });
     if (const auto* traces = c->stacktrace()) {
       auto& list = out.stacktrace.emplace();
       for (const auto* frames : *traces) {
@@ -197,21 +204,11 @@ class ProgramDecoder {
     m.name = str(p->name());
     if (const auto* c = p->container_meta_type())
       m.container_meta_type = ContainerMetadata{str(c->encoded_inp_str()), str(c->encoded_out_str())};
-    if (const auto* vals = p->values()) {
-      auto& list = m.values.emplace();
-      list.reserve(vals->size());
-      for (const auto* e : *vals) list.push_back(value(e));
-    }
+    m.values = tables(p->values(), [&](const fb::EValue* e) { return value(e); });
     m.inputs = scalars(p->inputs());
     m.outputs = scalars(p->outputs());
-    if (const auto* chains = p->chains()) {
-      auto& list = m.chains.emplace();
-      for (const auto* c : *chains) list.push_back(chain(c));
-    }
-    if (const auto* ops = p->operators()) {
-      auto& list = m.operators.emplace();
-      for (const auto* o : *ops) list.push_back(Operator{str(o->name()), str(o->overload())});
-    }
+    m.chains = tables(p->chains(), [&](const fb::Chain* c) { return chain(c); });
+    m.operators = tables(p->operators(), [&](const fb::Operator* o) { return Operator{str(o->name()), str(o->overload())}; });
     if (const auto* dels = p->delegates()) {
       auto& list = m.delegates.emplace();
       for (const auto* d : *dels) {
@@ -227,11 +224,9 @@ class ProgramDecoder {
       }
     }
     m.non_const_buffer_sizes = scalars(p->non_const_buffer_sizes());
-    if (const auto* devs = p->non_const_buffer_device()) {
-      auto& list = m.non_const_buffer_device.emplace();
-      for (const auto* d : *devs)
-        list.push_back(NonConstBufferDevice{d->buffer_idx(), static_cast<DeviceType>(d->device_type()), d->device_index()});
-    }
+    m.non_const_buffer_device = tables(p->non_const_buffer_device(), [&](const fb::NonConstBufferDevice* d) {
+      return NonConstBufferDevice{d->buffer_idx(), static_cast<DeviceType>(d->device_type()), d->device_index()};
+    });
     return m;
   }
 
@@ -239,19 +234,12 @@ class ProgramDecoder {
                           const std::string& name) const {
     Program out;
     out.version = p->version();
-    if (const auto* plans = p->execution_plan()) {
-      auto& list = out.execution_plan.emplace();
-      list.reserve(plans->size());
-      for (const auto* plan : *plans) list.push_back(method(plan));
-    }
-    if (const auto* cb = p->constant_buffer()) {
-      auto& list = out.constant_buffer.emplace();
-      for (const auto* b : *cb) list.push_back(ConstantBuffer{bytesOf(b->storage())});
-    }
-    if (const auto* dd = p->backend_delegate_data()) {
-      auto& list = out.backend_delegate_data.emplace();
-      for (const auto* d : *dd) list.push_back(DelegateInlineData{bytesOf(d->data())});
-    }
+    out.execution_plan = tables(p->execution_plan(), [&](const fb::ExecutionPlan* plan) { return method(plan); });
+    out.constant_buffer =
+        tables(p->constant_buffer(), [&](const fb::Buffer* b) { return ConstantBuffer{bytesOf(b->storage())}; });
+    out.backend_delegate_data = tables(p->backend_delegate_data(), [&](const fb::BackendDelegateInlineData* d) {
+      return DelegateInlineData{bytesOf(d->data())};
+    });
     if (const auto* segs = p->segments()) {
       auto& list = out.segments.emplace();
       const uint64_t base = header ? header->segment_base_offset : 0;
@@ -279,14 +267,11 @@ class ProgramDecoder {
     }
     if (const auto* cs = p->constant_segment())
       out.constant_segment = SubsegmentOffsets{cs->segment_index(), scalars(cs->offsets())};
-    if (const auto* ms = p->mutable_data_segments()) {
-      auto& list = out.mutable_data_segments.emplace();
-      for (const auto* s : *ms) list.push_back(SubsegmentOffsets{s->segment_index(), scalars(s->offsets())});
-    }
-    if (const auto* nd = p->named_data()) {
-      auto& list = out.named_data.emplace();
-      for (const auto* d : *nd) list.push_back(NamedData{str(d->key()), d->segment_index()});
-    }
+    out.mutable_data_segments = tables(p->mutable_data_segments(), [&](const fb::SubsegmentOffsets* s) {
+      return SubsegmentOffsets{s->segment_index(), scalars(s->offsets())};
+    });
+    out.named_data =
+        tables(p->named_data(), [&](const fb::NamedData* d) { return NamedData{str(d->key()), d->segment_index()}; });
     return out;
   }
 

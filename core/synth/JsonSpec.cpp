@@ -291,17 +291,25 @@ class MethodSpec {
     return declarations_[found->second];
   }
 
-  void parseInputs() {
-    const std::string at = member(path_, "inputs");
-    const Json& inputs = requireField(json_, path_, "inputs");
-    requireArray(inputs, at, "the method inputs");
-    for (size_t i = 0; i < inputs.size(); ++i) {
+  // Calls visit(declaration, path) for each tensor name in the array `field`
+  // of the method.
+  template <class Visit>
+  void forEachListedTensor(const char* field, const char* what, Visit visit) {
+    const std::string at = member(path_, field);
+    const Json& list = requireField(json_, path_, field);
+    requireArray(list, at, what);
+    for (size_t i = 0; i < list.size(); ++i) {
       const std::string p = element(at, i);
-      const Declaration& d = lookup(inputs[i], p);
+      visit(lookup(list[i], p), p);
+    }
+  }
+
+  void parseInputs() {
+    forEachListedTensor("inputs", "the method inputs", [&](const Declaration& d, const std::string& p) {
       if (d.is_constant) fail(p, inQuotes(d.name) + " is a constant; method inputs come from 'tensors'");
       if (!inputNames_.insert(d.name).second) fail(p, inQuotes(d.name) + " is listed twice");
       inputs_.push_back(d.name);
-    }
+    });
   }
 
   void collectWriters() {
@@ -445,16 +453,11 @@ class MethodSpec {
   }
 
   void parseOutputs() {
-    const std::string at = member(path_, "outputs");
-    const Json& outputs = requireField(json_, path_, "outputs");
-    requireArray(outputs, at, "the method outputs");
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::string p = element(at, i);
-      const Declaration& d = lookup(outputs[i], p);
+    forEachListedTensor("outputs", "the method outputs", [&](const Declaration& d, const std::string& p) {
       if (!d.is_constant && !inputNames_.count(d.name) && !writer_.count(d.name))
         fail(p, "tensor " + inQuotes(d.name) + " is never written (it is not a method input, a constant or any node's output)");
       outputs_.push_back(d.name);
-    }
+    });
   }
 
   ValueId valueOf(MethodBuilder& builder, const std::string& name) {

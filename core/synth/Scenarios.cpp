@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "synth/ProgramBuilder.h"
+#include "util/FindByName.h"
 
 namespace ptescope::synth {
 
@@ -120,9 +121,7 @@ const std::vector<Scenario>& scenarios() {
 }
 
 const Scenario* findScenario(std::string_view name) {
-  for (const auto& s : scenarios())
-    if (s.name == name) return &s;
-  return nullptr;
+  return findByName(scenarios(), name);
 }
 
 Result<SynthesizedProgram> synthesizeScenario(std::string_view name) {

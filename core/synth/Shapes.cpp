@@ -4,6 +4,7 @@
 #include <set>
 
 #include "synth/ProgramBuilder.h"
+#include "util/FindByName.h"
 
 namespace ptescope::synth {
 
@@ -274,9 +275,7 @@ const std::vector<ProgramShape>& programShapes() {
 }
 
 const ProgramShape* findProgramShape(std::string_view name) {
-  for (const auto& s : programShapes())
-    if (s.name == name) return &s;
-  return nullptr;
+  return findByName(programShapes(), name);
 }
 
 namespace {

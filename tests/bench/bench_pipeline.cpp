@@ -10,9 +10,9 @@
 
 #include "BenchSupport.h"
 #include "analysis/Dataflow.h"
-#include "layout/GraphChanges.h"
+#include "layout/DiffMarks.h"
 #include "passes/Pipeline.h"
-#include "report/GraphChanges.h"
+#include "report/PassReportChanges.h"
 #include "synth/Scenarios.h"
 
 using namespace ptescope;

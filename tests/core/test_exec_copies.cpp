@@ -42,6 +42,14 @@ program::Program postPass(Result<synth::SynthesizedProgram> synthesized) {
 
 program::Program demo() { return postPass(synth::synthesizeDemo()); }
 
+// Default executor options but for the host memory kind and the step limit.
+ExecutorOptions withHostMemory(HostMemoryKind hostMemory, size_t maxSteps = 0) {
+  ExecutorOptions options;
+  options.host_memory = hostMemory;
+  options.max_steps = maxSteps;
+  return options;
+}
+
 std::unique_ptr<Executor> makeExecutor(const program::Program& program, const std::string& method, DeviceRuntime& runtime,
                                        ExecutorOptions options = {}) {
   auto executor = Executor::create(program, method, runtime, options);
@@ -163,7 +171,7 @@ class ExecCopiesTest : public QObject {
     const auto program = demo();
     for (auto kind : {HostMemoryKind::Pageable, HostMemoryKind::Pinned}) {
       HostRuntime runtime;
-      auto executor = makeExecutor(program, "forward", runtime, ExecutorOptions{kind, 0});
+      auto executor = makeExecutor(program, "forward", runtime, withHostMemory(kind));
       QVERIFY(executor);
       // The demo's forward after the passes: [0, 512, 512 cuda:0].
       const auto& buffers = executor->buffers();
@@ -414,7 +422,7 @@ class ExecCopiesTest : public QObject {
     instructions = {program::Instruction{program::JumpFalseCall{cond, 0}}};
     {
       HostRuntime runtime;
-      auto executor = makeExecutor(program, "forward", runtime, ExecutorOptions{HostMemoryKind::Pageable, 100});
+      auto executor = makeExecutor(program, "forward", runtime, withHostMemory(HostMemoryKind::Pageable, 100));
       QVERIFY(executor);
       auto record = executor->run();
       QVERIFY(!record.ok());
@@ -423,7 +431,7 @@ class ExecCopiesTest : public QObject {
     // Cancelling stops between instructions.
     {
       HostRuntime runtime;
-      auto executor = makeExecutor(program, "forward", runtime, ExecutorOptions{HostMemoryKind::Pageable, 100});
+      auto executor = makeExecutor(program, "forward", runtime, withHostMemory(HostMemoryKind::Pageable, 100));
       QVERIFY(executor);
       int polls = 0;
       auto record = executor->run([&] { return ++polls > 5; });

@@ -94,7 +94,9 @@ class ExecCudaTest : public QObject {
 
   void executorCopiesOnTheGpu() {
     const auto program = demo();
-    auto executor = Executor::create(program, "forward", *runtime_, ExecutorOptions{HostMemoryKind::Pinned, 0});
+    ExecutorOptions options;
+    options.host_memory = HostMemoryKind::Pinned;
+    auto executor = Executor::create(program, "forward", *runtime_, options);
     QVERIFY2(executor.ok(), executor ? "" : executor.error().message.c_str());
     auto& exec = *executor.value();
     QCOMPARE(exec.buffers()[1].place.device, kCuda0);

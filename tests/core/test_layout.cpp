@@ -9,6 +9,7 @@
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "passes/Pipeline.h"
+#include "report/GraphDot.h"
 #include "support/TestSupport.h"
 #include "synth/Scenarios.h"
 
@@ -145,7 +146,7 @@ class LayoutTest : public QObject {
 
   void dotTextHasClustersAndStyles() {
     const auto program = demoAfterPasses();
-    const std::string dot = layout::toDot(modelOf(program.methods().front()));
+    const std::string dot = report::toDot(modelOf(program.methods().front()));
     QVERIFY(dot.find("digraph") != std::string::npos);
     QVERIFY(dot.find("subgraph cluster_d0") != std::string::npos);
     QVERIFY(dot.find("label=\"cuda:0\"") != std::string::npos);
@@ -337,13 +338,13 @@ class LayoutTest : public QObject {
   void rendersSvgAndPng() {
     const auto program = demoAfterPasses();
     const auto model = modelOf(program.methods().front());
-    auto svg = layout::renderGraph(model, "svg");
+    auto svg = report::renderGraph(model, "svg");
     QVERIFY2(svg, svg ? "" : svg.error().message.c_str());
     QVERIFY(svg->find("<svg") != std::string::npos);
-    auto png = layout::renderGraph(model, "png");
+    auto png = report::renderGraph(model, "png");
     QVERIFY2(png, png ? "" : png.error().message.c_str());
     QVERIFY(png->rfind("\x89PNG", 0) == 0);
-    QVERIFY(!layout::renderGraph(model, "no-such-format"));
+    QVERIFY(!report::renderGraph(model, "no-such-format"));
   }
 };
 

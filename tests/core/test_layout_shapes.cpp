@@ -12,6 +12,7 @@
 
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
+#include "report/GraphDot.h"
 #include "synth/JsonSpec.h"
 #include "synth/Shapes.h"
 
@@ -275,7 +276,7 @@ class LayoutShapesTest : public QObject {
     const auto graph = layout::MethodGraph::analyze(program.methods().front());
     auto placed = layout::layoutGraph(graph.build(graph.fullExpansion()));
     QVERIFY(placed);
-    const std::string dot = layout::toPinnedDot(placed.value());
+    const std::string dot = report::toPinnedDot(placed.value());
     QVERIFY(dot.find("layout=\"nop2\"") != std::string::npos);
     size_t positions = 0;
     for (size_t at = dot.find("pos="); at != std::string::npos; at = dot.find("pos=", at + 1)) ++positions;

@@ -7,8 +7,10 @@
 #include <QString>
 #include <QWidget>
 
+#include "support/TestSupport.h"
 #include "ui/GraphItems.h"
 #include "ui/GraphView.h"
+#include "ui/MainWindow.h"
 
 namespace ptescope::test {
 
@@ -35,6 +37,21 @@ inline ui::GraphNodeItem* graphNodeItem(const ui::GraphView& view, size_t node) 
   for (auto* item : view.scene()->items())
     if (auto* n = qgraphicsitem_cast<ui::GraphNodeItem*>(item); n && n->index() == node) return n;
   return nullptr;
+}
+
+// The demo program (`ptescope-cli synth --demo`) written as <tempDir>/<fileName>;
+// empty when the CLI failed.
+inline QString writeDemoProgram(const QString& fileName) {
+  const QString path = tempDir() + "/" + fileName;
+  return runCli({"synth", "--demo", "-o", path}).exitCode == 0 ? path : QString();
+}
+
+// Shows `window` at 1400×900 with `path` open on `method`; false when the
+// file or the method did not open.
+inline bool showProgram(ui::MainWindow& window, const QString& path, const char* method) {
+  window.resize(1400, 900);
+  window.show();
+  return window.openFile(path) && window.showMethod(method);
 }
 
 }  // namespace ptescope::test

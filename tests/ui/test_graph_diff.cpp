@@ -25,12 +25,6 @@ using ui::MainWindow;
 
 namespace {
 
-QString writeDemo() {
-  const QString path = test::tempDir() + "/diff-demo.pte";
-  auto r = test::runCli({"synth", "--demo", "-o", path});
-  return r.exitCode == 0 ? path : QString();
-}
-
 
 // Copy instructions of a method by direction, read off its operators.
 size_t copyCount(const program::Method& method, const std::string& op) {
@@ -75,14 +69,11 @@ class GraphDiffTest : public QObject {
   void initTestCase() { qputenv("PTESCOPE_NO_DIALOGS", "1"); }
 
   void removedInputCopyIsAGhostBeforeItsDelegate() {
-    const QString demo = writeDemo();
+    const QString demo = test::writeDemoProgram("diff-demo.pte");
     QVERIFY(!demo.isEmpty());
     ui::Document doc;
     MainWindow window(&doc);
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(window.openFile(demo));
-    QVERIFY(window.showMethod("forward"));
+    QVERIFY(test::showProgram(window, demo, "forward"));
     QCOMPARE(window.graphMode(), MainWindow::GraphMode::Current);
     QVERIFY(test::waitForGraph(window.graph()));
 
@@ -161,7 +152,7 @@ class GraphDiffTest : public QObject {
   }
 
   void removedOutputCopyEndsAtTheOutput() {
-    const QString demo = writeDemo();
+    const QString demo = test::writeDemoProgram("diff-demo.pte");
     ui::Document doc;
     MainWindow window(&doc);
     QVERIFY(window.openFile(demo));
@@ -196,7 +187,7 @@ class GraphDiffTest : public QObject {
   }
 
   void retargetedDelegateIsMarkedWithItsNewDevice() {
-    const QString demo = writeDemo();
+    const QString demo = test::writeDemoProgram("diff-demo.pte");
     ui::Document doc;
     MainWindow window(&doc);
     QVERIFY(window.openFile(demo));

@@ -32,12 +32,6 @@ using ui::TransfersModel;
 
 namespace {
 
-QString writeDemo() {
-  const QString path = test::tempDir() + "/predict-demo.pte";
-  auto r = test::runCli({"synth", "--demo", "-o", path});
-  return r.exitCode == 0 ? path : QString();
-}
-
 nlohmann::json cliJson(const QStringList& args) {
   auto r = test::runCli(args);
   if (r.exitCode != 0) qWarning("%s", r.err.constData());
@@ -77,14 +71,11 @@ class LinkPredictionsTest : public QObject {
   void initTestCase() { qputenv("PTESCOPE_NO_DIALOGS", "1"); }
 
   void transfersPanelMatchesTheCli() {
-    const QString demo = writeDemo();
+    const QString demo = test::writeDemoProgram("predict-demo.pte");
     QVERIFY(!demo.isEmpty());
     ui::Document doc;
     MainWindow window(&doc);
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(window.openFile(demo));
-    QVERIFY(window.showMethod("forward"));
+    QVERIFY(test::showProgram(window, demo, "forward"));
     QVERIFY(window.showPanel("transfers"));
     auto* model = qobject_cast<TransfersModel*>(
         qobject_cast<QSortFilterProxyModel*>(window.transfersView()->model())->sourceModel());
@@ -125,13 +116,10 @@ class LinkPredictionsTest : public QObject {
   }
 
   void diffBannerAndChangesSayWhatTheEditSaves() {
-    const QString demo = writeDemo();
+    const QString demo = test::writeDemoProgram("predict-demo.pte");
     ui::Document doc;
     MainWindow window(&doc);
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(window.openFile(demo));
-    QVERIFY(window.showMethod("forward"));
+    QVERIFY(test::showProgram(window, demo, "forward"));
     QVERIFY(window.linkSelection()->selectByName("pcie-gen3-x16"));
     const int m = doc.currentMethodIndex();
     auto options = doc.methodOptions(m);
@@ -179,7 +167,7 @@ class LinkPredictionsTest : public QObject {
   }
 
   void measuredBesidePredictedAndOverlay() {
-    const QString demo = writeDemo();
+    const QString demo = test::writeDemoProgram("predict-demo.pte");
     ui::Document doc;
     MainWindow window(&doc);
     window.show();

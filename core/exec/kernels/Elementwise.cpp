@@ -38,6 +38,10 @@ KernelResult mapElements(const std::vector<Source>& sources, const Operand& out,
   return KernelOutcome::done();
 }
 
+Source otherSource(const TensorOrScalar& other) {
+  return {other.tensor ? &other.tensor : nullptr, other.constant};
+}
+
 using Binary = double (*)(double, double);
 
 double pythonRemainder(double x, double y) {
@@ -57,31 +61,21 @@ int64_t asInt(double v) {
 KernelResult binary(KernelContext& ctx, bool scalarOther, Binary op) {
   Args a(ctx);
   auto self = a.in(0);
-  Operand other;
-  double constant = 0;
-  if (scalarOther)
-    constant = a.scalar(1);
-  else
-    other = a.in(1);
+  const auto other = a.inOrScalar(1, scalarOther);
   auto out = a.out(2);
   if (a.failed()) return a.outcome();
-  return mapElements({{&self}, {scalarOther ? nullptr : &other, constant}}, out, [op](const double* v) { return op(v[0], v[1]); });
+  return mapElements({{&self}, otherSource(other)}, out, [op](const double* v) { return op(v[0], v[1]); });
 }
 
 // add/sub: (self, other, alpha, *, out).
 KernelResult addLike(KernelContext& ctx, bool scalarOther, double sign) {
   Args a(ctx);
   auto self = a.in(0);
-  Operand other;
-  double constant = 0;
-  if (scalarOther)
-    constant = a.scalar(1);
-  else
-    other = a.in(1);
+  const auto other = a.inOrScalar(1, scalarOther);
   const double alpha = a.scalar(2) * sign;
   auto out = a.out(3);
   if (a.failed()) return a.outcome();
-  return mapElements({{&self}, {scalarOther ? nullptr : &other, constant}}, out,
+  return mapElements({{&self}, otherSource(other)}, out,
                      [alpha](const double* v) { return v[0] + alpha * v[1]; });
 }
 
@@ -99,19 +93,14 @@ KernelResult rsub(KernelContext& ctx) {
 KernelResult divMode(KernelContext& ctx, bool scalarOther) {
   Args a(ctx);
   auto self = a.in(0);
-  Operand other;
-  double constant = 0;
-  if (scalarOther)
-    constant = a.scalar(1);
-  else
-    other = a.in(1);
+  const auto other = a.inOrScalar(1, scalarOther);
   const auto mode = a.optText(2);
   auto out = a.out(3);
   if (a.failed()) return a.outcome();
   if (mode && *mode != "trunc" && *mode != "floor") return a.fail("div: unknown rounding_mode '" + *mode + "'");
   const int rounding = !mode ? 0 : *mode == "trunc" ? 1 : 2;
   const bool integral = isIntegral(out.dtype(), true);
-  return mapElements({{&self}, {scalarOther ? nullptr : &other, constant}}, out, [=](const double* v) {
+  return mapElements({{&self}, otherSource(other)}, out, [=](const double* v) {
     if (integral && v[1] == 0) return 0.0;
     const double q = v[0] / v[1];
     return rounding == 1 ? std::trunc(q) : rounding == 2 ? std::floor(q) : q;

@@ -279,12 +279,7 @@ KernelResult scatter(KernelContext& ctx, bool scalarValue, bool add) {
   auto self = a.in(0);
   const int64_t dimArg = a.integer(1);
   auto index = a.in(2);
-  Operand src;
-  double value = 0;
-  if (scalarValue)
-    value = a.scalar(3);
-  else
-    src = a.in(3);
+  const auto [src, value] = a.inOrScalar(3, scalarValue);
   auto out = a.out(4);
   if (a.failed()) return a.outcome();
   auto dim = normalizeDim(dimArg, self.rank());

@@ -88,34 +88,25 @@ T saturate(double v) {
   return T(v);
 }
 
+// The codec of an integer dtype stored as T: stores saturate.
+template <class T>
+ElementCodec integerCodec() {
+  return {[](const uint8_t* p) { return double(loadAs<T>(p)); },
+          [](uint8_t* p, double v) { storeAs(p, saturate<T>(v)); }, int(sizeof(T)), false};
+}
+
 }  // namespace
 
 ElementCodec codecFor(ScalarType type) {
   switch (type) {
-    case ScalarType::Byte:
-      return {[](const uint8_t* p) { return double(loadAs<uint8_t>(p)); },
-              [](uint8_t* p, double v) { storeAs(p, saturate<uint8_t>(v)); }, 1, false};
-    case ScalarType::Char:
-      return {[](const uint8_t* p) { return double(loadAs<int8_t>(p)); },
-              [](uint8_t* p, double v) { storeAs(p, saturate<int8_t>(v)); }, 1, false};
-    case ScalarType::Short:
-      return {[](const uint8_t* p) { return double(loadAs<int16_t>(p)); },
-              [](uint8_t* p, double v) { storeAs(p, saturate<int16_t>(v)); }, 2, false};
-    case ScalarType::Int:
-      return {[](const uint8_t* p) { return double(loadAs<int32_t>(p)); },
-              [](uint8_t* p, double v) { storeAs(p, saturate<int32_t>(v)); }, 4, false};
-    case ScalarType::Long:
-      return {[](const uint8_t* p) { return double(loadAs<int64_t>(p)); },
-              [](uint8_t* p, double v) { storeAs(p, saturate<int64_t>(v)); }, 8, false};
-    case ScalarType::UInt16:
-      return {[](const uint8_t* p) { return double(loadAs<uint16_t>(p)); },
-              [](uint8_t* p, double v) { storeAs(p, saturate<uint16_t>(v)); }, 2, false};
-    case ScalarType::UInt32:
-      return {[](const uint8_t* p) { return double(loadAs<uint32_t>(p)); },
-              [](uint8_t* p, double v) { storeAs(p, saturate<uint32_t>(v)); }, 4, false};
-    case ScalarType::UInt64:
-      return {[](const uint8_t* p) { return double(loadAs<uint64_t>(p)); },
-              [](uint8_t* p, double v) { storeAs(p, saturate<uint64_t>(v)); }, 8, false};
+    case ScalarType::Byte: return integerCodec<uint8_t>();
+    case ScalarType::Char: return integerCodec<int8_t>();
+    case ScalarType::Short: return integerCodec<int16_t>();
+    case ScalarType::Int: return integerCodec<int32_t>();
+    case ScalarType::Long: return integerCodec<int64_t>();
+    case ScalarType::UInt16: return integerCodec<uint16_t>();
+    case ScalarType::UInt32: return integerCodec<uint32_t>();
+    case ScalarType::UInt64: return integerCodec<uint64_t>();
     case ScalarType::Bool:
       return {[](const uint8_t* p) { return loadAs<uint8_t>(p) ? 1.0 : 0.0; },
               [](uint8_t* p, double v) { storeAs<uint8_t>(p, v != 0 ? 1 : 0); }, 1, false};
@@ -229,9 +220,11 @@ Operand Args::get(size_t arg, bool writable, bool anyLayout) {
 
 Operand Args::out(size_t arg) { return get(arg, true, false); }
 
-std::optional<Operand> Args::optIn(size_t arg) {
-  if (ctx_.isNullArg(arg)) return std::nullopt;
-  return in(arg);
+std::optional<Operand> Args::optIn(size_t arg) { return unlessNone(arg, &Args::in); }
+
+TensorOrScalar Args::inOrScalar(size_t arg, bool scalar) {
+  if (scalar) return {Operand{}, this->scalar(arg)};
+  return {in(arg), 0};
 }
 
 std::vector<Operand> Args::tensors(size_t arg, bool writable) {
@@ -295,56 +288,19 @@ std::vector<std::optional<Operand>> Args::optTensors(size_t arg) {
   return result;
 }
 
-int64_t Args::integer(size_t arg) {
-  auto v = ctx_.intArg(arg);
-  if (!v) {
-    addError(v.error().message);
-    return 0;
-  }
-  return *v;
-}
+int64_t Args::integer(size_t arg) { return take<int64_t>(ctx_.intArg(arg), 0); }
 
-std::optional<int64_t> Args::optInteger(size_t arg) {
-  if (ctx_.isNullArg(arg)) return std::nullopt;
-  return integer(arg);
-}
+std::optional<int64_t> Args::optInteger(size_t arg) { return unlessNone(arg, &Args::integer); }
 
-double Args::scalar(size_t arg) {
-  auto v = ctx_.scalarArg(arg);
-  if (!v) {
-    addError(v.error().message);
-    return 0;
-  }
-  return *v;
-}
+double Args::scalar(size_t arg) { return take<double>(ctx_.scalarArg(arg), 0); }
 
-std::optional<double> Args::optScalar(size_t arg) {
-  if (ctx_.isNullArg(arg)) return std::nullopt;
-  return scalar(arg);
-}
+std::optional<double> Args::optScalar(size_t arg) { return unlessNone(arg, &Args::scalar); }
 
-bool Args::flag(size_t arg) {
-  auto v = ctx_.boolArg(arg);
-  if (!v) {
-    addError(v.error().message);
-    return false;
-  }
-  return *v;
-}
+bool Args::flag(size_t arg) { return take<bool>(ctx_.boolArg(arg), false); }
 
-std::vector<int64_t> Args::ints(size_t arg) {
-  auto v = ctx_.intListArg(arg);
-  if (!v) {
-    addError(v.error().message);
-    return {};
-  }
-  return std::move(v.value());
-}
+std::vector<int64_t> Args::ints(size_t arg) { return take<std::vector<int64_t>>(ctx_.intListArg(arg), {}); }
 
-std::optional<std::vector<int64_t>> Args::optInts(size_t arg) {
-  if (ctx_.isNullArg(arg)) return std::nullopt;
-  return ints(arg);
-}
+std::optional<std::vector<int64_t>> Args::optInts(size_t arg) { return unlessNone(arg, &Args::ints); }
 
 std::vector<double> Args::doubles(size_t arg) {
   if (arg >= ctx_.argCount()) {

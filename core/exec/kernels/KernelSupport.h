@@ -64,6 +64,13 @@ struct Operand {
   int64_t index(int64_t i) const;
 };
 
+// An argument that is a Tensor in one overload and a Scalar in another
+// (add.out / add.Scalar_out): `tensor` is empty for the Scalar.
+struct TensorOrScalar {
+  Operand tensor;
+  double constant = 0;
+};
+
 // Reads a kernel's arguments by position. Each accessor checks its
 // argument; the first broken-program problem becomes an error, the first
 // situation outside ptescope's kernels (device memory, an unreadable dtype,
@@ -79,6 +86,8 @@ class Args {
   Operand inAnyLayout(size_t arg);
   Operand outAnyLayout(size_t arg);
   std::optional<Operand> optIn(size_t arg);  // None → nullopt
+  // A readable tensor, or (scalar) a Scalar argument.
+  TensorOrScalar inOrScalar(size_t arg, bool scalar);
   std::vector<Operand> tensors(size_t arg, bool writable = false);  // a TensorList
   std::vector<std::optional<Operand>> optTensors(size_t arg);       // an OptionalTensorList (or TensorList)
   int64_t integer(size_t arg);
@@ -105,6 +114,21 @@ class Args {
   Operand check(TensorRef* tensor, const std::string& name, bool writable, bool anyLayout = false);
   Operand get(size_t arg, bool writable, bool anyLayout);
   void addError(const std::string& message);
+  // The value of a context accessor's result; on an error, records it and gives `fallback`.
+  template <class T>
+  T take(Result<T> value, T fallback) {
+    if (!value) {
+      addError(value.error().message);
+      return fallback;
+    }
+    return std::move(value.value());
+  }
+  // read(arg), or nullopt when the argument is None.
+  template <class Read>
+  auto unlessNone(size_t arg, Read read) -> std::optional<decltype((this->*read)(arg))> {
+    if (ctx_.isNullArg(arg)) return std::nullopt;
+    return (this->*read)(arg);
+  }
   KernelContext& ctx_;
   std::optional<Error> error_;
   std::string reason_;
@@ -147,6 +171,15 @@ void forEachIndex(const Sizes& sizes, const std::array<Sizes, N>& strides, Visit
       for (size_t n = 0; n < N; ++n) offsets[n] -= strides[n][d] * sizes[d];
       index[d] = 0;
     }
+  }
+}
+
+// Steps a row-major multi-index over `sizes` to the next element (the last
+// dimension fastest); after the last element it wraps to all zeros.
+inline void nextIndex(Sizes& index, const Sizes& sizes) {
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (++index[d] < sizes[d]) return;
+    index[d] = 0;
   }
 }
 

@@ -423,10 +423,7 @@ KernelResult constantPad(KernelContext& ctx) {
       copyElement(out, o, self, source);
     else
       out.set(o, value);
-    for (size_t d = sizes.size(); d-- > 0;) {
-      if (++index[d] < sizes[d]) break;
-      index[d] = 0;
-    }
+    nextIndex(index, sizes);
   }
   return KernelOutcome::done();
 }

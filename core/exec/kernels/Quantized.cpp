@@ -48,45 +48,46 @@ PerTensor readPerTensor(Args& a, bool tensorParams) {
   return p;
 }
 
-KernelResult checkRange(Args& a, const PerTensor& p) {
-  if (p.quant_min > p.quant_max)
-    return a.fail("quant_min " + std::to_string(p.quant_min) + " is greater than quant_max " + std::to_string(p.quant_max));
+// The .Tensor overloads pass scale and zero_point as tensors of one element.
+KernelResult checkParamTensors(Args& a, bool tensorParams, const std::string& kernel) {
+  if (!tensorParams) return KernelOutcome::done();
+  auto scale = a.in(1), zp = a.in(2);
+  if (scale.numel() != 1 || zp.numel() != 1) return a.fail(kernel + ": scale and zero_point tensors must hold one element");
   return KernelOutcome::done();
 }
 
-// quantize_per_tensor.out / .Tensor_out(input, scale, zero_point, quant_min, quant_max, dtype, *, out).
+// quantize_per_tensor.out / .Tensor_out(input, scale, zero_point, quant_min,
+// quant_max, dtype, *, out) (quantizing) and dequantize_per_tensor.out /
+// .Tensor_out(..., dtype, *, out_dtype?, out): the arguments read and
+// checked, then out[i] = convert(input[i], parameters).
+template <class Convert>
+KernelResult perTensor(KernelContext& ctx, bool tensorParams, bool quantizing, Convert convert) {
+  const std::string kernel = quantizing ? "quantize_per_tensor" : "dequantize_per_tensor";
+  Args a(ctx);
+  auto input = a.in(0);
+  const PerTensor p = readPerTensor(a, tensorParams);
+  auto out = a.out(quantizing ? 6 : 7);
+  if (a.failed()) return a.outcome();
+  if (auto r = checkParamTensors(a, tensorParams, kernel); !r) return r;
+  if (quantizing) {
+    if (p.quant_min > p.quant_max)
+      return a.fail("quant_min " + std::to_string(p.quant_min) + " is greater than quant_max " + std::to_string(p.quant_max));
+    if (!isFloating(input.dtype())) return a.fail(kernel + ": input " + a.name(0) + " is not a float tensor");
+  }
+  if (auto status = resize(out, input.sizes()); !status) return status.error();
+  for (int64_t i = 0; i < input.numel(); ++i) out.set(i, convert(input.get(i), p));
+  return KernelOutcome::done();
+}
+
 KernelResult quantizePerTensor(KernelContext& ctx, bool tensorParams) {
-  Args a(ctx);
-  auto input = a.in(0);
-  const PerTensor p = readPerTensor(a, tensorParams);
-  auto out = a.out(6);
-  if (a.failed()) return a.outcome();
-  if (tensorParams) {
-    auto scale = a.in(1), zp = a.in(2);
-    if (scale.numel() != 1 || zp.numel() != 1) return a.fail("quantize_per_tensor: scale and zero_point tensors must hold one element");
-  }
-  if (auto r = checkRange(a, p); !r) return r;
-  if (!isFloating(input.dtype())) return a.fail("quantize_per_tensor: input " + a.name(0) + " is not a float tensor");
-  if (auto status = resize(out, input.sizes()); !status) return status.error();
-  for (int64_t i = 0; i < input.numel(); ++i) out.set(i, quantizeValue(input.get(i), p.scale, p.zero_point, p.quant_min, p.quant_max));
-  return KernelOutcome::done();
+  return perTensor(ctx, tensorParams, true, [](double x, const PerTensor& p) {
+    return quantizeValue(x, p.scale, p.zero_point, p.quant_min, p.quant_max);
+  });
 }
 
-// dequantize_per_tensor.out / .Tensor_out(input, scale, zero_point, quant_min,
-// quant_max, dtype, *, out_dtype?, out).
 KernelResult dequantizePerTensor(KernelContext& ctx, bool tensorParams) {
-  Args a(ctx);
-  auto input = a.in(0);
-  const PerTensor p = readPerTensor(a, tensorParams);
-  auto out = a.out(7);
-  if (a.failed()) return a.outcome();
-  if (tensorParams) {
-    auto scale = a.in(1), zp = a.in(2);
-    if (scale.numel() != 1 || zp.numel() != 1) return a.fail("dequantize_per_tensor: scale and zero_point tensors must hold one element");
-  }
-  if (auto status = resize(out, input.sizes()); !status) return status.error();
-  for (int64_t i = 0; i < input.numel(); ++i) out.set(i, dequantizeValue(input.get(i), p.scale, p.zero_point));
-  return KernelOutcome::done();
+  return perTensor(ctx, tensorParams, false,
+                   [](double x, const PerTensor& p) { return dequantizeValue(x, p.scale, p.zero_point); });
 }
 
 // The channel of element i along `axis`.

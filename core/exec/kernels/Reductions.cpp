@@ -194,8 +194,11 @@ KernelResult variance(KernelContext& ctx, bool correctionForm) {
   return KernelOutcome::done();
 }
 
-// cumsum.out(self, dim, *, dtype?, out).
-KernelResult cumsum(KernelContext& ctx) {
+// The kernels that turn each line along `dim` into a line of the same
+// length: (self, dim, ..., *, out) with out at argument 3. scan(self, out,
+// first element, lines) fills one line.
+template <class Scan>
+KernelResult scanLines(KernelContext& ctx, Scan scan) {
   Args a(ctx);
   auto self = a.in(0);
   const int64_t dimArg = a.integer(1);
@@ -205,31 +208,26 @@ KernelResult cumsum(KernelContext& ctx) {
   if (!dim) return dim.error();
   if (auto status = resize(out, self.sizes()); !status) return status.error();
   const Lines lines(self.rank() ? self.sizes() : Sizes{1}, self.rank() ? *dim : 0);
-  for (int64_t line = 0; line < lines.count(); ++line) {
-    const int64_t base = lines.base(line);
+  for (int64_t line = 0; line < lines.count(); ++line) scan(self, out, lines.base(line), lines);
+  return KernelOutcome::done();
+}
+
+// cumsum.out(self, dim, *, dtype?, out).
+KernelResult cumsum(KernelContext& ctx) {
+  return scanLines(ctx, [](const Operand& self, const Operand& out, int64_t base, const Lines& lines) {
     double sum = 0;
     for (int64_t k = 0; k < lines.length; ++k) {
       sum += self.get(base + k * lines.inner);
       out.set(base + k * lines.inner, sum);
     }
-  }
-  return KernelOutcome::done();
+  });
 }
 
 // _softmax.out / _log_softmax.out(self, dim, half_to_float, *, out).
 KernelResult softmax(KernelContext& ctx, bool logarithmic) {
-  Args a(ctx);
-  auto self = a.in(0);
-  const int64_t dimArg = a.integer(1);
-  auto out = a.out(3);
-  if (a.failed()) return a.outcome();
-  auto dim = normalizeDim(dimArg, self.rank());
-  if (!dim) return dim.error();
-  if (auto status = resize(out, self.sizes()); !status) return status.error();
-  const Lines lines(self.rank() ? self.sizes() : Sizes{1}, self.rank() ? *dim : 0);
-  std::vector<double> row(size_t(lines.length));
-  for (int64_t line = 0; line < lines.count(); ++line) {
-    const int64_t base = lines.base(line);
+  std::vector<double> row;
+  return scanLines(ctx, [&](const Operand& self, const Operand& out, int64_t base, const Lines& lines) {
+    row.resize(size_t(lines.length));
     double maximum = -INFINITY;
     for (int64_t k = 0; k < lines.length; ++k) {
       row[size_t(k)] = self.get(base + k * lines.inner);
@@ -241,8 +239,7 @@ KernelResult softmax(KernelContext& ctx, bool logarithmic) {
       const double shifted = row[size_t(k)] - maximum;
       out.set(base + k * lines.inner, logarithmic ? shifted - std::log(sum) : std::exp(shifted) / sum);
     }
-  }
-  return KernelOutcome::done();
+  });
 }
 
 // native_layer_norm.out(input, normalized_shape, weight?, bias?, eps, *, out, mean, rstd).
@@ -362,79 +359,56 @@ KernelResult batchNormInference(KernelContext& ctx) {
   return KernelOutcome::done();
 }
 
+// (self, ..., *, out): every element folded into one; out at `outArg`.
+Kernel reduceAll(Fold fold, size_t outArg) {
+  return [fold, outArg](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    auto out = a.out(outArg);
+    return reduce(a, self, std::nullopt, false, out, fold);
+  };
+}
+
+// (self, int dim, bool keepdim, ..., *, out).
+Kernel reduceOneDim(Fold fold, size_t outArg) {
+  return [fold, outArg](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    const int64_t dim = a.integer(1);
+    const bool keepdim = a.flag(2);
+    auto out = a.out(outArg);
+    return reduce(a, self, std::vector<int64_t>{dim}, keepdim, out, fold);
+  };
+}
+
+// (self, int[] dim (or int[]? dim when optionalDims), bool keepdim, *, out).
+Kernel reduceDims(Fold fold, bool optionalDims) {
+  return [fold, optionalDims](KernelContext& c) {
+    Args a(c);
+    auto self = a.in(0);
+    const std::optional<std::vector<int64_t>> dims = optionalDims ? a.optInts(1) : a.ints(1);
+    const bool keepdim = a.flag(2);
+    auto out = a.out(3);
+    return reduce(a, self, dims, keepdim, out, fold);
+  };
+}
+
 }  // namespace
 
 void addReductionKernels(KernelRegistry& r) {
   r.add("aten::sum.IntList_out", [](KernelContext& c) { return sumOrMean(c, Fold::Sum); });
   r.add("aten::mean.out", [](KernelContext& c) { return sumOrMean(c, Fold::Mean); });
-  r.add("aten::mean.dtype_out", [](KernelContext& c) {
-    Args a(c);
-    auto self = a.in(0);
-    auto out = a.out(2);
-    return reduce(a, self, std::nullopt, false, out, Fold::Mean);
-  });
-  r.add("aten::sum.out", [](KernelContext& c) {  // sum.out(self, *, dtype?, out)
-    Args a(c);
-    auto self = a.in(0);
-    auto out = a.out(2);
-    return reduce(a, self, std::nullopt, false, out, Fold::Sum);
-  });
-  r.add("aten::prod.int_out", [](KernelContext& c) {
-    Args a(c);
-    auto self = a.in(0);
-    const int64_t dim = a.integer(1);
-    const bool keepdim = a.flag(2);
-    auto out = a.out(4);
-    return reduce(a, self, std::vector<int64_t>{dim}, keepdim, out, Fold::Prod);
-  });
-  r.add("aten::prod.out", [](KernelContext& c) {
-    Args a(c);
-    auto self = a.in(0);
-    auto out = a.out(2);
-    return reduce(a, self, std::nullopt, false, out, Fold::Prod);
-  });
-  for (const auto& [name, fold] : {std::pair{"aten::amax.out", Fold::Max}, std::pair{"aten::amin.out", Fold::Min}}) {
-    const Fold f = fold;
-    r.add(name, [f](KernelContext& c) {
-      Args a(c);
-      auto self = a.in(0);
-      auto dims = a.ints(1);
-      const bool keepdim = a.flag(2);
-      auto out = a.out(3);
-      return reduce(a, self, dims, keepdim, out, f);
-    });
-  }
-  for (const auto& [name, fold] : {std::pair{"aten::max.unary_out", Fold::Max}, std::pair{"aten::min.unary_out", Fold::Min}}) {
-    const Fold f = fold;
-    r.add(name, [f](KernelContext& c) {
-      Args a(c);
-      auto self = a.in(0);
-      auto out = a.out(1);
-      return reduce(a, self, std::nullopt, false, out, f);
-    });
-  }
-  r.add("aten::any.all_out", [](KernelContext& c) {
-    Args a(c);
-    auto self = a.in(0);
-    auto out = a.out(1);
-    return reduce(a, self, std::nullopt, false, out, Fold::Any);
-  });
-  r.add("aten::any.dims_out", [](KernelContext& c) {
-    Args a(c);
-    auto self = a.in(0);
-    auto dims = a.optInts(1);
-    const bool keepdim = a.flag(2);
-    auto out = a.out(3);
-    return reduce(a, self, dims, keepdim, out, Fold::Any);
-  });
-  r.add("aten::any.out", [](KernelContext& c) {
-    Args a(c);
-    auto self = a.in(0);
-    const int64_t dim = a.integer(1);
-    const bool keepdim = a.flag(2);
-    auto out = a.out(3);
-    return reduce(a, self, std::vector<int64_t>{dim}, keepdim, out, Fold::Any);
-  });
+  r.add("aten::mean.dtype_out", reduceAll(Fold::Mean, 2));  // (self, *, dtype?, out)
+  r.add("aten::sum.out", reduceAll(Fold::Sum, 2));          // (self, *, dtype?, out)
+  r.add("aten::prod.int_out", reduceOneDim(Fold::Prod, 4));  // (self, dim, keepdim, *, dtype?, out)
+  r.add("aten::prod.out", reduceAll(Fold::Prod, 2));        // (self, *, dtype?, out)
+  r.add("aten::amax.out", reduceDims(Fold::Max, false));
+  r.add("aten::amin.out", reduceDims(Fold::Min, false));
+  r.add("aten::max.unary_out", reduceAll(Fold::Max, 1));
+  r.add("aten::min.unary_out", reduceAll(Fold::Min, 1));
+  r.add("aten::any.all_out", reduceAll(Fold::Any, 1));
+  r.add("aten::any.dims_out", reduceDims(Fold::Any, true));
+  r.add("aten::any.out", reduceOneDim(Fold::Any, 3));
   r.add("aten::argmax.out", [](KernelContext& c) { return argExtreme(c, true); });
   r.add("aten::argmin.out", [](KernelContext& c) { return argExtreme(c, false); });
   r.add("aten::max.dim_max", [](KernelContext& c) { return extremeDim(c, true); });

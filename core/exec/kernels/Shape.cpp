@@ -210,10 +210,7 @@ KernelResult convertingCopy(KernelContext& ctx, size_t dimOrderArg, size_t outAr
       dst += index[d] * to[d];
     }
     copyElement(out, dst, self, src);
-    for (size_t d = sizes.size(); d-- > 0;) {
-      if (++index[d] < sizes[d]) break;
-      index[d] = 0;
-    }
+    nextIndex(index, sizes);
   }
   return KernelOutcome::done();
 }
@@ -523,10 +520,7 @@ KernelResult repeat(KernelContext& ctx) {
     int64_t source = 0;
     for (size_t d = 0; d < sizes.size(); ++d) source += (index[d] % padded[d]) * inStrides[d];
     copyElement(out, o, self, source);
-    for (size_t d = sizes.size(); d-- > 0;) {
-      if (++index[d] < sizes[d]) break;
-      index[d] = 0;
-    }
+    nextIndex(index, sizes);
   }
   return KernelOutcome::done();
 }

@@ -1,4 +1,4 @@
-#include "layout/GraphChanges.h"
+#include "layout/DiffMarks.h"
 
 #include <algorithm>
 #include <unordered_map>

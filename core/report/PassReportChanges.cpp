@@ -1,4 +1,4 @@
-#include "report/GraphChanges.h"
+#include "report/PassReportChanges.h"
 
 #include <algorithm>
 #include <cstdint>

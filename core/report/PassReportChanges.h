@@ -3,7 +3,7 @@
 #pragma once
 
 #include "analysis/Dataflow.h"
-#include "layout/GraphChanges.h"
+#include "layout/DiffMarks.h"
 #include "passes/Pipeline.h"
 #include "program/Program.h"
 

@@ -10,7 +10,7 @@
 // - delegates whose target device changed: their nodes are marked Moved;
 // - collapsed groups that hold any of these are marked Moved with a count.
 //
-// Qt-free and independent of core/passes: report/GraphChanges.h fills a
+// Qt-free and independent of core/passes: report/PassReportChanges.h fills a
 // MethodChanges from the pipeline's report.
 #pragma once
 
