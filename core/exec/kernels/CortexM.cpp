@@ -595,9 +595,13 @@ std::optional<KernelResult> checkConvCommon(Args& a, const char* op, const ConvA
   CM_TRY(readPerChannel(a, op, c.multipliers, multArg, c.shifts, multArg + 1, c.out.size(1), pc));
   CM_TRY(checkActivation(a, op, c.actMin, c.actMax));
   if (!inInt32(c.inputOffset) || !inInt32(c.outputOffset)) return a.fail(std::string(op) + ": offsets must fit int32");
-  for (size_t d = 0; d < 4; ++d)
+  for (size_t d = 0; d < 4; ++d) {
     if (c.input.size(d) > INT32_MAX || c.out.size(d) > INT32_MAX || c.weight.size(d) > INT32_MAX)
       return a.fail(std::string(op) + ": sizes must fit int32");
+    if (c.input.size(d) == 0 || c.out.size(d) == 0 || c.weight.size(d) == 0)
+      return a.fail(std::string(op) + ": empty tensors: input " + shapeText(c.input.sizes()) + ", weight " +
+                    shapeText(c.weight.sizes()) + ", out " + shapeText(c.out.sizes()));
+  }
   return std::nullopt;
 }
 
