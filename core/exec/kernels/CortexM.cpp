@@ -588,6 +588,9 @@ struct ConvArgs {
 std::optional<KernelResult> checkConvCommon(Args& a, const char* op, const ConvArgs& c, size_t outArg, size_t multArg, PerChannel& pc) {
   if (c.input.rank() != 4 || c.weight.rank() != 4 || c.out.rank() != 4)
     return a.fail(std::string(op) + ": input, weight and out must be 4-D");
+  if (c.input.size(0) != c.out.size(0))
+    return a.fail(std::string(op) + ": input " + shapeText(c.input.sizes()) + " and out " + shapeText(c.out.sizes()) +
+                  " must have the same batch");
   if (!channelsLast(c.input)) return a.fail(std::string(op) + ": input " + a.name(0) + " must be channels_last");
   if (!channelsLast(c.out)) return a.fail(std::string(op) + ": out " + a.name(outArg) + " must be channels_last");
   CM_TRY(requireInt8(a, op, {{&c.input, 0}, {&c.weight, 1}, {&c.out, outArg}}));
