@@ -4,6 +4,7 @@
 #include "exec/kernels/CmsisNnMath.h"
 
 #include <algorithm>
+#include <bit>
 #include <climits>
 #include <cstring>
 #include <vector>
@@ -404,7 +405,7 @@ bool softmax(int32_t rows, int32_t rowSize, int32_t inputMultiplier, int32_t inp
       if (diff >= diffMin) sum = wrapAdd(sum, roundingShiftRight(expOf(diff), kAccumulationBits));
     }
     int32_t headroom = 32;
-    if (sum != 0) headroom = __builtin_clz(uint32_t(sum));
+    if (sum != 0) headroom = std::countl_zero(uint32_t(sum));
     const int32_t normalized = sum > 0 ? shiftLeft(sum, headroom) : 0;
     const int32_t reciprocal = oneOverOnePlusX(wrapSub(normalized, INT32_MIN));
     const int32_t bitsOverUnit = kAccumulationBits - headroom + 23;
