@@ -15,6 +15,7 @@ void addPortableKernels(KernelRegistry& registry) {
   kernels::addQuantizedKernels(registry);
   kernels::addPrimKernels(registry);
   kernels::addCustomKernels(registry);
+  kernels::addCortexMKernels(registry);
 }
 
 }  // namespace ptescope::exec

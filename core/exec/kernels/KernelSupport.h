@@ -216,5 +216,6 @@ void addCreationKernels(KernelRegistry& registry);
 void addQuantizedKernels(KernelRegistry& registry);
 void addPrimKernels(KernelRegistry& registry);
 void addCustomKernels(KernelRegistry& registry);  // custom ops of the shared samples
+void addCortexMKernels(KernelRegistry& registry);  // cortex_m:: (CMSIS-NN int8 kernels)
 
 }  // namespace ptescope::exec::kernels
