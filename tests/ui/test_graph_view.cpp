@@ -8,6 +8,8 @@
 #include <QSignalSpy>
 #include <QXmlStreamReader>
 
+#include <set>
+
 #include "layout/DeviceStyle.h"
 #include "passes/Pipeline.h"
 #include "support/TestSupport.h"
@@ -351,6 +353,42 @@ class GraphViewTest : public QObject {
     QVERIFY(view.grab().save(screenshotPath("graph-large-stripes.png")));
     QCOMPARE(view.find("#1699"), 1);
     QCOMPARE(view.selectedInstruction(), std::optional<size_t>(1699));
+  }
+
+  void bigPictureGoesIntoTheSceneOverSeveralTurns() {
+    auto program = largeAfterPasses(300);
+    GraphView view;
+    view.resize(900, 700);
+    view.show();
+    QVERIFY(showMethod(view, program, 0));
+    view.setSceneSlice(0.5);
+    // What the scene holds at each turn of the event loop until the full
+    // layout is announced.
+    std::vector<qsizetype> seen;
+    bool finished = false;
+    connect(&view, &GraphView::layoutFinished, this, [&] { finished = true; });
+    QTimer turns;
+    turns.setInterval(0);
+    connect(&turns, &QTimer::timeout, this, [&] { seen.push_back(view.scene()->items().size()); });
+    const qsizetype before = view.scene()->items().size();  // the picture of the initial view
+    view.expandAll();  // 5,100 nodes and their edges
+    turns.start();
+    QElapsedTimer clock;
+    clock.start();
+    while (!finished && clock.elapsed() < 60000) QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    turns.stop();
+    QVERIFY(finished);
+    QVERIFY(!view.layoutPending());
+    const auto* shown = view.currentLayout();
+    QVERIFY(shown && shown->nodes.size() > 5000);
+    const qsizetype all = qsizetype(shown->nodes.size() + shown->edges.size() + shown->regions.size());
+    QCOMPARE(view.scene()->items().size(), all);
+    // Some turns saw part of the new picture: neither empty nor whole.
+    std::set<qsizetype> partial;
+    for (qsizetype n : seen)
+      if (n > 0 && n < all && n != before) partial.insert(n);
+    QVERIFY2(partial.size() >= 2, qPrintable(QString("%1 partial turns of %2").arg(partial.size()).arg(seen.size())));
+    QVERIFY(view.find("native_layer_norm") > 0);  // the whole picture is usable
   }
 
   void cancelKeepsThePreviousPicture() {
