@@ -291,7 +291,6 @@ void GraphView::finishLayout(const LayoutResult& result) {
   fillScene();
 }
 
-
 void GraphView::rebuildScene(std::shared_ptr<SceneItems> made, Announce announce) {
   nodeItems_.clear();
   edgeItems_.clear();

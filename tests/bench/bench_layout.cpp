@@ -52,6 +52,9 @@ using namespace ptescope;
 
 namespace {
 
+// --scene-slice: GraphView::setSceneSlice for every GUI timing.
+double gSceneSliceMs = 12;
+
 struct Figures {
   size_t nodes = 0;
   size_t edges = 0;
@@ -167,8 +170,6 @@ struct StallMeter {
     return double(longest);
   }
 };
-
-double gSceneSliceMs = 12;
 
 struct GuiFigures {
   double first = 0, firstStallMs = 0;
