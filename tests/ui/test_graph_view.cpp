@@ -53,6 +53,13 @@ bool showMethod(GraphView& view, std::shared_ptr<const program::Program> program
   return finished.wait(60000) && view.currentLayout();
 }
 
+// Shows the view at `size`, then method 0 of `program`, and waits for it.
+bool showShown(GraphView& view, std::shared_ptr<const program::Program> program, QSize size) {
+  view.resize(size);
+  view.show();
+  return showMethod(view, std::move(program), 0);
+}
+
 bool waitForLayout(GraphView& view) {
   QSignalSpy finished(&view, &GraphView::layoutFinished);
   return finished.wait(60000);
@@ -291,9 +298,7 @@ class GraphViewTest : public QObject {
   void bigProgramOpensGroupsOnDemand() {
     auto program = largeAfterPasses(300);
     GraphView view;
-    view.resize(1200, 900);
-    view.show();
-    QVERIFY(showMethod(view, program, 0));
+    QVERIFY(showShown(view, program, QSize(1200, 900)));
     const auto* first = view.currentLayout();
     QVERIFY(first->model.has_groups);
     QVERIFY(first->model.nodes.size() <= 200);
@@ -358,9 +363,7 @@ class GraphViewTest : public QObject {
   void bigPictureGoesIntoTheSceneOverSeveralTurns() {
     auto program = largeAfterPasses(300);
     GraphView view;
-    view.resize(900, 700);
-    view.show();
-    QVERIFY(showMethod(view, program, 0));
+    QVERIFY(showShown(view, program, QSize(900, 700)));
     view.setSceneSlice(0.5);
     // What the scene holds at each turn of the event loop until the full
     // layout is announced.
@@ -394,9 +397,7 @@ class GraphViewTest : public QObject {
   void cancelKeepsThePreviousPicture() {
     auto program = largeAfterPasses(300);
     GraphView view;
-    view.resize(900, 700);
-    view.show();
-    QVERIFY(showMethod(view, program, 0));
+    QVERIFY(showShown(view, program, QSize(900, 700)));
     const auto* shown = view.currentLayout();
     QSignalSpy cancelled(&view, &GraphView::layoutCancelled);
     view.expandAll();  // 5,100 nodes: several stripes
@@ -414,9 +415,7 @@ class GraphViewTest : public QObject {
     // nor light up a wrong node, and the next program still shows.
     auto program = largeAfterPasses(300);
     GraphView view;
-    view.resize(900, 700);
-    view.show();
-    QVERIFY(showMethod(view, program, 0));
+    QVERIFY(showShown(view, program, QSize(900, 700)));
     QVERIFY(view.pictureIsCurrent());
     const auto* shown = view.currentLayout();
     auto edited = std::make_shared<const program::Program>(*program);  // another snapshot

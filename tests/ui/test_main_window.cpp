@@ -65,9 +65,8 @@ class MainWindowTest : public QObject {
     // used to be drawn over the file label once the window showed.
     ui::Document doc;
     ui::MainWindow window(&doc);
-    QVERIFY(window.openDemo());
-    auto* file = window.findChild<QLabel*>("fileStatus");
-    QVERIFY(file);
+    auto* file = window.statusBar()->findChild<QLabel*>("fileStatus");
+    QVERIFY(file != nullptr && window.openDemo());
     window.statusBar()->showMessage("imported");
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));

@@ -36,6 +36,17 @@ size_t someCopy(ui::MainWindow& window, int row = 0) {
   return size_t(window.transfersView()->model()->index(row, 0).data(ui::InstructionRole).toULongLong());
 }
 
+// The main window on the demo, shown, with its graph laid out.
+struct DemoWindow {
+  ui::Document doc;
+  ui::MainWindow window{&doc};
+  bool open() {
+    window.resize(1400, 900);
+    window.show();
+    return window.openDemo() && test::waitForGraph(window.graph());
+  }
+};
+
 }  // namespace
 
 class SelectionTest : public QObject {
@@ -123,12 +134,10 @@ class SelectionTest : public QObject {
   }
 
   void viewsFollowTheSelection() {
-    ui::Document doc;
-    ui::MainWindow window(&doc);
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(window.openDemo());
-    QVERIFY(test::waitForGraph(window.graph()));
+    DemoWindow shown;
+    QVERIFY(shown.open());
+    ui::Document& doc = shown.doc;
+    ui::MainWindow& window = shown.window;
     Selection* selection = window.selection();
     QSignalSpy values(selection, &Selection::valueSelected);
     QSignalSpy instructions(selection, &Selection::instructionSelected);
@@ -160,12 +169,9 @@ class SelectionTest : public QObject {
   }
 
   void viewsPublishOncePerPick() {
-    ui::Document doc;
-    ui::MainWindow window(&doc);
-    window.resize(1400, 900);
-    window.show();
-    QVERIFY(window.openDemo());
-    QVERIFY(test::waitForGraph(window.graph()));
+    DemoWindow shown;
+    QVERIFY(shown.open());
+    ui::MainWindow& window = shown.window;
     Selection* selection = window.selection();
     QSignalSpy values(selection, &Selection::valueSelected);
     QSignalSpy instructions(selection, &Selection::instructionSelected);
