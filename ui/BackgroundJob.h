@@ -3,7 +3,12 @@
 // older job still running is told to stop (its cancel flag is raised) and
 // its result is dropped when it arrives. The result of the newest job is
 // handed to its `done` callback on the UI thread, unless it was cancelled or
-// the slot was destroyed first.
+// the slot was destroyed first. stop() is the gentler cancel, for work that
+// has something to show when cut short (a partial profile, the quick layout
+// of a graph): the flag is raised and what the work returns is delivered.
+//
+// Users: Document (the pipeline), GraphView (layouts), ProfileSession
+// (profiles), OutputsPanel (Run Once).
 //
 // Work runs on Qt's global thread pool and must not touch widgets; it gets a
 // CancelFlag it may poll to stop early.
@@ -44,7 +49,7 @@ class BackgroundJob {
     cancel();
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
     current_ = cancelled;
-    const quint64 generation = ++state_->generation;
+    const quint64 generation = state_->generation;
     state_->running = true;
     std::weak_ptr<State> weak = state_;
     QFuture<void> future = QtConcurrent::run([work = std::move(work), done = std::move(done), cancelled, generation, weak] {
@@ -53,9 +58,9 @@ class BackgroundJob {
       // the slot's state is only ever changed: no race on `alive`.
       QMetaObject::invokeMethod(
           QCoreApplication::instance(),
-          [done, result, cancelled, generation, weak] {
+          [done, result, generation, weak] {
             auto state = weak.lock();
-            if (!state || !state->alive || state->generation != generation || *cancelled) return;
+            if (!state || !state->alive || state->generation != generation) return;
             state->running = false;
             done(std::move(*result));
           },
@@ -69,8 +74,16 @@ class BackgroundJob {
   void cancel() {
     if (current_) *current_ = true;
     current_.reset();
+    ++state_->generation;  // whatever is on its way is dropped
     state_->running = false;
   }
+
+  // Asks the current job to stop early; what it returns is still delivered.
+  void stop() {
+    if (current_) *current_ = true;
+  }
+  // stop() was asked of the job still running.
+  bool stopping() const { return state_->running && current_ && current_->load(); }
 
   // Whether a job was started and neither delivered nor cancelled.
   bool running() const { return state_->running; }

@@ -81,7 +81,6 @@ void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const Q
     if (loaded_->program.methods()[m].name.value_or("") == "forward") currentMethod_ = int(m);
   emit programChanged();
   emit editsChanged();
-  emit currentMethodChanged(currentMethod_);
 }
 
 void Document::resetDerived() {
@@ -176,7 +175,6 @@ void Document::close() {
   undo_->clear();
   emit programChanged();
   emit editsChanged();
-  emit currentMethodChanged(-1);
 }
 
 QString Document::displayName() const {
@@ -315,8 +313,8 @@ void Document::finishPipeline(PipelineOutcome outcome) {
   report_ = std::move(outcome.report);
   resetDerived();
   if (currentMethod_ >= methodCount()) currentMethod_ = methodCount() - 1;
+  // One signal per edit: a view that follows both rebuilds once.
   emit programChanged();
-  emit currentMethodChanged(currentMethod_);
   emit pipelineFinished(true);
 }
 

@@ -96,7 +96,12 @@ class Document : public QObject {
   bool exportReport(const QString& path, QString* error) const;
 
  signals:
+  // The current program was replaced (open, reload, close, an edit's
+  // pipeline result); the current method may be another index too. Views
+  // of the current method follow both: each change says only one of them,
+  // so they rebuild once (ui::Selection relays both as one methodChanged).
   void programChanged();
+  // Another method of the same program is current (setCurrentMethod).
   void currentMethodChanged(int index);
   void loadFailed(const QString& message);
   void editsChanged();

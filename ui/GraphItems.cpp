@@ -26,39 +26,12 @@ const QColor kRelatedColour(0xff, 0xb3, 0x00);
 const QColor kFindColour(0xff, 0xee, 0x33);
 const QColor kCurrentFindColour(0xff, 0x40, 0xc0);
 
-QFont titleFont() {
-  QFont font(QStringLiteral("Sans"));
-  font.setPixelSize(10);
-  font.setBold(true);
-  return font;
-}
-
-QFont subtitleFont() {
-  QFont font(QStringLiteral("Sans"));
-  font.setPixelSize(8);
-  return font;
-}
-
-QFont edgeLabelFont() {
-  QFont font(QStringLiteral("Sans"));
-  font.setPixelSize(7);
-  return font;
-}
-
-QFont regionTitleFont() {
-  QFont font(QStringLiteral("Sans"));
-  font.setPixelSize(16);
-  font.setBold(true);
-  return font;
-}
-
+QFont titleFont() { return graphFont(10, true); }
+QFont subtitleFont() { return graphFont(8); }
+QFont edgeLabelFont() { return graphFont(7); }
+QFont regionTitleFont() { return graphFont(16, true); }
 // The profile overlay's measurements, on nodes and edges alike.
-QFont overlayFont() {
-  QFont font(QStringLiteral("Sans"));
-  font.setPixelSize(9);
-  font.setBold(true);
-  return font;
-}
+QFont overlayFont() { return graphFont(9, true); }
 
 // A measurement in a rounded pill of the overlay's colour.
 void paintOverlayPill(QPainter* painter, const QRectF& pill, const ItemOverlay& overlay) {
@@ -80,6 +53,13 @@ QPointF toPoint(const layout::PointF& p) { return QPointF(p.x, p.y); }
 
 QColor toQColor(layout::Rgb rgb) { return QColor(rgb.red(), rgb.green(), rgb.blue()); }
 
+QFont graphFont(int pixelSize, bool bold) {
+  QFont font(QStringLiteral("Sans"));
+  font.setPixelSize(pixelSize);
+  font.setBold(bold);
+  return font;
+}
+
 // Green (cheap) through yellow to red (costly); `t` in [0, 1].
 QColor costColour(double t) {
   t = std::clamp(t, 0.0, 1.0);
@@ -97,7 +77,7 @@ QColor changeQColor(layout::Change change) { return toQColor(layout::changeColou
 // ---- nodes ----
 
 GraphNodeItem::GraphNodeItem(const layout::GraphNode& node, const layout::NodeGeometry& geometry, size_t index)
-    : node_(node), index_(index) {
+    : GraphMarkedItem(index), node_(node) {
   setPos(geometry.center.x, geometry.center.y);
   box_ = QRectF(-geometry.width / 2, -geometry.height / 2, geometry.width, geometry.height);
   layout::DeviceStyle style = layout::deviceStyle(node.device);
@@ -164,13 +144,13 @@ QPainterPath GraphNodeItem::outline() const {
   return path;
 }
 
-void GraphNodeItem::setEmphasis(Emphasis emphasis) {
+void GraphMarkedItem::setEmphasis(Emphasis emphasis) {
   if (emphasis == emphasis_) return;
   emphasis_ = emphasis;
   update();
 }
 
-void GraphNodeItem::setFindMatch(bool match, bool current) {
+void GraphMarkedItem::setFindMatch(bool match, bool current) {
   if (match == findMatch_ && current == currentMatch_) return;
   findMatch_ = match;
   currentMatch_ = current;
@@ -335,7 +315,7 @@ void GraphNodeItem::paintText(QPainter* painter, const QRectF& area) const {
 // ---- edges ----
 
 GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGeometry& geometry, size_t index)
-    : edge_(edge), index_(index) {
+    : GraphMarkedItem(index), edge_(edge) {
   const auto& points = geometry.path;
   if (!points.empty()) {
     path_.moveTo(toPoint(points[0]));
@@ -420,18 +400,6 @@ QPainterPath GraphEdgeItem::shape() const {
   return s;
 }
 
-void GraphEdgeItem::setEmphasis(Emphasis emphasis) {
-  if (emphasis == emphasis_) return;
-  emphasis_ = emphasis;
-  update();
-}
-
-void GraphEdgeItem::setFindMatch(bool match, bool current) {
-  if (match == findMatch_ && current == currentMatch_) return;
-  findMatch_ = match;
-  currentMatch_ = current;
-  update();
-}
 
 void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
   const double lod = levelOfDetail(painter);

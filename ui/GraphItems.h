@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QColor>
+#include <QFont>
 #include <QGraphicsItem>
 #include <QPainterPath>
 #include <QString>
@@ -24,6 +25,8 @@ enum class Emphasis : uint8_t {
 };
 
 QColor toQColor(layout::Rgb rgb);
+// The graph's font (nodes, legend, export header) at a pixel size.
+QFont graphFont(int pixelSize, bool bold = false);
 
 // Colours of the diff view's marks (layout::Change), shared with the legend.
 QColor changeQColor(layout::Change change);
@@ -39,7 +42,28 @@ struct ItemOverlay {
   QString text;
 };
 
-class GraphNodeItem : public QGraphicsItem {
+// What nodes and edges share: their index in the layout, and the marks the
+// view puts on them (selection emphasis, Find, the profile overlay).
+class GraphMarkedItem : public QGraphicsItem {
+ public:
+  explicit GraphMarkedItem(size_t index) : index_(index) {}
+
+  size_t index() const { return index_; }
+  void setEmphasis(Emphasis emphasis);
+  Emphasis emphasis() const { return emphasis_; }
+  bool isFindMatch() const { return findMatch_; }
+  void setFindMatch(bool match, bool current);
+  const std::optional<ItemOverlay>& overlay() const { return overlay_; }
+
+ protected:
+  size_t index_;
+  Emphasis emphasis_ = Emphasis::Normal;
+  bool findMatch_ = false;
+  bool currentMatch_ = false;
+  std::optional<ItemOverlay> overlay_;
+};
+
+class GraphNodeItem : public GraphMarkedItem {
  public:
   enum { Type = UserType + 101 };
   GraphNodeItem(const layout::GraphNode& node, const layout::NodeGeometry& geometry, size_t index);
@@ -49,14 +73,8 @@ class GraphNodeItem : public QGraphicsItem {
   QPainterPath shape() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
-  size_t index() const { return index_; }
   const layout::GraphNode& node() const { return node_; }
-  void setEmphasis(Emphasis emphasis);
-  Emphasis emphasis() const { return emphasis_; }
-  bool isFindMatch() const { return findMatch_; }
-  void setFindMatch(bool match, bool current);
   void setOverlay(std::optional<ItemOverlay> overlay);
-  const std::optional<ItemOverlay>& overlay() const { return overlay_; }
 
  private:
   QPainterPath outline() const;
@@ -66,37 +84,26 @@ class GraphNodeItem : public QGraphicsItem {
   void paintGroupDevices(QPainter* painter, const QRectF& box) const;
 
   const layout::GraphNode& node_;
-  size_t index_;
   QRectF box_;  // local coordinates, centred on 0
   QColor fill_, stroke_;
-  Emphasis emphasis_ = Emphasis::Normal;
-  bool findMatch_ = false;
-  bool currentMatch_ = false;
-  std::optional<ItemOverlay> overlay_;
 };
 
-class GraphEdgeItem : public QGraphicsItem {
+class GraphEdgeItem : public GraphMarkedItem {
  public:
   enum { Type = UserType + 102 };
   GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGeometry& geometry, size_t index);
+
+  const layout::GraphEdge& edge() const { return edge_; }
+  const QPainterPath& path() const { return path_; }
+  void setOverlay(std::optional<ItemOverlay> overlay);
 
   int type() const override { return Type; }
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
-  size_t index() const { return index_; }
-  const layout::GraphEdge& edge() const { return edge_; }
-  const QPainterPath& path() const { return path_; }
-  void setEmphasis(Emphasis emphasis);
-  Emphasis emphasis() const { return emphasis_; }
-  void setFindMatch(bool match, bool current);
-  void setOverlay(std::optional<ItemOverlay> overlay);
-  const std::optional<ItemOverlay>& overlay() const { return overlay_; }
-
  private:
   const layout::GraphEdge& edge_;
-  size_t index_;
   QPainterPath path_;
   QPolygonF arrow_;
   QPointF labelCentre_;
@@ -106,10 +113,6 @@ class GraphEdgeItem : public QGraphicsItem {
   QRectF bounds_;
   QRectF baseBounds_;
   QColor colour_;
-  Emphasis emphasis_ = Emphasis::Normal;
-  bool findMatch_ = false;
-  bool currentMatch_ = false;
-  std::optional<ItemOverlay> overlay_;
 };
 
 class GraphRegionItem : public QGraphicsItem {

@@ -22,14 +22,11 @@
 //   connect(graph, &GraphView::valueSelected, properties, ...);
 #pragma once
 
-#include <QFutureWatcher>
-#include <QPointer>
 #include <QString>
 #include <QWidget>
 
 #include <functional>
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -40,6 +37,7 @@
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "program/Program.h"
+#include "ui/BackgroundJob.h"
 
 class QGraphicsScene;
 class QMenu;
@@ -51,11 +49,14 @@ class QTimer;
 
 namespace ptescope::ui {
 
+struct AnalyzedMethod;
 class GraphCanvas;
 class GraphEdgeItem;
 class GraphLegend;
 class GraphNodeItem;
 class GraphOverview;
+struct LayoutResult;
+class SceneItems;
 
 class GraphView : public QWidget {
   Q_OBJECT
@@ -96,6 +97,10 @@ class GraphView : public QWidget {
   // Seconds a layout may spend in Graphviz (default 20); the parts not laid
   // out by then are drawn in a quick row layout and a banner says so.
   void setLayoutBudget(double seconds) { layoutBudgetSeconds_ = seconds; }
+  // Milliseconds one event-loop turn may spend adding a new picture's items
+  // to the scene (default 12): a big picture goes in over several turns, and
+  // layoutFinished() comes when all of it is in.
+  void setSceneSlice(double milliseconds) { sceneSliceMs_ = milliseconds; }
   // The picture on screen, or null. Valid until the next layoutFinished().
   const layout::GraphLayout* currentLayout() const { return layout_.get(); }
 
@@ -210,45 +215,57 @@ class GraphView : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  struct AnalyzedMethod;
-  struct SceneItems;
-  struct JobResult;
   struct Match {
     bool edge = false;
     size_t index = 0;
   };
-  friend class GraphCanvas;
 
+  // ---- layout (GraphView.cpp) ----
   void startLayout(std::optional<std::set<int>> expanded, std::optional<int> focusGroup);
-  void finishLayout(const JobResult& result);
+  void finishLayout(const LayoutResult& result);
   void showProgress(double fraction, const QString& phase);
-  // Puts the items made on the worker (or, without them, new ones) in the
-  // scene for layout_.
-  void rebuildScene(SceneItems* made = nullptr);
+  // Makes the items made on the worker (or, without them, new ones) the
+  // picture of layout_; fillScene() then puts them into the scene a slice
+  // per event-loop turn and emits `announce` when all are in.
+  enum class Announce { Finished, Cancelled };
+  void rebuildScene(std::shared_ptr<SceneItems> made, Announce announce);
+  void fillScene();
+  // A new layout or clear() while the scene fills: the rest goes in at once
+  // (the picture stays whole), nothing is announced.
+  void flushScene();
+  void sceneComplete();
   void showInitialView();
   void placeOverlays();
   void applyOverlay();
   QString overlayLegendText() const;
   void updateBanner();
 
-  void nodeClicked(size_t node);
-  void edgeClicked(size_t edge);
-  void backgroundClicked();
+  // ---- groups and the context menu (GraphViewGroups.cpp) ----
   void nodeDoubleClicked(size_t node);
   void showContextMenu(const QPoint& viewPos, std::optional<size_t> node);
+  void openGroupsFor(size_t instruction);
   std::function<void(QMenu*, size_t)> instructionMenu_;
 
+  // ---- selection (GraphViewSelection.cpp) ----
+  void backgroundClicked();
   void selectNode(size_t node, bool emitSignals);
   void selectEdge(size_t edge, bool emitSignals);
   void applyEmphasis();
   void centreOnNode(size_t node);
   void centreOnEdge(size_t edge);
   bool trySelectValue(int32_t value, bool emitSignals);
-  void openGroupsFor(size_t instruction);
+  // While a layout is pending (or there is no picture yet), keeps what to
+  // select when its picture is whole and returns true.
+  bool deferSelection(std::optional<size_t> instruction, std::optional<int32_t> value);
+  // Runs the selection kept by deferSelection().
+  void selectPending();
+  // ---- find (GraphViewFind.cpp) ----
   void computeMatches();
   void goToMatch(int index);
   std::string valueName(int32_t value) const;
-  QSizeF exportSize() const;
+  // ---- export (GraphViewExport.cpp) ----
+  // The size of the exported picture; none (and `error` set) without one.
+  std::optional<QSizeF> exportSize(QString* error) const;
   void paintExport(class QPainter& painter, const QSizeF& size);
 
   QGraphicsScene* scene_;
@@ -275,10 +292,6 @@ class GraphView : public QWidget {
   std::set<int> shownExpanded_;
   bool firstLayoutOfMethod_ = true;
 
-  QPointer<QFutureWatcherBase> watcher_;  // the running job's
-  std::shared_ptr<std::atomic<bool>> cancel_;
-  quint64 generation_ = 0;
-  quint64 handledGeneration_ = 0;
   std::optional<int> focusGroup_;
   double layoutBudgetSeconds_ = 20;
 
@@ -292,6 +305,16 @@ class GraphView : public QWidget {
   QString findText_;
   std::vector<Match> matches_;
   int currentMatch_ = -1;
+
+  // The items of the picture not in the scene yet, and what to say when
+  // they are.
+  std::shared_ptr<SceneItems> filling_;
+  Announce announce_ = Announce::Finished;
+  double sceneSliceMs_ = 12;
+  QTimer* fillTimer_;
+  // The layout off the UI thread. Last member: destroyed (cancelled and
+  // waited for) first.
+  BackgroundJob layoutJob_;
 };
 
 }  // namespace ptescope::ui

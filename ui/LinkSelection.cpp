@@ -87,16 +87,18 @@ LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(pa
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(4, 2, 4, 2);
   row->addWidget(new QLabel(tr("Predict on:")));
-  links_ = new QComboBox;
-  links_->setObjectName("linkProfile");
-  links_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  row->addWidget(links_);
-  memory_ = new QComboBox;
-  memory_->setObjectName("linkHostMemory");
+  auto combo = [row](const char* name) {
+    auto* box = new QComboBox;
+    box->setObjectName(name);
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    row->addWidget(box);
+    return box;
+  };
+  links_ = combo("linkProfile");
+  memory_ = combo("linkHostMemory");
   memory_->addItem(tr("pageable host memory"), int(exec::HostMemoryKind::Pageable));
   memory_->addItem(tr("pinned host memory"), int(exec::HostMemoryKind::Pinned));
   memory_->setToolTip(tr("Where the CPU arenas live: ExecuTorch's Module allocates pageable memory"));
-  row->addWidget(memory_);
   load_ = new QPushButton(tr("Load…"));
   load_->setObjectName("loadLinkProfile");
   load_->setToolTip(tr("Load a link profile written by `ptescope-cli probe-link` or `profile --save-link`"));

@@ -44,6 +44,7 @@
 #include "ui/PassOptionsPanel.h"
 #include "ui/ProgramTreeModel.h"
 #include "ui/PropertiesPanel.h"
+#include "ui/Selection.h"
 #include "ui/TimelineView.h"
 #include "ui/TransfersModel.h"
 #include "ui/ValuesModel.h"
@@ -57,23 +58,6 @@ constexpr int kMaxRecentFiles = 10;
 
 bool dialogsAllowed() {
   return !qEnvironmentVariableIsSet("PTESCOPE_NO_DIALOGS") && QApplication::platformName() != "offscreen";
-}
-
-QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
-  auto* view = new QTableView;
-  view->setObjectName(name);
-  view->setModel(model);
-  view->setSortingEnabled(true);
-  view->setSelectionBehavior(QAbstractItemView::SelectRows);
-  view->setSelectionMode(QAbstractItemView::SingleSelection);
-  view->setAlternatingRowColors(true);
-  view->verticalHeader()->setVisible(false);
-  view->verticalHeader()->setDefaultSectionSize(20);
-  view->horizontalHeader()->setStretchLastSection(true);
-  view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-  // Size columns from the first rows only: measuring 100k rows freezes the UI.
-  view->horizontalHeader()->setResizeContentsPrecision(200);
-  return view;
 }
 
 }  // namespace
@@ -95,15 +79,25 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   setAcceptDrops(true);
   resize(1400, 900);
   valuesProxy_->setSourceModel(valuesModel_);
+  // Made after the item models, which follow the document themselves: they
+  // have rebuilt by the time the selection tells the window.
+  selection_ = new Selection(document_, this);
 
   buildPanels();
   buildMenus();
 
   statusBar()->addWidget(statusFile_, 1);
+  // QStatusBar hides the file label under a temporary message only when the
+  // label is visible at that moment; a message shown before the window is
+  // (an import at start-up) left both drawn over each other. Hide it
+  // explicitly for as long as a message shows.
+  connect(statusBar(), &QStatusBar::messageChanged, statusFile_,
+          [this](const QString& message) { statusFile_->setVisible(message.isEmpty()); });
   statusBar()->addPermanentWidget(statusMethod_);
   statusBar()->addPermanentWidget(statusCounts_);
   statusBar()->addPermanentWidget(statusGpu_);
   statusGpu_->setObjectName("gpuStatus");
+  statusFile_->setObjectName("fileStatus");
   // Asked once: the answer does not change while the app runs.
   if (auto selection = exec::selectRuntime(exec::RuntimePreference::Auto); selection && !selection->runtime->isEmulated()) {
     statusGpu_->setText(tr("GPU: %1").arg(QString::fromStdString(selection->runtime->name())));
@@ -112,8 +106,6 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
     if (selection) statusGpu_->setToolTip(QString::fromStdString(selection->notice));
   }
 
-  connect(document_, &Document::programChanged, this, &MainWindow::refreshProgram);
-  connect(document_, &Document::currentMethodChanged, this, &MainWindow::refreshMethod);
   connect(document_, &Document::editsChanged, this, &MainWindow::updateTitle);
   connect(document_, &Document::pipelineFinished, this, [this](bool ok) {
     if (!ok) statusBar()->showMessage(document_->pipelineError(), 10000);
@@ -130,200 +122,13 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   refreshProgram();
 }
 
-void MainWindow::buildPanels() {
-  summary_ = new QPlainTextEdit;
-  summary_->setObjectName("summary");
-  summary_->setReadOnly(true);
-  summary_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  graph_ = new GraphView;
-  graph_->setObjectName("graphView");
-  setCentralWidget(graph_);
-  // A delegate's target device is editable from its node in the graph too.
-  graph_->setInstructionMenuProvider([this](QMenu* menu, size_t instruction) {
-    if (graphMode_ != GraphMode::AsLoaded) populateInstructionMenu(menu, instruction);
-  });
-  // The "as loaded" view numbers instructions and values as the file does,
-  // the panels as the edited program does: only the other views select.
-  connect(graph_, &GraphView::instructionSelected, this, [this](size_t i) {
-    if (graphMode_ == GraphMode::AsLoaded) return;
-    properties_->showInstruction(i);
-    if (auto profiled = profiledOfCurrent(i)) timeline_->selectInstruction(*profiled);
-    // The copy's row in Transfers.
-    if (const int row = transfersModel_->rowOfInstruction(i); row >= 0) {
-      auto* proxy = qobject_cast<QSortFilterProxyModel*>(transfersView_->model());
-      const QModelIndex index = proxy->mapFromSource(transfersModel_->index(row, 0));
-      QSignalBlocker block(transfersView_->selectionModel());
-      transfersView_->setCurrentIndex(index);
-      transfersView_->scrollTo(index);
-    }
-  });
-  connect(graph_, &GraphView::valueSelected, this, [this](int32_t v) {
-    if (graphMode_ == GraphMode::AsLoaded) return;
-    const int row = valuesModel_->rowOfValue(v);
-    if (row >= 0) valuesView_->setCurrentIndex(valuesProxy_->mapFromSource(valuesModel_->index(row, 0)));
-    properties_->showValue(v);
-  });
-
-  tree_ = new QTreeView;
-  tree_->setObjectName("programTree");
-  tree_->setModel(treeModel_);
-  tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-  connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& index) {
-    const int method = index.data(ProgramTreeModel::MethodRole).toInt();
-    if (method >= 0) document_->setCurrentMethod(method);
-  });
-  // A delegate's target device is editable from the tree.
-  tree_->setContextMenuPolicy(Qt::CustomContextMenu);
-  connect(tree_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& position) {
-    const QModelIndex index = tree_->indexAt(position);
-    if (!index.isValid() ||
-        index.data(ProgramTreeModel::KindRole).toInt() != int(ProgramTreeModel::NodeKind::Delegate))
-      return;
-    const int method = index.data(ProgramTreeModel::MethodRole).toInt();
-    const int delegate = index.data(ProgramTreeModel::ItemIndexRole).toInt();
-    QMenu menu(this);
-    menu.addSection(tr("Target device of delegate %1").arg(delegate));
-    addTargetDeviceActions(&menu, method, delegate);
-    menu.exec(tree_->viewport()->mapToGlobal(position));
-  });
-  auto* treeDock = new QDockWidget(tr("Program"), this);
-  treeDock->setObjectName("programDock");
-  treeDock->setWidget(tree_);
-  addDockWidget(Qt::LeftDockWidgetArea, treeDock);
-
-  properties_ = new PropertiesPanel(document_);
-  auto* propertiesDock = new QDockWidget(tr("Properties"), this);
-  propertiesDock->setObjectName("propertiesDock");
-  propertiesDock->setWidget(properties_);
-  addDockWidget(Qt::RightDockWidgetArea, propertiesDock);
-
-  // Values: filter by device and by text.
-  auto* valuesPage = new QWidget;
-  auto* valuesLayout = new QVBoxLayout(valuesPage);
-  valuesLayout->setContentsMargins(0, 0, 0, 0);
-  auto* filterBar = new QToolBar;
-  deviceFilter_ = new QComboBox;
-  deviceFilter_->setObjectName("deviceFilter");
-  valuesFilter_ = new QLineEdit;
-  valuesFilter_->setObjectName("valuesFilter");
-  valuesFilter_->setPlaceholderText(tr("Filter values (dtype, sizes, role, ...)"));
-  valuesFilter_->setClearButtonEnabled(true);
-  filterBar->addWidget(new QLabel(tr(" Device: ")));
-  filterBar->addWidget(deviceFilter_);
-  filterBar->addSeparator();
-  filterBar->addWidget(valuesFilter_);
-  valuesView_ = makeTable(valuesProxy_, "valuesView");
-  valuesView_->sortByColumn(ValuesModel::Index, Qt::AscendingOrder);
-  valuesLayout->addWidget(filterBar);
-  valuesLayout->addWidget(valuesView_);
-  connect(deviceFilter_, &QComboBox::currentIndexChanged, this,
-          [this] { valuesProxy_->setDevice(deviceFilter_->currentData().toString()); });
-  connect(valuesFilter_, &QLineEdit::textChanged, valuesProxy_, &QSortFilterProxyModel::setFilterFixedString);
-  connect(valuesView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-    if (!current.isValid()) return;
-    properties_->showValue(current.data(ValueIndexRole).toInt());
-    showSelectableGraph();
-    graph_->selectValue(current.data(ValueIndexRole).toInt());
-  });
-
-  auto* transfersPage = new QWidget;
-  auto* transfersLayout = new QVBoxLayout(transfersPage);
-  transfersLayout->setContentsMargins(0, 0, 0, 0);
-  auto* transfersProxy = new QSortFilterProxyModel(this);
-  transfersProxy->setSourceModel(transfersModel_);
-  transfersProxy->setSortRole(SortRole);
-  transfersView_ = makeTable(transfersProxy, "transfersView");
-  transfersView_->sortByColumn(TransfersModel::Instruction, Qt::AscendingOrder);
-  transferTotals_ = new QLabel;
-  transferTotals_->setObjectName("transferTotals");
-  buildLinks(transfersLayout);
-  transfersLayout->addWidget(transfersView_);
-  transfersLayout->addWidget(transferTotals_);
-  connect(transfersView_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) {
-            // Removed rows (measured before, gone from the program) have none.
-            if (!current.isValid() || current.data(InstructionRole).toLongLong() < 0) return;
-            const auto instruction = size_t(current.data(InstructionRole).toULongLong());
-            properties_->showInstruction(instruction);
-            showSelectableGraph();
-            graph_->selectInstruction(instruction);
-            if (auto profiled = profiledOfCurrent(instruction)) timeline_->selectInstruction(*profiled);
-          });
-
-  memoryPlan_ = new MemoryPlanView(document_);
-  connect(memoryPlan_, &MemoryPlanView::valueClicked, this, [this](int32_t v) { selectValue(v); });
-
-  diagnosticsModel_ = new DiagnosticsModel(document_, this);
-  auto* diagnosticsProxy = new QSortFilterProxyModel(this);
-  diagnosticsProxy->setSourceModel(diagnosticsModel_);
-  diagnosticsProxy->setSortRole(SortRole);
-  diagnosticsView_ = makeTable(diagnosticsProxy, "diagnosticsView");
-  connect(diagnosticsView_, &QTableView::activated, this, [this](const QModelIndex& index) {
-    const QString method = index.data(DiagnosticsModel::MethodNameRole).toString();
-    for (int m = 0; m < document_->methodCount(); ++m)
-      if (QString::fromStdString(document_->program().methods()[size_t(m)].displayName()) == method)
-        document_->setCurrentMethod(m);
-    const qlonglong instruction = index.data(InstructionRole).toLongLong();
-    const int value = index.data(ValueIndexRole).toInt();
-    if (instruction >= 0) selectInstruction(size_t(instruction));
-    else if (value >= 0) selectValue(value);
-  });
-
-  changes_ = new ChangesPanel(document_);
-  changes_->setLinkSelection(links_);
-  // A change is found on the diff view's graph.
-  connect(changes_, &ChangesPanel::valueActivated, this, [this](int32_t v) {
-    setGraphMode(GraphMode::Diff);
-    selectValue(v);
-  });
-  connect(changes_, &ChangesPanel::instructionActivated, this, [this](size_t i) {
-    setGraphMode(GraphMode::Diff);
-    selectInstruction(i);
-  });
-
-  bottomTabs_ = new QTabWidget;
-  bottomTabs_->setObjectName("bottomTabs");
-  bottomTabs_->addTab(valuesPage, tr("Values"));
-  bottomTabs_->addTab(transfersPage, tr("Transfers"));
-  timeline_ = new TimelineView;
-  timeline_->setObjectName("timeline");
-  bottomTabs_->addTab(timeline_, tr("Timeline"));
-  bottomTabs_->addTab(memoryPlan_, tr("Memory plan"));
-  bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
-  bottomTabs_->addTab(changes_, tr("Changes"));
-  bottomTabs_->addTab(summary_, tr("Summary"));
-  outputs_ = new OutputsPanel(document_);
-  bottomTabs_->addTab(outputs_, tr("Outputs"));
-  connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
-    const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
-    bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
-  });
-  auto* bottomDock = new QDockWidget(tr("Details"), this);
-  bottomDock->setObjectName("bottomDock");
-  bottomDock->setWidget(bottomTabs_);
-  addDockWidget(Qt::BottomDockWidgetArea, bottomDock);
-  resizeDocks({bottomDock}, {260}, Qt::Vertical);
-
-  passOptions_ = new PassOptionsPanel(document_);
-  auto* optionsScroll = new QScrollArea;
-  optionsScroll->setWidget(passOptions_);
-  optionsScroll->setWidgetResizable(true);
-  auto* optionsDock = new QDockWidget(tr("Pass options"), this);
-  optionsDock->setObjectName("passOptionsDock");
-  optionsDock->setWidget(optionsScroll);
-  addDockWidget(Qt::RightDockWidgetArea, optionsDock);
-  tabifyDockWidget(propertiesDock, optionsDock);
-  propertiesDock->raise();
-  resizeDocks({treeDock, propertiesDock}, {280, 300}, Qt::Horizontal);
-}
-
 void MainWindow::buildMenus() {
   auto* toolbar = addToolBar(tr("Main"));
   toolbar->setObjectName("mainToolbar");
   methodSelector_ = new QComboBox;
   methodSelector_->setObjectName("methodSelector");
   methodSelector_->setMinimumContentsLength(18);
-  connect(methodSelector_, &QComboBox::activated, this, [this](int index) { document_->setCurrentMethod(index); });
+  connect(methodSelector_, &QComboBox::activated, this, [this](int index) { selection_->selectMethod(index); });
 
   auto* fileMenu = menuBar()->addMenu(tr("&File"));
   auto* open = fileMenu->addAction(tr("&Open..."), QKeySequence::Open, this, &MainWindow::showOpenDialog);
@@ -718,23 +523,6 @@ void MainWindow::showExportReportDialog() {
   if (!document_->hasProgram()) return;
   const QString path = QFileDialog::getSaveFileName(this, tr("Export pass report"), QString(), tr("JSON (*.json)"));
   if (!path.isEmpty()) exportReportTo(path);
-}
-
-void MainWindow::selectValue(int32_t value) {
-  const int row = valuesModel_->rowOfValue(value);
-  if (row < 0) return;
-  const QModelIndex index = valuesProxy_->mapFromSource(valuesModel_->index(row, 0));
-  if (index.isValid()) valuesView_->setCurrentIndex(index);
-  properties_->showValue(value);
-  showSelectableGraph();
-  graph_->selectValue(value);
-}
-
-void MainWindow::selectInstruction(size_t instruction) {
-  properties_->showInstruction(instruction);
-  showSelectableGraph();
-  graph_->selectInstruction(instruction);
-  if (auto profiled = profiledOfCurrent(instruction)) timeline_->selectInstruction(*profiled);
 }
 
 }  // namespace ptescope::ui

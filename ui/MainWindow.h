@@ -37,6 +37,7 @@ class MemoryPlanView;
 class PassOptionsPanel;
 class ProgramTreeModel;
 class PropertiesPanel;
+class Selection;
 class TimelineView;
 class TransfersModel;
 class ValuesModel;
@@ -103,6 +104,8 @@ class MainWindow : public QMainWindow {
   ChangesPanel* changes() const { return changes_; }
   QTableView* diagnosticsView() const { return diagnosticsView_; }
   DiagnosticsModel* diagnostics() const { return diagnosticsModel_; }
+  // What every view shows selected (MainWindowSelection.cpp wires them).
+  Selection* selection() const { return selection_; }
 
   // File > Save As / Export Report without dialogs (the dialogs call these).
   bool saveTo(const QString& path);
@@ -124,6 +127,22 @@ class MainWindow : public QMainWindow {
  private:
   void buildMenus();
   void buildPanels();
+  // The steps of buildPanels (MainWindowPanels.cpp): widgets only, no
+  // selection wiring.
+  void buildGraph();
+  class QDockWidget* buildProgramTree();
+  class QDockWidget* buildProperties();
+  QWidget* buildValuesPage();
+  QWidget* buildTransfersPage();
+  void buildDiagnostics();
+  void buildChanges();
+  void buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage);
+  void buildPassOptions(class QDockWidget* besides);
+  // Views publish to selection_ and follow it (MainWindowSelection.cpp).
+  void connectSelection();
+  void publishFromViews();
+  void followSelection();
+  void showMethodChange(bool newProgram);
   void refreshProgram();
   void refreshMethod();
   void showGraph();
@@ -156,6 +175,7 @@ class MainWindow : public QMainWindow {
   bool confirmDiscard();
 
   Document* document_;
+  Selection* selection_ = nullptr;
   GraphMode graphMode_ = GraphMode::Current;
   bool wasModified_ = false;
   class QActionGroup* graphModes_ = nullptr;

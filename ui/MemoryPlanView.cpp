@@ -37,6 +37,7 @@ void MemoryPlanView::rebuild() {
   bands_.clear();
   instructions_ = 0;
   hovered_ = -1;
+  selected_ = -1;
   const Method* method = document_->currentMethod();
   const analysis::Dataflow* dataflow = document_->currentDataflow();
   if (method != nullptr && dataflow != nullptr) {
@@ -153,7 +154,8 @@ void MemoryPlanView::paintEvent(QPaintEvent*) {
   for (const auto& b : blocks_) {
     const QRectF r = blockRect(b);
     const QColor color = deviceColor(b.device);
-    p.setPen(QPen(b.value == hovered_ ? palette().color(QPalette::Highlight) : color.darker(150), b.value == hovered_ ? 2 : 1));
+    const bool marked = b.value == hovered_ || b.value == selected_;
+    p.setPen(QPen(marked ? palette().color(QPalette::Highlight) : color.darker(150), b.value == selected_ ? 3 : marked ? 2 : 1));
     p.setBrush(QColor(color.red(), color.green(), color.blue(), 170));
     p.drawRect(r);
     if (r.width() > 34 && r.height() > 12) {
@@ -173,6 +175,12 @@ void MemoryPlanView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(x - 30, y + 3, 60, kAxisHeight - 4), Qt::AlignHCenter | Qt::AlignTop, QString::number(at));
   }
   p.drawText(QRectF(4, y, kMarginLeft - 8, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter, tr("instruction →"));
+}
+
+void MemoryPlanView::selectValue(int32_t value) {
+  if (value == selected_) return;
+  selected_ = value;
+  update();
 }
 
 void MemoryPlanView::mouseMoveEvent(QMouseEvent* event) {

@@ -37,15 +37,18 @@ class MemoryPlanView : public QWidget {
 
   QSize sizeHint() const override { return {900, 260}; }
 
+  // Marks the value's block (the selection's value); -1 marks none.
+  void selectValue(int32_t value);
+  int32_t selectedValue() const { return selected_; }
+
  signals:
+  // A click on a value's block.
   void valueClicked(int32_t value);
 
- protected:
+ private:
   void paintEvent(QPaintEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
-
- private:
   void rebuild();
   QRectF blockRect(const Block& block) const;
   QRectF bandRect(size_t band) const;
@@ -55,6 +58,7 @@ class MemoryPlanView : public QWidget {
   std::vector<Band> bands_;
   size_t instructions_ = 0;
   int32_t hovered_ = -1;
+  int32_t selected_ = -1;
 };
 
 }  // namespace ptescope::ui

@@ -1,13 +1,11 @@
 #include "ui/OutputsPanel.h"
 
-#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "exec/DeviceRuntime.h"
 #include "report/RunText.h"
@@ -62,11 +60,9 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   });
 }
 
-OutputsPanel::~OutputsPanel() {
-  if (watcher_) watcher_->waitForFinished();
-}
+OutputsPanel::~OutputsPanel() = default;
 
-bool OutputsPanel::isRunning() const { return watcher_ && watcher_->isRunning(); }
+bool OutputsPanel::isRunning() const { return runJob_.running(); }
 
 bool OutputsPanel::runOnce() {
   const auto program = document_->programSnapshot();
@@ -82,25 +78,22 @@ bool OutputsPanel::runOnce() {
   const std::string methodName = method->displayName();
   header_->setText(tr("Running '%1'…").arg(QString::fromStdString(methodName)));
   runButton_->setEnabled(false);
-  if (!watcher_) {
-    watcher_ = new QFutureWatcher<RunOutcome>(this);
-    connect(watcher_, &QFutureWatcher<RunOutcome>::finished, this, [this] {
-      runButton_->setEnabled(true);
-      const RunOutcome outcome = watcher_->result();
-      if (!outcome->ok()) {
-        showError(QString::fromStdString(outcome->error().message));
-        return;
-      }
-      show(outcome->value());
-    });
-  }
-  watcher_->setFuture(QtConcurrent::run([program, methodName]() -> RunOutcome {
-    auto selection = exec::selectRuntime(exec::RuntimePreference::Auto);
-    if (!selection) return std::make_shared<Result<exec::RunOnceResult>>(selection.error());
-    exec::RunOnceOptions options;
-    options.method = methodName;
-    return std::make_shared<Result<exec::RunOnceResult>>(exec::runMethodOnce(*program, *selection->runtime, options));
-  }));
+  runJob_.start<RunOutcome>(
+      [program, methodName](const CancelFlag&) -> RunOutcome {
+        auto selection = exec::selectRuntime(exec::RuntimePreference::Auto);
+        if (!selection) return std::make_shared<Result<exec::RunOnceResult>>(selection.error());
+        exec::RunOnceOptions options;
+        options.method = methodName;
+        return std::make_shared<Result<exec::RunOnceResult>>(exec::runMethodOnce(*program, *selection->runtime, options));
+      },
+      [this](RunOutcome outcome) {
+        runButton_->setEnabled(true);
+        if (!outcome->ok()) {
+          showError(QString::fromStdString(outcome->error().message));
+          return;
+        }
+        show(outcome->value());
+      });
   return true;
 }
 

@@ -11,12 +11,11 @@
 #include <optional>
 
 #include "exec/RunOnce.h"
+#include "ui/BackgroundJob.h"
 
 class QLabel;
 class QPushButton;
 class QTableWidget;
-template <class T>
-class QFutureWatcher;
 
 namespace ptescope::ui {
 
@@ -49,9 +48,9 @@ class OutputsPanel : public QWidget {
   QPushButton* runButton_;
   QTableWidget* table_;
   QLabel* notExecuted_;
-  QFutureWatcher<std::shared_ptr<Result<exec::RunOnceResult>>>* watcher_ = nullptr;
   std::optional<exec::RunOnceResult> result_;
   QString error_;
+  BackgroundJob runJob_;  // last member: destroyed (and waited for) first
 };
 
 }  // namespace ptescope::ui

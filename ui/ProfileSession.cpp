@@ -1,8 +1,6 @@
 #include "ui/ProfileSession.h"
 
-#include <QFutureWatcher>
 #include <QStringList>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <chrono>
 #include <climits>
@@ -74,16 +72,13 @@ QString runtimePreferenceText(exec::RuntimePreference preference) {
   return QString();
 }
 
-ProfileSession::ProfileSession(QObject* parent)
-    : QObject(parent), cancelRequested_(std::make_shared<std::atomic<bool>>(false)) {}
+ProfileSession::ProfileSession(QObject* parent) : QObject(parent) {}
 
 ProfileSession::~ProfileSession() {
-  if (!watcher_) return;
-  cancelRequested_->store(true);
-  // The worker posts progress to this object: it must be done before the
-  // object goes. Signals are not wanted any more.
+  // The worker posts progress to this object: the job slot waits for it
+  // before the object goes (its destructor runs first). Signals are not
+  // wanted any more.
   blockSignals(true);
-  watcher_->waitForFinished();
 }
 
 bool ProfileSession::start(std::shared_ptr<const program::Program> program, const QString& programName,
@@ -92,7 +87,7 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
     if (error != nullptr) *error = message;
     return false;
   };
-  if (running_) return refuse(tr("A profile is already running; cancel it or wait until it ends."));
+  if (isRunning()) return refuse(tr("A profile is already running; cancel it or wait until it ends."));
   if (!program) return refuse(tr("There is no program to profile."));
   const int methodCount = int(program->methods().size());
   if (request.method < 0 || request.method >= methodCount)
@@ -111,10 +106,9 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
   options.inputs.seed = request.seed;
   options.inputs.directory = request.inputDirectory.toStdString();
 
-  cancelRequested_ = std::make_shared<std::atomic<bool>>(false);
-  const quint64 id = ++runId_;
-  auto work = [this, id, program, options, what, preference = request.runtime, cancel = cancelRequested_,
-               name = programName.toStdString()]() mutable -> std::shared_ptr<Outcome> {
+  std::function<std::shared_ptr<Outcome>(const CancelFlag&)> work =
+      [this, program, options, what, preference = request.runtime,
+       name = programName.toStdString()](const CancelFlag& cancel) mutable -> std::shared_ptr<Outcome> {
     auto outcome = std::make_shared<Outcome>();
     try {
       auto selection = exec::selectRuntime(preference);
@@ -125,11 +119,11 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
       outcome->notice = QString::fromStdString(selection->notice);
       ProgressThrottle throttle;
       options.cancel_requested = [cancel] { return cancel->load(std::memory_order_relaxed); };
-      options.on_progress = [this, id, &throttle](const exec::ProfileProgress& p) {
+      options.on_progress = [this, &throttle](const exec::ProfileProgress& p) {
         if (!throttle.shouldSend(p)) return;
         const QString phase = QString::fromStdString(exec::phaseName(p.phase));
         const int done = clampToInt(p.done), total = clampToInt(p.total);
-        QMetaObject::invokeMethod(this, [this, id, phase, done, total] { onProgress(id, phase, done, total); },
+        QMetaObject::invokeMethod(this, [this, phase, done, total] { onProgress(phase, done, total); },
                                   Qt::QueuedConnection);
       };
       auto result = exec::profileMethod(*program, *selection->runtime, options);
@@ -156,35 +150,20 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
   pending_.method = request.method;
   pending_.request = request;
   pending_.when = QDateTime::currentDateTime();
-  running_ = true;
   discard_ = false;
-  auto* watcher = new Watcher(this);
-  watcher_ = watcher;
-  connect(watcher, &Watcher::finished, this, [this, watcher] {
-    if (watcher_ == watcher) finishRun();  // else waitForFinished() delivered it
-  });
-  watcher->setFuture(QtConcurrent::run(std::move(work)));
+  job_.start<std::shared_ptr<Outcome>>(std::move(work), [this](std::shared_ptr<Outcome> outcome) { finishRun(*outcome); });
   emit started();
   return true;
 }
 
-void ProfileSession::cancel() {
-  if (running_) cancelRequested_->store(true);
-}
+void ProfileSession::cancel() { job_.stop(); }
 
 void ProfileSession::waitForFinished() {
-  if (!watcher_) return;
-  watcher_->waitForFinished();
-  finishRun();
+  if (isRunning()) job_.waitForIdle();
 }
 
-void ProfileSession::finishRun() {
-  if (!watcher_) return;
-  Watcher* watcher = watcher_;
-  const std::shared_ptr<Outcome> outcome = watcher->result();
-  watcher_ = nullptr;
-  watcher->deleteLater();
-  running_ = false;
+void ProfileSession::finishRun(const Outcome& done) {
+  const Outcome* outcome = &done;
   ProfileRun run = std::move(pending_);
   pending_ = ProfileRun{};
 
@@ -211,14 +190,16 @@ void ProfileSession::finishRun() {
   emit finished();
 }
 
-void ProfileSession::onProgress(quint64 run, const QString& phase, int done, int total) {
-  // Progress queued before the outcome was delivered is stale by now.
-  if (!running_ || run != runId_) return;
+void ProfileSession::onProgress(const QString& phase, int done, int total) {
+  // Progress is queued before its run's outcome, so none of it arrives
+  // after that run ended and before the next one started: only progress
+  // queued before a discarded outcome is stale.
+  if (!isRunning()) return;
   emit progress(phase, done, total);
 }
 
 bool ProfileSession::addRun(ProfileRun run) {
-  if (running_ || !run.profile || !run.program) return false;
+  if (isRunning() || !run.profile || !run.program) return false;
   if (run.label.isEmpty()) run.label = labelFor(*run.profile);
   previous_ = std::move(latest_);
   latest_ = std::move(run);
@@ -228,7 +209,7 @@ bool ProfileSession::addRun(ProfileRun run) {
 }
 
 void ProfileSession::clear() {
-  if (running_) {
+  if (isRunning()) {
     discard_ = true;
     cancel();
   }

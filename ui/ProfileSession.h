@@ -43,9 +43,7 @@
 #include "exec/DeviceRuntime.h"
 #include "exec/Profiler.h"
 #include "program/Program.h"
-
-template <class T>
-class QFutureWatcher;
+#include "ui/BackgroundJob.h"
 
 namespace ptescope::ui {
 
@@ -95,8 +93,8 @@ class ProfileSession : public QObject {
   // Asks the run to stop after the current instruction; returns at once.
   // The outcome arrives as finished() (partial profile) or cancelled().
   void cancel();
-  bool isRunning() const { return running_; }
-  bool isCancelling() const { return running_ && cancelRequested_->load(); }
+  bool isRunning() const { return job_.running(); }
+  bool isCancelling() const { return job_.stopping(); }
   // Blocks until the run (if any) has ended and its outcome has been
   // delivered (signals emitted, history updated). For tests and shutdown.
   void waitForFinished();
@@ -145,20 +143,16 @@ class ProfileSession : public QObject {
 
  private:
   struct Outcome;
-  using Watcher = QFutureWatcher<std::shared_ptr<Outcome>>;
-  void finishRun();
-  void onProgress(quint64 run, const QString& phase, int done, int total);
+  void finishRun(const Outcome& outcome);
+  void onProgress(const QString& phase, int done, int total);
 
-  // One watcher per run, so that a late signal of an earlier run can never
-  // be taken for the current one.
-  Watcher* watcher_ = nullptr;
-  std::shared_ptr<std::atomic<bool>> cancelRequested_;
-  bool running_ = false;
   bool discard_ = false;  // clear() during a run: its outcome is not kept
-  quint64 runId_ = 0;     // progress of an earlier run is ignored
   ProfileRun pending_;    // what start() knew about the run going on
   std::optional<ProfileRun> latest_;
   std::optional<ProfileRun> previous_;
+  // The run off the UI thread. Last member: destroyed (and waited for)
+  // before the rest.
+  BackgroundJob job_;
 };
 
 // Short text for the runtime preference: "Automatic", "CUDA GPU", "Host emulation".

@@ -31,7 +31,6 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QTreeWid
   header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   setRootIsDecorated(true);
   setAlternatingRowColors(true);
-  connect(document_, &Document::currentMethodChanged, this, &PropertiesPanel::showNothing);
   showNothing();
 }
 

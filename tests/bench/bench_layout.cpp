@@ -23,6 +23,9 @@
 //   the stripes replace; about 40 s at 8,500 nodes).
 //   --gui-full also times GraphView::expandAll() to a painted grab (stripes
 //   on the worker, then scene items for every node and edge).
+//   --scene-slice MS: how long one event-loop turn may spend adding scene
+//   items (GraphView::setSceneSlice; default 12; 1e9 adds them all at once,
+//   as before the scene was filled in slices).
 #include <sys/resource.h>
 
 #include <QApplication>
@@ -48,6 +51,9 @@
 using namespace ptescope;
 
 namespace {
+
+// --scene-slice: GraphView::setSceneSlice for every GUI timing.
+double gSceneSliceMs = 12;
 
 struct Figures {
   size_t nodes = 0;
@@ -94,6 +100,7 @@ std::vector<size_t> parseList(const char* text) {
 double guiSeconds(std::shared_ptr<const program::Program> program, bool full) {
   ui::GraphView view;
   view.resize(1200, 900);
+  view.setSceneSlice(gSceneSliceMs);
   view.show();
   QEventLoop loop;
   QObject::connect(&view, &ui::GraphView::layoutFinished, &loop, &QEventLoop::quit);
@@ -175,6 +182,7 @@ GuiFigures guiShape(std::shared_ptr<const program::Program> program, bool full) 
   GuiFigures g;
   ui::GraphView view;
   view.resize(1200, 900);
+  view.setSceneSlice(gSceneSliceMs);
   view.show();
   QEventLoop loop;
   QObject::connect(&view, &ui::GraphView::layoutFinished, &loop, &QEventLoop::quit);
@@ -285,6 +293,7 @@ int main(int argc, char** argv) {
     else if (flag == "--shapes" && hasValue) shapes = parseNames(argv[++i]);
     else if (flag == "--sizes" && hasValue) sizes = parseList(argv[++i]);
     else if (flag == "--full-up-to" && hasValue) fullUpTo = std::stoul(argv[++i]);
+    else if (flag == "--scene-slice" && hasValue) gSceneSliceMs = std::atof(argv[++i]);
   }
   qputenv("QT_QPA_PLATFORM", "offscreen");
   int qtArgc = 1;

@@ -8,6 +8,8 @@
 #include <QSignalSpy>
 #include <QXmlStreamReader>
 
+#include <set>
+
 #include "layout/DeviceStyle.h"
 #include "passes/Pipeline.h"
 #include "support/TestSupport.h"
@@ -49,6 +51,13 @@ bool showMethod(GraphView& view, std::shared_ptr<const program::Program> program
   QSignalSpy finished(&view, &GraphView::layoutFinished);
   view.setMethod(std::move(program), index);
   return finished.wait(60000) && view.currentLayout();
+}
+
+// Shows the view at `size`, then method 0 of `program`, and waits for it.
+bool showShown(GraphView& view, std::shared_ptr<const program::Program> program, QSize size) {
+  view.resize(size);
+  view.show();
+  return showMethod(view, std::move(program), 0);
 }
 
 bool waitForLayout(GraphView& view) {
@@ -289,9 +298,7 @@ class GraphViewTest : public QObject {
   void bigProgramOpensGroupsOnDemand() {
     auto program = largeAfterPasses(300);
     GraphView view;
-    view.resize(1200, 900);
-    view.show();
-    QVERIFY(showMethod(view, program, 0));
+    QVERIFY(showShown(view, program, QSize(1200, 900)));
     const auto* first = view.currentLayout();
     QVERIFY(first->model.has_groups);
     QVERIFY(first->model.nodes.size() <= 200);
@@ -353,12 +360,44 @@ class GraphViewTest : public QObject {
     QCOMPARE(view.selectedInstruction(), std::optional<size_t>(1699));
   }
 
+  void bigPictureGoesIntoTheSceneOverSeveralTurns() {
+    auto program = largeAfterPasses(300);
+    GraphView view;
+    QVERIFY(showShown(view, program, QSize(900, 700)));
+    view.setSceneSlice(0.5);
+    // What the scene holds at each turn of the event loop until the full
+    // layout is announced.
+    std::vector<qsizetype> seen;
+    bool finished = false;
+    connect(&view, &GraphView::layoutFinished, this, [&] { finished = true; });
+    QTimer turns;
+    turns.setInterval(0);
+    connect(&turns, &QTimer::timeout, this, [&] { seen.push_back(view.scene()->items().size()); });
+    const qsizetype before = view.scene()->items().size();  // the picture of the initial view
+    view.expandAll();  // 5,100 nodes and their edges
+    turns.start();
+    QElapsedTimer clock;
+    clock.start();
+    while (!finished && clock.elapsed() < 60000) QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    turns.stop();
+    QVERIFY(finished);
+    QVERIFY(!view.layoutPending());
+    const auto* shown = view.currentLayout();
+    QVERIFY(shown && shown->nodes.size() > 5000);
+    const qsizetype all = qsizetype(shown->nodes.size() + shown->edges.size() + shown->regions.size());
+    QCOMPARE(view.scene()->items().size(), all);
+    // Some turns saw part of the new picture: neither empty nor whole.
+    std::set<qsizetype> partial;
+    for (qsizetype n : seen)
+      if (n > 0 && n < all && n != before) partial.insert(n);
+    QVERIFY2(partial.size() >= 2, qPrintable(QString("%1 partial turns of %2").arg(partial.size()).arg(seen.size())));
+    QVERIFY(view.find("native_layer_norm") > 0);  // the whole picture is usable
+  }
+
   void cancelKeepsThePreviousPicture() {
     auto program = largeAfterPasses(300);
     GraphView view;
-    view.resize(900, 700);
-    view.show();
-    QVERIFY(showMethod(view, program, 0));
+    QVERIFY(showShown(view, program, QSize(900, 700)));
     const auto* shown = view.currentLayout();
     QSignalSpy cancelled(&view, &GraphView::layoutCancelled);
     view.expandAll();  // 5,100 nodes: several stripes
@@ -376,9 +415,7 @@ class GraphViewTest : public QObject {
     // nor light up a wrong node, and the next program still shows.
     auto program = largeAfterPasses(300);
     GraphView view;
-    view.resize(900, 700);
-    view.show();
-    QVERIFY(showMethod(view, program, 0));
+    QVERIFY(showShown(view, program, QSize(900, 700)));
     QVERIFY(view.pictureIsCurrent());
     const auto* shown = view.currentLayout();
     auto edited = std::make_shared<const program::Program>(*program);  // another snapshot

@@ -11,6 +11,7 @@
 #include <QComboBox>
 #include <QImage>
 #include <QLabel>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTreeView>
 
@@ -57,6 +58,24 @@ class MainWindowTest : public QObject {
     QVERIFY(window.graph() != nullptr);
     QCOMPARE(window.centralWidget(), static_cast<QWidget*>(window.graph()));
     QVERIFY(window.findChild<QLabel*>("gpuStatus")->text().startsWith("GPU: "));
+  }
+
+  void statusMessageNeverCoversTheFileLabel() {
+    // A message shown before the window is (an ETDump import at start-up)
+    // used to be drawn over the file label once the window showed.
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    auto* file = window.statusBar()->findChild<QLabel*>("fileStatus");
+    QVERIFY(file != nullptr && window.openDemo());
+    window.statusBar()->showMessage("imported");
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(!file->isVisible());
+    window.statusBar()->clearMessage();
+    QVERIFY(file->isVisible());
+    QCOMPARE(file->text(), QString("Demo program (built in)"));
+    window.statusBar()->showMessage("saved");
+    QVERIFY(!file->isVisible());
   }
 
   void modelsPassTheTester() {

@@ -1,0 +1,55 @@
+// The graph's QGraphicsView: zoom on the wheel (Shift+wheel scrolls), pan by
+// dragging, and clicks, double-clicks and context menus reported as the node
+// or edge under the pointer. It knows nothing of what the nodes mean: the
+// GraphView sets the callbacks.
+#pragma once
+
+#include <QGraphicsView>
+
+#include <functional>
+#include <optional>
+
+namespace ptescope::ui {
+
+class GraphCanvas : public QGraphicsView {
+ public:
+  static constexpr double kMinZoom = 0.01;
+  static constexpr double kMaxZoom = 6.0;
+
+  explicit GraphCanvas(QGraphicsScene* scene, QWidget* parent);
+
+  // Scrolled, zoomed or resized.
+  std::function<void()> viewChanged;
+  // A click (not a drag) on a node, on an edge, or on neither.
+  std::function<void(size_t node)> nodeClicked;
+  std::function<void(size_t edge)> edgeClicked;
+  std::function<void()> backgroundClicked;
+  std::function<void(size_t node)> nodeDoubleClicked;
+  std::function<void(const QPoint& viewPos, std::optional<size_t> node)> contextMenu;
+
+  // Multiplies the scale, kept within [kMinZoom, kMaxZoom].
+  void zoomBy(double factor);
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
+
+ private:
+  struct Hit {
+    std::optional<size_t> node;
+    std::optional<size_t> edge;
+  };
+  Hit hitAt(const QPoint& viewPos) const;
+  void changed() {
+    if (viewChanged) viewChanged();
+  }
+
+  QPoint pressPos_;
+};
+
+}  // namespace ptescope::ui
