@@ -13,7 +13,7 @@
 #include <set>
 #include <vector>
 
-#include "layout/GraphChanges.h"
+#include "layout/DiffMarks.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "program/Program.h"
