@@ -183,7 +183,7 @@ void TransfersModel::rebuild() {
       if (src != nullptr) {
         row.bytes = src->nbytes();
         row.from = QString::fromStdString(src->device().str());
-        row.tensor = tensorTypeText(*src);
+        row.tensor = ui::tensorTypeText(*src);
       }
       if (dst != nullptr) row.to = QString::fromStdString(dst->device().str());
       rows_.push_back(std::move(row));

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "analysis/Dataflow.h"
+#include "program/Text.h"
 #include "exec/InputFiles.h"
 #include "util/MappedFile.h"
 
@@ -196,7 +197,7 @@ class InstructionContext final : public KernelContext {
 
 Status Executor::State::copyToTensor(TensorRef& tensor, std::span<const uint8_t> bytes) {
   if (bytes.size() != tensor.nbytes())
-    return makeError(valueName(tensor.value) + " " + describeShape(tensor.dtype, tensor.sizes) + " holds " +
+    return makeError(valueName(tensor.value) + " " + program::tensorTypeText(tensor.dtype, tensor.sizes) + " holds " +
                      std::to_string(tensor.nbytes()) + " bytes, not " + std::to_string(bytes.size()));
   if (!tensor.writable) return makeError(valueName(tensor.value) + " is a stored constant and cannot be written");
   if (bytes.empty()) return Ok{};
@@ -413,7 +414,7 @@ Status Executor::fillInputs(const InputOptions& options) {
     if (!slot.tensor) continue;  // scalar inputs keep their stored value
     TensorRef& tensor = *slot.tensor;
     const std::string what = "input " + std::to_string(position) + " (" + valueName(value) + " " +
-                             describeShape(tensor.dtype, tensor.sizes) + ")";
+                             program::tensorTypeText(tensor.dtype, tensor.sizes) + ")";
     if (!tensor.writable) continue;  // a constant listed as input keeps its data
     // Method::set_input copies into a planned input with a host memcpy and
     // refuses when the input's tensor is on a device.

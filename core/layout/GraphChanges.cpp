@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "program/Text.h"
+
 namespace ptescope::layout {
 namespace {
 
@@ -132,7 +134,7 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
     ghost.kind = copy.host_to_device ? NodeKind::CopyH2D : NodeKind::CopyD2H;
     ghost.key = "removed" + std::to_string(r);
     ghost.title = copy.host_to_device ? "H2D" : "D2H";
-    ghost.subtitle = "removed · " + byteSizeText(copy.bytes);
+    ghost.subtitle = "removed · " + program::bytesText(copy.bytes);
     ghost.device = copy.from;
     ghost.copy_source = copy.from;
     ghost.copy_destination = copy.to;

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "program/Text.h"
+
 namespace ptescope::layout {
 
 using analysis::Dataflow;
@@ -50,21 +52,6 @@ std::optional<size_t> GraphModel::findNode(std::string_view key) const {
 std::optional<size_t> GraphModel::nodeOfInstruction(size_t instruction) const {
   if (instruction >= node_of_instruction.size()) return std::nullopt;
   return node_of_instruction[instruction];
-}
-
-std::string byteSizeText(int64_t bytes) {
-  if (bytes < 0) return "? B";
-  char text[32];
-  if (bytes < 1024) {
-    std::snprintf(text, sizeof text, "%" PRId64 " B", bytes);
-  } else if (bytes < 1024 * 1024) {
-    std::snprintf(text, sizeof text, "%.1f KiB", double(bytes) / 1024.0);
-  } else if (bytes < int64_t(1024) * 1024 * 1024) {
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1024.0 * 1024.0));
-  } else {
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / (1024.0 * 1024.0 * 1024.0));
-  }
-  return text;
 }
 
 namespace {
@@ -284,11 +271,7 @@ std::string valueTypeText(const Method& method, int32_t value) {
   const auto* v = valueAt(method, value);
   if (!v) return "?";
   const auto* t = v->tensor();
-  if (!t) return lowerKindName(v->kind());
-  std::string text = program::scalarTypeShortName(t->scalar_type) + "[";
-  const auto& sizes = program::items(t->sizes);
-  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? "," : "") + std::to_string(sizes[i]);
-  return text + "]";
+  return t ? program::tensorTypeText(*t) : lowerKindName(v->kind());
 }
 
 // ---- MethodGraph: analysis and groups ----
@@ -561,7 +544,7 @@ class ModelBuilder {
     if (!name.empty()) node.search_terms.push_back(name);
     node.tooltip = node.title + "\n" + type + "\ndevice " + node.device.str();
     if (!name.empty()) node.tooltip += "\nname " + name;
-    if (const auto* t = tensorAt(method_, v)) node.tooltip += "\n" + byteSizeText(t->nbytes());
+    if (const auto* t = tensorAt(method_, v)) node.tooltip += "\n" + program::bytesText(t->nbytes());
   }
 
   size_t inputNode(int32_t v) {
@@ -664,14 +647,14 @@ class ModelBuilder {
         node.copy_destination = to >= 0 ? valueDevice(method_, to) : Device{};
         const Tensor* moved = to >= 0 ? tensorAt(method_, to) : (from >= 0 ? tensorAt(method_, from) : nullptr);
         node.copy_bytes = moved ? moved->nbytes() : -1;
-        node.title = std::string(h2d ? "H2D " : "D2H ") + byteSizeText(node.copy_bytes);
+        node.title = std::string(h2d ? "H2D " : "D2H ") + program::bytesText(node.copy_bytes);
         node.subtitle = index + " " + node.copy_source.str() + " \u2192 " + node.copy_destination.str();
         const std::string op = operatorName(method_, ins.op_index);
         node.search_terms.push_back(op);
         node.search_terms.push_back(h2d ? "h2d" : "d2h");
         node.tooltip = std::string(h2d ? "host-to-device copy " : "device-to-host copy ") + op + "\ninstruction " +
                        std::to_string(i) + "\n%" + std::to_string(from) + " " + node.copy_source.str() + " \u2192 %" +
-                       std::to_string(to) + " " + node.copy_destination.str() + "\n" + byteSizeText(node.copy_bytes) +
+                       std::to_string(to) + " " + node.copy_destination.str() + "\n" + program::bytesText(node.copy_bytes) +
                        " (" + std::to_string(node.copy_bytes) + " bytes)";
         break;
       }

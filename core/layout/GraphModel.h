@@ -256,7 +256,5 @@ class MethodGraph {
 
 // "float32[1,64]" for a tensor, "int" / "bool" / "int list" for others.
 std::string valueTypeText(const program::Method& method, int32_t value);
-// "256 B", "1.5 KiB", "12.0 MiB".
-std::string byteSizeText(int64_t bytes);
 
 }  // namespace ptescope::layout

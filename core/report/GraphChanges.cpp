@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "passes/DevicePasses.h"
+#include "program/Text.h"
 
 namespace ptescope::report {
 
@@ -14,7 +15,7 @@ using passes::CopyDirection;
 std::string copyChangeText(const passes::CopyRecord& copy) {
   return std::string(copy.direction == CopyDirection::HostToDevice ? "H2D" : "D2H") + " %" +
          std::to_string(copy.source) + " " + copy.from.str() + " → " + copy.to.str() + ", " +
-         layout::byteSizeText(copy.bytes);
+         program::bytesText(copy.bytes);
 }
 
 namespace {
@@ -105,16 +106,16 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
     for (const auto& a : report.buffers_before)
       if (a.buffer_idx == b.buffer_idx) old = &a;
     if (old == nullptr) {
-      changes.notes.push_back(bufferText(b) + " new: " + layout::byteSizeText(b.size));
+      changes.notes.push_back(bufferText(b) + " new: " + program::bytesText(b.size));
     } else if (old->size != b.size || old->device != b.device) {
-      changes.notes.push_back(bufferText(b) + ": " + layout::byteSizeText(old->size) + " → " + layout::byteSizeText(b.size) +
+      changes.notes.push_back(bufferText(b) + ": " + program::bytesText(old->size) + " → " + program::bytesText(b.size) +
                               (old->device != b.device ? " (was " + old->device.str() + ")" : std::string()));
     }
   }
   for (const auto& a : report.buffers_before) {
     bool kept = false;
     for (const auto& b : report.buffers_after) kept = kept || b.buffer_idx == a.buffer_idx;
-    if (!kept) changes.notes.push_back(bufferText(a) + " dropped (" + layout::byteSizeText(a.size) + ")");
+    if (!kept) changes.notes.push_back(bufferText(a) + " dropped (" + program::bytesText(a.size) + ")");
   }
   return changes;
 }

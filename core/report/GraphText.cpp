@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "program/Text.h"
+
 namespace ptescope::report {
 using namespace ptescope::program;
 using nlohmann::json;
@@ -27,11 +29,7 @@ std::string joinFormatted(const std::vector<T>& list, Format format) {
   return out + "]";
 }
 
-std::string tensorText(const Tensor& tensor) {
-  std::string sizes;
-  for (int32_t size : items(tensor.sizes)) sizes += (sizes.empty() ? "" : ",") + std::to_string(size);
-  return scalarTypeShortName(tensor.scalar_type) + "[" + sizes + "] " + tensor.device().str();
-}
+std::string tensorText(const Tensor& tensor) { return tensorTypeText(tensor) + " " + tensor.device().str(); }
 
 // Members of the list values among `shown`: printed inside their list, not
 // again on their own.
