@@ -12,6 +12,7 @@
 #include "program/Program.h"
 #include "ui/Document.h"
 #include "cost/LinkProfile.h"
+#include "exec/CopyIdentity.h"
 #include "passes/DevicePasses.h"
 #include "ui/Format.h"
 #include "ui/ItemRoles.h"
@@ -25,76 +26,8 @@ namespace {
 // lists the expensive copies first and the "—" rows last.
 constexpr double kNoNumber = std::numeric_limits<double>::lowest();
 
-// What identifies a copy across versions of one program: instruction indices
-// change with every edit, the values a copy reads from do not (the passes
-// keep the numbering of the values they do not create). `occurrence` tells
-// apart two copies of one value to one device (one per delegate that reads
-// it), in instruction order.
-struct CopyKey {
-  bool hostToDevice = true;
-  int32_t source = -1;
-  std::string device;
-  int occurrence = 0;
-  friend bool operator<(const CopyKey& a, const CopyKey& b) {
-    return std::tie(a.hostToDevice, a.source, a.device, a.occurrence) <
-           std::tie(b.hostToDevice, b.source, b.device, b.occurrence);
-  }
-};
-
-struct CopyFacts {
-  size_t instruction = 0;
-  bool hostToDevice = true;
-  int32_t source = -1;
-  int32_t destination = -1;
-  std::string device;
-};
-
-// Keys for copies given in instruction order. A copy that reads another
-// copy's output (cuda:0 → cpu → cuda:1) is keyed by the value the chain
-// starts from: copy outputs are the values the passes renumber.
-std::vector<CopyKey> keysOf(const std::vector<CopyFacts>& copies) {
-  std::map<int32_t, int32_t> sourceOfCopyOutput;
-  for (const auto& c : copies) sourceOfCopyOutput[c.destination] = c.source;
-  std::map<std::tuple<bool, int32_t, std::string>, int> seen;
-  std::vector<CopyKey> keys;
-  keys.reserve(copies.size());
-  for (const auto& c : copies) {
-    int32_t source = c.source;
-    // Bounded: a malformed program could make the chain a cycle.
-    for (size_t step = 0; step < copies.size(); ++step) {
-      auto it = sourceOfCopyOutput.find(source);
-      if (it == sourceOfCopyOutput.end() || it->second == source) break;
-      source = it->second;
-    }
-    const int occurrence = seen[{c.hostToDevice, source, c.device}]++;
-    keys.push_back(CopyKey{c.hostToDevice, source, c.device, occurrence});
-  }
-  return keys;
-}
-
-// No value is numbered this: canonical sources need no chain resolution.
-constexpr int32_t kNoValue = -2;
-
-bool hasCanonicalSources(const exec::TransferProfile& profile) {
-  return std::all_of(profile.copies.begin(), profile.copies.end(), [](const auto& c) { return c.canonical_source >= 0; });
-}
-
-// `canonical`: key by CopyProfile::canonical_source (the copy-free
-// numbering, the same in every edit of one file) instead of the raw indices.
-std::map<CopyKey, const exec::CopyProfile*> copiesByKey(const exec::TransferProfile& profile, bool canonical) {
-  std::vector<const exec::CopyProfile*> ordered;
-  for (const auto& c : profile.copies) ordered.push_back(&c);
-  std::stable_sort(ordered.begin(), ordered.end(), [](auto* a, auto* b) { return a->instruction < b->instruction; });
-  std::vector<CopyFacts> facts;
-  for (const auto* c : ordered)
-    facts.push_back(CopyFacts{c->instruction, c->direction == exec::TransferDirection::HostToDevice,
-                              canonical ? c->canonical_source : c->source_value,
-                              canonical ? kNoValue : c->destination_value, c->device.str()});
-  const auto keys = keysOf(facts);
-  std::map<CopyKey, const exec::CopyProfile*> byKey;
-  for (size_t i = 0; i < keys.size(); ++i) byKey.emplace(keys[i], ordered[i]);
-  return byKey;
-}
+using exec::CopyKey;
+using exec::SourceNumbering;
 
 bool isMeasuredColumn(int column) {
   return column >= TransfersModel::MedianTime && column < TransfersModel::ColumnCount;
@@ -206,20 +139,21 @@ void TransfersModel::matchProfiles() {
   // Files exported upstream number copy outputs among the other values, so
   // an edit shifts the raw indices: key by the copy-free numbering when the
   // profiles carry it (they do when ProfileSession made them).
-  auto canonicalMap = passes::canonicalValueIndices(*method);
-  const bool canonical = canonicalMap.ok() && (!latestApplies_ || hasCanonicalSources(*latest_)) &&
-                         (!previousApplies_ || hasCanonicalSources(*previous_));
-  auto canonicalOf = [&](int32_t v) {
-    return v >= 0 && size_t(v) < canonicalMap->size() ? canonicalMap.value()[size_t(v)] : v;
-  };
-  std::vector<CopyFacts> facts;
+  const auto canonicalValues = exec::CanonicalValues::of(*method);
+  const auto numbering = canonicalValues.known() && (!latestApplies_ || exec::hasCanonicalSources(*latest_)) &&
+                                 (!previousApplies_ || exec::hasCanonicalSources(*previous_))
+                             ? SourceNumbering::Canonical
+                             : SourceNumbering::Raw;
+  std::vector<exec::CopyEnds> ends;
   for (const auto& r : rows_)
-    facts.push_back(CopyFacts{r.instruction, r.hostToDevice, canonical ? canonicalOf(r.source) : r.source,
-                              canonical ? kNoValue : r.destination, (r.hostToDevice ? r.to : r.from).toStdString()});
-  const auto keys = keysOf(facts);
-  const auto latest = latestApplies_ ? copiesByKey(*latest_, canonical) : std::map<CopyKey, const exec::CopyProfile*>{};
+    ends.push_back(exec::CopyEnds{r.instruction,
+                                  r.hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost,
+                                  numbering == SourceNumbering::Canonical ? canonicalValues.of(r.source) : r.source,
+                                  r.destination, (r.hostToDevice ? r.to : r.from).toStdString()});
+  const auto keys = exec::copyKeys(ends, numbering);
+  const auto latest = latestApplies_ ? exec::copiesByKey(*latest_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
   const auto previous =
-      previousApplies_ ? copiesByKey(*previous_, canonical) : std::map<CopyKey, const exec::CopyProfile*>{};
+      previousApplies_ ? exec::copiesByKey(*previous_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
   for (size_t r = 0; r < rows_.size(); ++r) {
     if (auto it = latest.find(keys[r]); it != latest.end()) rows_[r].latest = it->second;
     if (auto it = previous.find(keys[r]); it != previous.end()) rows_[r].previous = it->second;

@@ -1,5 +1,7 @@
 #include "cost/CopyCost.h"
 
+#include "exec/CopyIdentity.h"
+
 #include "analysis/Dataflow.h"
 
 namespace ptescope::cost {
@@ -20,7 +22,7 @@ Result<MethodPrediction> predictMethod(const program::Method& method, const Link
   prediction.host_memory = hostMemory;
   const auto flow = analysis::Dataflow::build(method);
   const auto& values = program::items(method.values);
-  auto canonical = passes::canonicalValueIndices(method);
+  const auto canonical = exec::CanonicalValues::of(method);
   for (const auto& facts : flow.instructions()) {
     if (!facts.is_h2d_copy && !facts.is_d2h_copy) continue;
     const auto& instruction = (*(*method.chains)[facts.chain].instructions)[facts.index_in_chain];
@@ -42,8 +44,7 @@ Result<MethodPrediction> predictMethod(const program::Method& method, const Link
     copy.bytes = uint64_t(std::max<int64_t>(source->nbytes(), 0));
     const program::Tensor* deviceSide = copy.direction == TransferDirection::HostToDevice ? destination : source;
     if (deviceSide != nullptr) copy.device = deviceSide->device();
-    if (canonical && copy.source_value >= 0 && size_t(copy.source_value) < canonical->size())
-      copy.canonical_source = canonical.value()[size_t(copy.source_value)];
+    copy.canonical_source = canonical.of(copy.source_value);
     auto seconds = link.secondsFor(copy.direction, hostMemory, copy.bytes);
     if (!seconds) return seconds.error();
     copy.seconds = seconds.value();

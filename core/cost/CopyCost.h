@@ -4,7 +4,7 @@
 // link's curve for the host memory kind the arenas would be in.
 //
 // A prediction has the same copy identity as a measured profile (direction,
-// canonical source, device side, occurrence: report::pairCopies), so
+// canonical source, device side, occurrence: exec/CopyIdentity.h), so
 // asTransferProfile() turns it into a profile whose every time is the
 // predicted one, to be laid beside a measurement of the same method.
 //

@@ -1,5 +1,7 @@
 #include "etdump/EtdumpProfile.h"
 
+#include "exec/CopyIdentity.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -458,9 +460,8 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
   p.iterations = method.iterations;
   p.peak.note = "an ETDump holds no link peak";
 
-  std::vector<int32_t> canonical;
-  if (const auto* m = program.findMethod(method.method))
-    if (auto c = passes::canonicalValueIndices(*m)) canonical = std::move(c.value());
+  const auto* shown = program.findMethod(method.method);
+  const auto canonical = shown != nullptr ? exec::CanonicalValues::of(*shown) : exec::CanonicalValues();
 
   std::vector<double> h2dSums(method.iterations, 0.0), d2hSums(method.iterations, 0.0);
   for (const auto& i : method.instructions) {
@@ -479,7 +480,7 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
     c.direction = i.direction;
     c.source_value = i.source_value;
     c.destination_value = i.destination_value;
-    if (c.source_value >= 0 && size_t(c.source_value) < canonical.size()) c.canonical_source = canonical[size_t(c.source_value)];
+    c.canonical_source = canonical.of(c.source_value);
     c.device = i.device;
     c.host_memory = exec::HostMemoryKind::Pageable;
     c.bytes = i.bytes;

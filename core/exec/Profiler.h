@@ -30,7 +30,7 @@ struct CopyProfile {
   int32_t source_value = -1;
   int32_t destination_value = -1;
   // The source in the copy-free numbering (passes::canonicalValueIndices),
-  // which stays the same across edits; filled by report::identifyCopies,
+  // which stays the same across edits; filled by exec::identifyCopies,
   // -1 when unknown.
   int32_t canonical_source = -1;
   program::Device device;  // the device side

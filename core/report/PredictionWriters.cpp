@@ -27,7 +27,7 @@ std::map<size_t, const exec::CopyProfile*> measuredByInstruction(const cost::Met
                                                                  const exec::TransferProfile* measured) {
   std::map<size_t, const exec::CopyProfile*> out;
   if (measured == nullptr || measured->method != prediction.method) return out;
-  for (const auto& pair : pairCopies(predicted, *measured))
+  for (const auto& pair : exec::pairCopies(predicted, *measured))
     if (pair.latest && pair.previous) out[pair.latest->instruction] = pair.previous;
   return out;
 }

@@ -9,9 +9,7 @@
 #include <cstdio>
 #include <map>
 #include <span>
-#include <tuple>
 
-#include "passes/DevicePasses.h"
 #include "util/MappedFile.h"
 
 namespace ptescope::report {
@@ -414,50 +412,6 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
 
 #undef PTESCOPE_FIELD
 
-void identifyCopies(exec::TransferProfile& profile, const program::Program& program) {
-  const auto* method = program.findMethod(profile.method);
-  if (method == nullptr) return;
-  auto canonical = passes::canonicalValueIndices(*method);
-  if (!canonical) return;
-  for (auto& c : profile.copies)
-    if (c.source_value >= 0 && size_t(c.source_value) < canonical->size())
-      c.canonical_source = canonical.value()[size_t(c.source_value)];
-}
-
-std::vector<CopyPair> pairCopies(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
-  using Key = std::tuple<int, int32_t, std::string, size_t>;
-  // Canonical sources when every copy of both has one, else the raw ones.
-  bool canonical = true;
-  for (const auto* p : {&latest, &previous})
-    for (const auto& c : p->copies) canonical = canonical && c.canonical_source >= 0;
-  auto keysOf = [canonical](const exec::TransferProfile& p) {
-    std::map<std::tuple<int, int32_t, std::string>, size_t> seen;
-    std::vector<Key> keys;
-    for (const auto& c : p.copies) {
-      const auto base = std::make_tuple(int(c.direction), canonical ? c.canonical_source : c.source_value, c.device.str());
-      keys.emplace_back(std::get<0>(base), std::get<1>(base), std::get<2>(base), seen[base]++);
-    }
-    return keys;
-  };
-  const auto latestKeys = keysOf(latest);
-  const auto previousKeys = keysOf(previous);
-  std::map<Key, size_t> previousAt;
-  for (size_t i = 0; i < previousKeys.size(); ++i) previousAt[previousKeys[i]] = i;
-  std::vector<CopyPair> pairs;
-  std::vector<bool> paired(previous.copies.size(), false);
-  for (size_t i = 0; i < latest.copies.size(); ++i) {
-    CopyPair pair{&latest.copies[i], nullptr};
-    if (auto it = previousAt.find(latestKeys[i]); it != previousAt.end()) {
-      pair.previous = &previous.copies[it->second];
-      paired[it->second] = true;
-    }
-    pairs.push_back(pair);
-  }
-  for (size_t i = 0; i < previous.copies.size(); ++i)
-    if (!paired[i]) pairs.push_back(CopyPair{nullptr, &previous.copies[i]});
-  return pairs;
-}
-
 double copyTimeChange(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
   const double before = previous.host_to_device.seconds + previous.device_to_host.seconds;
   const double now = latest.host_to_device.seconds + latest.device_to_host.seconds;
@@ -475,7 +429,7 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
     out += "  note: one of the two profiles is emulated on the host: their times do not compare\n";
   out += "   instr  dir   source          bytes   median us   before us     delta us    change\n";
   size_t added = 0, removed = 0;
-  for (const auto& [now, before] : pairCopies(latest, previous)) {
+  for (const auto& [now, before] : exec::pairCopies(latest, previous)) {
     const auto& c = now ? *now : *before;
     std::string row = "  " + padded(now ? std::to_string(now->instruction) : std::string("-"), 6, true);
     row += "  " + padded(exec::directionName(c.direction), 4);
@@ -509,7 +463,7 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
 
 nlohmann::json profileComparisonJson(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
   nlohmann::json copies = nlohmann::json::array();
-  for (const auto& [now, before] : pairCopies(latest, previous)) {
+  for (const auto& [now, before] : exec::pairCopies(latest, previous)) {
     const auto& c = now ? *now : *before;
     nlohmann::json row = {{"direction", exec::directionName(c.direction)},
                           {"source", c.source_value},

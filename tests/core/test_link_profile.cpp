@@ -228,7 +228,7 @@ class LinkProfileTest : public QObject {
     QCOMPARE(cost::copyShare(0, 0), 0.0);
     // The prediction pairs with a profile copy for copy.
     const auto shaped = cost::asTransferProfile(p.value());
-    const auto pairs = report::pairCopies(shaped, shaped);
+    const auto pairs = exec::pairCopies(shaped, shaped);
     QCOMPARE(pairs.size(), size_t(4));
     for (const auto& pair : pairs) QVERIFY(pair.latest == pair.previous);
     QVERIFY(!cost::predictProgram(program, "nope", *link, exec::HostMemoryKind::Pinned).ok());

@@ -223,7 +223,7 @@ class ProfileWritersTest : public QObject {
     QCOMPARE(back->device_to_host.copies, profile.device_to_host.copies);
 
     // Against itself: every copy pairs with its own record, no change.
-    const auto same = report::pairCopies(profile, back.value());
+    const auto same = exec::pairCopies(profile, back.value());
     QCOMPARE(same.size(), profile.copies.size());
     for (const auto& pair : same) {
       QVERIFY(pair.latest && pair.previous);
@@ -235,7 +235,7 @@ class ProfileWritersTest : public QObject {
     auto edited = profile;
     edited.copies.erase(edited.copies.begin());
     for (auto& c : edited.copies) c.instruction += 100;
-    const auto pairs = report::pairCopies(edited, profile);
+    const auto pairs = exec::pairCopies(edited, profile);
     QCOMPARE(pairs.size(), profile.copies.size());
     size_t removed = 0;
     for (const auto& pair : pairs) {

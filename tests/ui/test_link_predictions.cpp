@@ -197,7 +197,7 @@ class LinkPredictionsTest : public QObject {
     options.peak_probe_bytes = 1 << 20;
     auto profile = exec::profileMethod(doc.program(), *selection->runtime, options);
     QVERIFY(profile.ok());
-    report::identifyCopies(profile.value(), doc.program());
+    exec::identifyCopies(profile.value(), doc.program());
     auto shared = std::make_shared<const exec::TransferProfile>(std::move(profile.value()));
     model.setProfiles(shared, nullptr, "run 1");
     QCOMPARE(model.columnCount(), int(TransfersModel::kMeasuredColumns));
