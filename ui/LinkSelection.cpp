@@ -11,6 +11,7 @@
 
 #include "cost/LinkProbe.h"
 #include "ui/Format.h"
+#include "ui/ViewControls.h"
 
 namespace ptescope::ui {
 
@@ -87,9 +88,7 @@ LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(pa
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(4, 2, 4, 2);
   row->addWidget(new QLabel(tr("Predict on:")));
-  links_ = new QComboBox;
-  links_->setObjectName("linkProfile");
-  links_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  links_ = fittedComboBox("linkProfile");
   row->addWidget(links_);
   memory_ = new QComboBox;
   memory_->setObjectName("linkHostMemory");

@@ -86,7 +86,7 @@ void TransfersModel::predict() {
   for (auto& r : rows_) {
     r.predicted = -1;
     if (!link_) continue;
-    const auto direction = r.hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
+    const auto direction = r.direction;
     auto seconds = link_->secondsFor(direction, linkMemory_, uint64_t(std::max<qint64>(r.bytes, 0)));
     if (seconds) r.predicted = seconds.value();
   }
@@ -108,7 +108,7 @@ void TransfersModel::rebuild() {
       if (call == nullptr || items(call->args).size() < 2) continue;
       Row row;
       row.instruction = ins.flat_index;
-      row.hostToDevice = ins.is_h2d_copy;
+      row.direction = ins.is_h2d_copy ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost;
       row.source = (*call->args)[0];
       row.destination = (*call->args)[1];
       const Tensor* src = size_t(row.source) < values.size() ? values[size_t(row.source)].tensor() : nullptr;
@@ -147,9 +147,9 @@ void TransfersModel::matchProfiles() {
   std::vector<exec::CopyEnds> ends;
   for (const auto& r : rows_)
     ends.push_back(exec::CopyEnds{r.instruction,
-                                  r.hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost,
+                                  r.direction,
                                   numbering == SourceNumbering::Canonical ? canonicalValues.of(r.source) : r.source,
-                                  r.destination, (r.hostToDevice ? r.to : r.from).toStdString()});
+                                  r.destination, (r.direction == program::CopyDirection::HostToDevice ? r.to : r.from).toStdString()});
   const auto keys = exec::copyKeys(ends, numbering);
   const auto latest = latestApplies_ ? exec::copiesByKey(*latest_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
   const auto previous =
@@ -174,14 +174,14 @@ void TransfersModel::matchProfiles() {
       Row& row = removed[key];
       row.removed = true;
       row.instruction = copy->instruction;
-      row.hostToDevice = copy->direction == exec::TransferDirection::HostToDevice;
+      row.direction = copy->direction;
       row.source = copy->source_value;
       row.destination = copy->destination_value;
       row.bytes = qint64(copy->bytes);
       const QString device = QString::fromStdString(copy->device.str());
       const QString host = QString::fromStdString(Device{}.str());
-      row.from = row.hostToDevice ? host : device;
-      row.to = row.hostToDevice ? device : host;
+      row.from = row.direction == program::CopyDirection::HostToDevice ? host : device;
+      row.to = row.direction == program::CopyDirection::HostToDevice ? device : host;
       (isLatest ? row.latest : row.previous) = copy;
     }
   };
@@ -194,10 +194,10 @@ void TransfersModel::matchProfiles() {
   for (auto& row : extra) rows_.push_back(std::move(row));
 }
 
-qint64 TransfersModel::totalBytes(bool hostToDevice) const {
+qint64 TransfersModel::totalBytes(program::CopyDirection direction) const {
   qint64 total = 0;
   for (const auto& r : rows_)
-    if (!r.removed && r.hostToDevice == hostToDevice) total += std::max<qint64>(r.bytes, 0);
+    if (!r.removed && r.direction == direction) total += std::max<qint64>(r.bytes, 0);
   return total;
 }
 
@@ -211,14 +211,13 @@ std::optional<size_t> TransfersModel::instructionOfRow(int row) const {
   return rows_[size_t(row)].instruction;
 }
 
-TransfersModel::DirectionSummary TransfersModel::summary(bool hostToDevice) const {
+TransfersModel::DirectionSummary TransfersModel::summary(program::CopyDirection direction) const {
   DirectionSummary s;
   if (link_) {
     s.predictedSeconds = 0;
     for (const auto& r : rows_)
-      if (!r.removed && r.hostToDevice == hostToDevice && r.predicted > 0) s.predictedSeconds += r.predicted;
+      if (!r.removed && r.direction == direction && r.predicted > 0) s.predictedSeconds += r.predicted;
   }
-  const auto direction = hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
   if (latestApplies_) {
     const auto& totals = latest_->totals(direction);
     s.copies = totals.copies;
@@ -232,17 +231,17 @@ TransfersModel::DirectionSummary TransfersModel::summary(bool hostToDevice) cons
     return s;
   }
   s.copies = size_t(std::count_if(rows_.begin(), rows_.end(),
-                                  [&](const Row& r) { return !r.removed && r.hostToDevice == hostToDevice; }));
-  s.bytes = totalBytes(hostToDevice);
+                                  [&](const Row& r) { return !r.removed && r.direction == direction; }));
+  s.bytes = totalBytes(direction);
   return s;
 }
 
 QString TransfersModel::totalsText() const {
   QStringList parts;
-  for (bool h2d : {true, false}) {
-    const DirectionSummary s = summary(h2d);
+  for (auto direction : program::kHostDeviceDirections) {
+    const DirectionSummary s = summary(direction);
     QString text = QString("%1 %2 · %3")
-                       .arg(h2d ? tr("H2D") : tr("D2H"))
+                       .arg(QString::fromStdString(program::copyDirectionName(direction)))
                        .arg(s.copies == 1 ? tr("1 copy") : tr("%1 copies").arg(s.copies))
                        .arg(bytesText(s.bytes));
     if (latestApplies_) {
@@ -259,10 +258,11 @@ QString TransfersModel::totalsText() const {
     if (latest_->cancelled) text += ", " + tr("cancelled");
   }
   if (link_)
-    text += "  ·  " + tr("predicted on %1 (%2): H2D %3, D2H %4")
+    text += "  ·  " + tr("predicted on %1 (%2): h2d %3, d2h %4")
                           .arg(QString::fromStdString(link_->title.empty() ? link_->name : link_->title),
                                QString::fromStdString(exec::hostMemoryKindName(linkMemory_)),
-                               durationText(summary(true).predictedSeconds), durationText(summary(false).predictedSeconds));
+                               durationText(summary(program::CopyDirection::HostToDevice).predictedSeconds),
+                               durationText(summary(program::CopyDirection::DeviceToHost).predictedSeconds));
   return text;
 }
 
@@ -280,7 +280,7 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
   const exec::CopyProfile* p = r.previous;
   switch (column) {
     case Instruction: return r.removed ? QVariant(tr("removed")) : QVariant(qulonglong(r.instruction));
-    case Direction: return r.hostToDevice ? tr("H2D") : tr("D2H");
+    case Direction: return QString::fromStdString(program::copyDirectionName(r.direction));
     case Source: return "%" + QString::number(r.source);
     case Destination: return "%" + QString::number(r.destination);
     case Bytes: return r.bytes;
@@ -412,7 +412,7 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
       if (latest_->emulated)
         return join(tr("Emulated: the copies were host memcpy, so there is no link peak to compare with; the Predicted "
                        "column says what they cost on the chosen link."));
-      const bool h2d = l->direction == exec::TransferDirection::HostToDevice;
+      const bool h2d = l->direction == program::CopyDirection::HostToDevice;
       const auto& peak = latest_->peak;
       if (!peak.measured || l->peak_share <= 0)
         return join(tr("No link peak to compare with%1")
@@ -451,7 +451,7 @@ QVariant TransfersModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case InstructionRole: return r.removed ? QVariant(qlonglong(-1)) : QVariant(qulonglong(r.instruction));
     case ValueIndexRole: return r.removed ? -1 : r.destination;
-    case DeviceRole: return r.hostToDevice ? r.to : r.from;
+    case DeviceRole: return r.direction == program::CopyDirection::HostToDevice ? r.to : r.from;
     case Qt::TextAlignmentRole:
       if (column == Instruction || column == Bytes || column == PredictedTime ||
           (isMeasuredColumn(column) && column != HostMemory))

@@ -34,7 +34,7 @@ std::vector<CopyKey> copyKeys(const std::vector<CopyEnds>& copies, SourceNumberi
   std::map<int32_t, int32_t> sourceOfCopyOutput;
   if (numbering == SourceNumbering::Raw)
     for (const auto& c : copies) sourceOfCopyOutput[c.destination] = c.source;
-  std::map<std::tuple<TransferDirection, int32_t, std::string>, int> seen;
+  std::map<std::tuple<program::CopyDirection, int32_t, std::string>, int> seen;
   std::vector<CopyKey> keys(copies.size());
   for (size_t i : order) {
     const auto& c = copies[i];

@@ -33,6 +33,15 @@ class CanonicalValues {
   std::vector<int32_t> indices_;
 };
 
+// A CopyProfile with the identity of `copy` (anything with instruction,
+// direction, source_value, destination_value, device and bytes: a predicted
+// copy, an ETDump copy instruction); timings and the rest left to the caller.
+template <class Copy>
+CopyProfile copyProfileOf(const Copy& copy) {
+  return CopyProfile{.instruction = copy.instruction, .direction = copy.direction, .source_value = copy.source_value,
+                     .destination_value = copy.destination_value, .device = copy.device, .bytes = copy.bytes};
+}
+
 // Fills every CopyProfile::canonical_source of `profile` from `method` (the
 // method it ran); leaves -1 where the numbering is unknown.
 void identifyCopies(TransferProfile& profile, const program::Method& method);
@@ -43,7 +52,7 @@ void identifyCopies(TransferProfile& profile, const program::Program& program);
 // side, and the occurrence among the copies with those three (one copy of a
 // value to a device per delegate that reads it), in instruction order.
 struct CopyKey {
-  TransferDirection direction = TransferDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t source = -1;
   std::string device;
   int occurrence = 0;
@@ -53,7 +62,7 @@ struct CopyKey {
 // What a copy is read from: its instruction, direction, values and device.
 struct CopyEnds {
   size_t instruction = 0;
-  TransferDirection direction = TransferDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t source = -1;
   int32_t destination = -1;
   std::string device;

@@ -161,7 +161,7 @@ void CudaRuntime::freeHost(void* data, HostMemoryKind kind) {
     (void)cudaFreeHost(data);
 }
 
-Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
+Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size_t bytes, program::CopyDirection direction,
                                      program::Device device) {
   if (auto status = checkDevice(device); !status) return status.error();
   if (bytes == 0) return CopyTiming{};
@@ -172,7 +172,7 @@ Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size
   if (auto status = selectDevice(device.index); !status) return status.error();
   auto queue = queueFor(device.index);
   if (!queue) return queue.error();
-  const bool toDevice = direction == TransferDirection::HostToDevice;
+  const bool toDevice = direction == program::CopyDirection::HostToDevice;
   const cudaMemcpyKind kind = toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   const std::string what = std::string(toDevice ? "host-to-device" : "device-to-host") + " copy of " + program::bytesText(int64_t(bytes)) +
                            " on " + device.str();
@@ -190,7 +190,7 @@ Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size
 }
 
 Result<CopyTiming> CudaRuntime::copyBatch(void* destination, const void* source, size_t bytes, size_t count,
-                                          TransferDirection direction, program::Device device) {
+                                          program::CopyDirection direction, program::Device device) {
   if (auto status = checkDevice(device); !status) return status.error();
   if (bytes == 0 || count == 0) return CopyTiming{};
   if (destination == nullptr || source == nullptr)
@@ -200,7 +200,7 @@ Result<CopyTiming> CudaRuntime::copyBatch(void* destination, const void* source,
   if (auto status = selectDevice(device.index); !status) return status.error();
   auto queue = queueFor(device.index);
   if (!queue) return queue.error();
-  const bool toDevice = direction == TransferDirection::HostToDevice;
+  const bool toDevice = direction == program::CopyDirection::HostToDevice;
   const cudaMemcpyKind kind = toDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   const std::string what = std::to_string(count) + " " + (toDevice ? "host-to-device" : "device-to-host") +
                            " copies of " + program::bytesText(int64_t(bytes)) + " on " + device.str();

@@ -206,7 +206,7 @@ Status Executor::State::copyToTensor(TensorRef& tensor, std::span<const uint8_t>
     std::memcpy(tensor.data, bytes.data(), bytes.size());
     return Ok{};
   }
-  auto timing = runtime->copy(tensor.data, bytes.data(), bytes.size(), TransferDirection::HostToDevice, tensor.memory.device);
+  auto timing = runtime->copy(tensor.data, bytes.data(), bytes.size(), program::CopyDirection::HostToDevice, tensor.memory.device);
   if (!timing) return makeError("writing " + valueName(tensor.value) + ": " + timing.error().message);
   return Ok{};
 }
@@ -219,7 +219,7 @@ Result<std::vector<uint8_t>> Executor::State::copyFromTensor(const TensorRef& te
     std::memcpy(bytes.data(), tensor.data, bytes.size());
     return bytes;
   }
-  auto timing = runtime->copy(bytes.data(), tensor.data, bytes.size(), TransferDirection::DeviceToHost, tensor.memory.device);
+  auto timing = runtime->copy(bytes.data(), tensor.data, bytes.size(), program::CopyDirection::DeviceToHost, tensor.memory.device);
   if (!timing) return makeError("reading " + valueName(tensor.value) + ": " + timing.error().message);
   return bytes;
 }
@@ -505,7 +505,7 @@ Result<std::vector<uint8_t>> Executor::readBuffer(int32_t bufferIdx, uint64_t of
     std::memcpy(out.data(), buffer.data + offset, bytes);
     return out;
   }
-  auto timing = s.runtime->copy(out.data(), buffer.data + offset, bytes, TransferDirection::DeviceToHost, buffer.place.device);
+  auto timing = s.runtime->copy(out.data(), buffer.data + offset, bytes, program::CopyDirection::DeviceToHost, buffer.place.device);
   if (!timing) return timing.error();
   return out;
 }

@@ -55,7 +55,7 @@ Status resizeTensor(TensorRef& tensor, std::span<const int64_t> sizes);
 
 // What a copy kernel moved, for the profile.
 struct CopyEvent {
-  TransferDirection direction = TransferDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t source_value = -1;
   int32_t destination_value = -1;
   program::Device device;  // the device side

@@ -5,6 +5,7 @@
 #include <vector>
 
 namespace ptescope::program {
+inline namespace text {
 namespace {
 
 std::string printed(const char* format, double value) {
@@ -105,4 +106,5 @@ std::string padded(std::string text, size_t width, bool right) {
   return right ? fill + text : text + fill;
 }
 
+}  // namespace text
 }  // namespace ptescope::program

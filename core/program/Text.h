@@ -12,6 +12,9 @@
 #include "program/Program.h"
 
 namespace ptescope::program {
+// Inline: program::bytesText everywhere, and `using namespace program::text`
+// brings in just these.
+inline namespace text {
 
 // "512 B", "4.0 KiB", "1.5 MiB", "3.0 GiB" (binary units, one decimal);
 // "? B" for a negative (unknown) size.
@@ -53,4 +56,5 @@ std::string shortText(double value);
 // `text` padded with spaces to `width`, on the left when `right`.
 std::string padded(std::string text, size_t width, bool right = false);
 
+}  // namespace text
 }  // namespace ptescope::program

@@ -14,13 +14,7 @@
 
 namespace ptescope::report {
 
-using program::exactText;
-using program::fixedText;
-using program::microsText;
-using program::padded;
-using program::percentText;
-using program::shortText;
-using program::toMicros;
+using namespace program::text;
 
 namespace {
 
@@ -89,7 +83,7 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
            padded("max us", 10, true) + " " + padded("GB/s", 9, true) + "\n";
     for (const auto& i : m.instructions) {
       if (!i.is_copy) continue;
-      out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + padded(exec::directionName(i.direction), 4) +
+      out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + padded(program::copyDirectionName(i.direction), 4) +
              padded("%" + std::to_string(i.source_value), 8) + padded("%" + std::to_string(i.destination_value), 8) +
              padded(i.device.str(), 8) + padded(std::to_string(i.bytes), 12, true) + " " + padded(microsText(i.copy_seconds.min), 10, true) +
              " " + padded(microsText(i.copy_seconds.median), 10, true) + " " + padded(microsText(i.copy_seconds.max), 10, true) + " " +
@@ -163,17 +157,19 @@ nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Progra
   return j;
 }
 
+constexpr const char* kEtdumpCsvHeader =
+    "method,instruction,category,label,executions_per_iteration,min_us,median_us,max_us,direction,bytes,copy_min_us,"
+    "copy_median_us,copy_max_us,gbps\n";
+
 std::string etdumpCsv(const etdump::EtdumpAnalysis& a) {
-  std::string out =
-      "method,instruction,category,label,executions_per_iteration,min_us,median_us,max_us,direction,bytes,copy_min_us,"
-      "copy_median_us,copy_max_us,gbps\n";
+  std::string out = kEtdumpCsvHeader;
   for (const auto& m : a.methods) {
     for (const auto& i : m.instructions) {
       out += csvField(m.method) + "," + std::to_string(i.instruction) + "," + etdump::categoryName(i.category) + "," +
              csvField(i.label) + "," + std::to_string(i.executions_per_iteration) + "," + exactText(toMicros(i.seconds.min)) + "," +
              exactText(toMicros(i.seconds.median)) + "," + exactText(toMicros(i.seconds.max)) + ",";
       if (i.is_copy)
-        out += exec::directionName(i.direction) + "," + std::to_string(i.bytes) + "," + exactText(toMicros(i.copy_seconds.min)) +
+        out += program::copyDirectionName(i.direction) + "," + std::to_string(i.bytes) + "," + exactText(toMicros(i.copy_seconds.min)) +
                "," + exactText(toMicros(i.copy_seconds.median)) + "," + exactText(toMicros(i.copy_seconds.max)) + "," + exactText(i.gbps);
       else
         out += ",,,,,";
@@ -192,10 +188,10 @@ nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& a, const EtdumpSour
     events.push_back(traceProcessName(pid, process));
     // Lanes in a fixed order: copies up, kernels, delegates per device, down, the method.
     auto rank = [](const std::string& lane) {
-      if (lane == "H2D copies") return 0;
+      if (lane == program::copyDirectionName(program::CopyDirection::HostToDevice) + " copies") return 0;
       if (lane == "CPU kernels") return 1;
       if (lane.rfind("delegates on ", 0) == 0) return 2;
-      if (lane == "D2H copies") return 3;
+      if (lane == program::copyDirectionName(program::CopyDirection::DeviceToHost) + " copies") return 3;
       return 4;
     };
     std::map<std::pair<int, std::string>, int> lanes;

@@ -10,10 +10,10 @@
 
 namespace ptescope::report {
 
-using passes::CopyDirection;
+using program::CopyDirection;
 
 std::string copyChangeText(const passes::CopyRecord& copy) {
-  return std::string(copy.direction == CopyDirection::HostToDevice ? "H2D" : "D2H") + " %" +
+  return program::copyDirectionName(copy.direction) + " %" +
          std::to_string(copy.source) + " " + copy.from.str() + " → " + copy.to.str() + ", " +
          program::bytesText(copy.bytes);
 }
@@ -69,7 +69,7 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
 
   for (const auto& copy : report.copies_removed) {
     layout::RemovedCopy ghost;
-    ghost.host_to_device = copy.direction == CopyDirection::HostToDevice;
+    ghost.host_to_device = copy.direction == program::CopyDirection::HostToDevice;
     ghost.from = copy.from;
     ghost.to = copy.to;
     ghost.bytes = copy.bytes;

@@ -5,6 +5,7 @@
 #include <set>
 #include <sstream>
 
+#include "program/CopyDirection.h"
 #include "program/Text.h"
 
 namespace ptescope::report {
@@ -133,8 +134,8 @@ json methodGraphJson(const analysis::Dataflow& flow) {
                {"label", facts.label},
                {"inputs", facts.inputs},
                {"outputs", facts.outputs}};
-    if (facts.is_h2d_copy) entry["copy"] = "h2d";
-    if (facts.is_d2h_copy) entry["copy"] = "d2h";
+    if (facts.is_h2d_copy) entry["copy"] = program::copyDirectionName(program::CopyDirection::HostToDevice);
+    if (facts.is_d2h_copy) entry["copy"] = program::copyDirectionName(program::CopyDirection::DeviceToHost);
     graph.push_back(std::move(entry));
   }
   return graph;

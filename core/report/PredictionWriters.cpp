@@ -6,18 +6,13 @@
 #include <map>
 
 #include "report/ProfileWriters.h"
+#include "report/WriterSupport.h"
 
 namespace ptescope::report {
 
-using program::bytesText;
-using program::fixedText;
-using program::microsText;
-using program::padded;
-using program::percentText;
-using program::signedFixedText;
-using program::toMicros;
+using namespace program::text;
 
-using exec::TransferDirection;
+using program::CopyDirection;
 
 namespace {
 
@@ -56,7 +51,7 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
     out += header + "\n";
     for (const auto& c : p.copies) {
       std::string row = "  " + padded(std::to_string(c.instruction), 6, true);
-      row += "  " + padded(exec::directionName(c.direction), 4);
+      row += "  " + padded(program::copyDirectionName(c.direction), 4);
       row += "  " + padded("%" + std::to_string(c.source_value), 8);
       row += "  " + padded("%" + std::to_string(c.destination_value), 8);
       row += "  " + padded(c.device.str(), 8);
@@ -74,9 +69,9 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
     }
   }
   out += "\npredicted per iteration:\n";
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& t = p.totals(direction);
-    out += "  " + exec::directionName(direction) + ": " + std::to_string(t.copies) + " cop" +
+    out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(t.copies) + " cop" +
            (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + microsText(t.seconds) +
            " us";
     if (withMeasured) out += " (measured median " + microsText(context.measured->totals(direction).seconds) + " us)";
@@ -109,15 +104,9 @@ nlohmann::json predictionJson(const cost::MethodPrediction& p, const cost::LinkP
   j["host_memory"] = exec::hostMemoryKindName(p.host_memory);
   nlohmann::json copies = nlohmann::json::array();
   for (const auto& c : p.copies) {
-    nlohmann::json copy = {{"instruction", c.instruction},
-                           {"direction", exec::directionName(c.direction)},
-                           {"source", c.source_value},
-                           {"canonical_source", c.canonical_source},
-                           {"destination", c.destination_value},
-                           {"device", c.device.str()},
-                           {"bytes", c.bytes},
-                           {"predicted_us", toMicros(c.seconds)},
-                           {"predicted_gbps", c.seconds > 0 ? double(c.bytes) / c.seconds / 1e9 : 0.0}};
+    nlohmann::json copy = copyIdentityJson(c);
+    copy["predicted_us"] = toMicros(c.seconds);
+    copy["predicted_gbps"] = c.seconds > 0 ? double(c.bytes) / c.seconds / 1e9 : 0.0;
     if (context.measured != nullptr) {
       auto it = measured.find(c.instruction);
       copy["measured_median_us"] = it != measured.end() ? nlohmann::json(toMicros(it->second->seconds.median)) : nlohmann::json();
@@ -129,9 +118,9 @@ nlohmann::json predictionJson(const cost::MethodPrediction& p, const cost::LinkP
   }
   j["copies"] = copies;
   nlohmann::json totals;
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& t = p.totals(direction);
-    totals[direction == TransferDirection::HostToDevice ? "h2d" : "d2h"] = {
+    totals[program::copyDirectionName(direction)] = {
         {"copies", t.copies}, {"bytes", t.bytes}, {"predicted_us", toMicros(t.seconds)}};
   }
   j["totals"] = totals;

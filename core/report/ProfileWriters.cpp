@@ -14,17 +14,10 @@
 
 namespace ptescope::report {
 
-using program::bytesText;
-using program::exactText;
-using program::fixedText;
-using program::microsText;
-using program::padded;
-using program::percentText;
-using program::signedFixedText;
-using program::toMicros;
+using namespace program::text;
 
 using exec::TimelineSlice;
-using exec::TransferDirection;
+using program::CopyDirection;
 
 namespace {
 
@@ -45,8 +38,8 @@ std::string emulatedLabel(const exec::TransferProfile& profile) {
 
 std::string trackName(TimelineSlice::Track track) {
   switch (track) {
-    case TimelineSlice::Track::HostToDevice: return "H2D copies";
-    case TimelineSlice::Track::DeviceToHost: return "D2H copies";
+    case TimelineSlice::Track::HostToDevice:
+    case TimelineSlice::Track::DeviceToHost: return program::copyDirectionName(*TimelineSlice::copyDirectionOf(track)) + " copies";
     case TimelineSlice::Track::Kernels: return "CPU kernels and control flow";
     case TimelineSlice::Track::NotExecuted: return "not executed (delegates, unknown kernels)";
   }
@@ -90,7 +83,7 @@ std::string profileText(const exec::TransferProfile& p) {
     for (const auto& c : p.copies) {
       std::string row = " ";
       row += " " + padded(std::to_string(c.instruction), 6, true);
-      row += " " + padded(exec::directionName(c.direction), 4);
+      row += " " + padded(program::copyDirectionName(c.direction), 4);
       row += " " + padded("%" + std::to_string(c.source_value), 8);
       row += " " + padded("%" + std::to_string(c.destination_value), 8);
       row += " " + padded(c.device.str(), 8);
@@ -106,9 +99,9 @@ std::string profileText(const exec::TransferProfile& p) {
   }
 
   out += "\ntotals per iteration" + std::string(p.emulated ? " (emulated)" : "") + ":\n";
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& t = p.totals(direction);
-    out += "  " + exec::directionName(direction) + ": " + std::to_string(t.copies) + " copies, " + bytesText(t.bytes) +
+    out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(t.copies) + " copies, " + bytesText(t.bytes) +
            ", median " + microsText(t.seconds) + " us, " + fixedText(t.gbps, 2) +
            (p.emulated ? " GB/s of memcpy" : " GB/s");
     if (p.peak.measured && t.copies > 0 && !p.emulated) out += ", " + percentText(t.peak_share) + " of peak";
@@ -123,7 +116,7 @@ std::string profileText(const exec::TransferProfile& p) {
            fixedText(p.peak.d2h_gbps, 2) + " GB/s back; `ptescope-cli predict` says what the copies cost on a link\n";
   } else if (p.peak.measured) {
     out += "  link peak (pinned, " + bytesText(p.peak.bytes) + " each way on " + p.peak.device.str() + ", best of " +
-           std::to_string(p.peak.repeats) + "): H2D " + fixedText(p.peak.h2d_gbps, 2) + " GB/s, D2H " +
+           std::to_string(p.peak.repeats) + "): h2d " + fixedText(p.peak.h2d_gbps, 2) + " GB/s, d2h " +
            fixedText(p.peak.d2h_gbps, 2) + " GB/s" + (p.emulated ? " (emulated)" : "") + "\n";
   } else {
     out += "  link peak: not measured" + (p.peak.note.empty() ? std::string() : " (" + p.peak.note + ")") + "\n";
@@ -143,18 +136,17 @@ std::string profileText(const exec::TransferProfile& p) {
 }
 
 nlohmann::json profileJson(const exec::TransferProfile& p) {
-  nlohmann::json j;
-  j["format"] = "ptescope-profile";
-  j["version"] = kProfileFormatVersion;
-  j["program"] = p.program_name;
-  j["method"] = p.method;
-  j["runtime"] = p.runtime;
-  j["emulated"] = p.emulated;
-  j["host_memory"] = exec::hostMemoryKindName(p.host_memory);
-  j["warmup_iterations"] = p.warmup_iterations;
-  j["requested_iterations"] = p.requested_iterations;
-  j["iterations"] = p.iterations;
-  j["cancelled"] = p.cancelled;
+  nlohmann::json j = {{"format", "ptescope-profile"},
+                      {"version", kProfileFormatVersion},
+                      {"program", p.program_name},
+                      {"method", p.method},
+                      {"runtime", p.runtime},
+                      {"emulated", p.emulated},
+                      {"host_memory", exec::hostMemoryKindName(p.host_memory)},
+                      {"warmup_iterations", p.warmup_iterations},
+                      {"requested_iterations", p.requested_iterations},
+                      {"iterations", p.iterations},
+                      {"cancelled", p.cancelled}};
   j["link_peak"] = {{"measured", p.peak.measured},     {"device", p.peak.device.str()}, {"bytes", p.peak.bytes},
                     {"repeats", p.peak.repeats},       {"h2d_gbps", p.peak.h2d_gbps},   {"d2h_gbps", p.peak.d2h_gbps},
                     {"host_memory", "pinned"},         {"note", p.peak.note}};
@@ -162,21 +154,16 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
   run["copy_us"] = toMicros(p.copy_seconds);
   run["copy_share"] = p.copy_share;
   j["run"] = run;
-  j["totals"] = {{"h2d", totalsJson(p.host_to_device)}, {"d2h", totalsJson(p.device_to_host)}};
+  for (auto direction : program::kHostDeviceDirections)
+    j["totals"][program::copyDirectionName(direction)] = totalsJson(p.totals(direction));
   nlohmann::json copies = nlohmann::json::array();
   for (const auto& c : p.copies) {
-    nlohmann::json copy = {{"instruction", c.instruction},
-                           {"direction", exec::directionName(c.direction)},
-                           {"source", c.source_value},
-                           {"canonical_source", c.canonical_source},
-                           {"destination", c.destination_value},
-                           {"device", c.device.str()},
-                           {"host_memory", exec::hostMemoryKindName(c.host_memory)},
-                           {"bytes", c.bytes},
-                           {"executions_per_iteration", c.executions_per_iteration},
-                           {"gbps", c.gbps},
-                           {"best_gbps", c.best_gbps},
-                           {"peak_share", c.peak_share}};
+    nlohmann::json copy = copyIdentityJson(c);
+    copy.update(nlohmann::json{{"host_memory", exec::hostMemoryKindName(c.host_memory)},
+                               {"executions_per_iteration", c.executions_per_iteration},
+                               {"gbps", c.gbps},
+                               {"best_gbps", c.best_gbps},
+                               {"peak_share", c.peak_share}});
     copy.update(timingJson(c.seconds));
     nlohmann::json samples = nlohmann::json::array();
     for (double s : c.samples) samples.push_back(toMicros(s));
@@ -211,7 +198,7 @@ std::string profileCsv(const exec::TransferProfile& p) {
       "instruction,direction,source,destination,device,host_memory,bytes,executions_per_iteration,min_us,median_us,"
       "max_us,gbps,best_gbps,peak_share,emulated\n";
   for (const auto& c : p.copies) {
-    out += std::to_string(c.instruction) + "," + exec::directionName(c.direction) + "," + std::to_string(c.source_value) +
+    out += std::to_string(c.instruction) + "," + program::copyDirectionName(c.direction) + "," + std::to_string(c.source_value) +
            "," + std::to_string(c.destination_value) + "," + c.device.str() + "," + exec::hostMemoryKindName(c.host_memory) +
            "," + std::to_string(c.bytes) + "," + std::to_string(c.executions_per_iteration) + "," +
            exactText(toMicros(c.seconds.min)) + "," + exactText(toMicros(c.seconds.median)) + "," + exactText(toMicros(c.seconds.max)) + "," +
@@ -231,7 +218,7 @@ nlohmann::json profileTraceJson(const exec::TransferProfile& p) {
                      TimelineSlice::Track::NotExecuted})
     appendTraceThread(events, kProcess, traceThreadId(track), trackName(track));
   for (const auto& s : p.timeline) {
-    const bool copy = s.track == TimelineSlice::Track::HostToDevice || s.track == TimelineSlice::Track::DeviceToHost;
+    const bool copy = TimelineSlice::copyDirectionOf(s.track).has_value();
     TraceSlice slice{kProcess,
                      traceThreadId(s.track),
                      s.name,
@@ -355,14 +342,13 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     p.cancelled = cancelled;
   }
   PTESCOPE_FIELD(totals, top, nlohmann::json, "totals");
-  PTESCOPE_FIELD(h2dJson, JsonFields(totals, path + ": totals"), nlohmann::json, "h2d");
-  PTESCOPE_FIELD(d2hJson, JsonFields(totals, path + ": totals"), nlohmann::json, "d2h");
-  auto h2d = totalsFrom(h2dJson, path + ": totals.h2d");
-  if (!h2d) return h2d.error();
-  auto d2h = totalsFrom(d2hJson, path + ": totals.d2h");
-  if (!d2h) return d2h.error();
-  p.host_to_device = h2d.value();
-  p.device_to_host = d2h.value();
+  for (auto direction : program::kHostDeviceDirections) {
+    const std::string key = program::copyDirectionName(direction);
+    PTESCOPE_FIELD(directionJson, JsonFields(totals, path + ": totals"), nlohmann::json, key.c_str());
+    auto read = totalsFrom(directionJson, path + ": totals." + key);
+    if (!read) return read.error();
+    (direction == program::CopyDirection::HostToDevice ? p.host_to_device : p.device_to_host) = read.value();
+  }
   PTESCOPE_FIELD(run, top, nlohmann::json, "run");
   {
     const JsonFields runFields(run, path + ": run");
@@ -386,15 +372,16 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     PTESCOPE_FIELD(bytes, c, uint64_t, "bytes");
     PTESCOPE_FIELD(gbps, c, double, "gbps");
     PTESCOPE_FIELD(share, c, double, "peak_share");
-    if (direction != "H2D" && direction != "D2H")
-      return makeError(path + ": copies[" + std::to_string(i) + "]: direction \"" + direction + "\" is neither H2D nor D2H");
+    const auto parsedDirection = program::parseCopyDirection(direction);
+    if (!parsedDirection || *parsedDirection == program::CopyDirection::DeviceToDevice)
+      return makeError(path + ": copies[" + std::to_string(i) + "]: direction \"" + direction + "\" is neither h2d nor d2h");
     auto parsedDevice = program::parseDeviceSpec(device);
     if (!parsedDevice)
       return makeError(path + ": copies[" + std::to_string(i) + "]: device: " + parsedDevice.error().message);
     auto timing = timingFrom(c);
     if (!timing) return timing.error();
     copy.instruction = instruction;
-    copy.direction = direction == "H2D" ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost;
+    copy.direction = *parsedDirection;
     copy.source_value = source;
     copy.destination_value = destination;
     if (copies[i].contains("canonical_source") && copies[i]["canonical_source"].is_number_integer())
@@ -432,7 +419,7 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
   for (const auto& [now, before] : exec::pairCopies(latest, previous)) {
     const auto& c = now ? *now : *before;
     std::string row = "  " + padded(now ? std::to_string(now->instruction) : std::string("-"), 6, true);
-    row += "  " + padded(exec::directionName(c.direction), 4);
+    row += "  " + padded(program::copyDirectionName(c.direction), 4);
     row += "  " + padded("%" + std::to_string(c.source_value), 8);
     row += " " + padded(std::to_string(c.bytes), 12, true);
     row += " " + padded(now ? microsText(now->seconds.median) : "-", 11, true);
@@ -446,10 +433,10 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
     removed += before && !now;
     out += row + "\n";
   }
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& a = latest.totals(direction);
     const auto& b = previous.totals(direction);
-    out += "  " + exec::directionName(direction) + ": " + std::to_string(a.copies) + " copies (was " +
+    out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(a.copies) + " copies (was " +
            std::to_string(b.copies) + "), " + bytesText(a.bytes) + " (was " + bytesText(b.bytes) + "), median " +
            microsText(a.seconds) + " us (was " + microsText(b.seconds) + ", " +
            signedMicros(a.seconds - b.seconds) + " us, " + changePercent(a.seconds, b.seconds) + ")\n";
@@ -465,7 +452,7 @@ nlohmann::json profileComparisonJson(const exec::TransferProfile& latest, const 
   nlohmann::json copies = nlohmann::json::array();
   for (const auto& [now, before] : exec::pairCopies(latest, previous)) {
     const auto& c = now ? *now : *before;
-    nlohmann::json row = {{"direction", exec::directionName(c.direction)},
+    nlohmann::json row = {{"direction", program::copyDirectionName(c.direction)},
                           {"source", c.source_value},
                           {"device", c.device.str()},
                           {"bytes", c.bytes},
@@ -478,10 +465,10 @@ nlohmann::json profileComparisonJson(const exec::TransferProfile& latest, const 
     copies.push_back(row);
   }
   nlohmann::json totals;
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& a = latest.totals(direction);
     const auto& b = previous.totals(direction);
-    totals[direction == TransferDirection::HostToDevice ? "h2d" : "d2h"] = {
+    totals[program::copyDirectionName(direction)] = {
         {"copies", a.copies}, {"previous_copies", b.copies}, {"median_us", toMicros(a.seconds)},
         {"previous_median_us", toMicros(b.seconds)}, {"delta_us", toMicros(a.seconds - b.seconds)}};
   }

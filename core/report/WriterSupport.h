@@ -15,6 +15,17 @@ namespace ptescope::report {
 // {"min_us", "median_us", "max_us"} of `stats`.
 nlohmann::json timingJson(const exec::TimingStats& stats);
 
+// The fields that say which copy a JSON row is about (exec/CopyIdentity.h),
+// for a measured copy (exec::CopyProfile) and a predicted one
+// (cost::CopyPrediction) alike.
+template <class Copy>
+nlohmann::json copyIdentityJson(const Copy& c) {
+  return {{"instruction", c.instruction},        {"direction", program::copyDirectionName(c.direction)},
+          {"source", c.source_value},            {"canonical_source", c.canonical_source},
+          {"destination", c.destination_value},  {"device", c.device.str()},
+          {"bytes", c.bytes}};
+}
+
 // A CSV field, quoted when it holds a comma, quote or line break.
 std::string csvField(const std::string& text);
 

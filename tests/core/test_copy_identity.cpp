@@ -11,19 +11,14 @@ using namespace ptescope::exec;
 
 namespace {
 
-constexpr auto kH2D = TransferDirection::HostToDevice;
-constexpr auto kD2H = TransferDirection::DeviceToHost;
+constexpr auto kH2D = program::CopyDirection::HostToDevice;
+constexpr auto kD2H = program::CopyDirection::DeviceToHost;
 
-CopyProfile copyOf(size_t instruction, TransferDirection direction, int32_t source, int32_t destination,
+CopyProfile copyOf(size_t instruction, program::CopyDirection direction, int32_t source, int32_t destination,
                    int32_t canonical = -1) {
-  CopyProfile c;
-  c.instruction = instruction;
-  c.direction = direction;
-  c.source_value = source;
-  c.destination_value = destination;
-  c.canonical_source = canonical;
-  c.device = program::Device{program::DeviceType::Cuda, 0};
-  return c;
+  return CopyProfile{.instruction = instruction, .direction = direction, .source_value = source,
+                     .destination_value = destination, .canonical_source = canonical,
+                     .device = program::Device{program::DeviceType::Cuda, 0}};
 }
 
 }  // namespace
@@ -31,6 +26,26 @@ CopyProfile copyOf(size_t instruction, TransferDirection direction, int32_t sour
 class TestCopyIdentity : public QObject {
   Q_OBJECT
  private slots:
+  void oneSpellingOfDirections() {
+    using program::CopyDirection;
+    QCOMPARE(program::copyDirectionName(CopyDirection::HostToDevice), std::string("h2d"));
+    QCOMPARE(program::copyDirectionName(CopyDirection::DeviceToHost), std::string("d2h"));
+    QCOMPARE(program::copyDirectionName(CopyDirection::DeviceToDevice), std::string("d2d"));
+    QCOMPARE(program::copyDirectionLongName(CopyDirection::DeviceToHost), std::string("device-to-host"));
+    QCOMPARE(program::parseCopyDirection("h2d"), std::optional(CopyDirection::HostToDevice));
+    QCOMPARE(program::parseCopyDirection("D2H"), std::optional(CopyDirection::DeviceToHost));  // files written before
+    QCOMPARE(program::parseCopyDirection("d2d"), std::optional(CopyDirection::DeviceToDevice));
+    QVERIFY(!program::parseCopyDirection("H2d"));
+    QVERIFY(!program::parseCopyDirection("host"));
+    QCOMPARE(program::kHostDeviceDirections.size(), size_t(2));
+    QCOMPARE(program::kHostDeviceDirections[0], CopyDirection::HostToDevice);
+    // Timeline tracks: one per copy direction, derived from it.
+    using Track = TimelineSlice::Track;
+    QCOMPARE(TimelineSlice::copyTrack(CopyDirection::DeviceToHost), Track::DeviceToHost);
+    QCOMPARE(TimelineSlice::copyDirectionOf(Track::HostToDevice), std::optional(CopyDirection::HostToDevice));
+    QVERIFY(!TimelineSlice::copyDirectionOf(Track::Kernels));
+  }
+
   void keysCountOccurrencesInInstructionOrder() {
     // Two copies of %1 to cuda:0 (one per delegate that reads it), listed
     // out of instruction order, and one of %2.
