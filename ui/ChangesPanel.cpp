@@ -12,12 +12,12 @@ using namespace ptescope::passes;
 namespace {
 
 QString copyText(const CopyRecord& c) {
-  QString s = QString("%1 %%2 %3 → %4, %5 B")
-                  .arg(c.direction == CopyDirection::HostToDevice ? "H2D" : "D2H")
+  QString s = QString("%1 %%2 %3 → %4, %5")
+                  .arg(QString::fromStdString(program::copyDirectionName(c.direction)))
                   .arg(c.source)
                   .arg(QString::fromStdString(c.from.str()), QString::fromStdString(c.to.str()))
-                  .arg(c.bytes);
-  if (c.direction == CopyDirection::HostToDevice && c.consumer_delegate >= 0)
+                  .arg(bytesText(c.bytes));
+  if (c.direction == program::CopyDirection::HostToDevice && c.consumer_delegate >= 0)
     s += QString(" for delegate call %1").arg(c.consumer_delegate);
   return s;
 }

@@ -48,8 +48,8 @@ QString optionsText(const passes::DeviceOptions& before, const passes::DeviceOpt
     if (a != b) changes << QString("%1 %2").arg(a ? "enable" : "disable", name);
   };
   add(before.enable_non_cpu_memory_planning, after.enable_non_cpu_memory_planning, "device planning");
-  add(before.skip_h2d_for_method_inputs, after.skip_h2d_for_method_inputs, "skip H2D for inputs");
-  add(before.skip_d2h_for_method_outputs, after.skip_d2h_for_method_outputs, "skip D2H for outputs");
+  add(before.skip_h2d_for_method_inputs, after.skip_h2d_for_method_inputs, "skip h2d for inputs");
+  add(before.skip_d2h_for_method_outputs, after.skip_d2h_for_method_outputs, "skip d2h for outputs");
   add(before.alloc_graph_input, after.alloc_graph_input, "planned graph inputs");
   add(before.alloc_graph_output, after.alloc_graph_output, "planned graph outputs");
   return changes.join(", ");

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "layout/DeviceStyle.h"
+#include "program/Text.h"
 #include "ui/Format.h"
 #include "ui/GraphItems.h"
 #include "ui/GraphLegend.h"
@@ -126,7 +127,7 @@ void GraphView::applyOverlay() {
       auto it = perNode.find(from);
       if (it == perNode.end() || model.nodes[from].kind == NodeKind::Group) continue;
       const auto& overlay = *nodeItems_[from]->overlay();
-      edgeItems_[e]->setOverlay(ItemOverlay{overlay.colour, QString::fromStdString(layout::byteSizeText(int64_t(it->second.bytes))) +
+      edgeItems_[e]->setOverlay(ItemOverlay{overlay.colour, QString::fromStdString(program::bytesText(int64_t(it->second.bytes))) +
                                                                 QStringLiteral(" \u00b7 ") + overlay.text});
     }
   }

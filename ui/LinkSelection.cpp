@@ -11,6 +11,7 @@
 
 #include "cost/LinkProbe.h"
 #include "ui/Format.h"
+#include "ui/ViewControls.h"
 
 namespace ptescope::ui {
 
@@ -87,15 +88,10 @@ LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(pa
   auto* row = new QHBoxLayout(this);
   row->setContentsMargins(4, 2, 4, 2);
   row->addWidget(new QLabel(tr("Predict on:")));
-  auto combo = [row](const char* name) {
-    auto* box = new QComboBox;
-    box->setObjectName(name);
-    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    row->addWidget(box);
-    return box;
-  };
-  links_ = combo("linkProfile");
-  memory_ = combo("linkHostMemory");
+  links_ = fittedComboBox("linkProfile");
+  row->addWidget(links_);
+  memory_ = new QComboBox;
+  memory_->setObjectName("linkHostMemory");
   memory_->addItem(tr("pageable host memory"), int(exec::HostMemoryKind::Pageable));
   memory_->addItem(tr("pinned host memory"), int(exec::HostMemoryKind::Pinned));
   memory_->setToolTip(tr("Where the CPU arenas live: ExecuTorch's Module allocates pageable memory"));

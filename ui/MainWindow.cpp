@@ -402,7 +402,7 @@ void MainWindow::refreshStatus() {
   statusMethod_->setText(method ? tr("method %1").arg(QString::fromStdString(method->displayName())) : QString());
   if (method != nullptr) {
     auto s = analysis::summarizeMethod(*method);
-    statusCounts_->setText(tr("%1 instructions, %2 values, %3 delegate calls, %4 H2D / %5 D2H copies")
+    statusCounts_->setText(tr("%1 instructions, %2 values, %3 delegate calls, %4 h2d / %5 d2h copies")
                                .arg(s.instructions)
                                .arg(s.values)
                                .arg(s.delegate_calls)

@@ -60,7 +60,7 @@ void MemoryPlanView::rebuild() {
       block.device = QString::fromStdString(t->device().str());
       block.label = QString("%%1 %2 %3, %4 at +%5, live %6–%7")
                         .arg(v)
-                        .arg(tensorTypeText(*t), block.device, bytesText(qint64(block.bytes)))
+                        .arg(ui::tensorTypeText(*t), block.device, bytesText(qint64(block.bytes)))
                         .arg(block.offset)
                         .arg(block.start)
                         .arg(block.end);

@@ -95,7 +95,7 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   for (size_t m = 0; m < methods.size(); ++m) {
     const auto summary = analysis::summarizeMethod(methods[m]);
     const size_t copies = summary.h2d_copies + summary.d2h_copies;
-    method_->addItem(tr("%1  (%2 H2D, %3 D2H copies)")
+    method_->addItem(tr("%1  (%2 h2d, %3 d2h copies)")
                          .arg(QString::fromStdString(methods[m].displayName()))
                          .arg(summary.h2d_copies)
                          .arg(summary.d2h_copies),

@@ -134,7 +134,7 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
         return outcome;
       }
       result->program_name = name;
-      report::identifyCopies(result.value(), *program);  // pairs copies across edits
+      exec::identifyCopies(result.value(), *program);  // pairs copies across edits
       outcome->profile = std::make_shared<const exec::TransferProfile>(std::move(result.value()));
     } catch (const std::bad_alloc&) {
       // Samples of millions of iterations, or arenas bigger than memory.

@@ -18,7 +18,7 @@ QString valueLabel(const Method& method, int32_t v) {
   if (v < 0 || size_t(v) >= values.size()) return "%" + QString::number(v);
   const Value& value = values[size_t(v)];
   if (const Tensor* t = value.tensor()) {
-    return QString("%%1 %2 %3").arg(v).arg(tensorTypeText(*t), QString::fromStdString(t->device().str()));
+    return QString("%%1 %2 %3").arg(v).arg(ui::tensorTypeText(*t), QString::fromStdString(t->device().str()));
   }
   return QString("%%1 %2").arg(v).arg(QString::fromStdString(valueKindName(value.kind())));
 }
@@ -66,7 +66,7 @@ void PropertiesPanel::showValue(int32_t v) {
   row(tr("Kind"), QString::fromStdString(valueKindName(value.kind())));
   if (const Tensor* t = value.tensor()) {
     row(tr("DType"), QString::fromStdString(scalarTypeShortName(t->scalar_type)));
-    row(tr("Sizes"), sizesText(*t));
+    row(tr("Sizes"), ui::sizesText(*t));
     row(tr("Bytes"), QString::number(t->nbytes()));
     row(tr("Device"), QString::fromStdString(t->device().str()));
     row(tr("Dynamism"), QString::fromStdString(shapeDynamismName(t->shape_dynamism)));

@@ -8,7 +8,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QScrollBar>
-#include <QShortcut>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -23,27 +22,26 @@
 #include "etdump/EtdumpProfile.h"
 #include "layout/DeviceStyle.h"
 #include "ui/Format.h"
+#include "ui/ViewControls.h"
 
 namespace ptescope::ui {
 
 namespace {
 
-// Canvas geometry. Lane labels stay pinned on the left and the time axis on
-// top while the bars scroll under them.
-constexpr double kLabelWidth = 156;  // "Not executed" in bold and a five-digit count
-constexpr double kPadLeft = 10;
-constexpr double kPadRight = 16;
-constexpr double kAxisHeight = 26;
-constexpr double kLaneHeight = 30;     // at least; lanes grow into the panel's height
-constexpr double kMaxLaneHeight = 48;
-constexpr double kLaneGap = 6;
-constexpr double kLegendHeight = 26;
-// A copy of a few bytes lasts a nanosecond: still wide enough to see, and
-// hit over a few more pixels than it covers.
-constexpr double kMinBarWidth = 2;
-constexpr double kMinHitWidth = 7;
-// Tick labels need about this much room.
-constexpr double kMinTickSpacing = 90;
+// Canvas geometry, in pixels. Lane labels stay pinned on the left and the
+// time axis on top while the bars scroll under them.
+struct CanvasGeometry {
+  double label_width = 156;  // "Not executed" in bold and a five-digit count
+  double pad_left = 10, pad_right = 16;
+  double axis_height = 26, legend_height = 26;
+  double lane_height = 30;  // at least; lanes grow into the panel's height
+  double max_lane_height = 48, lane_gap = 6;
+  // A copy of a few bytes lasts a nanosecond: still wide enough to see, and
+  // hit over a few more pixels than it covers.
+  double min_bar_width = 2, min_hit_width = 7;
+  double min_tick_spacing = 90;  // tick labels need about this much room
+};
+constexpr CanvasGeometry kCanvas;
 // Zooming in further than this span shows nothing the clocks can resolve.
 constexpr double kFinestSpanSeconds = 1e-8;
 // Scroll bar values are ints: keep the content well inside their range.
@@ -77,19 +75,7 @@ BarStyle styleOf(TimelineView::Lane lane, bool delegate, const program::Device& 
   return {colourOf(s.stroke), colourOf(s.stroke.lighter(0.5))};
 }
 
-TimelineView::Lane laneOf(exec::TimelineSlice::Track track) {
-  switch (track) {
-    case exec::TimelineSlice::Track::HostToDevice: return TimelineView::Lane::HostToDevice;
-    case exec::TimelineSlice::Track::DeviceToHost: return TimelineView::Lane::DeviceToHost;
-    case exec::TimelineSlice::Track::NotExecuted: return TimelineView::Lane::NotExecuted;
-    case exec::TimelineSlice::Track::Kernels: break;
-  }
-  return TimelineView::Lane::Kernels;
-}
-
-bool isCopyLane(TimelineView::Lane lane) {
-  return lane == TimelineView::Lane::HostToDevice || lane == TimelineView::Lane::DeviceToHost;
-}
+bool isCopyLane(TimelineView::Lane lane) { return exec::TimelineSlice::copyDirectionOf(lane).has_value(); }
 
 // The device delegate calls run on: the device side of the method's copies
 // (what the profile measured), else the link peak's device.
@@ -236,9 +222,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(6, 2, 6, 0);
   auto* iterationLabel = new QLabel(tr("Iteration:"));
-  iterationBox_ = new QComboBox;
-  iterationBox_->setObjectName("timelineIteration");
-  iterationBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  iterationBox_ = fittedComboBox("timelineIteration");
   iterationLabel->setBuddy(iterationBox_);
   info_ = new QLabel;
   info_->setObjectName("timelineInfo");
@@ -275,16 +259,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   connect(zoomInButton_, &QToolButton::clicked, this, &TimelineView::zoomIn);
   connect(zoomOutButton_, &QToolButton::clicked, this, &TimelineView::zoomOut);
   connect(fitButton_, &QToolButton::clicked, this, &TimelineView::zoomToFit);
-  auto shortcut = [this](const QKeySequence& keys, auto slot) {
-    auto* s = new QShortcut(keys, this);
-    // Only while the timeline has focus: the graph has the same keys.
-    s->setContext(Qt::WidgetWithChildrenShortcut);
-    connect(s, &QShortcut::activated, this, slot);
-  };
-  shortcut(QKeySequence(Qt::CTRL | Qt::Key_Equal), &TimelineView::zoomIn);
-  shortcut(QKeySequence(Qt::CTRL | Qt::Key_Plus), &TimelineView::zoomIn);
-  shortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus), &TimelineView::zoomOut);
-  shortcut(QKeySequence(Qt::CTRL | Qt::Key_0), &TimelineView::zoomToFit);
+  addZoomShortcuts(this, [this] { zoomIn(); }, [this] { zoomOut(); }, [this] { zoomToFit(); });
 
   rebuildIterations();
 }
@@ -295,9 +270,9 @@ QWidget* TimelineView::canvas() const { return canvas_->viewport(); }
 
 QString TimelineView::laneName(Lane lane) {
   switch (lane) {
-    case Lane::HostToDevice: return tr("H2D");
+    case Lane::HostToDevice:
+    case Lane::DeviceToHost: return QString::fromStdString(program::copyDirectionName(*exec::TimelineSlice::copyDirectionOf(lane)));
     case Lane::Kernels: return tr("Kernels");
-    case Lane::DeviceToHost: return tr("D2H");
     case Lane::NotExecuted: return tr("Not executed");
   }
   return {};
@@ -342,7 +317,7 @@ void TimelineView::rebuildIterations() {
   // never need a vertical scroll bar.
   const int frame = 2 * canvas_->frameWidth();
   const int lanes = std::max<int>(int(lanes_.size()), 3);
-  canvas_->setMinimumHeight(int(kAxisHeight + lanes * (kLaneHeight + kLaneGap) + kLegendHeight) + frame +
+  canvas_->setMinimumHeight(int(kCanvas.axis_height + lanes * (kCanvas.lane_height + kCanvas.lane_gap) + kCanvas.legend_height) + frame +
                             canvas_->horizontalScrollBar()->sizeHint().height());
   iteration_ = iterations_.empty() ? -1 : int(iterations_.front());
   rebuildBars();
@@ -375,7 +350,7 @@ void TimelineView::rebuildBars() {
     for (const auto& s : profile_->timeline) {
       if (s.iteration != size_t(iteration_)) continue;
       Bar bar;
-      bar.lane = laneOf(s.track);
+      bar.lane = s.track;
       bar.instruction = s.instruction;
       bar.name = QString::fromStdString(s.name);
       bar.start = s.start_seconds - first;
@@ -420,10 +395,10 @@ void TimelineView::updateControls() {
   info_->setText(text);
 }
 
-double TimelineView::timeLeft() const { return kLabelWidth + kPadLeft; }
+double TimelineView::timeLeft() const { return kCanvas.label_width + kCanvas.pad_left; }
 
 double TimelineView::timeWidth() const {
-  return std::max(50.0, double(canvas_->viewport()->width()) - timeLeft() - kPadRight);
+  return std::max(50.0, double(canvas_->viewport()->width()) - timeLeft() - kCanvas.pad_right);
 }
 
 double TimelineView::pixelsPerSecond() const { return duration_ > 0 ? timeWidth() / duration_ * zoom_ : 0.0; }
@@ -446,9 +421,9 @@ QRectF TimelineView::laneRect(Lane lane) const {
   const auto it = std::find(lanes_.begin(), lanes_.end(), lane);
   if (it == lanes_.end()) return {};
   const double index = double(it - lanes_.begin());
-  const double available = double(canvas_->viewport()->height()) - kAxisHeight - kLegendHeight;
-  const double height = std::clamp(available / double(lanes_.size()) - kLaneGap, kLaneHeight, kMaxLaneHeight);
-  return QRectF(0, kAxisHeight + index * (height + kLaneGap) + kLaneGap / 2, double(canvas_->viewport()->width()),
+  const double available = double(canvas_->viewport()->height()) - kCanvas.axis_height - kCanvas.legend_height;
+  const double height = std::clamp(available / double(lanes_.size()) - kCanvas.lane_gap, kCanvas.lane_height, kCanvas.max_lane_height);
+  return QRectF(0, kCanvas.axis_height + index * (height + kCanvas.lane_gap) + kCanvas.lane_gap / 2, double(canvas_->viewport()->width()),
                 height);
 }
 
@@ -460,18 +435,18 @@ void TimelineView::layoutBars() {
   const double pps = pixelsPerSecond();
   for (auto& bar : bars_) {
     const QRectF lane = laneRect(bar.lane);
-    bar.rect = QRectF(xOf(bar.start), lane.top() + 4, std::max(bar.seconds * pps, kMinBarWidth), lane.height() - 8);
+    bar.rect = QRectF(xOf(bar.start), lane.top() + 4, std::max(bar.seconds * pps, kCanvas.min_bar_width), lane.height() - 8);
   }
 }
 
 int TimelineView::barAt(const QPointF& position) const {
   // Bars hidden under the pinned lane labels cannot be hit.
-  if (position.x() < timeLeft() - kPadLeft) return -1;
+  if (position.x() < timeLeft() - kCanvas.pad_left) return -1;
   // Where minimum-width bars overlap, the narrowest wins so it stays reachable.
   int best = -1;
   for (size_t i = 0; i < bars_.size(); ++i) {
     QRectF hit = bars_[i].rect;
-    const double widen = std::max(0.0, kMinHitWidth - hit.width()) / 2;
+    const double widen = std::max(0.0, kCanvas.min_hit_width - hit.width()) / 2;
     hit.adjust(-widen, 0, widen, 0);
     if (!hit.contains(position)) continue;
     if (best < 0 || bars_[i].rect.width() < bars_[size_t(best)].rect.width()) best = int(i);
@@ -571,13 +546,13 @@ void TimelineView::paintCanvas(QPainter& p) {
     const QRectF lane = laneRect(lanes_[i]);
     p.fillRect(lane, i % 2 ? palette().base() : palette().alternateBase());
   }
-  const double left = timeLeft() - kPadLeft;
+  const double left = timeLeft() - kCanvas.pad_left;
   const QRectF timeArea(left, 0, all.width() - left, all.height());
   p.save();
   p.setClipRect(timeArea);
   // Tick lines across the lanes.
   const double pps = pixelsPerSecond();
-  const double step = niceStep(kMinTickSpacing / pps);
+  const double step = niceStep(kCanvas.min_tick_spacing / pps);
   const double lanesTop = laneRect(lanes_.front()).top();
   const double lanesBottom = laneRect(lanes_.back()).bottom();
   QColor gridLine = grid;
@@ -604,7 +579,7 @@ void TimelineView::paintCanvas(QPainter& p) {
     const bool selected = selected_ && *selected_ == bar.instruction;
     const bool hovered = int(i) == hovered_;
     double& reach = drawnTo[size_t(bar.lane)];
-    if (!selected && !hovered && bar.rect.width() <= kMinBarWidth && bar.rect.right() <= reach + 1) continue;
+    if (!selected && !hovered && bar.rect.width() <= kCanvas.min_bar_width && bar.rect.right() <= reach + 1) continue;
     reach = std::max(reach, bar.rect.right());
     p.setPen(Qt::NoPen);
     p.setBrush(style.fill);
@@ -628,7 +603,7 @@ void TimelineView::paintCanvas(QPainter& p) {
 
   // Lane labels, pinned; the legend strip below shares their background.
   p.fillRect(QRectF(0, 0, left, all.height()), palette().window());
-  p.fillRect(QRectF(0, lanesBottom + kLaneGap / 2, all.width(), all.height()), palette().window());
+  p.fillRect(QRectF(0, lanesBottom + kCanvas.lane_gap / 2, all.width(), all.height()), palette().window());
   p.setPen(grid);
   p.drawLine(QPointF(left, 0), QPointF(left, lanesBottom));
   QFont bold = font();
@@ -650,43 +625,43 @@ void TimelineView::paintCanvas(QPainter& p) {
 
 void TimelineView::paintAxis(QPainter& p) {
   const QRectF all = canvas_->viewport()->rect();
-  const double left = timeLeft() - kPadLeft;
+  const double left = timeLeft() - kCanvas.pad_left;
   const double pps = pixelsPerSecond();
-  const double step = niceStep(kMinTickSpacing / pps);
+  const double step = niceStep(kCanvas.min_tick_spacing / pps);
   const TickFormat format = tickFormat(step, std::min(duration_, secondsAt(all.width())));
   const QColor text = palette().color(QPalette::Text);
   const QFontMetrics metrics(font());
-  p.fillRect(QRectF(0, 0, all.width(), kAxisHeight), palette().window());
+  p.fillRect(QRectF(0, 0, all.width(), kCanvas.axis_height), palette().window());
   p.setPen(palette().color(QPalette::Mid));
-  p.drawLine(QPointF(left, kAxisHeight - 1), QPointF(all.width(), kAxisHeight - 1));
+  p.drawLine(QPointF(left, kCanvas.axis_height - 1), QPointF(all.width(), kCanvas.axis_height - 1));
   p.save();
-  p.setClipRect(QRectF(left, 0, all.width() - left, kAxisHeight));
+  p.setClipRect(QRectF(left, 0, all.width() - left, kCanvas.axis_height));
   const double firstTick = std::ceil(std::max(0.0, secondsAt(timeLeft() - 40)) / step);
   for (double k = firstTick;; ++k) {
     const double seconds = k * step;
     const double x = xOf(seconds);
     if (x > all.width() + 40 || seconds > duration_) break;
     p.setPen(palette().color(QPalette::Mid));
-    p.drawLine(QPointF(x, kAxisHeight - 6), QPointF(x, kAxisHeight - 1));
+    p.drawLine(QPointF(x, kCanvas.axis_height - 6), QPointF(x, kCanvas.axis_height - 1));
     p.setPen(text);
     const QString number = QString::number(seconds * format.scale, 'f', format.decimals);
     const QString label = k == 0 ? QStringLiteral("0") : number + " " + format.unit;
     // Labels centre on their tick, except 0, which starts at it; a label the
     // edges would cut is left out (a cut "3.5" reads as another number).
     const double width = metrics.horizontalAdvance(label) + 4;
-    const QRectF box(k == 0 ? x - 2 : x - width / 2, 2, width, kAxisHeight - 8);
+    const QRectF box(k == 0 ? x - 2 : x - width / 2, 2, width, kCanvas.axis_height - 8);
     if (box.left() < left || box.right() > all.width()) continue;
     p.drawText(box, Qt::AlignCenter, label);
   }
   p.restore();
   p.setPen(palette().color(QPalette::PlaceholderText));
-  p.drawText(QRectF(8, 2, left - 12, kAxisHeight - 8), Qt::AlignLeft | Qt::AlignVCenter,
+  p.drawText(QRectF(8, 2, left - 12, kCanvas.axis_height - 8), Qt::AlignLeft | Qt::AlignVCenter,
              tr("iteration %1").arg(iteration_ + 1));
 }
 
 void TimelineView::paintLegend(QPainter& p) {
   const QRectF all = canvas_->viewport()->rect();
-  const double top = laneRect(lanes_.back()).bottom() + kLaneGap / 2 + 4;
+  const double top = laneRect(lanes_.back()).bottom() + kCanvas.lane_gap / 2 + 4;
   const program::Device delegateDevice = delegateDeviceOf(profile_.get());
   struct Entry {
     BarStyle style;

@@ -55,7 +55,8 @@ class TimelineView : public QWidget {
   void setIteration(int iteration);
   int iteration() const { return iteration_; }
 
-  enum class Lane { HostToDevice, Kernels, DeviceToHost, NotExecuted };
+  // The profile's tracks: one per copy direction, kernels, not executed.
+  using Lane = exec::TimelineSlice::Track;
   static QString laneName(Lane lane);
 
   struct Bar {

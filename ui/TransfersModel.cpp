@@ -12,6 +12,7 @@
 #include "program/Program.h"
 #include "ui/Document.h"
 #include "cost/LinkProfile.h"
+#include "exec/CopyIdentity.h"
 #include "passes/DevicePasses.h"
 #include "ui/Format.h"
 #include "ui/ItemRoles.h"
@@ -25,76 +26,8 @@ namespace {
 // lists the expensive copies first and the "—" rows last.
 constexpr double kNoNumber = std::numeric_limits<double>::lowest();
 
-// What identifies a copy across versions of one program: instruction indices
-// change with every edit, the values a copy reads from do not (the passes
-// keep the numbering of the values they do not create). `occurrence` tells
-// apart two copies of one value to one device (one per delegate that reads
-// it), in instruction order.
-struct CopyKey {
-  bool hostToDevice = true;
-  int32_t source = -1;
-  std::string device;
-  int occurrence = 0;
-  friend bool operator<(const CopyKey& a, const CopyKey& b) {
-    return std::tie(a.hostToDevice, a.source, a.device, a.occurrence) <
-           std::tie(b.hostToDevice, b.source, b.device, b.occurrence);
-  }
-};
-
-struct CopyFacts {
-  size_t instruction = 0;
-  bool hostToDevice = true;
-  int32_t source = -1;
-  int32_t destination = -1;
-  std::string device;
-};
-
-// Keys for copies given in instruction order. A copy that reads another
-// copy's output (cuda:0 → cpu → cuda:1) is keyed by the value the chain
-// starts from: copy outputs are the values the passes renumber.
-std::vector<CopyKey> keysOf(const std::vector<CopyFacts>& copies) {
-  std::map<int32_t, int32_t> sourceOfCopyOutput;
-  for (const auto& c : copies) sourceOfCopyOutput[c.destination] = c.source;
-  std::map<std::tuple<bool, int32_t, std::string>, int> seen;
-  std::vector<CopyKey> keys;
-  keys.reserve(copies.size());
-  for (const auto& c : copies) {
-    int32_t source = c.source;
-    // Bounded: a malformed program could make the chain a cycle.
-    for (size_t step = 0; step < copies.size(); ++step) {
-      auto it = sourceOfCopyOutput.find(source);
-      if (it == sourceOfCopyOutput.end() || it->second == source) break;
-      source = it->second;
-    }
-    const int occurrence = seen[{c.hostToDevice, source, c.device}]++;
-    keys.push_back(CopyKey{c.hostToDevice, source, c.device, occurrence});
-  }
-  return keys;
-}
-
-// No value is numbered this: canonical sources need no chain resolution.
-constexpr int32_t kNoValue = -2;
-
-bool hasCanonicalSources(const exec::TransferProfile& profile) {
-  return std::all_of(profile.copies.begin(), profile.copies.end(), [](const auto& c) { return c.canonical_source >= 0; });
-}
-
-// `canonical`: key by CopyProfile::canonical_source (the copy-free
-// numbering, the same in every edit of one file) instead of the raw indices.
-std::map<CopyKey, const exec::CopyProfile*> copiesByKey(const exec::TransferProfile& profile, bool canonical) {
-  std::vector<const exec::CopyProfile*> ordered;
-  for (const auto& c : profile.copies) ordered.push_back(&c);
-  std::stable_sort(ordered.begin(), ordered.end(), [](auto* a, auto* b) { return a->instruction < b->instruction; });
-  std::vector<CopyFacts> facts;
-  for (const auto* c : ordered)
-    facts.push_back(CopyFacts{c->instruction, c->direction == exec::TransferDirection::HostToDevice,
-                              canonical ? c->canonical_source : c->source_value,
-                              canonical ? kNoValue : c->destination_value, c->device.str()});
-  const auto keys = keysOf(facts);
-  std::map<CopyKey, const exec::CopyProfile*> byKey;
-  for (size_t i = 0; i < keys.size(); ++i) byKey.emplace(keys[i], ordered[i]);
-  return byKey;
-}
+using exec::CopyKey;
+using exec::SourceNumbering;
 
 bool isMeasuredColumn(int column) {
   return column >= TransfersModel::MedianTime && column < TransfersModel::ColumnCount;
@@ -153,7 +86,7 @@ void TransfersModel::predict() {
   for (auto& r : rows_) {
     r.predicted = -1;
     if (!link_) continue;
-    const auto direction = r.hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
+    const auto direction = r.direction;
     auto seconds = link_->secondsFor(direction, linkMemory_, uint64_t(std::max<qint64>(r.bytes, 0)));
     if (seconds) r.predicted = seconds.value();
   }
@@ -175,7 +108,7 @@ void TransfersModel::rebuild() {
       if (call == nullptr || items(call->args).size() < 2) continue;
       Row row;
       row.instruction = ins.flat_index;
-      row.hostToDevice = ins.is_h2d_copy;
+      row.direction = ins.is_h2d_copy ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost;
       row.source = (*call->args)[0];
       row.destination = (*call->args)[1];
       const Tensor* src = size_t(row.source) < values.size() ? values[size_t(row.source)].tensor() : nullptr;
@@ -183,7 +116,7 @@ void TransfersModel::rebuild() {
       if (src != nullptr) {
         row.bytes = src->nbytes();
         row.from = QString::fromStdString(src->device().str());
-        row.tensor = tensorTypeText(*src);
+        row.tensor = ui::tensorTypeText(*src);
       }
       if (dst != nullptr) row.to = QString::fromStdString(dst->device().str());
       rows_.push_back(std::move(row));
@@ -206,20 +139,21 @@ void TransfersModel::matchProfiles() {
   // Files exported upstream number copy outputs among the other values, so
   // an edit shifts the raw indices: key by the copy-free numbering when the
   // profiles carry it (they do when ProfileSession made them).
-  auto canonicalMap = passes::canonicalValueIndices(*method);
-  const bool canonical = canonicalMap.ok() && (!latestApplies_ || hasCanonicalSources(*latest_)) &&
-                         (!previousApplies_ || hasCanonicalSources(*previous_));
-  auto canonicalOf = [&](int32_t v) {
-    return v >= 0 && size_t(v) < canonicalMap->size() ? canonicalMap.value()[size_t(v)] : v;
-  };
-  std::vector<CopyFacts> facts;
+  const auto canonicalValues = exec::CanonicalValues::of(*method);
+  const auto numbering = canonicalValues.known() && (!latestApplies_ || exec::hasCanonicalSources(*latest_)) &&
+                                 (!previousApplies_ || exec::hasCanonicalSources(*previous_))
+                             ? SourceNumbering::Canonical
+                             : SourceNumbering::Raw;
+  std::vector<exec::CopyEnds> ends;
   for (const auto& r : rows_)
-    facts.push_back(CopyFacts{r.instruction, r.hostToDevice, canonical ? canonicalOf(r.source) : r.source,
-                              canonical ? kNoValue : r.destination, (r.hostToDevice ? r.to : r.from).toStdString()});
-  const auto keys = keysOf(facts);
-  const auto latest = latestApplies_ ? copiesByKey(*latest_, canonical) : std::map<CopyKey, const exec::CopyProfile*>{};
+    ends.push_back(exec::CopyEnds{r.instruction,
+                                  r.direction,
+                                  numbering == SourceNumbering::Canonical ? canonicalValues.of(r.source) : r.source,
+                                  r.destination, (r.direction == program::CopyDirection::HostToDevice ? r.to : r.from).toStdString()});
+  const auto keys = exec::copyKeys(ends, numbering);
+  const auto latest = latestApplies_ ? exec::copiesByKey(*latest_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
   const auto previous =
-      previousApplies_ ? copiesByKey(*previous_, canonical) : std::map<CopyKey, const exec::CopyProfile*>{};
+      previousApplies_ ? exec::copiesByKey(*previous_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
   for (size_t r = 0; r < rows_.size(); ++r) {
     if (auto it = latest.find(keys[r]); it != latest.end()) rows_[r].latest = it->second;
     if (auto it = previous.find(keys[r]); it != previous.end()) rows_[r].previous = it->second;
@@ -240,14 +174,14 @@ void TransfersModel::matchProfiles() {
       Row& row = removed[key];
       row.removed = true;
       row.instruction = copy->instruction;
-      row.hostToDevice = copy->direction == exec::TransferDirection::HostToDevice;
+      row.direction = copy->direction;
       row.source = copy->source_value;
       row.destination = copy->destination_value;
       row.bytes = qint64(copy->bytes);
       const QString device = QString::fromStdString(copy->device.str());
       const QString host = QString::fromStdString(Device{}.str());
-      row.from = row.hostToDevice ? host : device;
-      row.to = row.hostToDevice ? device : host;
+      row.from = row.direction == program::CopyDirection::HostToDevice ? host : device;
+      row.to = row.direction == program::CopyDirection::HostToDevice ? device : host;
       (isLatest ? row.latest : row.previous) = copy;
     }
   };
@@ -260,10 +194,10 @@ void TransfersModel::matchProfiles() {
   for (auto& row : extra) rows_.push_back(std::move(row));
 }
 
-qint64 TransfersModel::totalBytes(bool hostToDevice) const {
+qint64 TransfersModel::totalBytes(program::CopyDirection direction) const {
   qint64 total = 0;
   for (const auto& r : rows_)
-    if (!r.removed && r.hostToDevice == hostToDevice) total += std::max<qint64>(r.bytes, 0);
+    if (!r.removed && r.direction == direction) total += std::max<qint64>(r.bytes, 0);
   return total;
 }
 
@@ -277,14 +211,13 @@ std::optional<size_t> TransfersModel::instructionOfRow(int row) const {
   return rows_[size_t(row)].instruction;
 }
 
-TransfersModel::DirectionSummary TransfersModel::summary(bool hostToDevice) const {
+TransfersModel::DirectionSummary TransfersModel::summary(program::CopyDirection direction) const {
   DirectionSummary s;
   if (link_) {
     s.predictedSeconds = 0;
     for (const auto& r : rows_)
-      if (!r.removed && r.hostToDevice == hostToDevice && r.predicted > 0) s.predictedSeconds += r.predicted;
+      if (!r.removed && r.direction == direction && r.predicted > 0) s.predictedSeconds += r.predicted;
   }
-  const auto direction = hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
   if (latestApplies_) {
     const auto& totals = latest_->totals(direction);
     s.copies = totals.copies;
@@ -298,17 +231,17 @@ TransfersModel::DirectionSummary TransfersModel::summary(bool hostToDevice) cons
     return s;
   }
   s.copies = size_t(std::count_if(rows_.begin(), rows_.end(),
-                                  [&](const Row& r) { return !r.removed && r.hostToDevice == hostToDevice; }));
-  s.bytes = totalBytes(hostToDevice);
+                                  [&](const Row& r) { return !r.removed && r.direction == direction; }));
+  s.bytes = totalBytes(direction);
   return s;
 }
 
 QString TransfersModel::totalsText() const {
   QStringList parts;
-  for (bool h2d : {true, false}) {
-    const DirectionSummary s = summary(h2d);
+  for (auto direction : program::kHostDeviceDirections) {
+    const DirectionSummary s = summary(direction);
     QString text = QString("%1 %2 · %3")
-                       .arg(h2d ? tr("H2D") : tr("D2H"))
+                       .arg(QString::fromStdString(program::copyDirectionName(direction)))
                        .arg(s.copies == 1 ? tr("1 copy") : tr("%1 copies").arg(s.copies))
                        .arg(bytesText(s.bytes));
     if (latestApplies_) {
@@ -325,10 +258,11 @@ QString TransfersModel::totalsText() const {
     if (latest_->cancelled) text += ", " + tr("cancelled");
   }
   if (link_)
-    text += "  ·  " + tr("predicted on %1 (%2): H2D %3, D2H %4")
+    text += "  ·  " + tr("predicted on %1 (%2): h2d %3, d2h %4")
                           .arg(QString::fromStdString(link_->title.empty() ? link_->name : link_->title),
                                QString::fromStdString(exec::hostMemoryKindName(linkMemory_)),
-                               durationText(summary(true).predictedSeconds), durationText(summary(false).predictedSeconds));
+                               durationText(summary(program::CopyDirection::HostToDevice).predictedSeconds),
+                               durationText(summary(program::CopyDirection::DeviceToHost).predictedSeconds));
   return text;
 }
 
@@ -346,7 +280,7 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
   const exec::CopyProfile* p = r.previous;
   switch (column) {
     case Instruction: return r.removed ? QVariant(tr("removed")) : QVariant(qulonglong(r.instruction));
-    case Direction: return r.hostToDevice ? tr("H2D") : tr("D2H");
+    case Direction: return QString::fromStdString(program::copyDirectionName(r.direction));
     case Source: return "%" + QString::number(r.source);
     case Destination: return "%" + QString::number(r.destination);
     case Bytes: return r.bytes;
@@ -478,7 +412,7 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
       if (latest_->emulated)
         return join(tr("Emulated: the copies were host memcpy, so there is no link peak to compare with; the Predicted "
                        "column says what they cost on the chosen link."));
-      const bool h2d = l->direction == exec::TransferDirection::HostToDevice;
+      const bool h2d = l->direction == program::CopyDirection::HostToDevice;
       const auto& peak = latest_->peak;
       if (!peak.measured || l->peak_share <= 0)
         return join(tr("No link peak to compare with%1")
@@ -517,7 +451,7 @@ QVariant TransfersModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case InstructionRole: return r.removed ? QVariant(qlonglong(-1)) : QVariant(qulonglong(r.instruction));
     case ValueIndexRole: return r.removed ? -1 : r.destination;
-    case DeviceRole: return r.hostToDevice ? r.to : r.from;
+    case DeviceRole: return r.direction == program::CopyDirection::HostToDevice ? r.to : r.from;
     case Qt::TextAlignmentRole:
       if (column == Instruction || column == Bytes || column == PredictedTime ||
           (isMeasuredColumn(column) && column != HostMemory))

@@ -83,7 +83,7 @@ class TransfersModel : public QAbstractTableModel {
 
   struct Row {
     size_t instruction = 0;  // in the current program; for removed rows, in the profile that had it
-    bool hostToDevice = true;
+    program::CopyDirection direction = program::CopyDirection::HostToDevice;
     int32_t source = -1;
     int32_t destination = -1;
     qint64 bytes = 0;
@@ -97,7 +97,7 @@ class TransfersModel : public QAbstractTableModel {
   };
   const std::vector<Row>& rows() const { return rows_; }
   // Total bytes per direction of the current program's copies.
-  qint64 totalBytes(bool hostToDevice) const;
+  qint64 totalBytes(program::CopyDirection direction) const;
 
   // The row of a copy instruction of the current method, or -1.
   int rowOfInstruction(size_t instruction) const;
@@ -115,9 +115,9 @@ class TransfersModel : public QAbstractTableModel {
   };
   // From the latest profile's totals when it applies, else copies and bytes
   // of the current program with no times.
-  DirectionSummary summary(bool hostToDevice) const;
-  // "H2D 2 copies · 1.5 MiB · 0.21 ms (−0.05 ms vs previous) · 7.1 GB/s | D2H …".
-  // With a link, "  ·  predicted on PCIe Gen4 x16 (pageable): H2D 10.2 µs, D2H 10.2 µs" ends it.
+  DirectionSummary summary(program::CopyDirection direction) const;
+  // "h2d 2 copies · 1.5 MiB · 0.21 ms (−0.05 ms vs previous) · 7.1 GB/s | d2h …".
+  // With a link, "  ·  predicted on PCIe Gen4 x16 (pageable): h2d 10.2 µs, d2h 10.2 µs" ends it.
   QString totalsText() const;
 
  private:

@@ -51,7 +51,7 @@ void ValuesModel::rebuild() {
       row.kind = QString::fromStdString(valueKindName(value.kind()));
       if (const Tensor* t = value.tensor()) {
         row.dtype = QString::fromStdString(scalarTypeShortName(t->scalar_type));
-        row.sizes = sizesText(*t);
+        row.sizes = ui::sizesText(*t);
         row.bytes = t->nbytes();
         row.device = QString::fromStdString(t->device().str());
         if (t->allocation_info) {

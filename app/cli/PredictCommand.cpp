@@ -112,11 +112,11 @@ class PredictCommandsImpl : public PredictCommands {
       return 0;
     }
     if (auto status = cost::writeLinkProfileFile(profile.value(), output_); !status) return fail(status.error().message);
-    const auto* large = profile->curve(cost::LinkDirection::HostToDevice, cost::LinkMemory::Pinned);
-    const auto* largeDown = profile->curve(cost::LinkDirection::DeviceToHost, cost::LinkMemory::Pinned);
+    const auto* large = profile->curve(program::CopyDirection::HostToDevice, cost::LinkMemory::Pinned);
+    const auto* largeDown = profile->curve(program::CopyDirection::DeviceToHost, cost::LinkMemory::Pinned);
     if (large && largeDown && !large->points.empty() && !largeDown->points.empty())
-      std::cerr << "ptescope-cli: " << profile->label() << ": pinned " << large->points.back().bytes << " bytes H2D "
-                << large->gbpsFor(large->points.back().bytes) << " GB/s, D2H "
+      std::cerr << "ptescope-cli: " << profile->label() << ": pinned " << large->points.back().bytes << " bytes h2d "
+                << large->gbpsFor(large->points.back().bytes) << " GB/s, d2h "
                 << largeDown->gbpsFor(largeDown->points.back().bytes) << " GB/s\n";
     std::cerr << "ptescope-cli: wrote " << output_ << "\n";
     return 0;

@@ -158,7 +158,7 @@ class ProfileCommandImpl : public ProfileCommand {
       profile = std::move(result.value());
     }
     profile.program_name = std::filesystem::path(file_).filename().string();
-    report::identifyCopies(profile, program);
+    exec::identifyCopies(profile, program);
 
     std::cout << report::profileText(profile);
     if (previous) std::cout << report::profileComparisonText(profile, *previous, compare_);

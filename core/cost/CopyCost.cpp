@@ -1,10 +1,12 @@
 #include "cost/CopyCost.h"
 
+#include "exec/CopyIdentity.h"
+
 #include "analysis/Dataflow.h"
 
 namespace ptescope::cost {
 
-using exec::TransferDirection;
+using program::CopyDirection;
 
 double copyShare(double copySeconds, double computeSeconds) {
   const double run = copySeconds + computeSeconds;
@@ -20,7 +22,7 @@ Result<MethodPrediction> predictMethod(const program::Method& method, const Link
   prediction.host_memory = hostMemory;
   const auto flow = analysis::Dataflow::build(method);
   const auto& values = program::items(method.values);
-  auto canonical = passes::canonicalValueIndices(method);
+  const auto canonical = exec::CanonicalValues::of(method);
   for (const auto& facts : flow.instructions()) {
     if (!facts.is_h2d_copy && !facts.is_d2h_copy) continue;
     const auto& instruction = (*(*method.chains)[facts.chain].instructions)[facts.index_in_chain];
@@ -30,7 +32,7 @@ Result<MethodPrediction> predictMethod(const program::Method& method, const Link
       return makeError(where + ": an et_copy call needs a source and a destination argument");
     CopyPrediction copy;
     copy.instruction = facts.flat_index;
-    copy.direction = facts.is_h2d_copy ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost;
+    copy.direction = facts.is_h2d_copy ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost;
     copy.source_value = (*call->args)[0];
     copy.destination_value = (*call->args)[1];
     auto tensorAt = [&](int32_t v) -> const program::Tensor* {
@@ -40,15 +42,14 @@ Result<MethodPrediction> predictMethod(const program::Method& method, const Link
     const program::Tensor* destination = tensorAt(copy.destination_value);
     if (source == nullptr) return makeError(where + ": the copy's source %" + std::to_string(copy.source_value) + " is not a tensor");
     copy.bytes = uint64_t(std::max<int64_t>(source->nbytes(), 0));
-    const program::Tensor* deviceSide = copy.direction == TransferDirection::HostToDevice ? destination : source;
+    const program::Tensor* deviceSide = copy.direction == program::CopyDirection::HostToDevice ? destination : source;
     if (deviceSide != nullptr) copy.device = deviceSide->device();
-    if (canonical && copy.source_value >= 0 && size_t(copy.source_value) < canonical->size())
-      copy.canonical_source = canonical.value()[size_t(copy.source_value)];
+    copy.canonical_source = canonical.of(copy.source_value);
     auto seconds = link.secondsFor(copy.direction, hostMemory, copy.bytes);
     if (!seconds) return seconds.error();
     copy.seconds = seconds.value();
     PredictionTotals& totals =
-        copy.direction == TransferDirection::HostToDevice ? prediction.host_to_device : prediction.device_to_host;
+        copy.direction == program::CopyDirection::HostToDevice ? prediction.host_to_device : prediction.device_to_host;
     totals.copies += 1;
     totals.bytes += copy.bytes;
     totals.seconds += copy.seconds;
@@ -71,7 +72,7 @@ Result<double> predictRecords(const std::vector<passes::CopyRecord>& copies, con
   double total = 0;
   for (const auto& c : copies) {
     const auto direction =
-        c.direction == passes::CopyDirection::HostToDevice ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost;
+        c.direction;
     auto seconds = link.secondsFor(direction, hostMemory, uint64_t(std::max<int64_t>(c.bytes, 0)));
     if (!seconds) return seconds.error();
     total += seconds.value();
@@ -87,15 +88,9 @@ exec::TransferProfile asTransferProfile(const MethodPrediction& prediction) {
   profile.iterations = 1;
   profile.requested_iterations = 1;
   for (const auto& c : prediction.copies) {
-    exec::CopyProfile copy;
-    copy.instruction = c.instruction;
-    copy.direction = c.direction;
-    copy.source_value = c.source_value;
-    copy.destination_value = c.destination_value;
+    exec::CopyProfile copy = exec::copyProfileOf(c);
     copy.canonical_source = c.canonical_source;
-    copy.device = c.device;
     copy.host_memory = prediction.host_memory;
-    copy.bytes = c.bytes;
     copy.executions_per_iteration = 1;
     copy.samples = {c.seconds};
     copy.seconds = exec::TimingStats{c.seconds, c.seconds, c.seconds};
@@ -103,9 +98,9 @@ exec::TransferProfile asTransferProfile(const MethodPrediction& prediction) {
     copy.best_gbps = copy.gbps;
     profile.copies.push_back(copy);
   }
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& from = prediction.totals(direction);
-    auto& to = direction == TransferDirection::HostToDevice ? profile.host_to_device : profile.device_to_host;
+    auto& to = direction == program::CopyDirection::HostToDevice ? profile.host_to_device : profile.device_to_host;
     to.copies = from.copies;
     to.bytes = from.bytes;
     to.seconds = from.seconds;

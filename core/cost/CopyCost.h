@@ -4,7 +4,7 @@
 // link's curve for the host memory kind the arenas would be in.
 //
 // A prediction has the same copy identity as a measured profile (direction,
-// canonical source, device side, occurrence: report::pairCopies), so
+// canonical source, device side, occurrence: exec/CopyIdentity.h), so
 // asTransferProfile() turns it into a profile whose every time is the
 // predicted one, to be laid beside a measurement of the same method.
 //
@@ -29,7 +29,7 @@ namespace ptescope::cost {
 
 struct CopyPrediction {
   size_t instruction = 0;  // flat index
-  exec::TransferDirection direction = exec::TransferDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t source_value = -1;
   int32_t destination_value = -1;
   int32_t canonical_source = -1;  // passes::canonicalValueIndices; -1 when unknown
@@ -54,8 +54,8 @@ struct MethodPrediction {
   PredictionTotals device_to_host;
 
   double copySeconds() const { return host_to_device.seconds + device_to_host.seconds; }
-  const PredictionTotals& totals(exec::TransferDirection direction) const {
-    return direction == exec::TransferDirection::HostToDevice ? host_to_device : device_to_host;
+  const PredictionTotals& totals(program::CopyDirection direction) const {
+    return direction == program::CopyDirection::HostToDevice ? host_to_device : device_to_host;
   }
 };
 

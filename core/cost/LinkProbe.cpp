@@ -9,7 +9,7 @@ namespace ptescope::cost {
 using exec::HostMemoryKind;
 using exec::MemoryPlace;
 using exec::RuntimeBuffer;
-using exec::TransferDirection;
+using program::CopyDirection;
 
 std::vector<uint64_t> defaultProbeSizes(uint64_t maxBytes) {
   std::vector<uint64_t> sizes;
@@ -53,11 +53,11 @@ Result<LinkProfile> probeLink(exec::DeviceRuntime& runtime, const ProbeOptions& 
     if (!host) return makeError("link probe: " + host.error().message);
     if (auto status = runtime.fill(host->data(), host->place(), 0x5a, host->size()); !status)
       return makeError("link probe: " + status.error().message);
-    for (TransferDirection direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+    for (auto direction : program::kHostDeviceDirections) {
       LinkCurve curve;
-      curve.direction = linkDirectionOf(direction);
+      curve.direction = direction;
       curve.memory = linkMemoryOf(kind);
-      const bool up = direction == TransferDirection::HostToDevice;
+      const bool up = direction == program::CopyDirection::HostToDevice;
       void* destination = up ? static_cast<void*>(onDevice->data()) : static_cast<void*>(host->data());
       const void* source = up ? static_cast<const void*>(host->data()) : static_cast<const void*>(onDevice->data());
       for (uint64_t bytes : sizes) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <span>
+#include <utility>
 
 #include "util/MappedFile.h"
 
@@ -25,39 +26,20 @@ double lineAt(const CurvePoint& a, const CurvePoint& b, uint64_t bytes) {
 
 }  // namespace
 
-std::string linkDirectionName(LinkDirection direction) {
-  switch (direction) {
-    case LinkDirection::HostToDevice: return "H2D";
-    case LinkDirection::DeviceToHost: return "D2H";
-    case LinkDirection::DeviceToDevice: return "D2D";
-  }
-  return "";
-}
-
-std::optional<LinkDirection> parseLinkDirection(std::string_view text) {
-  if (text == "H2D") return LinkDirection::HostToDevice;
-  if (text == "D2H") return LinkDirection::DeviceToHost;
-  if (text == "D2D") return LinkDirection::DeviceToDevice;
-  return std::nullopt;
-}
-
-LinkDirection linkDirectionOf(exec::TransferDirection direction) {
-  return direction == exec::TransferDirection::HostToDevice ? LinkDirection::HostToDevice : LinkDirection::DeviceToHost;
-}
+namespace {
+constexpr std::pair<LinkMemory, const char*> kMemoryNames[] = {
+    {LinkMemory::Pinned, "pinned"}, {LinkMemory::Pageable, "pageable"}, {LinkMemory::Device, "device"}};
+}  // namespace
 
 std::string linkMemoryName(LinkMemory memory) {
-  switch (memory) {
-    case LinkMemory::Pinned: return "pinned";
-    case LinkMemory::Pageable: return "pageable";
-    case LinkMemory::Device: return "device";
-  }
+  for (const auto& [kind, name] : kMemoryNames)
+    if (kind == memory) return name;
   return "";
 }
 
 std::optional<LinkMemory> parseLinkMemory(std::string_view text) {
-  if (text == "pinned") return LinkMemory::Pinned;
-  if (text == "pageable") return LinkMemory::Pageable;
-  if (text == "device") return LinkMemory::Device;
+  for (const auto& [kind, name] : kMemoryNames)
+    if (text == name) return kind;
   return std::nullopt;
 }
 
@@ -87,17 +69,17 @@ double LinkCurve::gbpsFor(uint64_t bytes) const {
   return seconds > 0 ? double(bytes) / seconds / 1e9 : 0.0;
 }
 
-const LinkCurve* LinkProfile::curve(LinkDirection direction, LinkMemory memory) const {
+const LinkCurve* LinkProfile::curve(program::CopyDirection direction, LinkMemory memory) const {
   for (const auto& c : curves)
     if (c.direction == direction && c.memory == memory) return &c;
   return nullptr;
 }
 
-Result<double> LinkProfile::secondsFor(exec::TransferDirection direction, exec::HostMemoryKind memory,
+Result<double> LinkProfile::secondsFor(program::CopyDirection direction, exec::HostMemoryKind memory,
                                        uint64_t bytes) const {
-  const LinkCurve* c = curve(linkDirectionOf(direction), linkMemoryOf(memory));
+  const LinkCurve* c = curve(direction, linkMemoryOf(memory));
   if (c == nullptr)
-    return makeError("link profile '" + name + "' has no " + linkDirectionName(linkDirectionOf(direction)) + " curve for " +
+    return makeError("link profile '" + name + "' has no " + program::copyDirectionName(direction) + " curve for " +
                      linkMemoryName(linkMemoryOf(memory)) + " host memory");
   return c->secondsFor(bytes);
 }
@@ -146,18 +128,18 @@ Result<LinkProfile> parseLinkProfile(std::string_view text, const std::string& w
     if (!c.is_object()) return makeError(at + " is not an object");
     LinkCurve curve;
     const auto direction = c.contains("direction") && c["direction"].is_string()
-                               ? parseLinkDirection(c["direction"].get<std::string>())
+                               ? program::parseCopyDirection(c["direction"].get<std::string>())
                                : std::nullopt;
-    if (!direction) return makeError(at + ": \"direction\" must be \"H2D\", \"D2H\" or \"D2D\"");
+    if (!direction) return makeError(at + ": \"direction\" must be \"h2d\", \"d2h\" or \"d2d\"");
     const auto memory = c.contains("host_memory") && c["host_memory"].is_string()
                             ? parseLinkMemory(c["host_memory"].get<std::string>())
                             : std::nullopt;
     if (!memory) return makeError(at + ": \"host_memory\" must be \"pinned\", \"pageable\" or \"device\"");
-    if ((*direction == LinkDirection::DeviceToDevice) != (*memory == LinkMemory::Device))
-      return makeError(at + ": a D2D curve has host_memory \"device\", and only a D2D curve has it");
+    if ((*direction == program::CopyDirection::DeviceToDevice) != (*memory == LinkMemory::Device))
+      return makeError(at + ": a d2d curve has host_memory \"device\", and only a d2d curve has it");
     curve.direction = *direction;
     curve.memory = *memory;
-    const std::string label = linkDirectionName(curve.direction) + " " + linkMemoryName(curve.memory);
+    const std::string label = program::copyDirectionName(curve.direction) + " " + linkMemoryName(curve.memory);
     if (profile.curve(curve.direction, curve.memory) != nullptr)
       return makeError(at + ": a second " + label + " curve");
     if (!c.contains("points") || !c["points"].is_array() || c["points"].empty())
@@ -204,7 +186,7 @@ nlohmann::json linkProfileJson(const LinkProfile& p) {
   for (const auto& c : p.curves) {
     nlohmann::json points = nlohmann::json::array();
     for (const auto& point : c.points) points.push_back({{"bytes", point.bytes}, {"us", point.seconds * 1e6}});
-    curves.push_back({{"direction", linkDirectionName(c.direction)},
+    curves.push_back({{"direction", program::copyDirectionName(c.direction)},
                       {"host_memory", linkMemoryName(c.memory)},
                       {"points", points}});
   }
@@ -230,7 +212,7 @@ const std::vector<LinkProfile>& builtinLinkProfiles() {
     }
     // Slowest link first: by the large pinned H2D copy.
     auto largeCopy = [](const LinkProfile& p) {
-      const LinkCurve* c = p.curve(LinkDirection::HostToDevice, LinkMemory::Pinned);
+      const LinkCurve* c = p.curve(program::CopyDirection::HostToDevice, LinkMemory::Pinned);
       return c ? c->secondsFor(uint64_t(256) << 20) : 0.0;
     };
     std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) { return largeCopy(a) > largeCopy(b); });

@@ -23,7 +23,7 @@
 // The file format ("format": "ptescope-link", "version": 1):
 //   { "name", "title", "kind": "typical" | "measured" | "emulated",
 //     "description", "note", "rule", "sources": [..], "measured_on": "...",
-//     "curves": [ { "direction": "H2D" | "D2H" | "D2D",
+//     "curves": [ { "direction": "h2d" | "d2h" | "d2d",
 //                   "host_memory": "pinned" | "pageable" | "device",
 //                   "points": [ { "bytes": N, "us": T }, ... ],
 //                   "model": { "latency_us", "gbps" } (optional, informative: what
@@ -45,10 +45,6 @@
 
 namespace ptescope::cost {
 
-enum class LinkDirection { HostToDevice, DeviceToHost, DeviceToDevice };
-std::string linkDirectionName(LinkDirection direction);  // "H2D", "D2H", "D2D"
-std::optional<LinkDirection> parseLinkDirection(std::string_view text);
-LinkDirection linkDirectionOf(exec::TransferDirection direction);
 
 // The memory a curve's copies touch on the host side; Device for D2D.
 enum class LinkMemory { Pinned, Pageable, Device };
@@ -62,7 +58,7 @@ struct CurvePoint {
 };
 
 struct LinkCurve {
-  LinkDirection direction = LinkDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   LinkMemory memory = LinkMemory::Pinned;
   std::vector<CurvePoint> points;  // ascending bytes, at least one
 
@@ -83,9 +79,9 @@ struct LinkProfile {
   std::vector<std::string> sources;
   std::vector<LinkCurve> curves;
 
-  const LinkCurve* curve(LinkDirection direction, LinkMemory memory) const;
+  const LinkCurve* curve(program::CopyDirection direction, LinkMemory memory) const;
   // The time of one copy; an error names the profile and the missing curve.
-  Result<double> secondsFor(exec::TransferDirection direction, exec::HostMemoryKind memory, uint64_t bytes) const;
+  Result<double> secondsFor(program::CopyDirection direction, exec::HostMemoryKind memory, uint64_t bytes) const;
   // "PCIe Gen4 x16 (built-in, typical figures)" / "measured on cuda:0 NVIDIA H200".
   std::string label() const;
 };

@@ -1,5 +1,7 @@
 #include "etdump/EtdumpProfile.h"
 
+#include "exec/CopyIdentity.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -55,8 +57,8 @@ struct MethodFacts {
 
 std::string laneOf(const MethodFacts& facts, size_t flat) {
   const auto& f = facts.flow.instructions()[flat];
-  if (f.is_h2d_copy) return "H2D copies";
-  if (f.is_d2h_copy) return "D2H copies";
+  if (f.is_h2d_copy) return program::copyDirectionName(program::CopyDirection::HostToDevice) + " copies";
+  if (f.is_d2h_copy) return program::copyDirectionName(program::CopyDirection::DeviceToHost) + " copies";
   if (f.kind == program::InstructionKind::DelegateCall) return facts.delegateLanes[flat];
   return "CPU kernels";
 }
@@ -290,7 +292,7 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
         c.stats.category = facts.categories[*flat];
         c.stats.is_copy = f.is_h2d_copy || f.is_d2h_copy;
         if (c.stats.is_copy) {
-          c.stats.direction = f.is_h2d_copy ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
+          c.stats.direction = f.is_h2d_copy ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost;
           const auto& instr = program::items(program::items(facts.method->chains)[f.chain].instructions)[f.index_in_chain];
           if (const auto* call = std::get_if<program::KernelCall>(&instr.data); call && call->args && call->args->size() >= 2) {
             c.stats.source_value = call->args->front();
@@ -458,9 +460,8 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
   p.iterations = method.iterations;
   p.peak.note = "an ETDump holds no link peak";
 
-  std::vector<int32_t> canonical;
-  if (const auto* m = program.findMethod(method.method))
-    if (auto c = passes::canonicalValueIndices(*m)) canonical = std::move(c.value());
+  const auto* shown = program.findMethod(method.method);
+  const auto canonical = shown != nullptr ? exec::CanonicalValues::of(*shown) : exec::CanonicalValues();
 
   std::vector<double> h2dSums(method.iterations, 0.0), d2hSums(method.iterations, 0.0);
   for (const auto& i : method.instructions) {
@@ -474,24 +475,18 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
     ip.is_copy = i.is_copy;
     p.instructions.push_back(ip);
     if (!i.is_copy) continue;
-    exec::CopyProfile c;
-    c.instruction = i.instruction;
-    c.direction = i.direction;
-    c.source_value = i.source_value;
-    c.destination_value = i.destination_value;
-    if (c.source_value >= 0 && size_t(c.source_value) < canonical.size()) c.canonical_source = canonical[size_t(c.source_value)];
-    c.device = i.device;
+    exec::CopyProfile c = exec::copyProfileOf(i);
+    c.canonical_source = canonical.of(c.source_value);
     c.host_memory = exec::HostMemoryKind::Pageable;
-    c.bytes = i.bytes;
     c.executions_per_iteration = i.executions_per_iteration;
     c.samples = i.copy_samples;
     c.seconds = i.copy_seconds;
     c.gbps = i.gbps;
     c.best_gbps = i.best_gbps;
-    auto& totals = c.direction == exec::TransferDirection::HostToDevice ? p.host_to_device : p.device_to_host;
+    auto& totals = c.direction == program::CopyDirection::HostToDevice ? p.host_to_device : p.device_to_host;
     totals.copies += 1;
     totals.bytes += c.bytes * c.executions_per_iteration;
-    auto& sums = c.direction == exec::TransferDirection::HostToDevice ? h2dSums : d2hSums;
+    auto& sums = c.direction == program::CopyDirection::HostToDevice ? h2dSums : d2hSums;
     if (c.executions_per_iteration > 0 && !sums.empty())
       for (size_t k = 0; k < c.samples.size(); ++k) sums[std::min(k / c.executions_per_iteration, sums.size() - 1)] += c.samples[k];
     p.copies.push_back(std::move(c));
@@ -522,8 +517,7 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
     t.start_seconds = s.start_seconds - origin;
     t.seconds = s.seconds;
     if (i.is_copy) {
-      t.track = i.direction == exec::TransferDirection::HostToDevice ? exec::TimelineSlice::Track::HostToDevice
-                                                                      : exec::TimelineSlice::Track::DeviceToHost;
+      t.track = exec::TimelineSlice::copyTrack(i.direction);
       t.bytes = i.bytes;
     } else {
       t.track = exec::TimelineSlice::Track::Kernels;

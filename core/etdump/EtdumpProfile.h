@@ -80,7 +80,7 @@ struct InstructionStats {
   size_t executions_per_iteration = 0;
   // Copies only.
   bool is_copy = false;
-  exec::TransferDirection direction = exec::TransferDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t source_value = -1;
   int32_t destination_value = -1;
   program::Device device;
@@ -94,7 +94,7 @@ struct InstructionStats {
 
 // One slice of the Chrome trace: an event on a device lane.
 struct TraceSlice {
-  std::string lane;        // "H2D copies", "D2H copies", "CPU kernels", "delegates on cuda:0", "method"
+  std::string lane;        // "h2d copies", "d2h copies", "CPU kernels", "delegates on cuda:0", "method"
   size_t iteration = 0;    // index among the method's Execute blocks; loads: 0
   size_t block = 0;        // index into Etdump::blocks
   int64_t instruction = -1;  // flat index; -1 for framework events

@@ -14,8 +14,8 @@ std::string deviceTypeCode(program::Device device) {
   return "device_type=" + std::to_string(int(device.type)) + " (" + device.str() + ")";
 }
 
-KernelResult runCopy(KernelContext& ctx, TransferDirection direction) {
-  const bool toDevice = direction == TransferDirection::HostToDevice;
+KernelResult runCopy(KernelContext& ctx, program::CopyDirection direction) {
+  const bool toDevice = direction == program::CopyDirection::HostToDevice;
   const std::string op = toDevice ? "_h2d_copy" : "_d2h_copy";
   if (ctx.argCount() < 2)
     return makeError(op + ": expected the arguments (self, out), got " + std::to_string(ctx.argCount()));
@@ -91,8 +91,8 @@ KernelResult runCopy(KernelContext& ctx, TransferDirection direction) {
 }  // namespace
 
 void addCopyKernels(KernelRegistry& registry) {
-  registry.add("et_copy::_h2d_copy.out", [](KernelContext& ctx) { return runCopy(ctx, TransferDirection::HostToDevice); });
-  registry.add("et_copy::_d2h_copy.out", [](KernelContext& ctx) { return runCopy(ctx, TransferDirection::DeviceToHost); });
+  registry.add("et_copy::_h2d_copy.out", [](KernelContext& ctx) { return runCopy(ctx, program::CopyDirection::HostToDevice); });
+  registry.add("et_copy::_d2h_copy.out", [](KernelContext& ctx) { return runCopy(ctx, program::CopyDirection::DeviceToHost); });
 }
 
 }  // namespace ptescope::exec

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <new>
 
+#include "program/Text.h"
+
 namespace ptescope::exec {
 namespace {
 
@@ -23,8 +25,6 @@ Status check(cudaError_t code, const std::string& call) {
   return makeError(call + " failed: " + cudaGetErrorString(code) + " (" + cudaGetErrorName(code) + ", code " +
                    std::to_string(int(code)) + ")");
 }
-
-std::string bytesText(size_t bytes) { return std::to_string(bytes) + " bytes"; }
 
 }  // namespace
 
@@ -124,7 +124,7 @@ Result<void*> CudaRuntime::allocateDevice(size_t bytes, program::Device device) 
   std::lock_guard lock(mutex_);
   if (auto status = selectDevice(device.index); !status) return status.error();
   void* data = nullptr;
-  if (auto status = check(cudaMalloc(&data, bytes), "cudaMalloc(" + bytesText(bytes) + ") on " + device.str()); !status)
+  if (auto status = check(cudaMalloc(&data, bytes), "cudaMalloc(" + program::bytesText(int64_t(bytes)) + ") on " + device.str()); !status)
     return status.error();
   return data;
 }
@@ -142,12 +142,12 @@ Result<void*> CudaRuntime::allocateHost(size_t bytes, HostMemoryKind kind) {
     return status.error();
   if (kind == HostMemoryKind::Pageable) {
     void* data = ::operator new(bytes, kPageableAlignment, std::nothrow);
-    if (data == nullptr) return makeError("cannot allocate " + bytesText(bytes) + " of pageable host memory");
+    if (data == nullptr) return makeError("cannot allocate " + program::bytesText(int64_t(bytes)) + " of pageable host memory");
     return data;
   }
   void* data = nullptr;
   // Portable: the pages are pinned for every device, not only the current one.
-  if (auto status = check(cudaHostAlloc(&data, bytes, cudaHostAllocPortable), "cudaHostAlloc(" + bytesText(bytes) + ")");
+  if (auto status = check(cudaHostAlloc(&data, bytes, cudaHostAllocPortable), "cudaHostAlloc(" + program::bytesText(int64_t(bytes)) + ")");
       !status)
     return status.error();
   return data;
@@ -161,36 +161,36 @@ void CudaRuntime::freeHost(void* data, HostMemoryKind kind) {
     (void)cudaFreeHost(data);
 }
 
-Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
+Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size_t bytes, program::CopyDirection direction,
                                      program::Device device) {
-  const bool toDevice = direction == TransferDirection::HostToDevice;
+  const bool toDevice = direction == program::CopyDirection::HostToDevice;
   return timedCopies(destination, source, bytes, 1, direction, device, "copy",
-                     std::string(toDevice ? "host-to-device" : "device-to-host") + " copy of " + bytesText(bytes) +
+                     std::string(toDevice ? "host-to-device" : "device-to-host") + " copy of " + program::bytesText(int64_t(bytes)) +
                          " on " + device.str());
 }
 
 Result<CopyTiming> CudaRuntime::copyBatch(void* destination, const void* source, size_t bytes, size_t count,
-                                          TransferDirection direction, program::Device device) {
-  const bool toDevice = direction == TransferDirection::HostToDevice;
+                                          program::CopyDirection direction, program::Device device) {
+  const bool toDevice = direction == program::CopyDirection::HostToDevice;
   return timedCopies(destination, source, bytes, count, direction, device, "copy batch",
                      std::to_string(count) + " " + (toDevice ? "host-to-device" : "device-to-host") + " copies of " +
-                         bytesText(bytes) + " on " + device.str());
+                         program::bytesText(int64_t(bytes)) + " on " + device.str());
 }
 
 Result<CopyTiming> CudaRuntime::timedCopies(void* destination, const void* source, size_t bytes, size_t count,
-                                            TransferDirection direction, program::Device device,
+                                            program::CopyDirection direction, program::Device device,
                                             const char* noun, const std::string& what) {
   if (auto status = checkDevice(device); !status) return status.error();
   if (bytes == 0 || count == 0) return CopyTiming{};
   if (destination == nullptr || source == nullptr)
-    return makeError(std::string(noun) + " of " + bytesText(bytes) + " with a null " +
+    return makeError(std::string(noun) + " of " + program::bytesText(int64_t(bytes)) + " with a null " +
                      std::string(destination == nullptr ? "destination" : "source"));
   std::lock_guard lock(mutex_);
   if (auto status = selectDevice(device.index); !status) return status.error();
   auto queue = queueFor(device.index);
   if (!queue) return queue.error();
   const cudaMemcpyKind kind =
-      direction == TransferDirection::HostToDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+      direction == program::CopyDirection::HostToDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
   cudaStream_t stream = (*queue)->stream;
   if (auto s = check(cudaEventRecord((*queue)->start, stream), "cudaEventRecord (" + what + ")"); !s) return s.error();
   for (size_t i = 0; i < count; ++i)
@@ -207,7 +207,7 @@ Result<CopyTiming> CudaRuntime::timedCopies(void* destination, const void* sourc
 
 Status CudaRuntime::fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) {
   if (bytes == 0) return Ok{};
-  if (data == nullptr) return makeError("fill of " + bytesText(bytes) + " at a null address");
+  if (data == nullptr) return makeError("fill of " + program::bytesText(int64_t(bytes)) + " at a null address");
   if (!place.onDevice()) {
     std::memset(data, byte, bytes);
     return Ok{};
@@ -217,7 +217,7 @@ Status CudaRuntime::fill(void* data, const MemoryPlace& place, uint8_t byte, siz
   if (auto status = selectDevice(place.device.index); !status) return status.error();
   auto queue = queueFor(place.device.index);
   if (!queue) return queue.error();
-  const std::string where = " (" + bytesText(bytes) + " on " + place.device.str() + ")";
+  const std::string where = " (" + program::bytesText(int64_t(bytes)) + " on " + place.device.str() + ")";
   if (auto s = check(cudaMemsetAsync(data, byte, bytes, (*queue)->stream), "cudaMemsetAsync" + where); !s) return s.error();
   return check(cudaStreamSynchronize((*queue)->stream), "cudaStreamSynchronize" + where);
 }

@@ -37,10 +37,10 @@ class CudaRuntime final : public DeviceRuntime {
   void freeDevice(void* data, program::Device device) override;
   Result<void*> allocateHost(size_t bytes, HostMemoryKind kind) override;
   void freeHost(void* data, HostMemoryKind kind) override;
-  Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
+  Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, program::CopyDirection direction,
                           program::Device device) override;
   Result<CopyTiming> copyBatch(void* destination, const void* source, size_t bytes, size_t count,
-                               TransferDirection direction, program::Device device) override;
+                               program::CopyDirection direction, program::Device device) override;
   Status fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) override;
 
   // cudaMemGetInfo's free bytes for a "cuda:N" pool; host pools as the base.
@@ -62,7 +62,7 @@ class CudaRuntime final : public DeviceRuntime {
   // `count` back-to-back copies of `bytes` between one pair of events; the
   // interval between them. `noun` ("copy") and `what` name them in errors.
   Result<CopyTiming> timedCopies(void* destination, const void* source, size_t bytes, size_t count,
-                                 TransferDirection direction, program::Device device, const char* noun,
+                                 program::CopyDirection direction, program::Device device, const char* noun,
                                  const std::string& what);
   Status selectDevice(int index);
 

@@ -11,14 +11,6 @@
 
 namespace ptescope::exec {
 
-std::string directionName(TransferDirection direction) {
-  return direction == TransferDirection::HostToDevice ? "H2D" : "D2H";
-}
-
-std::string directionLongName(TransferDirection direction) {
-  return direction == TransferDirection::HostToDevice ? "host-to-device" : "device-to-host";
-}
-
 std::string hostMemoryKindName(HostMemoryKind kind) { return kind == HostMemoryKind::Pinned ? "pinned" : "pageable"; }
 
 std::string MemoryPlace::str() const {
@@ -154,7 +146,7 @@ Result<RuntimeSelection> selectRuntime(RuntimePreference preference) {
 }
 
 Result<CopyTiming> DeviceRuntime::copyBatch(void* destination, const void* source, size_t bytes, size_t count,
-                                            TransferDirection direction, program::Device device) {
+                                            program::CopyDirection direction, program::Device device) {
   CopyTiming total;
   for (size_t i = 0; i < count; ++i) {
     auto timing = copy(destination, source, bytes, direction, device);

@@ -14,14 +14,12 @@
 #include <string>
 #include <string_view>
 
+#include "program/CopyDirection.h"
 #include "program/Types.h"
 #include "util/Result.h"
 
 namespace ptescope::exec {
 
-enum class TransferDirection { HostToDevice, DeviceToHost };
-std::string directionName(TransferDirection direction);       // "H2D", "D2H"
-std::string directionLongName(TransferDirection direction);   // "host-to-device", "device-to-host"
 
 // Host memory the runtime can hand out. Pinned (page-locked) memory lets a
 // GPU copy run by DMA at link speed; pageable memory is staged by the driver
@@ -72,7 +70,7 @@ class DeviceRuntime {
 
   // Copies `bytes` between host memory and memory on `device`, waits until
   // the transfer is complete and returns how long the transfer took.
-  virtual Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
+  virtual Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, program::CopyDirection direction,
                                   program::Device device) = 0;
   // Copies `bytes` `count` times back to back and returns the time of the
   // whole batch, the way bandwidth tools time copies: on a GPU two events
@@ -80,7 +78,7 @@ class DeviceRuntime {
   // small copies), on the host the steady clock. The default loops over
   // copy() and sums.
   virtual Result<CopyTiming> copyBatch(void* destination, const void* source, size_t bytes, size_t count,
-                                       TransferDirection direction, program::Device device);
+                                       program::CopyDirection direction, program::Device device);
   // Sets `bytes` bytes at `data` (host or device memory, as `place` says).
   virtual Status fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) = 0;
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "analysis/Dataflow.h"
+#include "program/Text.h"
 #include "exec/InputFiles.h"
 #include "util/MappedFile.h"
 
@@ -206,7 +207,7 @@ class InstructionContext final : public KernelContext {
 
 Status Executor::State::copyToTensor(TensorRef& tensor, std::span<const uint8_t> bytes) {
   if (bytes.size() != tensor.nbytes())
-    return makeError(valueName(tensor.value) + " " + describeShape(tensor.dtype, tensor.sizes) + " holds " +
+    return makeError(valueName(tensor.value) + " " + program::tensorTypeText(tensor.dtype, tensor.sizes) + " holds " +
                      std::to_string(tensor.nbytes()) + " bytes, not " + std::to_string(bytes.size()));
   if (!tensor.writable) return makeError(valueName(tensor.value) + " is a stored constant and cannot be written");
   if (bytes.empty()) return Ok{};
@@ -215,7 +216,7 @@ Status Executor::State::copyToTensor(TensorRef& tensor, std::span<const uint8_t>
     std::memcpy(tensor.data, bytes.data(), bytes.size());
     return Ok{};
   }
-  auto timing = runtime->copy(tensor.data, bytes.data(), bytes.size(), TransferDirection::HostToDevice, tensor.memory.device);
+  auto timing = runtime->copy(tensor.data, bytes.data(), bytes.size(), program::CopyDirection::HostToDevice, tensor.memory.device);
   if (!timing) return makeError("writing " + valueName(tensor.value) + ": " + timing.error().message);
   return Ok{};
 }
@@ -228,7 +229,7 @@ Result<std::vector<uint8_t>> Executor::State::copyFromTensor(const TensorRef& te
     std::memcpy(bytes.data(), tensor.data, bytes.size());
     return bytes;
   }
-  auto timing = runtime->copy(bytes.data(), tensor.data, bytes.size(), TransferDirection::DeviceToHost, tensor.memory.device);
+  auto timing = runtime->copy(bytes.data(), tensor.data, bytes.size(), program::CopyDirection::DeviceToHost, tensor.memory.device);
   if (!timing) return makeError("reading " + valueName(tensor.value) + ": " + timing.error().message);
   return bytes;
 }
@@ -458,7 +459,7 @@ Status Executor::fillInputs(const InputOptions& options) {
     if (!slot.tensor) continue;  // scalar inputs keep their stored value
     TensorRef& tensor = *slot.tensor;
     const std::string what = "input " + std::to_string(position) + " (" + valueName(value) + " " +
-                             describeShape(tensor.dtype, tensor.sizes) + ")";
+                             program::tensorTypeText(tensor.dtype, tensor.sizes) + ")";
     if (!tensor.writable) continue;  // a constant listed as input keeps its data
     // Method::set_input copies into a planned input with a host memcpy and
     // refuses when the input's tensor is on a device.
@@ -549,7 +550,7 @@ Result<std::vector<uint8_t>> Executor::readBuffer(int32_t bufferIdx, uint64_t of
     std::memcpy(out.data(), buffer.data + offset, bytes);
     return out;
   }
-  auto timing = s.runtime->copy(out.data(), buffer.data + offset, bytes, TransferDirection::DeviceToHost, buffer.place.device);
+  auto timing = s.runtime->copy(out.data(), buffer.data + offset, bytes, program::CopyDirection::DeviceToHost, buffer.place.device);
   if (!timing) return timing.error();
   return out;
 }

@@ -63,7 +63,7 @@ Result<void*> HostRuntime::allocateHost(size_t bytes, HostMemoryKind kind) {
 
 void HostRuntime::freeHost(void* data, HostMemoryKind) { freeBytes(data); }
 
-Result<CopyTiming> HostRuntime::copy(void* destination, const void* source, size_t bytes, TransferDirection,
+Result<CopyTiming> HostRuntime::copy(void* destination, const void* source, size_t bytes, program::CopyDirection,
                                      program::Device device) {
   if (auto status = checkDevice(device); !status) return status.error();
   if (bytes == 0) return CopyTiming{};

@@ -31,7 +31,7 @@ class HostRuntime final : public DeviceRuntime {
   void freeDevice(void* data, program::Device device) override;
   Result<void*> allocateHost(size_t bytes, HostMemoryKind kind) override;
   void freeHost(void* data, HostMemoryKind kind) override;
-  Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, TransferDirection direction,
+  Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, program::CopyDirection direction,
                           program::Device device) override;
   Status fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) override;
   // Emulated device memory is host memory: one pool.

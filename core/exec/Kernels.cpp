@@ -1,5 +1,7 @@
 #include "exec/Kernels.h"
 
+#include "program/Text.h"
+
 #include <algorithm>
 #include <climits>
 
@@ -15,17 +17,11 @@ uint64_t TensorRef::nbytes() const {
   return uint64_t(numel()) * uint64_t(program::elementSize(dtype));
 }
 
-std::string describeShape(program::ScalarType dtype, std::span<const int64_t> sizes) {
-  std::string text = program::scalarTypeShortName(dtype) + "[";
-  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
-  return text + "]";
-}
-
 Status resizeTensor(TensorRef& tensor, std::span<const int64_t> sizes) {
   if (std::equal(sizes.begin(), sizes.end(), tensor.sizes.begin(), tensor.sizes.end())) return Ok{};
-  const std::string what = "%" + std::to_string(tensor.value) + " " + describeShape(tensor.dtype, tensor.sizes);
+  const std::string what = "%" + std::to_string(tensor.value) + " " + program::tensorTypeText(tensor.dtype, tensor.sizes);
   if (tensor.dynamism == program::ShapeDynamism::Static)
-    return makeError("cannot resize static tensor " + what + " to " + describeShape(tensor.dtype, sizes));
+    return makeError("cannot resize static tensor " + what + " to " + program::tensorTypeText(tensor.dtype, sizes));
   uint64_t numel = 1;
   for (int64_t s : sizes) {
     if (s < 0) return makeError("cannot resize " + what + " to a negative size");
@@ -33,7 +29,7 @@ Status resizeTensor(TensorRef& tensor, std::span<const int64_t> sizes) {
   }
   const uint64_t bytes = numel * uint64_t(program::elementSize(tensor.dtype));
   if (bytes > tensor.capacity)
-    return makeError("cannot resize " + what + " to " + describeShape(tensor.dtype, sizes) + ": " + std::to_string(bytes) +
+    return makeError("cannot resize " + what + " to " + program::tensorTypeText(tensor.dtype, sizes) + ": " + std::to_string(bytes) +
                      " bytes exceed its planned capacity of " + std::to_string(tensor.capacity) + " bytes");
   tensor.sizes.assign(sizes.begin(), sizes.end());
   return Ok{};

@@ -52,12 +52,10 @@ struct TensorRef {
 // resize_tensor as the runtime does it: a STATIC tensor must already have
 // these sizes; a dynamic one may take any sizes whose bytes fit its capacity.
 Status resizeTensor(TensorRef& tensor, std::span<const int64_t> sizes);
-// "float32[2, 3]".
-std::string describeShape(program::ScalarType dtype, std::span<const int64_t> sizes);
 
 // What a copy kernel moved, for the profile.
 struct CopyEvent {
-  TransferDirection direction = TransferDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t source_value = -1;
   int32_t destination_value = -1;
   program::Device device;  // the device side

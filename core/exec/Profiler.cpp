@@ -8,6 +8,16 @@
 
 namespace ptescope::exec {
 
+TimelineSlice::Track TimelineSlice::copyTrack(program::CopyDirection direction) {
+  return direction == program::CopyDirection::DeviceToHost ? Track::DeviceToHost : Track::HostToDevice;
+}
+
+std::optional<program::CopyDirection> TimelineSlice::copyDirectionOf(Track track) {
+  if (track == Track::HostToDevice) return program::CopyDirection::HostToDevice;
+  if (track == Track::DeviceToHost) return program::CopyDirection::DeviceToHost;
+  return std::nullopt;
+}
+
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -99,9 +109,9 @@ Result<LinkPeak> measureLinkPeak(DeviceRuntime& runtime, program::Device device,
   // One untimed copy each way first: the first transfer pays for lazy
   // context and mapping set-up that no later copy sees.
   for (size_t i = 0; i <= peak.repeats; ++i) {
-    auto up = runtime.copy(onDevice->data(), host->data(), size_t(bytes), TransferDirection::HostToDevice, device);
+    auto up = runtime.copy(onDevice->data(), host->data(), size_t(bytes), program::CopyDirection::HostToDevice, device);
     if (!up) return makeError("link peak probe: " + up.error().message);
-    auto down = runtime.copy(host->data(), onDevice->data(), size_t(bytes), TransferDirection::DeviceToHost, device);
+    auto down = runtime.copy(host->data(), onDevice->data(), size_t(bytes), program::CopyDirection::DeviceToHost, device);
     if (!down) return makeError("link peak probe: " + down.error().message);
     if (i == 0) continue;
     peak.h2d_gbps = std::max(peak.h2d_gbps, gigabytesPerSecond(bytes, up->seconds));
@@ -191,9 +201,8 @@ void recordIteration(const RunRecord& record, size_t iteration, double runOffset
       samples.copy = step.copy;
       samples.copy_seconds.push_back(step.copy->seconds);
       copies += step.copy->seconds;
-      (step.copy->direction == TransferDirection::HostToDevice ? h2d : d2h) += step.copy->seconds;
-      slice.track = step.copy->direction == TransferDirection::HostToDevice ? TimelineSlice::Track::HostToDevice
-                                                                              : TimelineSlice::Track::DeviceToHost;
+      (step.copy->direction == program::CopyDirection::HostToDevice ? h2d : d2h) += step.copy->seconds;
+      slice.track = TimelineSlice::copyTrack(step.copy->direction);
       slice.seconds = step.copy->seconds;
       slice.bytes = step.copy->bytes;
     }
@@ -227,9 +236,9 @@ void summarizeRuns(const MeasuredRuns& runs, TransferProfile& profile) {
     copy.seconds = TimingStats::of(samples.copy_seconds);
     copy.gbps = gigabytesPerSecond(copy.bytes, copy.seconds.median);
     copy.best_gbps = gigabytesPerSecond(copy.bytes, copy.seconds.min);
-    const double peak = copy.direction == TransferDirection::HostToDevice ? profile.peak.h2d_gbps : profile.peak.d2h_gbps;
+    const double peak = copy.direction == program::CopyDirection::HostToDevice ? profile.peak.h2d_gbps : profile.peak.d2h_gbps;
     copy.peak_share = peak > 0 ? copy.gbps / peak : 0.0;
-    DirectionTotals& totals = copy.direction == TransferDirection::HostToDevice ? profile.host_to_device : profile.device_to_host;
+    DirectionTotals& totals = copy.direction == program::CopyDirection::HostToDevice ? profile.host_to_device : profile.device_to_host;
     totals.copies += 1;
     totals.bytes += copy.bytes * copy.executions_per_iteration;
     profile.copies.push_back(std::move(copy));

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,11 +27,11 @@ struct TimingStats {
 
 struct CopyProfile {
   size_t instruction = 0;  // flat index
-  TransferDirection direction = TransferDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t source_value = -1;
   int32_t destination_value = -1;
   // The source in the copy-free numbering (passes::canonicalValueIndices),
-  // which stays the same across edits; filled by report::identifyCopies,
+  // which stays the same across edits; filled by exec::identifyCopies,
   // -1 when unknown.
   int32_t canonical_source = -1;
   program::Device device;  // the device side
@@ -76,7 +77,11 @@ struct LinkPeak {
 // One slice of the timeline (trace output): an instruction of a measured
 // iteration, on the host clock from the start of the first measured run.
 struct TimelineSlice {
+  // One track per copy direction (copyTrack), then the rest.
   enum class Track { HostToDevice, DeviceToHost, Kernels, NotExecuted };
+  static Track copyTrack(program::CopyDirection direction);
+  // The direction of a copy track; nullopt for the others.
+  static std::optional<program::CopyDirection> copyDirectionOf(Track track);
   Track track = Track::Kernels;
   size_t iteration = 0;
   size_t instruction = 0;
@@ -108,8 +113,8 @@ struct TransferProfile {
   std::vector<TimelineSlice> timeline;
   std::vector<std::string> notes;
 
-  const DirectionTotals& totals(TransferDirection direction) const {
-    return direction == TransferDirection::HostToDevice ? host_to_device : device_to_host;
+  const DirectionTotals& totals(program::CopyDirection direction) const {
+    return direction == program::CopyDirection::HostToDevice ? host_to_device : device_to_host;
   }
   size_t notExecutedCount() const;
 };

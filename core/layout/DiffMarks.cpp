@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "program/CopyDirection.h"
+#include "program/Text.h"
+
 namespace ptescope::layout {
 namespace {
 
@@ -131,8 +134,9 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
     GraphNode ghost;
     ghost.kind = copy.host_to_device ? NodeKind::CopyH2D : NodeKind::CopyD2H;
     ghost.key = "removed" + std::to_string(r);
-    ghost.title = copy.host_to_device ? "H2D" : "D2H";
-    ghost.subtitle = "removed · " + byteSizeText(copy.bytes);
+    const auto direction = copy.host_to_device ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost;
+    ghost.title = program::copyDirectionName(direction);
+    ghost.subtitle = "removed · " + program::bytesText(copy.bytes);
     ghost.device = copy.from;
     ghost.copy_source = copy.from;
     ghost.copy_destination = copy.to;
@@ -140,7 +144,7 @@ void markChanges(GraphModel& model, const MethodGraph& graph, const MethodChange
     ghost.change = Change::Removed;
     ghost.change_note = copy.note;
     ghost.tooltip = "not in the edited program: shown where it was";
-    ghost.search_terms = {"removed", copy.host_to_device ? "h2d" : "d2h"};
+    ghost.search_terms = {"removed", program::copyDirectionName(direction)};
     auto from = index.producer(graph, copy.source);
     std::vector<size_t> to;
     for (size_t consumer : copy.consumers)

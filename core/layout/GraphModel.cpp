@@ -9,6 +9,9 @@
 
 #include "layout/MethodFacts.h"
 
+#include "program/CopyDirection.h"
+#include "program/Text.h"
+
 namespace ptescope::layout {
 
 std::string nodeKindName(NodeKind kind) {
@@ -44,21 +47,6 @@ std::optional<size_t> GraphModel::nodeOfInstruction(size_t instruction) const {
   return node_of_instruction[instruction];
 }
 
-std::string byteSizeText(int64_t bytes) {
-  if (bytes < 0) return "? B";
-  char text[32];
-  if (bytes < 1024) {
-    std::snprintf(text, sizeof text, "%" PRId64 " B", bytes);
-  } else if (bytes < 1024 * 1024) {
-    std::snprintf(text, sizeof text, "%.1f KiB", double(bytes) / 1024.0);
-  } else if (bytes < int64_t(1024) * 1024 * 1024) {
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / (1024.0 * 1024.0));
-  } else {
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / (1024.0 * 1024.0 * 1024.0));
-  }
-  return text;
-}
-
 using facts::lowerKindName;
 using facts::valueAt;
 
@@ -66,11 +54,7 @@ std::string valueTypeText(const Method& method, int32_t value) {
   const auto* v = valueAt(method, value);
   if (!v) return "?";
   const auto* t = v->tensor();
-  if (!t) return lowerKindName(v->kind());
-  std::string text = program::scalarTypeShortName(t->scalar_type) + "[";
-  const auto& sizes = program::items(t->sizes);
-  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? "," : "") + std::to_string(sizes[i]);
-  return text + "]";
+  return t ? program::tensorTypeText(*t) : lowerKindName(v->kind());
 }
 
 }  // namespace ptescope::layout

@@ -94,7 +94,7 @@ struct GraphNode {
   // (group), "in0" / "out10" / "c4" / "u7" (value nodes, by value index;
   // an output node is per position in the outputs list: "out<pos>").
   std::string key;
-  std::string title;     // what the node says first: "add", "CudaBackend", "H2D", "layer 3"
+  std::string title;     // what the node says first: "add", "CudaBackend", "h2d 4.0 KiB", "layer 3"
   std::string subtitle;  // second line: "#3 aten::add.out", "→ cuda:0", "256 B", ...
   std::string tooltip;   // everything else, several lines
   // Where the node runs (instructions), lives (values), or most of its
@@ -256,7 +256,5 @@ class MethodGraph {
 
 // "float32[1,64]" for a tensor, "int" / "bool" / "int list" for others.
 std::string valueTypeText(const program::Method& method, int32_t value);
-// "256 B", "1.5 KiB", "12.0 MiB".
-std::string byteSizeText(int64_t bytes);
 
 }  // namespace ptescope::layout

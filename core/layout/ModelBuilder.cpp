@@ -9,6 +9,8 @@
 
 #include "layout/GraphModel.h"
 #include "layout/MethodFacts.h"
+#include "program/CopyDirection.h"
+#include "program/Text.h"
 
 namespace ptescope::layout {
 
@@ -117,7 +119,7 @@ class ModelBuilder {
     if (!name.empty()) node.search_terms.push_back(name);
     node.tooltip = node.title + "\n" + type + "\ndevice " + node.device.str();
     if (!name.empty()) node.tooltip += "\nname " + name;
-    if (const auto* t = tensorAt(method_, v)) node.tooltip += "\n" + byteSizeText(t->nbytes());
+    if (const auto* t = tensorAt(method_, v)) node.tooltip += "\n" + program::bytesText(t->nbytes());
   }
 
   size_t inputNode(int32_t v) {
@@ -204,14 +206,15 @@ class ModelBuilder {
         node.copy_destination = to >= 0 ? valueDevice(method_, to) : Device{};
         const Tensor* moved = to >= 0 ? tensorAt(method_, to) : (from >= 0 ? tensorAt(method_, from) : nullptr);
         node.copy_bytes = moved ? moved->nbytes() : -1;
-        node.title = std::string(h2d ? "H2D " : "D2H ") + byteSizeText(node.copy_bytes);
+        node.title = program::copyDirectionName(h2d ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost) +
+                     " " + program::bytesText(node.copy_bytes);
         node.subtitle = index + " " + node.copy_source.str() + " \u2192 " + node.copy_destination.str();
         const std::string op = operatorName(method_, ins.op_index);
         node.search_terms.push_back(op);
         node.search_terms.push_back(h2d ? "h2d" : "d2h");
         node.tooltip = std::string(h2d ? "host-to-device copy " : "device-to-host copy ") + op + "\ninstruction " +
                        std::to_string(i) + "\n%" + std::to_string(from) + " " + node.copy_source.str() + " \u2192 %" +
-                       std::to_string(to) + " " + node.copy_destination.str() + "\n" + byteSizeText(node.copy_bytes) +
+                       std::to_string(to) + " " + node.copy_destination.str() + "\n" + program::bytesText(node.copy_bytes) +
                        " (" + std::to_string(node.copy_bytes) + " bytes)";
         break;
       }
@@ -254,10 +257,10 @@ class ModelBuilder {
     }
     node.subtitle = std::to_string(node.group_instructions) + " instr";
     if (node.group_h2d + node.group_d2h > 0)
-      node.subtitle += " \u00b7 " + std::to_string(node.group_h2d) + " H2D \u00b7 " + std::to_string(node.group_d2h) + " D2H";
+      node.subtitle += " \u00b7 " + std::to_string(node.group_h2d) + " h2d \u00b7 " + std::to_string(node.group_d2h) + " d2h";
     node.tooltip = group.title + ": instructions " + std::to_string(group.first) + "\u2013" + std::to_string(group.last - 1) +
                    "\n" + std::to_string(node.group_delegates) + " delegate calls, " + std::to_string(node.group_h2d) +
-                   " H2D and " + std::to_string(node.group_d2h) + " D2H copies";
+                   " h2d and " + std::to_string(node.group_d2h) + " d2h copies";
     for (const auto& dc : node.devices) node.tooltip += "\n" + dc.device.str() + ": " + std::to_string(dc.instructions) + " instructions";
     node.tooltip += "\ndouble-click to open";
     node.search_terms = {group.title};

@@ -51,7 +51,7 @@ struct FlatInstructions {
 // The copy ops of a method, described in its own value numbering.
 struct CopyInstruction {
   size_t flat = 0;
-  CopyDirection direction = CopyDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t self = -1;
   int32_t out = -1;
 };
@@ -76,7 +76,7 @@ Result<std::vector<CopyInstruction>> findCopies(Method& method) {
     if (!wellFormed || args[0] == args[1])
       return makeError(methodLabel(method) + ": instruction " + std::to_string(k) + " (" + op.qualifiedName() +
                        ") does not have the arguments [self, out, out] of a copy op; it cannot be stripped");
-    copies.push_back(CopyInstruction{k, h2d ? CopyDirection::HostToDevice : CopyDirection::DeviceToHost, args[0], args[1]});
+    copies.push_back(CopyInstruction{k, h2d ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost, args[0], args[1]});
   }
   return copies;
 }
@@ -113,7 +113,7 @@ std::vector<CopyRecord> describeCopies(Method& method, const std::vector<CopyIns
     r.from = values[size_t(c.self)].tensor()->device();
     r.to = values[size_t(c.out)].tensor()->device();
     r.bytes = values[size_t(c.self)].tensor()->nbytes();
-    if (c.direction == CopyDirection::HostToDevice) {
+    if (c.direction == program::CopyDirection::HostToDevice) {
       if (auto it = consumerOf.find(c.out); it != consumerOf.end()) {
         r.consumer_delegate = it->second.first;
         r.consumer_arg = it->second.second;
@@ -143,7 +143,7 @@ bool isCopyOnlyExtraInfo(const ExtraTensorInfo& e) {
 }  // namespace
 
 std::string CopyRecord::key() const {
-  if (direction == CopyDirection::DeviceToHost) return "d2h %" + std::to_string(source);
+  if (direction == program::CopyDirection::DeviceToHost) return "d2h %" + std::to_string(source);
   return "h2d %" + std::to_string(source) + " -> delegate " + std::to_string(consumer_delegate) + " arg " +
          std::to_string(consumer_arg);
 }
@@ -293,7 +293,7 @@ class DevicePropagation {
 
  private:
   struct PendingCopy {
-    CopyDirection direction;
+    program::CopyDirection direction;
     int32_t source;
     int32_t out;
     bool removed = false;
@@ -384,7 +384,7 @@ class DevicePropagation {
               result.notes.push_back(methodLabel(method) + ": constant %" + std::to_string(v) + " feeds device delegate " +
                                      std::to_string(ordinal) + "; its copy is planned as a device tensor");
             const int32_t out = appendValue(method, Value{cloneForCopy(*source, device)});
-            copies.push_back(PendingCopy{CopyDirection::HostToDevice, v, out, false, k, p});
+            copies.push_back(PendingCopy{program::CopyDirection::HostToDevice, v, out, false, k, p});
             before[k].push_back(copies.size() - 1);
             args[p] = out;
           }
@@ -433,7 +433,7 @@ class DevicePropagation {
         if (options.skip_d2h_for_method_outputs && !instructionUsers) continue;  // stays on the device
         const Tensor* source = tensorAt(y);
         const int32_t host = appendValue(method, Value{cloneForCopy(*source, Device{})});
-        copies.push_back(PendingCopy{CopyDirection::DeviceToHost, y, host});
+        copies.push_back(PendingCopy{program::CopyDirection::DeviceToHost, y, host});
         const size_t copyIndex = copies.size() - 1;
         after[k].push_back(copyIndex);
         D2hUsers users;
@@ -486,7 +486,7 @@ class DevicePropagation {
     for (size_t i = 0; i < d2hs.size(); ++i) d2hByHostValue[copies[d2hs[i].copy].out] = i;
     bool erased = false;
     for (auto& h2d : copies) {
-      if (h2d.direction != CopyDirection::HostToDevice) continue;
+      if (h2d.direction != program::CopyDirection::HostToDevice) continue;
       auto it = d2hByHostValue.find(h2d.source);
       if (it == d2hByHostValue.end()) continue;
       const int32_t deviceValue = copies[d2hs[it->second].copy].source;
@@ -509,13 +509,13 @@ class DevicePropagation {
   // values of removed copies out.
   void materialize() {
     const int32_t h2dOp = std::any_of(copies.begin(), copies.end(), [](const PendingCopy& c) {
-      return !c.removed && c.direction == CopyDirection::HostToDevice;
+      return !c.removed && c.direction == program::CopyDirection::HostToDevice;
     }) ? ensureOperator(method, analysis::kH2dCopyOperator, kCopyOverload) : -1;
     const int32_t d2hOp = std::any_of(copies.begin(), copies.end(), [](const PendingCopy& c) {
-      return !c.removed && c.direction == CopyDirection::DeviceToHost;
+      return !c.removed && c.direction == program::CopyDirection::DeviceToHost;
     }) ? ensureOperator(method, analysis::kD2hCopyOperator, kCopyOverload) : -1;
     auto copyInstruction = [&](const PendingCopy& c) {
-      const int32_t op = c.direction == CopyDirection::HostToDevice ? h2dOp : d2hOp;
+      const int32_t op = c.direction == program::CopyDirection::HostToDevice ? h2dOp : d2hOp;
       return Instruction{KernelCall{op, std::vector<int32_t>{c.source, c.out, c.out}}};
     };
     if (!copies.empty() && method.chains) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "program/CopyDirection.h"
 #include "program/Program.h"
 #include "util/Result.h"
 
@@ -30,12 +31,10 @@ struct DeviceOptions {
 // is upstream's.
 Status validateDeviceOptions(const DeviceOptions& options);
 
-enum class CopyDirection { HostToDevice, DeviceToHost };
-
 // A copy instruction, described by values of the stripped (copy-free)
 // method so copies of two versions of a program can be matched.
 struct CopyRecord {
-  CopyDirection direction = CopyDirection::HostToDevice;
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
   int32_t source = -1;       // stripped value index the data comes from
   int32_t value = -1;        // index of the copy's output in the program it belongs to
   int32_t consumer_delegate = -1;  // H2D: ordinal of the DelegateCall that reads it

@@ -1,54 +1,22 @@
 #include "report/EtdumpReport.h"
 
+#include "program/Text.h"
+
 #include "report/Json.h"
 
 #include <cstdio>
 #include <map>
 
 #include "report/ProfileWriters.h"
+#include "report/TraceEvents.h"
+#include "report/WriterSupport.h"
 #include "util/MappedFile.h"
 
 namespace ptescope::report {
 
+using namespace program::text;
+
 namespace {
-
-double micros(double seconds) { return seconds * 1e6; }
-
-std::string formatted(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
-std::string us(double seconds) { return formatted("%.2f", micros(seconds)); }
-std::string exact(double value) { return formatted("%.17g", value); }
-std::string percent(double share) { return formatted("%.1f%%", share * 100); }
-
-std::string pad(std::string text, size_t width, bool right = false) {
-  if (text.size() >= width) return text;
-  return right ? std::string(width - text.size(), ' ') + text : text + std::string(width - text.size(), ' ');
-}
-
-nlohmann::json timingJson(const exec::TimingStats& stats) {
-  return {{"min_us", micros(stats.min)}, {"median_us", micros(stats.median)}, {"max_us", micros(stats.max)}};
-}
-
-// CSV fields from a file (operator names) may hold commas or quotes.
-std::string csvField(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
-// Through the one JSON writer: names that are not UTF-8 are escaped, never thrown on.
-std::string dumpText(const nlohmann::json& j, int indent) { return jsonText(j, indent) + "\n"; }
-
-Status writeText(const std::string& path, const std::string& text) {
-  auto status = writeFileAtomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-  if (!status) return makeError(path + ": " + status.error().message);
-  return Ok{};
-}
 
 std::string blocksSummary(const etdump::EtdumpAnalysis& a) {
   // Runs of equal (name, method): "Default→forward, Execute×3→forward".
@@ -74,20 +42,20 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
   out += "  events: " + std::to_string(a.profile_events) + " profile, " + std::to_string(a.debug_events) + " debug, " +
          std::to_string(a.allocation_events) + " allocation\n";
   out += "  methods: " + a.attribution_rule + " (--method overrides)\n";
-  out += "  ticks: 1 tick = " + formatted("%g", a.scale.ns_per_tick) +
+  out += "  ticks: 1 tick = " + shortText(a.scale.ns_per_tick) +
          " ns (the file does not say; the POSIX runtime ticks in ns; --tick-ns overrides)\n";
 
   for (const auto& m : a.methods) {
     out += "\nmethod '" + m.method + "': " + std::to_string(m.iterations) + " iteration(s), " + std::to_string(m.loads) +
            " load(s)\n";
-    out += "  run (Method::execute): median " + us(m.run_seconds.median) + " us (min " + us(m.run_seconds.min) + ", max " +
-           us(m.run_seconds.max) + ")";
-    if (m.loads > 0) out += "; load_method median " + us(m.load_seconds.median) + " us";
+    out += "  run (Method::execute): median " + microsText(m.run_seconds.median) + " us (min " + microsText(m.run_seconds.min) + ", max " +
+           microsText(m.run_seconds.max) + ")";
+    if (m.loads > 0) out += "; load_method median " + microsText(m.load_seconds.median) + " us";
     out += "\n";
     const double rest = std::max(0.0, m.run_seconds.median - m.copy_seconds - m.delegate_seconds - m.kernel_seconds - m.other_seconds);
-    out += "  per iteration: copies " + us(m.copy_seconds) + " us (" + percent(m.copy_share) + "), delegates " +
-           us(m.delegate_seconds) + " us (" + percent(m.delegate_share) + "), CPU kernels " + us(m.kernel_seconds) + " us (" +
-           percent(m.kernel_share) + "), runtime between instructions " + us(rest) + " us\n";
+    out += "  per iteration: copies " + microsText(m.copy_seconds) + " us (" + percentText(m.copy_share) + "), delegates " +
+           microsText(m.delegate_seconds) + " us (" + percentText(m.delegate_share) + "), CPU kernels " + microsText(m.kernel_seconds) + " us (" +
+           percentText(m.kernel_share) + "), runtime between instructions " + microsText(rest) + " us\n";
     if (m.debug_events || m.allocation_events)
       out += "  also " + std::to_string(m.debug_events) + " debug and " + std::to_string(m.allocation_events) +
              " allocation event(s)\n";
@@ -95,31 +63,31 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
       out += "  no instruction events (traced with method-level profiling only?)\n";
       continue;
     }
-    out += "\n  " + pad("instr", 6, true) + "  " + pad("category", 10) + " " + pad("per it", 6, true) + " " +
-           pad("min us", 10, true) + " " + pad("median us", 10, true) + " " + pad("max us", 10, true) + "  label\n";
+    out += "\n  " + padded("instr", 6, true) + "  " + padded("category", 10) + " " + padded("per it", 6, true) + " " +
+           padded("min us", 10, true) + " " + padded("median us", 10, true) + " " + padded("max us", 10, true) + "  label\n";
     for (const auto& i : m.instructions) {
-      out += "  " + pad(std::to_string(i.instruction), 6, true) + "  " + pad(etdump::categoryName(i.category), 10) + " " +
-             pad(std::to_string(i.executions_per_iteration), 6, true) + " " + pad(us(i.seconds.min), 10, true) + " " +
-             pad(us(i.seconds.median), 10, true) + " " + pad(us(i.seconds.max), 10, true) + "  " + i.label + "\n";
+      out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + padded(etdump::categoryName(i.category), 10) + " " +
+             padded(std::to_string(i.executions_per_iteration), 6, true) + " " + padded(microsText(i.seconds.min), 10, true) + " " +
+             padded(microsText(i.seconds.median), 10, true) + " " + padded(microsText(i.seconds.max), 10, true) + "  " + i.label + "\n";
       for (const auto& d : i.delegate_events)
-        out += "  " + std::string(6, ' ') + "    " + pad("", 10) + " " + pad(std::to_string(d.executions_per_iteration), 6, true) +
-               " " + pad(us(d.seconds.min), 10, true) + " " + pad(us(d.seconds.median), 10, true) + " " +
-               pad(us(d.seconds.max), 10, true) + "    \u2514 " + d.name + "\n";
+        out += "  " + std::string(6, ' ') + "    " + padded("", 10) + " " + padded(std::to_string(d.executions_per_iteration), 6, true) +
+               " " + padded(microsText(d.seconds.min), 10, true) + " " + padded(microsText(d.seconds.median), 10, true) + " " +
+               padded(microsText(d.seconds.max), 10, true) + "    \u2514 " + d.name + "\n";
     }
     bool anyCopy = false;
     for (const auto& i : m.instructions) anyCopy = anyCopy || i.is_copy;
     if (!anyCopy) continue;
     out += "\n  copies (the et_copy kernel's time; bytes from the program):\n";
-    out += "  " + pad("instr", 6, true) + "  " + pad("dir", 4) + pad("source", 8) + pad("dest", 8) + pad("device", 8) +
-           pad("bytes", 12, true) + " " + pad("min us", 10, true) + " " + pad("median us", 10, true) + " " +
-           pad("max us", 10, true) + " " + pad("GB/s", 9, true) + "\n";
+    out += "  " + padded("instr", 6, true) + "  " + padded("dir", 4) + padded("source", 8) + padded("dest", 8) + padded("device", 8) +
+           padded("bytes", 12, true) + " " + padded("min us", 10, true) + " " + padded("median us", 10, true) + " " +
+           padded("max us", 10, true) + " " + padded("GB/s", 9, true) + "\n";
     for (const auto& i : m.instructions) {
       if (!i.is_copy) continue;
-      out += "  " + pad(std::to_string(i.instruction), 6, true) + "  " + pad(exec::directionName(i.direction), 4) +
-             pad("%" + std::to_string(i.source_value), 8) + pad("%" + std::to_string(i.destination_value), 8) +
-             pad(i.device.str(), 8) + pad(std::to_string(i.bytes), 12, true) + " " + pad(us(i.copy_seconds.min), 10, true) +
-             " " + pad(us(i.copy_seconds.median), 10, true) + " " + pad(us(i.copy_seconds.max), 10, true) + " " +
-             pad(formatted("%.3f", i.gbps), 9, true) + "\n";
+      out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + padded(program::copyDirectionName(i.direction), 4) +
+             padded("%" + std::to_string(i.source_value), 8) + padded("%" + std::to_string(i.destination_value), 8) +
+             padded(i.device.str(), 8) + padded(std::to_string(i.bytes), 12, true) + " " + padded(microsText(i.copy_seconds.min), 10, true) +
+             " " + padded(microsText(i.copy_seconds.median), 10, true) + " " + padded(microsText(i.copy_seconds.max), 10, true) + " " +
+             padded(fixedText(i.gbps, 3), 9, true) + "\n";
     }
   }
   (void)program;
@@ -155,11 +123,11 @@ nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Progra
     nlohmann::json item = profileJson(etdump::toTransferProfile(m, program, source.program_name));
     item["loads"] = m.loads;
     item["load"] = timingJson(m.load_seconds);
-    item["per_iteration_us"] = {{"copies", micros(m.copy_seconds)},
-                                {"delegates", micros(m.delegate_seconds)},
-                                {"cpu_kernels", micros(m.kernel_seconds)},
-                                {"other", micros(m.other_seconds)},
-                                {"copy_transfers", micros(m.copy_transfer_seconds)}};
+    item["per_iteration_us"] = {{"copies", toMicros(m.copy_seconds)},
+                                {"delegates", toMicros(m.delegate_seconds)},
+                                {"cpu_kernels", toMicros(m.kernel_seconds)},
+                                {"other", toMicros(m.other_seconds)},
+                                {"copy_transfers", toMicros(m.copy_transfer_seconds)}};
     item["shares"] = {{"copies", m.copy_share}, {"delegates", m.delegate_share}, {"cpu_kernels", m.kernel_share}};
     item["debug_events"] = m.debug_events;
     item["allocation_events"] = m.allocation_events;
@@ -169,7 +137,7 @@ nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Progra
       const auto& i = m.instructions[k];
       instructions[k]["category"] = etdump::categoryName(i.category);
       nlohmann::json samples = nlohmann::json::array();
-      for (double s : i.samples) samples.push_back(micros(s));
+      for (double s : i.samples) samples.push_back(toMicros(s));
       instructions[k]["samples_us"] = samples;
       if (!i.delegate_events.empty()) {
         nlohmann::json inner = nlohmann::json::array();
@@ -189,18 +157,20 @@ nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Progra
   return j;
 }
 
+constexpr const char* kEtdumpCsvHeader =
+    "method,instruction,category,label,executions_per_iteration,min_us,median_us,max_us,direction,bytes,copy_min_us,"
+    "copy_median_us,copy_max_us,gbps\n";
+
 std::string etdumpCsv(const etdump::EtdumpAnalysis& a) {
-  std::string out =
-      "method,instruction,category,label,executions_per_iteration,min_us,median_us,max_us,direction,bytes,copy_min_us,"
-      "copy_median_us,copy_max_us,gbps\n";
+  std::string out = kEtdumpCsvHeader;
   for (const auto& m : a.methods) {
     for (const auto& i : m.instructions) {
       out += csvField(m.method) + "," + std::to_string(i.instruction) + "," + etdump::categoryName(i.category) + "," +
-             csvField(i.label) + "," + std::to_string(i.executions_per_iteration) + "," + exact(micros(i.seconds.min)) + "," +
-             exact(micros(i.seconds.median)) + "," + exact(micros(i.seconds.max)) + ",";
+             csvField(i.label) + "," + std::to_string(i.executions_per_iteration) + "," + exactText(toMicros(i.seconds.min)) + "," +
+             exactText(toMicros(i.seconds.median)) + "," + exactText(toMicros(i.seconds.max)) + ",";
       if (i.is_copy)
-        out += exec::directionName(i.direction) + "," + std::to_string(i.bytes) + "," + exact(micros(i.copy_seconds.min)) +
-               "," + exact(micros(i.copy_seconds.median)) + "," + exact(micros(i.copy_seconds.max)) + "," + exact(i.gbps);
+        out += program::copyDirectionName(i.direction) + "," + std::to_string(i.bytes) + "," + exactText(toMicros(i.copy_seconds.min)) +
+               "," + exactText(toMicros(i.copy_seconds.median)) + "," + exactText(toMicros(i.copy_seconds.max)) + "," + exactText(i.gbps);
       else
         out += ",,,,,";
       out += "\n";
@@ -215,13 +185,13 @@ nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& a, const EtdumpSour
   for (const auto& m : a.methods) {
     ++pid;
     const std::string process = "ETDump: method '" + m.method + "' of " + source.program_name + " (" + etdump::kEtdumpSource + ")";
-    events.push_back({{"ph", "M"}, {"pid", pid}, {"tid", 0}, {"name", "process_name"}, {"args", {{"name", process}}}});
+    events.push_back(traceProcessName(pid, process));
     // Lanes in a fixed order: copies up, kernels, delegates per device, down, the method.
     auto rank = [](const std::string& lane) {
-      if (lane == "H2D copies") return 0;
+      if (lane == program::copyDirectionName(program::CopyDirection::HostToDevice) + " copies") return 0;
       if (lane == "CPU kernels") return 1;
       if (lane.rfind("delegates on ", 0) == 0) return 2;
-      if (lane == "D2H copies") return 3;
+      if (lane == program::copyDirectionName(program::CopyDirection::DeviceToHost) + " copies") return 3;
       return 4;
     };
     std::map<std::pair<int, std::string>, int> lanes;
@@ -229,48 +199,35 @@ nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& a, const EtdumpSour
     int tid = 0;
     for (auto& [key, id] : lanes) {
       id = ++tid;
-      events.push_back({{"ph", "M"}, {"pid", pid}, {"tid", id}, {"name", "thread_name"}, {"args", {{"name", key.second}}}});
-      events.push_back({{"ph", "M"}, {"pid", pid}, {"tid", id}, {"name", "thread_sort_index"}, {"args", {{"sort_index", id}}}});
+      appendTraceThread(events, pid, id, key.second);
     }
     for (const auto& s : m.trace) {
       nlohmann::json args = {{"block", s.block}, {"iteration", s.iteration}};
       if (s.instruction >= 0) args["instruction"] = s.instruction;
-      if (s.bytes > 0) {
-        args["bytes"] = s.bytes;
-        args["gbps"] = s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0;
-      }
       const std::string cat = s.lane == "method" ? "method" : s.lane.find("copies") != std::string::npos ? "copy"
                               : s.lane.rfind("delegates", 0) == 0                               ? "delegate"
                                                                                                : "kernel";
-      events.push_back({{"ph", "X"},
-                        {"pid", pid},
-                        {"tid", lanes.at(std::make_pair(rank(s.lane), s.lane))},
-                        {"name", s.name},
-                        {"cat", cat},
-                        {"ts", micros(s.start_seconds)},
-                        {"dur", micros(s.seconds)},
-                        {"args", args}});
+      events.push_back(traceSliceEvent(TraceSlice{pid, lanes.at(std::make_pair(rank(s.lane), s.lane)), s.name, cat,
+                                                  s.start_seconds, s.seconds,
+                                                  s.bytes > 0 ? std::optional<uint64_t>(s.bytes) : std::nullopt, args}));
     }
   }
-  return {{"traceEvents", events},
-          {"displayTimeUnit", "ns"},
-          {"otherData",
-           {{"generator", "ptescope"},
-            {"source", etdump::kEtdumpSource},
-            {"program", source.program_name},
-            {"etdump", source.etdump_name},
-            {"ns_per_tick", a.scale.ns_per_tick}}}};
+  return traceDocument(events, {{"generator", "ptescope"},
+                                {"source", etdump::kEtdumpSource},
+                                {"program", source.program_name},
+                                {"etdump", source.etdump_name},
+                                {"ns_per_tick", a.scale.ns_per_tick}});
 }
 
 Status writeEtdumpJson(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source,
                        const std::string& path) {
-  return writeText(path, dumpText(etdumpJson(a, program, source), 2));
+  return writeTextFile(path, jsonFileText(etdumpJson(a, program, source), 2));
 }
 
-Status writeEtdumpCsv(const etdump::EtdumpAnalysis& a, const std::string& path) { return writeText(path, etdumpCsv(a)); }
+Status writeEtdumpCsv(const etdump::EtdumpAnalysis& a, const std::string& path) { return writeTextFile(path, etdumpCsv(a)); }
 
 Status writeEtdumpTrace(const etdump::EtdumpAnalysis& a, const EtdumpSource& source, const std::string& path) {
-  return writeText(path, dumpText(etdumpTraceJson(a, source), -1));
+  return writeTextFile(path, jsonFileText(etdumpTraceJson(a, source), -1));
 }
 
 }  // namespace ptescope::report

@@ -5,7 +5,7 @@
 // The JSON holds, per method, the same object `profile --json` writes
 // (profileJson: copies, instructions, totals, run) plus what only an ETDump
 // has (shares, load time, delegate-internal events). The trace has one
-// process per method and one track per device lane: "H2D copies", "D2H
+// process per method and one track per device lane: "h2d copies", "d2h
 // copies", "CPU kernels", "delegates on <device>", and "method"
 // (Method::execute, Program::load_method); the kernel inside an
 // OPERATOR_CALL and the events a delegate logs nest under their instruction.

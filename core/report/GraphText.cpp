@@ -5,6 +5,9 @@
 #include <set>
 #include <sstream>
 
+#include "program/CopyDirection.h"
+#include "program/Text.h"
+
 namespace ptescope::report {
 using namespace ptescope::program;
 using nlohmann::json;
@@ -27,11 +30,7 @@ std::string joinFormatted(const std::vector<T>& list, Format format) {
   return out + "]";
 }
 
-std::string tensorText(const Tensor& tensor) {
-  std::string sizes;
-  for (int32_t size : items(tensor.sizes)) sizes += (sizes.empty() ? "" : ",") + std::to_string(size);
-  return scalarTypeShortName(tensor.scalar_type) + "[" + sizes + "] " + tensor.device().str();
-}
+std::string tensorText(const Tensor& tensor) { return tensorTypeText(tensor) + " " + tensor.device().str(); }
 
 // Members of the list values among `shown`: printed inside their list, not
 // again on their own.
@@ -135,8 +134,8 @@ json methodGraphJson(const analysis::Dataflow& flow) {
                {"label", facts.label},
                {"inputs", facts.inputs},
                {"outputs", facts.outputs}};
-    if (facts.is_h2d_copy) entry["copy"] = "h2d";
-    if (facts.is_d2h_copy) entry["copy"] = "d2h";
+    if (facts.is_h2d_copy) entry["copy"] = program::copyDirectionName(program::CopyDirection::HostToDevice);
+    if (facts.is_d2h_copy) entry["copy"] = program::copyDirectionName(program::CopyDirection::DeviceToHost);
     graph.push_back(std::move(entry));
   }
   return graph;

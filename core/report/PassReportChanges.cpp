@@ -6,15 +6,16 @@
 #include <unordered_map>
 
 #include "passes/DevicePasses.h"
+#include "program/Text.h"
 
 namespace ptescope::report {
 
-using passes::CopyDirection;
+using program::CopyDirection;
 
 std::string copyChangeText(const passes::CopyRecord& copy) {
-  return std::string(copy.direction == CopyDirection::HostToDevice ? "H2D" : "D2H") + " %" +
+  return program::copyDirectionName(copy.direction) + " %" +
          std::to_string(copy.source) + " " + copy.from.str() + " → " + copy.to.str() + ", " +
-         layout::byteSizeText(copy.bytes);
+         program::bytesText(copy.bytes);
 }
 
 namespace {
@@ -68,7 +69,7 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
 
   for (const auto& copy : report.copies_removed) {
     layout::RemovedCopy ghost;
-    ghost.host_to_device = copy.direction == CopyDirection::HostToDevice;
+    ghost.host_to_device = copy.direction == program::CopyDirection::HostToDevice;
     ghost.from = copy.from;
     ghost.to = copy.to;
     ghost.bytes = copy.bytes;
@@ -105,16 +106,16 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
     for (const auto& a : report.buffers_before)
       if (a.buffer_idx == b.buffer_idx) old = &a;
     if (old == nullptr) {
-      changes.notes.push_back(bufferText(b) + " new: " + layout::byteSizeText(b.size));
+      changes.notes.push_back(bufferText(b) + " new: " + program::bytesText(b.size));
     } else if (old->size != b.size || old->device != b.device) {
-      changes.notes.push_back(bufferText(b) + ": " + layout::byteSizeText(old->size) + " → " + layout::byteSizeText(b.size) +
+      changes.notes.push_back(bufferText(b) + ": " + program::bytesText(old->size) + " → " + program::bytesText(b.size) +
                               (old->device != b.device ? " (was " + old->device.str() + ")" : std::string()));
     }
   }
   for (const auto& a : report.buffers_before) {
     bool kept = false;
     for (const auto& b : report.buffers_after) kept = kept || b.buffer_idx == a.buffer_idx;
-    if (!kept) changes.notes.push_back(bufferText(a) + " dropped (" + layout::byteSizeText(a.size) + ")");
+    if (!kept) changes.notes.push_back(bufferText(a) + " dropped (" + program::bytesText(a.size) + ")");
   }
   return changes;
 }

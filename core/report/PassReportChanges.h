@@ -16,7 +16,7 @@ namespace ptescope::report {
 layout::MethodChanges methodChanges(const passes::MethodReport& report, const program::Method& loaded,
                                     const program::Method& current, const analysis::Dataflow& flow);
 
-// "H2D %3 cpu → cuda:0, 1.0 KiB"
+// "h2d %3 cpu → cuda:0, 1.0 KiB"
 std::string copyChangeText(const passes::CopyRecord& copy);
 
 }  // namespace ptescope::report

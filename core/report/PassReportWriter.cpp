@@ -8,7 +8,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* directionName(CopyDirection d) { return d == CopyDirection::HostToDevice ? "h2d" : "d2h"; }
 
 json buffersJson(const std::vector<BufferInfo>& buffers) {
   json out = json::array();
@@ -23,9 +22,9 @@ std::string buffersText(const std::vector<BufferInfo>& buffers) {
 }
 
 std::string copyText(const CopyRecord& c) {
-  std::string s = std::string(directionName(c.direction)) + " %" + std::to_string(c.source) + " " + c.from.str() +
+  std::string s = std::string(program::copyDirectionName(c.direction)) + " %" + std::to_string(c.source) + " " + c.from.str() +
                   " -> " + c.to.str() + ", " + std::to_string(c.bytes) + " bytes";
-  if (c.direction == CopyDirection::HostToDevice && c.consumer_delegate >= 0)
+  if (c.direction == program::CopyDirection::HostToDevice && c.consumer_delegate >= 0)
     s += ", for delegate call " + std::to_string(c.consumer_delegate) + " arg " + std::to_string(c.consumer_arg);
   return s;
 }
@@ -41,10 +40,10 @@ json deviceOptionsJson(const DeviceOptions& o) {
 }
 
 json copyRecordJson(const CopyRecord& c) {
-  json j{{"direction", directionName(c.direction)}, {"source", c.source}, {"value", c.value},
+  json j{{"direction", program::copyDirectionName(c.direction)}, {"source", c.source}, {"value", c.value},
          {"instruction", c.instruction}, {"from", c.from.str()}, {"to", c.to.str()}, {"bytes", c.bytes},
          {"key", c.key()}};
-  if (c.direction == CopyDirection::HostToDevice) {
+  if (c.direction == program::CopyDirection::HostToDevice) {
     j["consumer_delegate"] = c.consumer_delegate;
     j["consumer_arg"] = c.consumer_arg;
   }
@@ -61,7 +60,7 @@ json passReportJson(const PassReport& report) {
     for (const auto& r : m.retagged)
       retagged.push_back({{"value", r.value}, {"before", r.before.str()}, {"after", r.after.str()}});
     size_t h2d = 0, d2h = 0;
-    for (const auto& c : m.copies_after) (c.direction == CopyDirection::HostToDevice ? h2d : d2h)++;
+    for (const auto& c : m.copies_after) (c.direction == program::CopyDirection::HostToDevice ? h2d : d2h)++;
     methods.push_back({{"name", m.name},
                        {"options", deviceOptionsJson(m.options)},
                        {"device_delegates", m.device_delegates},
@@ -84,7 +83,7 @@ std::string passReportText(const PassReport& report) {
   std::ostringstream out;
   for (const auto& m : report.methods) {
     size_t h2d = 0, d2h = 0;
-    for (const auto& c : m.copies_after) (c.direction == CopyDirection::HostToDevice ? h2d : d2h)++;
+    for (const auto& c : m.copies_after) (c.direction == program::CopyDirection::HostToDevice ? h2d : d2h)++;
     const auto& o = m.options;
     out << "method '" << m.name << "': " << m.device_delegates << " device delegates, " << h2d << " h2d, " << d2h
         << " d2h copies" << (m.elided_h2d ? " (" + std::to_string(m.elided_h2d) + " round trips elided)" : "") << "\n";

@@ -1,57 +1,32 @@
 #include "report/ProfileWriters.h"
 
+#include "program/Text.h"
+
 #include "report/Json.h"
+#include "report/TraceEvents.h"
+#include "report/WriterSupport.h"
 
 #include <cstdio>
 #include <map>
 #include <span>
-#include <tuple>
 
-#include "passes/DevicePasses.h"
 #include "util/MappedFile.h"
 
 namespace ptescope::report {
 
+using namespace program::text;
+
 using exec::TimelineSlice;
-using exec::TransferDirection;
+using program::CopyDirection;
 
 namespace {
 
-double micros(double seconds) { return seconds * 1e6; }
-
-std::string formatted(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
-// Enough digits that CSV and JSON readers get the same double back.
-std::string exact(double value) { return formatted("%.17g", value); }
-
-std::string percent(double share) { return formatted("%.1f%%", share * 100); }
-
-std::string bytesText(uint64_t bytes) {
-  if (bytes >= 1024ull * 1024 * 1024) return formatted("%.1f GiB", double(bytes) / (1024.0 * 1024 * 1024));
-  if (bytes >= 1024ull * 1024) return formatted("%.1f MiB", double(bytes) / (1024.0 * 1024));
-  if (bytes >= 1024) return formatted("%.1f KiB", double(bytes) / 1024.0);
-  return std::to_string(bytes) + " B";
-}
-
-std::string pad(std::string text, size_t width, bool right = false) {
-  if (text.size() >= width) return text;
-  return right ? std::string(width - text.size(), ' ') + text : text + std::string(width - text.size(), ' ');
-}
-
 std::string kindName(program::InstructionKind kind) { return program::instructionKindName(kind); }
-
-nlohmann::json timingJson(const exec::TimingStats& stats) {
-  return {{"min_us", micros(stats.min)}, {"median_us", micros(stats.median)}, {"max_us", micros(stats.max)}};
-}
 
 nlohmann::json totalsJson(const exec::DirectionTotals& totals) {
   return {{"copies", totals.copies},
           {"bytes", totals.bytes},
-          {"median_us", micros(totals.seconds)},
+          {"median_us", toMicros(totals.seconds)},
           {"gbps", totals.gbps},
           {"peak_share", totals.peak_share}};
 }
@@ -63,18 +38,12 @@ std::string emulatedLabel(const exec::TransferProfile& profile) {
 
 std::string trackName(TimelineSlice::Track track) {
   switch (track) {
-    case TimelineSlice::Track::HostToDevice: return "H2D copies";
-    case TimelineSlice::Track::DeviceToHost: return "D2H copies";
+    case TimelineSlice::Track::HostToDevice:
+    case TimelineSlice::Track::DeviceToHost: return program::copyDirectionName(*TimelineSlice::copyDirectionOf(track)) + " copies";
     case TimelineSlice::Track::Kernels: return "CPU kernels and control flow";
     case TimelineSlice::Track::NotExecuted: return "not executed (delegates, unknown kernels)";
   }
   return "";
-}
-
-Status writeText(const std::string& path, const std::string& text) {
-  auto status = writeFileAtomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-  if (!status) return makeError(path + ": " + status.error().message);
-  return Ok{};
 }
 
 }  // namespace
@@ -109,46 +78,46 @@ std::string profileText(const exec::TransferProfile& p) {
         {"host mem", 9}, {"min us", 10}, {"median us", 10}, {"max us", 10}, {p.emulated ? "memcpy GB/s" : "GB/s", 9}};
     if (!p.emulated) columns.push_back({"of peak", 8});
     std::string header = " ";
-    for (const auto& [name, width] : columns) header += " " + pad(name, width, name != "dir" && name != "source" && name != "dest" && name != "device" && name != "host mem");
+    for (const auto& [name, width] : columns) header += " " + padded(name, width, name != "dir" && name != "source" && name != "dest" && name != "device" && name != "host mem");
     out += header + "\n";
     for (const auto& c : p.copies) {
       std::string row = " ";
-      row += " " + pad(std::to_string(c.instruction), 6, true);
-      row += " " + pad(exec::directionName(c.direction), 4);
-      row += " " + pad("%" + std::to_string(c.source_value), 8);
-      row += " " + pad("%" + std::to_string(c.destination_value), 8);
-      row += " " + pad(c.device.str(), 8);
-      row += " " + pad(std::to_string(c.bytes), 12, true);
-      row += " " + pad(exec::hostMemoryKindName(c.host_memory), 9);
-      row += " " + pad(formatted("%.2f", micros(c.seconds.min)), 10, true);
-      row += " " + pad(formatted("%.2f", micros(c.seconds.median)), 10, true);
-      row += " " + pad(formatted("%.2f", micros(c.seconds.max)), 10, true);
-      row += " " + pad(formatted("%.2f", c.gbps), 9, true);
-      if (!p.emulated) row += " " + pad(p.peak.measured ? percent(c.peak_share) : "-", 8, true);
+      row += " " + padded(std::to_string(c.instruction), 6, true);
+      row += " " + padded(program::copyDirectionName(c.direction), 4);
+      row += " " + padded("%" + std::to_string(c.source_value), 8);
+      row += " " + padded("%" + std::to_string(c.destination_value), 8);
+      row += " " + padded(c.device.str(), 8);
+      row += " " + padded(std::to_string(c.bytes), 12, true);
+      row += " " + padded(exec::hostMemoryKindName(c.host_memory), 9);
+      row += " " + padded(microsText(c.seconds.min), 10, true);
+      row += " " + padded(microsText(c.seconds.median), 10, true);
+      row += " " + padded(microsText(c.seconds.max), 10, true);
+      row += " " + padded(fixedText(c.gbps, 2), 9, true);
+      if (!p.emulated) row += " " + padded(p.peak.measured ? percentText(c.peak_share) : "-", 8, true);
       out += row + "\n";
     }
   }
 
   out += "\ntotals per iteration" + std::string(p.emulated ? " (emulated)" : "") + ":\n";
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& t = p.totals(direction);
-    out += "  " + exec::directionName(direction) + ": " + std::to_string(t.copies) + " copies, " + bytesText(t.bytes) +
-           ", median " + formatted("%.2f", micros(t.seconds)) + " us, " + formatted("%.2f", t.gbps) +
+    out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(t.copies) + " copies, " + bytesText(t.bytes) +
+           ", median " + microsText(t.seconds) + " us, " + fixedText(t.gbps, 2) +
            (p.emulated ? " GB/s of memcpy" : " GB/s");
-    if (p.peak.measured && t.copies > 0 && !p.emulated) out += ", " + percent(t.peak_share) + " of peak";
+    if (p.peak.measured && t.copies > 0 && !p.emulated) out += ", " + percentText(t.peak_share) + " of peak";
     out += "\n";
   }
-  out += "  run: median " + formatted("%.2f", micros(p.run_seconds.median)) + " us (min " +
-         formatted("%.2f", micros(p.run_seconds.min)) + ", max " + formatted("%.2f", micros(p.run_seconds.max)) +
-         "), copies " + formatted("%.2f", micros(p.copy_seconds)) + " us = " + percent(p.copy_share) + " of the run\n";
+  out += "  run: median " + microsText(p.run_seconds.median) + " us (min " +
+         microsText(p.run_seconds.min) + ", max " + microsText(p.run_seconds.max) +
+         "), copies " + microsText(p.copy_seconds) + " us = " + percentText(p.copy_share) + " of the run\n";
   if (p.peak.measured && p.emulated) {
     out += "  host memcpy (emulated, not a GPU link; " + bytesText(p.peak.bytes) + " each way, best of " +
-           std::to_string(p.peak.repeats) + "): " + formatted("%.2f", p.peak.h2d_gbps) + " GB/s to the emulated device, " +
-           formatted("%.2f", p.peak.d2h_gbps) + " GB/s back; `ptescope-cli predict` says what the copies cost on a link\n";
+           std::to_string(p.peak.repeats) + "): " + fixedText(p.peak.h2d_gbps, 2) + " GB/s to the emulated device, " +
+           fixedText(p.peak.d2h_gbps, 2) + " GB/s back; `ptescope-cli predict` says what the copies cost on a link\n";
   } else if (p.peak.measured) {
     out += "  link peak (pinned, " + bytesText(p.peak.bytes) + " each way on " + p.peak.device.str() + ", best of " +
-           std::to_string(p.peak.repeats) + "): H2D " + formatted("%.2f", p.peak.h2d_gbps) + " GB/s, D2H " +
-           formatted("%.2f", p.peak.d2h_gbps) + " GB/s" + (p.emulated ? " (emulated)" : "") + "\n";
+           std::to_string(p.peak.repeats) + "): h2d " + fixedText(p.peak.h2d_gbps, 2) + " GB/s, d2h " +
+           fixedText(p.peak.d2h_gbps, 2) + " GB/s" + (p.emulated ? " (emulated)" : "") + "\n";
   } else {
     out += "  link peak: not measured" + (p.peak.note.empty() ? std::string() : " (" + p.peak.note + ")") + "\n";
   }
@@ -157,7 +126,7 @@ std::string profileText(const exec::TransferProfile& p) {
   if (notExecuted > 0) {
     out += "\nnot executed: " + std::to_string(notExecuted) + " instruction(s), outputs left as they were:\n";
     for (const auto& i : p.instructions)
-      if (!i.executed) out += "  " + pad(std::to_string(i.instruction), 6, true) + "  " + i.label + ": " + i.reason + "\n";
+      if (!i.executed) out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + i.label + ": " + i.reason + "\n";
   }
   if (!p.notes.empty()) {
     out += "\nnotes:\n";
@@ -167,43 +136,37 @@ std::string profileText(const exec::TransferProfile& p) {
 }
 
 nlohmann::json profileJson(const exec::TransferProfile& p) {
-  nlohmann::json j;
-  j["format"] = "ptescope-profile";
-  j["version"] = kProfileFormatVersion;
-  j["program"] = p.program_name;
-  j["method"] = p.method;
-  j["runtime"] = p.runtime;
-  j["emulated"] = p.emulated;
-  j["host_memory"] = exec::hostMemoryKindName(p.host_memory);
-  j["warmup_iterations"] = p.warmup_iterations;
-  j["requested_iterations"] = p.requested_iterations;
-  j["iterations"] = p.iterations;
-  j["cancelled"] = p.cancelled;
+  nlohmann::json j = {{"format", "ptescope-profile"},
+                      {"version", kProfileFormatVersion},
+                      {"program", p.program_name},
+                      {"method", p.method},
+                      {"runtime", p.runtime},
+                      {"emulated", p.emulated},
+                      {"host_memory", exec::hostMemoryKindName(p.host_memory)},
+                      {"warmup_iterations", p.warmup_iterations},
+                      {"requested_iterations", p.requested_iterations},
+                      {"iterations", p.iterations},
+                      {"cancelled", p.cancelled}};
   j["link_peak"] = {{"measured", p.peak.measured},     {"device", p.peak.device.str()}, {"bytes", p.peak.bytes},
                     {"repeats", p.peak.repeats},       {"h2d_gbps", p.peak.h2d_gbps},   {"d2h_gbps", p.peak.d2h_gbps},
                     {"host_memory", "pinned"},         {"note", p.peak.note}};
   nlohmann::json run = timingJson(p.run_seconds);
-  run["copy_us"] = micros(p.copy_seconds);
+  run["copy_us"] = toMicros(p.copy_seconds);
   run["copy_share"] = p.copy_share;
   j["run"] = run;
-  j["totals"] = {{"h2d", totalsJson(p.host_to_device)}, {"d2h", totalsJson(p.device_to_host)}};
+  for (auto direction : program::kHostDeviceDirections)
+    j["totals"][program::copyDirectionName(direction)] = totalsJson(p.totals(direction));
   nlohmann::json copies = nlohmann::json::array();
   for (const auto& c : p.copies) {
-    nlohmann::json copy = {{"instruction", c.instruction},
-                           {"direction", exec::directionName(c.direction)},
-                           {"source", c.source_value},
-                           {"canonical_source", c.canonical_source},
-                           {"destination", c.destination_value},
-                           {"device", c.device.str()},
-                           {"host_memory", exec::hostMemoryKindName(c.host_memory)},
-                           {"bytes", c.bytes},
-                           {"executions_per_iteration", c.executions_per_iteration},
-                           {"gbps", c.gbps},
-                           {"best_gbps", c.best_gbps},
-                           {"peak_share", c.peak_share}};
+    nlohmann::json copy = copyIdentityJson(c);
+    copy.update(nlohmann::json{{"host_memory", exec::hostMemoryKindName(c.host_memory)},
+                               {"executions_per_iteration", c.executions_per_iteration},
+                               {"gbps", c.gbps},
+                               {"best_gbps", c.best_gbps},
+                               {"peak_share", c.peak_share}});
     copy.update(timingJson(c.seconds));
     nlohmann::json samples = nlohmann::json::array();
-    for (double s : c.samples) samples.push_back(micros(s));
+    for (double s : c.samples) samples.push_back(toMicros(s));
     copy["samples_us"] = samples;
     copies.push_back(copy);
   }
@@ -235,11 +198,11 @@ std::string profileCsv(const exec::TransferProfile& p) {
       "instruction,direction,source,destination,device,host_memory,bytes,executions_per_iteration,min_us,median_us,"
       "max_us,gbps,best_gbps,peak_share,emulated\n";
   for (const auto& c : p.copies) {
-    out += std::to_string(c.instruction) + "," + exec::directionName(c.direction) + "," + std::to_string(c.source_value) +
+    out += std::to_string(c.instruction) + "," + program::copyDirectionName(c.direction) + "," + std::to_string(c.source_value) +
            "," + std::to_string(c.destination_value) + "," + c.device.str() + "," + exec::hostMemoryKindName(c.host_memory) +
            "," + std::to_string(c.bytes) + "," + std::to_string(c.executions_per_iteration) + "," +
-           exact(micros(c.seconds.min)) + "," + exact(micros(c.seconds.median)) + "," + exact(micros(c.seconds.max)) + "," +
-           exact(c.gbps) + "," + exact(c.best_gbps) + "," + exact(c.peak_share) + "," + (p.emulated ? "true" : "false") +
+           exactText(toMicros(c.seconds.min)) + "," + exactText(toMicros(c.seconds.median)) + "," + exactText(toMicros(c.seconds.max)) + "," +
+           exactText(c.gbps) + "," + exactText(c.best_gbps) + "," + exactText(c.peak_share) + "," + (p.emulated ? "true" : "false") +
            "\n";
   }
   return out;
@@ -250,58 +213,44 @@ nlohmann::json profileTraceJson(const exec::TransferProfile& p) {
   nlohmann::json events = nlohmann::json::array();
   const std::string process = "ptescope: method '" + p.method + "'" + (p.program_name.empty() ? "" : " of " + p.program_name) +
                               " on " + p.runtime + (p.emulated ? " [EMULATED]" : "");
-  events.push_back({{"ph", "M"}, {"pid", kProcess}, {"tid", 0}, {"name", "process_name"}, {"args", {{"name", process}}}});
+  events.push_back(traceProcessName(kProcess, process));
   for (auto track : {TimelineSlice::Track::HostToDevice, TimelineSlice::Track::DeviceToHost, TimelineSlice::Track::Kernels,
-                     TimelineSlice::Track::NotExecuted}) {
-    const int tid = traceThreadId(track);
-    events.push_back({{"ph", "M"}, {"pid", kProcess}, {"tid", tid}, {"name", "thread_name"}, {"args", {{"name", trackName(track)}}}});
-    events.push_back({{"ph", "M"}, {"pid", kProcess}, {"tid", tid}, {"name", "thread_sort_index"}, {"args", {{"sort_index", tid}}}});
-  }
+                     TimelineSlice::Track::NotExecuted})
+    appendTraceThread(events, kProcess, traceThreadId(track), trackName(track));
   for (const auto& s : p.timeline) {
-    const bool copy = s.track == TimelineSlice::Track::HostToDevice || s.track == TimelineSlice::Track::DeviceToHost;
-    nlohmann::json args = {{"instruction", s.instruction}, {"iteration", s.iteration}};
-    if (copy) {
-      args["bytes"] = s.bytes;
-      args["gbps"] = s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0;
-    }
-    events.push_back({{"ph", "X"},
-                      {"pid", kProcess},
-                      {"tid", traceThreadId(s.track)},
-                      {"name", s.name},
-                      {"cat", copy ? "copy" : s.track == TimelineSlice::Track::NotExecuted ? "not_executed" : "kernel"},
-                      {"ts", micros(s.start_seconds)},
-                      {"dur", micros(s.seconds)},
-                      {"args", args}});
+    const bool copy = TimelineSlice::copyDirectionOf(s.track).has_value();
+    TraceSlice slice{kProcess,
+                     traceThreadId(s.track),
+                     s.name,
+                     copy ? "copy" : s.track == TimelineSlice::Track::NotExecuted ? "not_executed" : "kernel",
+                     s.start_seconds,
+                     s.seconds,
+                     copy ? std::optional<uint64_t>(s.bytes) : std::nullopt,
+                     {{"instruction", s.instruction}, {"iteration", s.iteration}}};
+    events.push_back(traceSliceEvent(slice));
   }
-  return {{"traceEvents", events},
-          {"displayTimeUnit", "ns"},
-          {"otherData",
-           {{"generator", "ptescope"},
-            {"method", p.method},
-            {"runtime", p.runtime},
-            {"emulated", p.emulated},
-            {"host_memory", exec::hostMemoryKindName(p.host_memory)},
-            {"iterations_in_trace", std::min(p.iterations, p.timeline.empty() ? size_t(0) : p.timeline.back().iteration + 1)}}}};
+  return traceDocument(
+      events, {{"generator", "ptescope"},
+               {"method", p.method},
+               {"runtime", p.runtime},
+               {"emulated", p.emulated},
+               {"host_memory", exec::hostMemoryKindName(p.host_memory)},
+               {"iterations_in_trace", std::min(p.iterations, p.timeline.empty() ? size_t(0) : p.timeline.back().iteration + 1)}});
 }
-
-namespace {
-// Through the one JSON writer (report/Json.h), which escapes what is not UTF-8.
-std::string dumpText(const nlohmann::json& j, int indent) { return jsonText(j, indent) + "\n"; }
-}  // namespace
 
 Status writeProfileJson(const exec::TransferProfile& profile, const std::string& path,
                         const exec::TransferProfile* previous) {
   nlohmann::json j = profileJson(profile);
   if (previous != nullptr) j["comparison"] = profileComparisonJson(profile, *previous);
-  return writeText(path, dumpText(j, 2));
+  return writeTextFile(path, jsonFileText(j, 2));
 }
 
 Status writeProfileCsv(const exec::TransferProfile& profile, const std::string& path) {
-  return writeText(path, profileCsv(profile));
+  return writeTextFile(path, profileCsv(profile));
 }
 
 Status writeProfileTrace(const exec::TransferProfile& profile, const std::string& path) {
-  return writeText(path, dumpText(profileTraceJson(profile), -1));
+  return writeTextFile(path, jsonFileText(profileTraceJson(profile), -1));
 }
 
 // ---- reading back and comparing ----
@@ -350,10 +299,10 @@ Result<exec::DirectionTotals> totalsFrom(const nlohmann::json& j, const std::str
   return exec::DirectionTotals{copies, bytes, median / 1e6, gbps, share};
 }
 
-std::string signedMicros(double seconds) { return formatted("%+.2f", micros(seconds)); }
+std::string signedMicros(double seconds) { return signedFixedText(toMicros(seconds), 2); }
 
 std::string changePercent(double now, double before) {
-  return before > 0 ? formatted("%+.1f%%", (now - before) / before * 100) : std::string("-");
+  return before > 0 ? signedFixedText((now - before) / before * 100, 1) + "%" : std::string("-");
 }
 
 }  // namespace
@@ -393,14 +342,13 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     p.cancelled = cancelled;
   }
   PTESCOPE_FIELD(totals, top, nlohmann::json, "totals");
-  PTESCOPE_FIELD(h2dJson, JsonFields(totals, path + ": totals"), nlohmann::json, "h2d");
-  PTESCOPE_FIELD(d2hJson, JsonFields(totals, path + ": totals"), nlohmann::json, "d2h");
-  auto h2d = totalsFrom(h2dJson, path + ": totals.h2d");
-  if (!h2d) return h2d.error();
-  auto d2h = totalsFrom(d2hJson, path + ": totals.d2h");
-  if (!d2h) return d2h.error();
-  p.host_to_device = h2d.value();
-  p.device_to_host = d2h.value();
+  for (auto direction : program::kHostDeviceDirections) {
+    const std::string key = program::copyDirectionName(direction);
+    PTESCOPE_FIELD(directionJson, JsonFields(totals, path + ": totals"), nlohmann::json, key.c_str());
+    auto read = totalsFrom(directionJson, path + ": totals." + key);
+    if (!read) return read.error();
+    (direction == program::CopyDirection::HostToDevice ? p.host_to_device : p.device_to_host) = read.value();
+  }
   PTESCOPE_FIELD(run, top, nlohmann::json, "run");
   {
     const JsonFields runFields(run, path + ": run");
@@ -424,15 +372,16 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     PTESCOPE_FIELD(bytes, c, uint64_t, "bytes");
     PTESCOPE_FIELD(gbps, c, double, "gbps");
     PTESCOPE_FIELD(share, c, double, "peak_share");
-    if (direction != "H2D" && direction != "D2H")
-      return makeError(path + ": copies[" + std::to_string(i) + "]: direction \"" + direction + "\" is neither H2D nor D2H");
+    const auto parsedDirection = program::parseCopyDirection(direction);
+    if (!parsedDirection || *parsedDirection == program::CopyDirection::DeviceToDevice)
+      return makeError(path + ": copies[" + std::to_string(i) + "]: direction \"" + direction + "\" is neither h2d nor d2h");
     auto parsedDevice = program::parseDeviceSpec(device);
     if (!parsedDevice)
       return makeError(path + ": copies[" + std::to_string(i) + "]: device: " + parsedDevice.error().message);
     auto timing = timingFrom(c);
     if (!timing) return timing.error();
     copy.instruction = instruction;
-    copy.direction = direction == "H2D" ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost;
+    copy.direction = *parsedDirection;
     copy.source_value = source;
     copy.destination_value = destination;
     if (copies[i].contains("canonical_source") && copies[i]["canonical_source"].is_number_integer())
@@ -449,50 +398,6 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
 }
 
 #undef PTESCOPE_FIELD
-
-void identifyCopies(exec::TransferProfile& profile, const program::Program& program) {
-  const auto* method = program.findMethod(profile.method);
-  if (method == nullptr) return;
-  auto canonical = passes::canonicalValueIndices(*method);
-  if (!canonical) return;
-  for (auto& c : profile.copies)
-    if (c.source_value >= 0 && size_t(c.source_value) < canonical->size())
-      c.canonical_source = canonical.value()[size_t(c.source_value)];
-}
-
-std::vector<CopyPair> pairCopies(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
-  using Key = std::tuple<int, int32_t, std::string, size_t>;
-  // Canonical sources when every copy of both has one, else the raw ones.
-  bool canonical = true;
-  for (const auto* p : {&latest, &previous})
-    for (const auto& c : p->copies) canonical = canonical && c.canonical_source >= 0;
-  auto keysOf = [canonical](const exec::TransferProfile& p) {
-    std::map<std::tuple<int, int32_t, std::string>, size_t> seen;
-    std::vector<Key> keys;
-    for (const auto& c : p.copies) {
-      const auto base = std::make_tuple(int(c.direction), canonical ? c.canonical_source : c.source_value, c.device.str());
-      keys.emplace_back(std::get<0>(base), std::get<1>(base), std::get<2>(base), seen[base]++);
-    }
-    return keys;
-  };
-  const auto latestKeys = keysOf(latest);
-  const auto previousKeys = keysOf(previous);
-  std::map<Key, size_t> previousAt;
-  for (size_t i = 0; i < previousKeys.size(); ++i) previousAt[previousKeys[i]] = i;
-  std::vector<CopyPair> pairs;
-  std::vector<bool> paired(previous.copies.size(), false);
-  for (size_t i = 0; i < latest.copies.size(); ++i) {
-    CopyPair pair{&latest.copies[i], nullptr};
-    if (auto it = previousAt.find(latestKeys[i]); it != previousAt.end()) {
-      pair.previous = &previous.copies[it->second];
-      paired[it->second] = true;
-    }
-    pairs.push_back(pair);
-  }
-  for (size_t i = 0; i < previous.copies.size(); ++i)
-    if (!paired[i]) pairs.push_back(CopyPair{nullptr, &previous.copies[i]});
-  return pairs;
-}
 
 double copyTimeChange(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
   const double before = previous.host_to_device.seconds + previous.device_to_host.seconds;
@@ -511,16 +416,16 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
     out += "  note: one of the two profiles is emulated on the host: their times do not compare\n";
   out += "   instr  dir   source          bytes   median us   before us     delta us    change\n";
   size_t added = 0, removed = 0;
-  for (const auto& [now, before] : pairCopies(latest, previous)) {
+  for (const auto& [now, before] : exec::pairCopies(latest, previous)) {
     const auto& c = now ? *now : *before;
-    std::string row = "  " + pad(now ? std::to_string(now->instruction) : std::string("-"), 6, true);
-    row += "  " + pad(exec::directionName(c.direction), 4);
-    row += "  " + pad("%" + std::to_string(c.source_value), 8);
-    row += " " + pad(std::to_string(c.bytes), 12, true);
-    row += " " + pad(now ? formatted("%.2f", micros(now->seconds.median)) : "-", 11, true);
-    row += " " + pad(before ? formatted("%.2f", micros(before->seconds.median)) : "-", 11, true);
+    std::string row = "  " + padded(now ? std::to_string(now->instruction) : std::string("-"), 6, true);
+    row += "  " + padded(program::copyDirectionName(c.direction), 4);
+    row += "  " + padded("%" + std::to_string(c.source_value), 8);
+    row += " " + padded(std::to_string(c.bytes), 12, true);
+    row += " " + padded(now ? microsText(now->seconds.median) : "-", 11, true);
+    row += " " + padded(before ? microsText(before->seconds.median) : "-", 11, true);
     const double delta = (now ? now->seconds.median : 0.0) - (before ? before->seconds.median : 0.0);
-    row += " " + pad(signedMicros(delta), 12, true);
+    row += " " + padded(signedMicros(delta), 12, true);
     row += "    " + (now && before ? changePercent(now->seconds.median, before->seconds.median)
                      : now         ? std::string("new")
                                    : std::string("removed"));
@@ -528,12 +433,12 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
     removed += before && !now;
     out += row + "\n";
   }
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& a = latest.totals(direction);
     const auto& b = previous.totals(direction);
-    out += "  " + exec::directionName(direction) + ": " + std::to_string(a.copies) + " copies (was " +
+    out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(a.copies) + " copies (was " +
            std::to_string(b.copies) + "), " + bytesText(a.bytes) + " (was " + bytesText(b.bytes) + "), median " +
-           formatted("%.2f", micros(a.seconds)) + " us (was " + formatted("%.2f", micros(b.seconds)) + ", " +
+           microsText(a.seconds) + " us (was " + microsText(b.seconds) + ", " +
            signedMicros(a.seconds - b.seconds) + " us, " + changePercent(a.seconds, b.seconds) + ")\n";
   }
   out += "  copy time per iteration: " + changePercent(latest.host_to_device.seconds + latest.device_to_host.seconds,
@@ -545,27 +450,27 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
 
 nlohmann::json profileComparisonJson(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
   nlohmann::json copies = nlohmann::json::array();
-  for (const auto& [now, before] : pairCopies(latest, previous)) {
+  for (const auto& [now, before] : exec::pairCopies(latest, previous)) {
     const auto& c = now ? *now : *before;
-    nlohmann::json row = {{"direction", exec::directionName(c.direction)},
+    nlohmann::json row = {{"direction", program::copyDirectionName(c.direction)},
                           {"source", c.source_value},
                           {"device", c.device.str()},
                           {"bytes", c.bytes},
                           {"status", now && before ? "both" : now ? "new" : "removed"}};
     row["instruction"] = now ? nlohmann::json(now->instruction) : nlohmann::json(nullptr);
     row["previous_instruction"] = before ? nlohmann::json(before->instruction) : nlohmann::json(nullptr);
-    row["median_us"] = now ? nlohmann::json(micros(now->seconds.median)) : nlohmann::json(nullptr);
-    row["previous_median_us"] = before ? nlohmann::json(micros(before->seconds.median)) : nlohmann::json(nullptr);
-    row["delta_us"] = micros((now ? now->seconds.median : 0.0) - (before ? before->seconds.median : 0.0));
+    row["median_us"] = now ? nlohmann::json(toMicros(now->seconds.median)) : nlohmann::json(nullptr);
+    row["previous_median_us"] = before ? nlohmann::json(toMicros(before->seconds.median)) : nlohmann::json(nullptr);
+    row["delta_us"] = toMicros((now ? now->seconds.median : 0.0) - (before ? before->seconds.median : 0.0));
     copies.push_back(row);
   }
   nlohmann::json totals;
-  for (auto direction : {TransferDirection::HostToDevice, TransferDirection::DeviceToHost}) {
+  for (auto direction : program::kHostDeviceDirections) {
     const auto& a = latest.totals(direction);
     const auto& b = previous.totals(direction);
-    totals[direction == TransferDirection::HostToDevice ? "h2d" : "d2h"] = {
-        {"copies", a.copies}, {"previous_copies", b.copies}, {"median_us", micros(a.seconds)},
-        {"previous_median_us", micros(b.seconds)}, {"delta_us", micros(a.seconds - b.seconds)}};
+    totals[program::copyDirectionName(direction)] = {
+        {"copies", a.copies}, {"previous_copies", b.copies}, {"median_us", toMicros(a.seconds)},
+        {"previous_median_us", toMicros(b.seconds)}, {"delta_us", toMicros(a.seconds - b.seconds)}};
   }
   return {{"previous_method", previous.method},
           {"previous_runtime", previous.runtime},

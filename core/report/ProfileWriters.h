@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exec/CopyIdentity.h"
 #include "exec/Profiler.h"
 #include "util/Result.h"
 
@@ -39,21 +40,7 @@ Status writeProfileTrace(const exec::TransferProfile& profile, const std::string
 // the per-instruction list). Errors name the file and what is wrong in it.
 Result<exec::TransferProfile> readProfileJson(const std::string& path);
 
-// Fills CopyProfile::canonical_source from the program the profile ran (its
-// method of the profile's name), so that copies pair across edits. A method
-// whose copies cannot be read leaves -1.
-void identifyCopies(exec::TransferProfile& profile, const program::Program& program);
-
-// Two profiles of one method, copy by copy. Copies are paired by what they
-// move, not by instruction number (an edit renumbers instructions): the
-// direction, the source value (canonical_source when both have it), the
-// device side and the occurrence among the copies with those three. A copy only in `latest` is new, one only in
-// `previous` was removed (a skip option, a target device set to none).
-struct CopyPair {
-  const exec::CopyProfile* latest = nullptr;
-  const exec::CopyProfile* previous = nullptr;
-};
-std::vector<CopyPair> pairCopies(const exec::TransferProfile& latest, const exec::TransferProfile& previous);
+// Copy identity (identifyCopies, pairCopies): exec/CopyIdentity.h.
 
 // Relative change of the total copy time (both directions) from `previous`
 // to `latest`: 0.25 is 25% slower; 0 when previous spent no time copying.

@@ -1,5 +1,7 @@
 #include "report/RunText.h"
 
+#include "program/Text.h"
+
 #include <cstdio>
 
 #include "exec/Kernels.h"
@@ -14,7 +16,7 @@ std::string formatNumber(double value) {
 }
 
 std::string outputDescription(const exec::RunOutput& output) {
-  if (output.tensor) return exec::describeShape(output.tensor->dtype, output.tensor->sizes);
+  if (output.tensor) return program::tensorTypeText(output.tensor->dtype, output.tensor->sizes);
   if (const auto* v = std::get_if<program::IntValue>(&output.literal)) return "Int " + std::to_string(v->value);
   if (const auto* v = std::get_if<program::DoubleValue>(&output.literal)) return "Double " + formatNumber(v->value);
   if (const auto* v = std::get_if<program::BoolValue>(&output.literal)) return std::string("Bool ") + (v->value ? "true" : "false");

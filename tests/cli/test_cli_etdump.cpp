@@ -113,7 +113,7 @@ class CliEtdumpTest : public QObject {
       if (e["name"] == "thread_name") lanes.insert(e["args"]["name"].get<std::string>());
       if (e["ph"] == "X") ++slices;
     }
-    QCOMPARE(lanes, (std::set<std::string>{"H2D copies", "D2H copies", "CPU kernels", "delegates on cuda:0", "method"}));
+    QCOMPARE(lanes, (std::set<std::string>{"h2d copies", "d2h copies", "CPU kernels", "delegates on cuda:0", "method"}));
     // Per iteration 8 scopes + 6 kernels + 1 Method::execute; the load adds 2.
     QCOMPARE(slices, size_t(3 * (8 + 6 + 1) + 2));
   }
@@ -131,7 +131,7 @@ class CliEtdumpTest : public QObject {
     QCOMPARE(copies[0]["min_us"].get<double>(), 0.083);
     QCOMPARE(copies[0]["median_us"].get<double>(), 0.086);
     QCOMPARE(copies[0]["max_us"].get<double>(), 0.119);
-    QCOMPARE(copies[2]["direction"].get<std::string>(), std::string("D2H"));
+    QCOMPARE(copies[2]["direction"].get<std::string>(), std::string("d2h"));
     QCOMPARE(copies[2]["median_us"].get<double>(), 0.081);
     QCOMPARE(j["methods"][0]["run"]["median_us"].get<double>(), 3.747);
     QCOMPARE(readLines(csv).size(), 1 + 4);

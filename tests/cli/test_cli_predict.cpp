@@ -90,7 +90,7 @@ class CliPredictTest : public QObject {
   void initTestCase() {
     QVERIFY(!demoPath().isEmpty());
     QVERIFY(!largeCopyPath().isEmpty());
-    QVERIFY(!pointsOf("pcie-gen4-x16", "H2D", "pageable").empty());
+    QVERIFY(!pointsOf("pcie-gen4-x16", "h2d", "pageable").empty());
   }
 
   void textOnTheDefaultLink() {
@@ -100,17 +100,17 @@ class CliPredictTest : public QObject {
     QVERIFY(r.out.contains("link: PCIe Gen4 x16 (built-in, typical figures), pageable host memory"));
     QVERIFY(r.out.contains("Typical figures, not guarantees"));
     // Four copies of at most 1 KiB: each costs the first point's time.
-    const double h2d = pointsOf("pcie-gen4-x16", "H2D", "pageable").front().second;
-    const double d2h = pointsOf("pcie-gen4-x16", "D2H", "pageable").front().second;
+    const double h2d = pointsOf("pcie-gen4-x16", "h2d", "pageable").front().second;
+    const double d2h = pointsOf("pcie-gen4-x16", "d2h", "pageable").front().second;
     const QByteArray h2dText = QByteArray::number(2 * h2d, 'f', 2), d2hText = QByteArray::number(2 * d2h, 'f', 2);
-    QVERIFY2(r.out.contains("H2D: 2 copies, 512 B, " + h2dText + " us"), r.out.constData());
-    QVERIFY2(r.out.contains("D2H: 2 copies, 320 B, " + d2hText + " us"), r.out.constData());
+    QVERIFY2(r.out.contains("h2d: 2 copies, 512 B, " + h2dText + " us"), r.out.constData());
+    QVERIFY2(r.out.contains("d2h: 2 copies, 320 B, " + d2hText + " us"), r.out.constData());
     const double copies = 2 * h2d + 2 * d2h;
     QVERIFY(r.out.contains("copies: " + QByteArray::number(copies, 'f', 2) + " us per iteration"));
     const double share = copies / (2000 + copies) * 100;
     QVERIFY2(r.out.contains("with 2.000 ms of compute: copies are " + QByteArray::number(share, 'f', 1) + "% of a"),
              r.out.constData());
-    QCOMPARE(r.out.count("\n       0  H2D"), 1);  // the first copy's row
+    QCOMPARE(r.out.count("\n       0  h2d"), 1);  // the first copy's row
   }
 
   void jsonMatchesTheFormula() {
@@ -183,8 +183,8 @@ class CliPredictTest : public QObject {
     QVERIFY2(r.exitCode == 0, r.err.constData());
     // The pre-pass demo copies nothing; after the passes its forward makes
     // the four copies of at most 1 KiB priced above.
-    const double h2d = pointsOf("pcie-gen4-x16", "H2D", "pageable").front().second;
-    const double d2h = pointsOf("pcie-gen4-x16", "D2H", "pageable").front().second;
+    const double h2d = pointsOf("pcie-gen4-x16", "h2d", "pageable").front().second;
+    const double d2h = pointsOf("pcie-gen4-x16", "d2h", "pageable").front().second;
     const QByteArray forward = "predicted copy time per run of method 'forward' on PCIe Gen4 x16 (built-in, typical "
                                "figures), pageable host memory: 0.00 us -> " +
                                QByteArray::number(2 * h2d + 2 * d2h, 'f', 2) + " us (adds " +
@@ -200,8 +200,8 @@ class CliPredictTest : public QObject {
     for (const auto& m : j["predicted"])
       if (m["method"] == "forward") fwd = &m;
     QVERIFY(fwd != nullptr);
-    const double c2c = 2 * pointsOf("nvlink-c2c", "H2D", "pinned").front().second +
-                       2 * pointsOf("nvlink-c2c", "D2H", "pinned").front().second;
+    const double c2c = 2 * pointsOf("nvlink-c2c", "h2d", "pinned").front().second +
+                       2 * pointsOf("nvlink-c2c", "d2h", "pinned").front().second;
     QCOMPARE((*fwd)["link"].get<std::string>(), std::string("nvlink-c2c"));
     QVERIFY(close((*fwd)["before_us"].get<double>(), c2c));
     QVERIFY(close((*fwd)["after_us"].get<double>(), 0));

@@ -56,8 +56,8 @@ class CliProfileTest : public QObject {
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.out.contains("EMULATED"));
     QVERIFY(r.out.contains("profile of method 'forward' in demo.pte"));
-    QVERIFY(r.out.contains("H2D: 2 copies, 512 B"));
-    QVERIFY(r.out.contains("D2H: 2 copies, 320 B"));
+    QVERIFY(r.out.contains("h2d: 2 copies, 512 B"));
+    QVERIFY(r.out.contains("d2h: 2 copies, 320 B"));
     QVERIFY(r.out.contains("not executed: 2 instruction(s)"));
     QVERIFY(r.out.contains("host memory: pageable"));
     const auto profile = readJson(json);
@@ -132,7 +132,7 @@ class CliProfileTest : public QObject {
     QCOMPARE(process.exitCode(), 130);
     const QByteArray out = process.readAllStandardOutput();
     QVERIFY2(out.contains("cancelled: "), out.constData());
-    QVERIFY(out.contains("H2D: 2 copies"));
+    QVERIFY(out.contains("h2d: 2 copies"));
     QVERIFY(process.readAllStandardError().contains("interrupted"));
   }
 
@@ -163,7 +163,7 @@ class CliProfileTest : public QObject {
       ++removed;
       for (const auto& copy : earlier["copies"])
         if (copy["instruction"] == row["previous_instruction"]) {
-          QCOMPARE(copy["direction"].get<std::string>(), std::string("H2D"));
+          QCOMPARE(copy["direction"].get<std::string>(), std::string("h2d"));
           QCOMPARE(row["previous_median_us"].get<double>(), copy["median_us"].get<double>());
         }
     }

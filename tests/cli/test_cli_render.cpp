@@ -102,8 +102,8 @@ class CliRenderTest : public QObject {
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     QVERIFY(sawSvgRoot);
     QVERIFY(svg.contains("cuda:0"));
-    QVERIFY(svg.contains("H2D"));
-    QVERIFY(svg.contains("D2H"));
+    QVERIFY(svg.contains("h2d"));
+    QVERIFY(svg.contains("d2h"));
     QVERIFY(svg.contains("CudaBackend"));
   }
 
@@ -208,7 +208,7 @@ class CliRenderTest : public QObject {
     QFile file(out);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QString dot = QString::fromUtf8(file.readAll());
-    const bool d2hGhostToRelu = hasGhostEdge(dot, "D2H", "relu");
+    const bool d2hGhostToRelu = hasGhostEdge(dot, "d2h", "relu");
     QVERIFY2(d2hGhostToRelu, qPrintable(dot.left(600)));
   }
 

@@ -96,7 +96,7 @@ class CliRunTest : public QObject {
 
     // The summary: dtype and shape, min/max/mean, and nothing left unexecuted.
     const QString out = QString::fromUtf8(r.out);
-    QVERIFY2(out.contains("float32[2, 3]") && out.contains("float32[2, 2]"), qPrintable(out));
+    QVERIFY2(out.contains("float32[2,3]") && out.contains("float32[2,2]"), qPrintable(out));
     QVERIFY2(out.contains("min -1  max 6  mean 2"), qPrintable(out));  // t = [1.5, 1, 5, -0.5, -1, 6]
     QVERIFY2(out.contains("3 instruction(s) run, 0 not executed"), qPrintable(out));
     QVERIFY2(out.contains("no GPU used"), qPrintable(out));

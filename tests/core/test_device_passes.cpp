@@ -249,7 +249,7 @@ class DevicePassesTest : public QObject {
     QCOMPARE(c.d2h, size_t(1));
     auto copies = copiesOf(m);
     for (const auto& copy : copies)
-      if (copy.h2d) QVERIFY2(!isCopyOutput(copies, copy.self, false), "an H2D reads a D2H output");
+      if (copy.h2d) QVERIFY2(!isCopyOutput(copies, copy.self, false), "an h2d reads a d2h output");
   }
 
   void outputFeedingGpuAndCpuConsumers() {  // test 8

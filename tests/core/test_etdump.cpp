@@ -127,7 +127,7 @@ class EtdumpTest : public QObject {
 
     const auto* h2d = statsOf(m, 0);
     QVERIFY(h2d && h2d->is_copy);
-    QCOMPARE(h2d->direction, exec::TransferDirection::HostToDevice);
+    QCOMPARE(h2d->direction, program::CopyDirection::HostToDevice);
     QCOMPARE(h2d->bytes, uint64_t(16));
     QCOMPARE(h2d->copy_seconds.min, 83e-9);
     QCOMPARE(h2d->copy_seconds.median, 86e-9);
@@ -140,7 +140,7 @@ class EtdumpTest : public QObject {
     QCOMPARE(second->copy_seconds.median, 79e-9);
     const auto* d2h = statsOf(m, 3);
     QVERIFY(d2h && d2h->is_copy);
-    QCOMPARE(d2h->direction, exec::TransferDirection::DeviceToHost);
+    QCOMPARE(d2h->direction, program::CopyDirection::DeviceToHost);
     QCOMPARE(d2h->copy_seconds.min, 79e-9);
     QCOMPARE(d2h->copy_seconds.median, 81e-9);
     QCOMPARE(d2h->copy_seconds.max, 127e-9);

@@ -126,7 +126,7 @@ void checkEveryCopy(const program::Program& program, const std::string& method, 
     QVERIFY2(step->status == StepStatus::Executed, qPrintable(where));
     QVERIFY(step->copy.has_value());
     QCOMPARE(step->copy->bytes, uint64_t(expected.size()));
-    QCOMPARE(step->copy->direction, copy.h2d ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost);
+    QCOMPARE(step->copy->direction, copy.h2d ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost);
     QCOMPARE(step->copy->source_value, copy.self);
     QCOMPARE(step->copy->destination_value, copy.out);
     QCOMPARE(executor->readTensor(copy.out)->bytes, expected);

@@ -62,13 +62,13 @@ class ExecCudaTest : public QObject {
       for (size_t i = 0; i < kBytes; ++i) source->data()[i] = uint8_t(i * 13 + (i >> 12));
       QVERIFY(runtime_->fill(device->data(), device->place(), 0, kBytes).ok());
       QVERIFY(runtime_->fill(back->data(), back->place(), 0, kBytes).ok());
-      auto up = runtime_->copy(device->data(), source->data(), kBytes, TransferDirection::HostToDevice, kCuda0);
+      auto up = runtime_->copy(device->data(), source->data(), kBytes, program::CopyDirection::HostToDevice, kCuda0);
       QVERIFY2(up.ok(), up ? "" : up.error().message.c_str());
-      auto down = runtime_->copy(back->data(), device->data(), kBytes, TransferDirection::DeviceToHost, kCuda0);
+      auto down = runtime_->copy(back->data(), device->data(), kBytes, program::CopyDirection::DeviceToHost, kCuda0);
       QVERIFY2(down.ok(), down ? "" : down.error().message.c_str());
       QVERIFY(up->seconds > 0 && down->seconds > 0);
       QVERIFY(std::memcmp(source->data(), back->data(), kBytes) == 0);
-      qInfo("%s 8 MiB: H2D %.2f GB/s, D2H %.2f GB/s", hostMemoryKindName(kind).c_str(), kBytes / up->seconds / 1e9,
+      qInfo("%s 8 MiB: h2d %.2f GB/s, d2h %.2f GB/s", hostMemoryKindName(kind).c_str(), kBytes / up->seconds / 1e9,
             kBytes / down->seconds / 1e9);
     }
   }
@@ -148,9 +148,9 @@ class ExecCudaTest : public QObject {
     QVERIFY(device.ok() && host.ok() && back.ok());
     std::memset(host->data(), 0x3c, kBytes);
     std::memset(back->data(), 0, kBytes);
-    auto up = runtime_->copyBatch(device->data(), host->data(), kBytes, 4, TransferDirection::HostToDevice, kCuda0);
+    auto up = runtime_->copyBatch(device->data(), host->data(), kBytes, 4, program::CopyDirection::HostToDevice, kCuda0);
     QVERIFY2(up.ok(), up ? "" : up.error().message.c_str());
-    auto down = runtime_->copyBatch(back->data(), device->data(), kBytes, 4, TransferDirection::DeviceToHost, kCuda0);
+    auto down = runtime_->copyBatch(back->data(), device->data(), kBytes, 4, program::CopyDirection::DeviceToHost, kCuda0);
     QVERIFY2(down.ok(), down ? "" : down.error().message.c_str());
     QVERIFY(up->seconds > 0 && down->seconds > 0);
     QCOMPARE(std::memcmp(host->data(), back->data(), kBytes), 0);

@@ -33,12 +33,12 @@ class ExecRuntimeTest : public QObject {
     QVERIFY(reinterpret_cast<uintptr_t>(device->data()) % 256 == 0);
     for (size_t i = 0; i < 4096; ++i) host->data()[i] = uint8_t(i * 7);
     QVERIFY(runtime.fill(device->data(), device->place(), 0, 4096).ok());
-    auto up = runtime.copy(device->data(), host->data(), 4096, TransferDirection::HostToDevice, kCuda0);
+    auto up = runtime.copy(device->data(), host->data(), 4096, program::CopyDirection::HostToDevice, kCuda0);
     QVERIFY(up.ok());
     QVERIFY(up->seconds >= 0);
     QVERIFY(std::memcmp(device->data(), host->data(), 4096) == 0);
     QVERIFY(runtime.fill(host->data(), host->place(), 0, 4096).ok());
-    QVERIFY(runtime.copy(host->data(), device->data(), 4096, TransferDirection::DeviceToHost, kCuda0).ok());
+    QVERIFY(runtime.copy(host->data(), device->data(), 4096, program::CopyDirection::DeviceToHost, kCuda0).ok());
     QCOMPARE(host->data()[5], uint8_t(35));
     device->reset();
     host->reset();
@@ -47,10 +47,10 @@ class ExecRuntimeTest : public QObject {
     // Zero bytes: no allocation, a no-op copy.
     auto empty = runtime.allocateDevice(0, kCuda0);
     QVERIFY(empty.ok() && empty.value() == nullptr);
-    QVERIFY(runtime.copy(nullptr, nullptr, 0, TransferDirection::HostToDevice, kCuda0).ok());
+    QVERIFY(runtime.copy(nullptr, nullptr, 0, program::CopyDirection::HostToDevice, kCuda0).ok());
     // A null pointer with bytes to move and an unknown device type are errors.
     uint8_t byte = 0;
-    QVERIFY(!runtime.copy(nullptr, &byte, 1, TransferDirection::HostToDevice, kCuda0).ok());
+    QVERIFY(!runtime.copy(nullptr, &byte, 1, program::CopyDirection::HostToDevice, kCuda0).ok());
     auto unknown = runtime.allocateDevice(16, program::Device{program::DeviceType(7), 0});
     QVERIFY(!unknown.ok());
     QVERIFY(unknown.error().message.find("device_type=7") != std::string::npos);

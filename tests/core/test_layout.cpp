@@ -87,7 +87,7 @@ class LayoutTest : public QObject {
           QCOMPARE(node.copy_source.str(), std::string("cpu:0"));
           QCOMPARE(node.copy_destination.str(), std::string("cuda:0"));
           QVERIFY(node.copy_bytes > 0);
-          QVERIFY(node.title.find("H2D") == 0);
+          QVERIFY(node.title.find("h2d") == 0);
         }
         if (node.kind == NodeKind::CopyD2H) QCOMPARE(node.copy_destination.str(), std::string("cpu:0"));
         if (node.kind == NodeKind::Delegate) {

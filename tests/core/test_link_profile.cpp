@@ -16,7 +16,7 @@
 #include "synth/Scenarios.h"
 
 using namespace ptescope;
-using cost::LinkDirection;
+using program::CopyDirection;
 using cost::LinkMemory;
 
 namespace {
@@ -25,7 +25,7 @@ constexpr uint64_t KiB = 1024, MiB = 1024 * 1024;
 
 bool close(double a, double b, double relative = 1e-9) { return std::abs(a - b) <= relative * std::max(std::abs(a), std::abs(b)); }
 
-std::string profileText(const std::string& points, const std::string& direction = "H2D",
+std::string profileText(const std::string& points, const std::string& direction = "h2d",
                         const std::string& memory = "pinned") {
   return R"({"format": "ptescope-link", "version": 1, "name": "t", "curves": [{"direction": ")" + direction +
          R"(", "host_memory": ")" + memory + R"(", "points": [)" + points + "]}]}";
@@ -102,8 +102,8 @@ class LinkProfileTest : public QObject {
         {profileText(R"({"bytes": 1024, "us": -1})"), "\"us\" must be a positive number"},
         {profileText(R"({"bytes": 1024})"), "needs \"bytes\""},
         {profileText(R"({"bytes": 1024, "us": 1})", "H2X"), "\"direction\" must be"},
-        {profileText(R"({"bytes": 1024, "us": 1})", "D2D", "pinned"), "a D2D curve has host_memory \"device\""},
-        {profileText(R"({"bytes": 1024, "us": 1})", "H2D", "device"), "a D2D curve has host_memory \"device\""},
+        {profileText(R"({"bytes": 1024, "us": 1})", "d2d", "pinned"), "a d2d curve has host_memory \"device\""},
+        {profileText(R"({"bytes": 1024, "us": 1})", "h2d", "device"), "a d2d curve has host_memory \"device\""},
     };
     for (const auto& c : cases) {
       auto parsed = cost::parseLinkProfile(c.text, "bad.json");
@@ -144,7 +144,7 @@ class LinkProfileTest : public QObject {
       QVERIFY2(p.note.find("not guarantees") != std::string::npos, p.name.c_str());
       QVERIFY2(p.sources.size() >= 2, p.name.c_str());
       for (const auto& s : p.sources) QVERIFY2(s.find("http") != std::string::npos || s.find("typical figure used here") != std::string::npos, s.c_str());
-      for (auto d : {LinkDirection::HostToDevice, LinkDirection::DeviceToHost})
+      for (auto d : program::kHostDeviceDirections)
         for (auto m : {LinkMemory::Pinned, LinkMemory::Pageable}) {
           const auto* c = p.curve(d, m);
           QVERIFY2(c != nullptr, p.name.c_str());
@@ -170,7 +170,7 @@ class LinkProfileTest : public QObject {
 
   void builtinProfilesAreOrderedAsTheLinks() {
     const auto& all = cost::builtinLinkProfiles();  // gen3, gen4, gen5, c2c
-    for (auto d : {LinkDirection::HostToDevice, LinkDirection::DeviceToHost})
+    for (auto d : program::kHostDeviceDirections)
       for (auto m : {LinkMemory::Pinned, LinkMemory::Pageable})
         for (uint64_t s : sizeGrid())
           for (size_t i = 1; i < all.size(); ++i) {
@@ -188,9 +188,9 @@ class LinkProfileTest : public QObject {
                             Figure{"pcie-gen5-x16", 50, 60}, Figure{"nvlink-c2c", 300, 400}}) {
       const auto* p = cost::findBuiltinLinkProfile(f.name);
       QVERIFY(p != nullptr);
-      const double h2d = p->curve(LinkDirection::HostToDevice, LinkMemory::Pinned)->gbpsFor(256 * MiB);
+      const double h2d = p->curve(program::CopyDirection::HostToDevice, LinkMemory::Pinned)->gbpsFor(256 * MiB);
       QVERIFY2(h2d >= f.h2dLow && h2d <= f.h2dHigh, f.name);
-      for (auto d : {LinkDirection::HostToDevice, LinkDirection::DeviceToHost}) {
+      for (auto d : program::kHostDeviceDirections) {
         const auto* pinned = p->curve(d, LinkMemory::Pinned);
         const auto* pageable = p->curve(d, LinkMemory::Pageable);
         const double ratio = pinned->gbpsFor(256 * MiB) / pageable->gbpsFor(256 * MiB);
@@ -218,7 +218,7 @@ class LinkProfileTest : public QObject {
     for (const auto& c : p->copies) {
       QVERIFY(c.bytes <= 1024);
       QVERIFY(c.canonical_source >= 0);
-      const double expected = c.direction == exec::TransferDirection::HostToDevice ? 3.09e-6 : 3.08e-6;
+      const double expected = c.direction == program::CopyDirection::HostToDevice ? 3.09e-6 : 3.08e-6;
       QVERIFY2(close(c.seconds, expected), std::to_string(c.seconds).c_str());
     }
     QVERIFY(close(p->host_to_device.seconds, 2 * 3.09e-6));
@@ -228,7 +228,7 @@ class LinkProfileTest : public QObject {
     QCOMPARE(cost::copyShare(0, 0), 0.0);
     // The prediction pairs with a profile copy for copy.
     const auto shaped = cost::asTransferProfile(p.value());
-    const auto pairs = report::pairCopies(shaped, shaped);
+    const auto pairs = exec::pairCopies(shaped, shaped);
     QCOMPARE(pairs.size(), size_t(4));
     for (const auto& pair : pairs) QVERIFY(pair.latest == pair.previous);
     QVERIFY(!cost::predictProgram(program, "nope", *link, exec::HostMemoryKind::Pinned).ok());

@@ -271,7 +271,7 @@ const std::vector<Rule>& rules() {
          });
        }},
       // The H2D's destination A' retagged to the host.
-      {"PTS004 H2D into a host tensor", "PTS004", "copy-wrong-devices", Severity::Error,
+      {"PTS004 h2d into a host tensor", "PTS004", "copy-wrong-devices", Severity::Error,
        [] {
          return editedAdd([](Program& p) -> std::set<Where> {
            tensorAt(forward(p), copyOutput(p, kH2d)).setDevice({});
@@ -279,7 +279,7 @@ const std::vector<Rule>& rules() {
          });
        }},
       // The D2H's source Y retagged to the host.
-      {"PTS004 D2H from a host tensor", "PTS004", "copy-wrong-devices", Severity::Error,
+      {"PTS004 d2h from a host tensor", "PTS004", "copy-wrong-devices", Severity::Error,
        [] {
          return editedAdd([](Program& p) -> std::set<Where> {
            const size_t k = findInstruction(forward(p), kD2h);
@@ -425,7 +425,7 @@ const std::vector<Rule>& rules() {
          return c;
        }},
       // Twin: the copy goes back to another device (cuda:1), a real hop.
-      {"PTS013 D2H then H2D to the same device", "PTS013", "round-trip-not-elided", Severity::Warning,
+      {"PTS013 d2h then h2d to the same device", "PTS013", "round-trip-not-elided", Severity::Warning,
        [] {
          Case c{roundTrip(kCuda0), roundTrip(Device{DeviceType::Cuda, 1}), {}};
          if (c.trigger.error.isEmpty()) c.expected = {atInstruction(findInstruction(forward(c.trigger.program), kH2d, 1))};

@@ -93,7 +93,7 @@ class ProfileWritersTest : public QObject {
     const std::string text = report::profileText(profile);
     QVERIFY(text.find("EMULATED") != std::string::npos);
     QVERIFY(text.find("not executed: 2 instruction(s)") != std::string::npos);
-    QVERIFY(text.find("H2D: 2 copies, 512 B") != std::string::npos);
+    QVERIFY(text.find("h2d: 2 copies, 512 B") != std::string::npos);
   }
 
   void jsonCsvAndTraceAgree() {
@@ -110,7 +110,7 @@ class ProfileWritersTest : public QObject {
     for (const auto& c : j["copies"]) {
       const double median = c["median_us"].get<double>();
       QVERIFY(close(c["gbps"].get<double>(), c["bytes"].get<double>() / median / 1e3));
-      const double peak = c["direction"] == "H2D" ? peakH2d : peakD2h;
+      const double peak = c["direction"] == "h2d" ? peakH2d : peakD2h;
       QVERIFY(close(c["peak_share"].get<double>(), c["gbps"].get<double>() / peak));
       QCOMPARE(c["samples_us"].size(), kIterations);
     }
@@ -152,8 +152,8 @@ class ProfileWritersTest : public QObject {
     const int kernels = report::traceThreadId(TimelineSlice::Track::Kernels);
     const int skipped = report::traceThreadId(TimelineSlice::Track::NotExecuted);
     QCOMPARE(threadNames.size(), size_t(4));
-    QCOMPARE(threadNames[h2d], std::string("H2D copies"));
-    QCOMPARE(threadNames[d2h], std::string("D2H copies"));
+    QCOMPARE(threadNames[h2d], std::string("h2d copies"));
+    QCOMPARE(threadNames[d2h], std::string("d2h copies"));
     QCOMPARE(slices[h2d].size(), 2 * kTimelineIterations);
     QCOMPARE(slices[d2h].size(), 2 * kTimelineIterations);
     QCOMPARE(slices[kernels].size(), 2 * kTimelineIterations);  // add, relu
@@ -164,7 +164,7 @@ class ProfileWritersTest : public QObject {
       for (const auto& s : slices[tid]) {
         QCOMPARE(s["cat"].get<std::string>(), std::string("copy"));
         const json& c = *copyByInstruction.at(s["args"]["instruction"].get<uint64_t>());
-        QCOMPARE(c["direction"].get<std::string>(), std::string(tid == h2d ? "H2D" : "D2H"));
+        QCOMPARE(c["direction"].get<std::string>(), std::string(tid == h2d ? "h2d" : "d2h"));
         QCOMPARE(s["args"]["bytes"].get<uint64_t>(), c["bytes"].get<uint64_t>());
         const size_t iteration = s["args"]["iteration"].get<size_t>();
         QVERIFY(close(s["dur"].get<double>(), c["samples_us"][iteration].get<double>()));
@@ -223,7 +223,7 @@ class ProfileWritersTest : public QObject {
     QCOMPARE(back->device_to_host.copies, profile.device_to_host.copies);
 
     // Against itself: every copy pairs with its own record, no change.
-    const auto same = report::pairCopies(profile, back.value());
+    const auto same = exec::pairCopies(profile, back.value());
     QCOMPARE(same.size(), profile.copies.size());
     for (const auto& pair : same) {
       QVERIFY(pair.latest && pair.previous);
@@ -235,7 +235,7 @@ class ProfileWritersTest : public QObject {
     auto edited = profile;
     edited.copies.erase(edited.copies.begin());
     for (auto& c : edited.copies) c.instruction += 100;
-    const auto pairs = report::pairCopies(edited, profile);
+    const auto pairs = exec::pairCopies(edited, profile);
     QCOMPARE(pairs.size(), profile.copies.size());
     size_t removed = 0;
     for (const auto& pair : pairs) {

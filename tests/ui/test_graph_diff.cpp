@@ -178,7 +178,7 @@ class GraphDiffTest : public QObject {
     QVERIFY(test::waitForGraph(window.graph()));
     QListWidgetItem* removedItem = nullptr;
     for (int i = 0; i < window.changes()->count(); ++i)
-      if (window.changes()->item(i)->text().contains(QString::fromUtf8("\u2212 D2H"))) removedItem = window.changes()->item(i);
+      if (window.changes()->item(i)->text().contains(QString::fromUtf8("\u2212 d2h"))) removedItem = window.changes()->item(i);
     QVERIFY(removedItem);
     emit window.changes()->itemClicked(removedItem);
     QCOMPARE(window.graphMode(), MainWindow::GraphMode::Diff);

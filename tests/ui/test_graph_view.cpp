@@ -132,8 +132,8 @@ class GraphViewTest : public QObject {
     const auto d2h = ui::toQColor(layout::d2hCopyStyle().stroke);
     QVERIFY2(pixelsNear(grab, cpu) > 50, "cpu:0 colour missing");
     QVERIFY2(pixelsNear(grab, cuda) > 50, "cuda:0 colour missing");
-    QVERIFY2(pixelsNear(grab, h2d) > 50, "H2D colour missing");
-    QVERIFY2(pixelsNear(grab, d2h) > 50, "D2H colour missing");
+    QVERIFY2(pixelsNear(grab, h2d) > 50, "h2d colour missing");
+    QVERIFY2(pixelsNear(grab, d2h) > 50, "d2h colour missing");
     QVERIFY(view.findChild<QWidget*>("graphLegend")->isVisible());
     // The overview appears once part of the graph is out of sight.
     auto* overview = view.findChild<QWidget*>("graphOverview");

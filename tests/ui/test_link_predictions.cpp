@@ -58,7 +58,7 @@ void expectColumnMatches(const TransfersModel& model, const nlohmann::json& cli)
   const double h2d = cli["totals"]["h2d"]["predicted_us"].get<double>() * 1e-6;
   const double d2h = cli["totals"]["d2h"]["predicted_us"].get<double>() * 1e-6;
   const QString totals = model.totalsText();
-  QVERIFY2(totals.contains(QString("H2D %1, D2H %2").arg(ui::durationText(h2d), ui::durationText(d2h))), qPrintable(totals));
+  QVERIFY2(totals.contains(QString("h2d %1, d2h %2").arg(ui::durationText(h2d), ui::durationText(d2h))), qPrintable(totals));
   QVERIFY(totals.contains(QString::fromStdString(cli["link"]["title"].get<std::string>())));
   QVERIFY(totals.contains(QString::fromStdString(cli["host_memory"].get<std::string>())));
 }
@@ -153,7 +153,7 @@ class LinkPredictionsTest : public QObject {
     for (int i = 0; i < changes->count(); ++i) {
       const QString text = changes->item(i)->text();
       if (text.startsWith("method 'forward'")) header = text.contains(ui::signedDurationText(after - before) + " per run");
-      if (text.startsWith("  − H2D")) removedCost = text.contains("~" + ui::durationText(removed));
+      if (text.startsWith("  − h2d")) removedCost = text.contains("~" + ui::durationText(removed));
     }
     QVERIFY(header);
     QVERIFY(removedCost);
@@ -185,7 +185,7 @@ class LinkPredictionsTest : public QObject {
     options.peak_probe_bytes = 1 << 20;
     auto profile = exec::profileMethod(doc.program(), *selection->runtime, options);
     QVERIFY(profile.ok());
-    report::identifyCopies(profile.value(), doc.program());
+    exec::identifyCopies(profile.value(), doc.program());
     auto shared = std::make_shared<const exec::TransferProfile>(std::move(profile.value()));
     model.setProfiles(shared, nullptr, "run 1");
     QCOMPARE(model.columnCount(), int(TransfersModel::kMeasuredColumns));
@@ -193,7 +193,7 @@ class LinkPredictionsTest : public QObject {
     for (int r = 0; r < model.rowCount(); ++r) {
       const auto& row = model.rows()[size_t(r)];
       QVERIFY(row.latest != nullptr);
-      const auto direction = row.hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
+      const auto direction = row.direction;
       const double predicted = link->secondsFor(direction, exec::HostMemoryKind::Pageable, uint64_t(row.bytes)).value();
       QCOMPARE(model.index(r, TransfersModel::MeasuredOverPredicted).data(ui::SortRole).toDouble(),
                row.latest->seconds.median / predicted);

@@ -46,12 +46,12 @@ class MainWindowTest : public QObject {
     bool h2d = false, d2h = false;
     for (int r = 0; r < transfers->rowCount(); ++r) {
       const QString dir = transfers->index(r, ui::TransfersModel::Direction).data().toString();
-      h2d = h2d || dir == "H2D";
-      d2h = d2h || dir == "D2H";
+      h2d = h2d || dir == "h2d";
+      d2h = d2h || dir == "d2h";
     }
     QVERIFY(h2d && d2h);
     const QString totals = window.findChild<QLabel*>("transferTotals")->text();
-    QVERIFY2(totals.contains("H2D") && totals.contains("D2H") && totals.contains("copies"), qPrintable(totals));
+    QVERIFY2(totals.contains("h2d") && totals.contains("d2h") && totals.contains("copies"), qPrintable(totals));
     QVERIFY(window.windowTitle().contains("demo"));
     // The graph of the current method sits in the centre; the status bar
     // says whether a GPU is there (none on CI machines).

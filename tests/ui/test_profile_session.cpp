@@ -247,7 +247,7 @@ class ProfileSessionTest : public QObject {
     for (size_t i = 0; i < expected.size(); ++i) {
       const exec::CopyProfile& copy = profile.copies[i];
       QCOMPARE(copy.instruction, expected[i].instruction);
-      QCOMPARE(copy.direction == exec::TransferDirection::HostToDevice, expected[i].h2d);
+      QCOMPARE(copy.direction == program::CopyDirection::HostToDevice, expected[i].h2d);
       QCOMPARE(int64_t(copy.bytes), expected[i].bytes);
       QVERIFY(copy.bytes > 0);
       QCOMPARE(copy.executions_per_iteration, size_t(1));

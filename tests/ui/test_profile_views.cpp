@@ -78,16 +78,14 @@ const exec::CopyProfile* copyAt(const exec::TransferProfile& profile, size_t ins
 // The demo's copies each move a different value, so (direction, source) is
 // enough to pair them up here: the test's own matching, simpler than the
 // model's.
-const exec::CopyProfile* copyMoving(const exec::TransferProfile& profile, exec::TransferDirection direction,
+const exec::CopyProfile* copyMoving(const exec::TransferProfile& profile, program::CopyDirection direction,
                                    int32_t source) {
   for (const auto& c : profile.copies)
     if (c.direction == direction && c.source_value == source) return &c;
   return nullptr;
 }
 
-exec::TransferDirection directionOf(const TransfersModel::Row& row) {
-  return row.hostToDevice ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
-}
+program::CopyDirection directionOf(const TransfersModel::Row& row) { return row.direction; }
 
 TimelineView::Lane laneOf(exec::TimelineSlice::Track track) {
   switch (track) {
@@ -157,7 +155,7 @@ class ProfileViewsTest : public QObject {
       QVERIFY2(copy, qPrintable(QString("no profiled copy at instruction %1").arg(*instruction)));
       QCOMPARE(model.rows()[size_t(r)].latest, copy);
       QCOMPARE(model.index(r, TransfersModel::Direction).data().toString(),
-               QString::fromStdString(exec::directionName(copy->direction)));
+               QString::fromStdString(program::copyDirectionName(copy->direction)));
       QCOMPARE(sortNumber(model, r, TransfersModel::Bytes), double(copy->bytes));
       QCOMPARE(sortNumber(model, r, TransfersModel::MedianTime), copy->seconds.median);
       QCOMPARE(sortNumber(model, r, TransfersModel::MinTime), copy->seconds.min);
@@ -182,17 +180,16 @@ class ProfileViewsTest : public QObject {
       if (!ins.is_h2d_copy && !ins.is_d2h_copy) QCOMPARE(model.rowOfInstruction(ins.flat_index), -1);
 
     // Totals per direction are the profile's.
-    for (bool h2d : {true, false}) {
-      const auto direction = h2d ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
+    for (auto direction : program::kHostDeviceDirections) {
       const auto& totals = full_->totals(direction);
-      const auto s = model.summary(h2d);
+      const auto s = model.summary(direction);
       QCOMPARE(s.copies, totals.copies);
       QCOMPARE(quint64(s.bytes), totals.bytes);
       QCOMPARE(s.seconds, totals.seconds);
       QCOMPARE(s.gbps, totals.gbps);
       QVERIFY(!s.hasPrevious);
       const QString prefix = QString("%1 %2 copies · %3 · %4")
-                                 .arg(h2d ? "H2D" : "D2H")
+                                 .arg(direction == program::CopyDirection::HostToDevice ? "h2d" : "d2h")
                                  .arg(totals.copies)
                                  .arg(ui::bytesText(qint64(totals.bytes)), ui::durationText(totals.seconds));
       QVERIFY2(model.totalsText().contains(prefix), qPrintable(model.totalsText() + " / " + prefix));
@@ -300,15 +297,14 @@ class ProfileViewsTest : public QObject {
     QCOMPARE(removedRows, removedExpected);
 
     // Totals compare the direction totals of both profiles.
-    for (bool h2d : {true, false}) {
-      const auto direction = h2d ? exec::TransferDirection::HostToDevice : exec::TransferDirection::DeviceToHost;
-      const auto s = model.summary(h2d);
+    for (auto direction : program::kHostDeviceDirections) {
+      const auto s = model.summary(direction);
       QVERIFY(s.hasPrevious);
       QCOMPARE(s.copies, reduced_->totals(direction).copies);
       QCOMPARE(s.seconds, reduced_->totals(direction).seconds);
       QCOMPARE(s.previousSeconds, full_->totals(direction).seconds);
     }
-    const auto h2d = model.summary(true);
+    const auto h2d = model.summary(program::CopyDirection::HostToDevice);
     const QString h2dDelta = ui::signedDurationText(h2d.seconds - h2d.previousSeconds) + " vs previous";
     QVERIFY2(model.totalsText().contains(h2dDelta), qPrintable(model.totalsText()));
 

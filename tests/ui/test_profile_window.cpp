@@ -243,8 +243,8 @@ class ProfileWindowTest : public QObject {
     QVERIFY(transfers->hasComparison());
     size_t removedH2d = 0, removedD2h = 0, pairedD2h = 0;
     for (const auto& row : transfers->rows()) {
-      if (row.removed) (row.hostToDevice ? removedH2d : removedD2h) += 1;
-      if (!row.removed && !row.hostToDevice && row.latest && row.previous) ++pairedD2h;
+      if (row.removed) (row.direction == program::CopyDirection::HostToDevice ? removedH2d : removedD2h) += 1;
+      if (!row.removed && row.direction == program::CopyDirection::DeviceToHost && row.latest && row.previous) ++pairedD2h;
     }
     QCOMPARE(removedH2d, size_t(2));  // both inputs are pre-staged now
     QCOMPARE(removedD2h, size_t(0));

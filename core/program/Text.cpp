@@ -1,0 +1,110 @@
+#include "program/Text.h"
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+namespace ptescope::program {
+inline namespace text {
+namespace {
+
+std::string printed(const char* format, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+std::string printed(const char* format, int decimals, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, decimals, value);
+  return text;
+}
+
+constexpr const char* kMinus = "\u2212";
+
+}  // namespace
+
+std::string bytesText(int64_t bytes) {
+  if (bytes < 0) return "? B";
+  constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
+  const double b = double(bytes);
+  if (b >= kGiB) return printed("%.1f GiB", b / kGiB);
+  if (b >= kMiB) return printed("%.1f MiB", b / kMiB);
+  if (b >= kKiB) return printed("%.1f KiB", b / kKiB);
+  return std::to_string(bytes) + " B";
+}
+
+std::string sizesText(std::span<const int64_t> sizes, std::string_view separator) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) text += separator;
+    text += std::to_string(sizes[i]);
+  }
+  return text + "]";
+}
+
+std::string sizesText(const Tensor& tensor, std::string_view separator) {
+  const auto& sizes = items(tensor.sizes);
+  const std::vector<int64_t> wide(sizes.begin(), sizes.end());
+  return sizesText(wide, separator);
+}
+
+std::string tensorTypeText(ScalarType dtype, std::span<const int64_t> sizes) {
+  return scalarTypeShortName(dtype) + sizesText(sizes, ",");
+}
+
+std::string tensorTypeText(const Tensor& tensor) { return scalarTypeShortName(tensor.scalar_type) + sizesText(tensor, ","); }
+
+std::string durationText(double seconds) {
+  const double magnitude = std::abs(seconds);
+  if (magnitude == 0) return "0 s";
+  double value = seconds;
+  const char* unit = "s";
+  if (magnitude < 1e-6) {
+    value = seconds * 1e9;
+    unit = "ns";
+  } else if (magnitude < 1e-3) {
+    value = seconds * 1e6;
+    unit = "\u00b5s";
+  } else if (magnitude < 1) {
+    value = seconds * 1e3;
+    unit = "ms";
+  }
+  const double shown = std::abs(value);
+  return fixedText(value, shown >= 100 ? 0 : shown >= 10 ? 1 : 2) + " " + unit;
+}
+
+std::string signedDurationText(double seconds) {
+  if (seconds == 0) return durationText(0);
+  return (seconds > 0 ? "+" : kMinus) + durationText(std::abs(seconds));
+}
+
+std::string signedPercentText(double percent) {
+  const double magnitude = std::abs(percent);
+  const std::string number = fixedText(magnitude, magnitude >= 10 ? 0 : 1);
+  if (percent == 0) return number + "%";
+  return (percent > 0 ? "+" : kMinus) + number + "%";
+}
+
+std::string gbpsText(double gbps) { return fixedText(gbps, gbps >= 100 ? 0 : gbps >= 10 ? 1 : 2); }
+
+std::string fixedText(double value, int decimals) { return printed("%.*f", decimals, value); }
+
+std::string signedFixedText(double value, int decimals) { return printed("%+.*f", decimals, value); }
+
+std::string microsText(double seconds) { return fixedText(toMicros(seconds), 2); }
+
+std::string percentText(double share) { return fixedText(share * 100, 1) + "%"; }
+
+std::string exactText(double value) { return printed("%.17g", value); }
+
+std::string shortText(double value) { return printed("%g", value); }
+
+std::string padded(std::string text, size_t width, bool right) {
+  if (text.size() >= width) return text;
+  const std::string fill(width - text.size(), ' ');
+  return right ? fill + text : text + fill;
+}
+
+}  // namespace text
+}  // namespace ptescope::program

@@ -1,0 +1,38 @@
+// The Chrome/Perfetto trace-event JSON that both timelines write: the
+// measured profile (ProfileWriters) and an imported ETDump (EtdumpReport).
+// One spelling of a process, a named and ordered thread (lane) and a slice.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ptescope::report {
+
+// The metadata event that names process `pid`.
+nlohmann::json traceProcessName(int pid, const std::string& name);
+
+// Appends the two metadata events that name thread `tid` of `pid` and sort
+// it at `tid`.
+void appendTraceThread(nlohmann::json& events, int pid, int tid, const std::string& name);
+
+// A complete ("X") slice from `start_seconds` lasting `seconds`. A slice
+// with bytes (a copy) gets "bytes" and "gbps" (10^9 bytes per second) in its args.
+struct TraceSlice {
+  int pid = 0;
+  int tid = 0;
+  std::string name;
+  std::string category;
+  double start_seconds = 0;
+  double seconds = 0;
+  std::optional<uint64_t> bytes;
+  nlohmann::json args = nlohmann::json::object();
+};
+nlohmann::json traceSliceEvent(const TraceSlice& slice);
+
+// The whole trace document around `events`, shown in nanoseconds.
+nlohmann::json traceDocument(nlohmann::json events, nlohmann::json otherData);
+
+}  // namespace ptescope::report

@@ -1,0 +1,22 @@
+// Controls that the views build the same way: a combo box as wide as its
+// longest entry, and the zoom keys of a zoomable view.
+#pragma once
+
+#include <QComboBox>
+#include <QString>
+#include <QWidget>
+
+#include <functional>
+
+namespace ptescope::ui {
+
+// An empty combo box named `objectName` (tests find it by that name) that
+// grows to fit its entries.
+QComboBox* fittedComboBox(const QString& objectName);
+
+// Ctrl+= and Ctrl++ zoom in, Ctrl+- zooms out, Ctrl+0 fits. Only while
+// `view` or a child has focus: the graph and the timeline share the keys.
+void addZoomShortcuts(QWidget* view, std::function<void()> zoomIn, std::function<void()> zoomOut,
+                      std::function<void()> fit);
+
+}  // namespace ptescope::ui
