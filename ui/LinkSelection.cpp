@@ -90,11 +90,11 @@ LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(pa
   row->addWidget(new QLabel(tr("Predict on:")));
   links_ = fittedComboBox("linkProfile");
   row->addWidget(links_);
-  memory_ = new QComboBox;
-  memory_->setObjectName("linkHostMemory");
+  memory_ = fittedComboBox("linkHostMemory");
   memory_->addItem(tr("pageable host memory"), int(exec::HostMemoryKind::Pageable));
   memory_->addItem(tr("pinned host memory"), int(exec::HostMemoryKind::Pinned));
   memory_->setToolTip(tr("Where the CPU arenas live: ExecuTorch's Module allocates pageable memory"));
+  row->addWidget(memory_);
   load_ = new QPushButton(tr("Load…"));
   load_->setObjectName("loadLinkProfile");
   load_->setToolTip(tr("Load a link profile written by `ptescope-cli probe-link` or `profile --save-link`"));
