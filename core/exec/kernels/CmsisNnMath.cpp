@@ -104,6 +104,20 @@ int8_t finish(int32_t acc, const Requantization& q, int32_t channel) {
   return store8(clampTo(v, q.activation));
 }
 
+// Calls tap(iy, ix, ky, kx) for each kernel position of output (oy, ox) that falls inside the
+// input (padding contributes nothing), in CMSIS-NN's order: kernel rows, then columns.
+template <typename Tap>
+void forEachTap(const ConvShape& s, int32_t oy, int32_t ox, Tap&& tap) {
+  for (int32_t ky = 0; ky < s.kernel_h; ++ky) {
+    const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
+    if (iy < 0 || iy >= s.in_h) continue;
+    for (int32_t kx = 0; kx < s.kernel_w; ++kx) {
+      const int32_t ix = ox * s.stride_w - s.pad_w + kx * s.dilation_w;
+      if (ix >= 0 && ix < s.in_w) tap(iy, ix, ky, kx);
+    }
+  }
+}
+
 }  // namespace
 
 void convolve(const ConvShape& s, const Requantization& q, const int8_t* input, const int8_t* weights,
@@ -116,18 +130,12 @@ void convolve(const ConvShape& s, const Requantization& q, const int8_t* input, 
         for (int32_t oc = 0; oc < s.out_c; ++oc) {
           const int32_t group = perGroup > 0 ? oc / perGroup : 0;
           int32_t acc = bias != nullptr ? bias[oc] : 0;
-          for (int32_t ky = 0; ky < s.kernel_h; ++ky) {
-            const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
-            if (iy < 0 || iy >= s.in_h) continue;
-            for (int32_t kx = 0; kx < s.kernel_w; ++kx) {
-              const int32_t ix = ox * s.stride_w - s.pad_w + kx * s.dilation_w;
-              if (ix < 0 || ix >= s.in_w) continue;
-              const int8_t* px = input + ((int64_t(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + int64_t(group) * s.kernel_c;
-              const int8_t* w = weights + ((int64_t(oc) * s.kernel_h + ky) * s.kernel_w + kx) * s.kernel_c;
-              for (int32_t ic = 0; ic < s.kernel_c; ++ic)
-                acc = wrapAdd(acc, wrapMul(int32_t(px[ic]) + q.input_offset, int32_t(w[ic])));
-            }
-          }
+          forEachTap(s, oy, ox, [&](int32_t iy, int32_t ix, int32_t ky, int32_t kx) {
+            const int8_t* px = input + ((int64_t(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + int64_t(group) * s.kernel_c;
+            const int8_t* w = weights + ((int64_t(oc) * s.kernel_h + ky) * s.kernel_w + kx) * s.kernel_c;
+            for (int32_t ic = 0; ic < s.kernel_c; ++ic)
+              acc = wrapAdd(acc, wrapMul(int32_t(px[ic]) + q.input_offset, int32_t(w[ic])));
+          });
           output[((int64_t(n) * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = finish(acc, q, oc);
         }
 }
@@ -141,17 +149,11 @@ void depthwiseConvolve(const ConvShape& s, int32_t multiplier, const Requantizat
           for (int32_t m = 0; m < multiplier; ++m) {
             const int32_t oc = ic * multiplier + m;
             int32_t acc = bias != nullptr ? bias[oc] : 0;
-            for (int32_t ky = 0; ky < s.kernel_h; ++ky) {
-              const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
-              if (iy < 0 || iy >= s.in_h) continue;
-              for (int32_t kx = 0; kx < s.kernel_w; ++kx) {
-                const int32_t ix = ox * s.stride_w - s.pad_w + kx * s.dilation_w;
-                if (ix < 0 || ix >= s.in_w) continue;
-                const int32_t x = input[((int64_t(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
-                const int32_t w = weights[(int64_t(ky) * s.kernel_w + kx) * s.out_c + oc];
-                acc = wrapAdd(acc, wrapMul(x + q.input_offset, w));
-              }
-            }
+            forEachTap(s, oy, ox, [&](int32_t iy, int32_t ix, int32_t ky, int32_t kx) {
+              const int32_t x = input[((int64_t(n) * s.in_h + iy) * s.in_w + ix) * s.in_c + ic];
+              const int32_t w = weights[(int64_t(ky) * s.kernel_w + kx) * s.out_c + oc];
+              acc = wrapAdd(acc, wrapMul(x + q.input_offset, w));
+            });
             output[((int64_t(n) * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = finish(acc, q, oc);
           }
 }

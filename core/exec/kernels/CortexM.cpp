@@ -645,6 +645,28 @@ std::optional<KernelResult> checkGeometry(Args& a, const char* op, const cmsis::
   return std::nullopt;
 }
 
+// The argument list the three convolutions share: input, weight, bias?, stride[], padding[];
+// dilation[] at `dilation`; from `tail` on input_offset, output_offset, the requantize
+// multipliers and shifts, activation_min, activation_max and the scratch buffer; out at `out`.
+ConvArgs readConvArgs(Args& a, size_t dilation, size_t tail, size_t out) {
+  ConvArgs c;
+  c.input = a.inAnyLayout(0);
+  c.weight = a.in(1);
+  c.bias = a.optIn(2);
+  c.stride = a.ints(3);
+  c.padding = a.ints(4);
+  c.dilation = a.ints(dilation);
+  c.inputOffset = a.integer(tail);
+  c.outputOffset = a.integer(tail + 1);
+  c.multipliers = a.in(tail + 2);
+  c.shifts = a.in(tail + 3);
+  c.actMin = a.integer(tail + 4);
+  c.actMax = a.integer(tail + 5);
+  c.scratch = a.inAnyLayout(tail + 6);
+  c.out = a.outAnyLayout(out);
+  return c;
+}
+
 // quantized_conv2d.out(input, weight, bias?, stride[], padding[], dilation[], input_offset,
 //   output_offset, requantize_multipliers, requantize_shifts, activation_min, activation_max,
 //   scratch, *, out); weight [out_c, kh, kw, in_c / groups].
@@ -652,21 +674,7 @@ KernelResult quantizedConv2d(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_conv2d";
   CM_TRY(checkArgCount(ctx, op, 14));
   Args a(ctx);
-  ConvArgs c;
-  c.input = a.inAnyLayout(0);
-  c.weight = a.in(1);
-  c.bias = a.optIn(2);
-  c.stride = a.ints(3);
-  c.padding = a.ints(4);
-  c.dilation = a.ints(5);
-  c.inputOffset = a.integer(6);
-  c.outputOffset = a.integer(7);
-  c.multipliers = a.in(8);
-  c.shifts = a.in(9);
-  c.actMin = a.integer(10);
-  c.actMax = a.integer(11);
-  c.scratch = a.inAnyLayout(12);
-  c.out = a.outAnyLayout(13);
+  const ConvArgs c = readConvArgs(a, 5, 6, 13);
   if (a.failed()) return a.outcome();
   CM_TRY(checkPairs(a, op, {{&c.stride, "stride"}, {&c.padding, "padding"}, {&c.dilation, "dilation"}}));
   PerChannel pc;
@@ -706,22 +714,8 @@ KernelResult quantizedDepthwiseConv2d(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_depthwise_conv2d";
   CM_TRY(checkArgCount(ctx, op, 15));
   Args a(ctx);
-  ConvArgs c;
-  c.input = a.inAnyLayout(0);
-  c.weight = a.in(1);
-  c.bias = a.optIn(2);
-  c.stride = a.ints(3);
-  c.padding = a.ints(4);
-  c.dilation = a.ints(5);
+  const ConvArgs c = readConvArgs(a, 5, 7, 14);
   const int64_t multiplier = a.integer(6);
-  c.inputOffset = a.integer(7);
-  c.outputOffset = a.integer(8);
-  c.multipliers = a.in(9);
-  c.shifts = a.in(10);
-  c.actMin = a.integer(11);
-  c.actMax = a.integer(12);
-  c.scratch = a.inAnyLayout(13);
-  c.out = a.outAnyLayout(14);
   if (a.failed()) return a.outcome();
   CM_TRY(checkPairs(a, op, {{&c.stride, "stride"}, {&c.padding, "padding"}, {&c.dilation, "dilation"}}));
   if (c.input.rank() == 4 && c.input.size(0) != 1)
@@ -754,23 +748,9 @@ KernelResult quantizedTransposeConv2d(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_transpose_conv2d";
   CM_TRY(checkArgCount(ctx, op, 16));
   Args a(ctx);
-  ConvArgs c;
-  c.input = a.inAnyLayout(0);
-  c.weight = a.in(1);
-  c.bias = a.optIn(2);
-  c.stride = a.ints(3);
-  c.padding = a.ints(4);
+  const ConvArgs c = readConvArgs(a, 6, 7, 15);
   const auto outputPadding = a.ints(5);
-  c.dilation = a.ints(6);
-  c.inputOffset = a.integer(7);
-  c.outputOffset = a.integer(8);
-  c.multipliers = a.in(9);
-  c.shifts = a.in(10);
-  c.actMin = a.integer(11);
-  c.actMax = a.integer(12);
-  c.scratch = a.inAnyLayout(13);
   auto reverseScratch = a.inAnyLayout(14);
-  c.out = a.outAnyLayout(15);
   if (a.failed()) return a.outcome();
   CM_TRY(checkPairs(a, op, {{&c.stride, "stride"}, {&c.padding, "padding"}, {&outputPadding, "output_padding"}, {&c.dilation, "dilation"}}));
   PerChannel pc;
