@@ -20,6 +20,7 @@
 #include "ui/Document.h"
 #include "ui/MainWindow.h"
 #include "ui/ProfileDialog.h"
+#include "ui/Selection.h"
 #include "ui/TimelineView.h"
 #include "ui/TransfersModel.h"
 
@@ -133,9 +134,9 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     exportProfileAction_->setEnabled(profiler_->latest().has_value());
   });
 
-  // Timeline clicks select in every view.
+  // Timeline clicks select in every view (the timeline, the publisher, keeps its own pick).
   connect(timeline_, &TimelineView::instructionClicked, this, [this](size_t profiled) {
-    if (auto current = currentOfProfiled(profiled)) selectInstruction(*current);
+    if (auto current = currentOfProfiled(profiled)) selection_->selectInstruction(*current, timeline_);
   });
 }
 

@@ -86,7 +86,7 @@ void MainWindow::publishFromViews() {
     setGraphMode(GraphMode::Diff);
     selection_->selectInstruction(i, changes_);
   });
-  // The timeline publishes through selectInstruction() (MainWindowProfile.cpp).
+  // The timeline publishes where its profile is wired (MainWindowProfile.cpp).
 }
 
 void MainWindow::followSelection() {

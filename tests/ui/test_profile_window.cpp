@@ -24,6 +24,7 @@
 #include "ui/GraphItems.h"
 #include "ui/ItemRoles.h"
 #include "ui/MainWindow.h"
+#include "ui/Selection.h"
 #include "ui/TimelineView.h"
 #include "ui/TransfersModel.h"
 
@@ -117,8 +118,13 @@ class ProfileWindowTest : public QObject {
     window.showPanel("timeline");
     QApplication::processEvents();
     const auto& bar = timeline->bars().back();
+    QSignalSpy published(window.selection(), &ui::Selection::instructionSelected);
     QTest::mouseClick(timeline->canvas(), Qt::LeftButton, {}, bar.rect.center().toPoint());
     QCOMPARE(window.graph()->selectedInstruction(), std::optional<size_t>(bar.instruction));
+    // The click went through the one selection, naming the timeline as its publisher.
+    QCOMPARE(window.selection()->instruction(), std::optional<size_t>(bar.instruction));
+    QCOMPARE(published.count(), 1);
+    QCOMPARE(published[0][1].value<const QObject*>(), static_cast<const QObject*>(timeline));
     QVERIFY(test::saveScreenshot(window, "profile-timeline"));
 
     // Exports parse and carry the same numbers.
