@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 
 #include "support/KernelHarness.h"
 
@@ -124,6 +125,30 @@ class KernelsIndexingTest : public QObject {
     KH_DONE(h.call("quantized_decomposed::dequantize_per_tensor.Tensor_out",
                    {u, scale, zp, h.integer(0), h.integer(255), h.integer(int(ST::Byte)), h.none(), y, y}));
     KH_VALUES(h, y, 1e-6, {0.5, -0.5, 0, 63.5, -64});
+  }
+
+  // Found by fuzz_exec (UBSan: "-inf is outside the range of representable
+  // values of type 'long'"): a scale of 0 or an infinite input made the
+  // quantizer convert inf/NaN to an integer. The result is what the cast gives
+  // on x86, where upstream's kernel runs: the integer minimum, then the clamp.
+  void quantizeOfInfinitiesAndAZeroScaleIsDefined() {
+    KernelHarness h;
+    const float inf = std::numeric_limits<float>::infinity();
+    const int32_t x = h.tensor(ST::Float, {4}, {inf, -inf, std::nan(""), 1});
+    const int32_t q = h.output(ST::Char, 4);
+    KH_DONE(h.call("quantized_decomposed::quantize_per_tensor.out",
+                   {x, h.real(0.5), h.integer(3), h.integer(-128), h.integer(127), h.integer(int(ST::Char)), q, q}));
+    KH_VALUES(h, q, 0, {-128, -128, -128, 5});
+    const int32_t z = h.output(ST::Char, 4);
+    KH_DONE(h.call("quantized_decomposed::quantize_per_tensor.out",
+                   {x, h.real(0), h.integer(3), h.integer(-128), h.integer(127), h.integer(int(ST::Char)), z, z}));
+    KH_VALUES(h, z, 0, {-128, -128, -128, -128});
+    // int64 codes far outside int32 dequantize from the integer minimum too.
+    const int32_t big = h.longs({2}, {int64_t(1) << 40, 7});
+    const int32_t y = h.output(ST::Float, 2);
+    KH_DONE(h.call("quantized_decomposed::dequantize_per_tensor.out",
+                   {big, h.real(1), h.integer(0), h.integer(INT64_MIN), h.integer(INT64_MAX), h.integer(int(ST::Long)), h.none(), y, y}));
+    KH_VALUES(h, y, 0, {double(INT32_MIN), 7});
   }
 
   void quantizeAndDequantizePerChannel() {

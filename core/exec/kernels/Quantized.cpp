@@ -4,22 +4,38 @@
 // kernels: q = clamp(zero_point + nearbyint(value * (1/scale)), min, max) and
 // x = (q - zero_point) * scale.
 #include <cmath>
+#include <cstdint>
 
 #include "exec/kernels/KernelSupport.h"
 
 namespace ptescope::exec::kernels {
 namespace {
 
+// Upstream's kernels convert with a plain cast, which C++ leaves undefined
+// for NaN, infinities and values out of range (a scale of 0, an input of
+// inf); on x86, where the runtime runs, the conversion gives the "integer
+// indefinite" (the type's minimum). These say so explicitly, without UB.
+int64_t truncatedToInt64(double v) {
+  constexpr double kLimit = 9223372036854775808.0;  // 2^63
+  if (!(v >= -kLimit && v < kLimit)) return INT64_MIN;
+  return int64_t(v);
+}
+
+int32_t truncatedToInt32(double v) {
+  if (!(v > -2147483649.0 && v < 2147483648.0)) return INT32_MIN;
+  return int32_t(v);
+}
+
 double quantizeValue(double value, double scale, int64_t zeroPoint, int64_t qmin, int64_t qmax) {
   const float inverse = 1.0f / float(scale);
   const float product = inverse * float(value);
-  int64_t q = int64_t(int32_t(zeroPoint) + std::nearbyint(product));
+  int64_t q = truncatedToInt64(int32_t(zeroPoint) + std::nearbyint(product));
   q = std::clamp(q, qmin, qmax);
   return double(q);
 }
 
 double dequantizeValue(double q, double scale, int64_t zeroPoint) {
-  return double(float(int32_t(q) - int32_t(zeroPoint)) * float(scale));
+  return double(float(truncatedToInt32(q) - int32_t(zeroPoint)) * float(scale));
 }
 
 // (input, scale, zero_point, quant_min, quant_max, dtype, ...): scale and
