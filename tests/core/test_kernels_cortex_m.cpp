@@ -165,6 +165,26 @@ class KernelsCortexMTest : public QObject {
                 "stride must have 2 entries");
   }
 
+  // Found by fuzz_exec (UBSan: "signed integer overflow: 2 * 1577058305"): a
+  // stride near int32's limit overflowed the window arithmetic. Now output row
+  // 0 reads input row 0 and every later row starts past the input, so it gets
+  // the bias alone: 7 -> floor(8/2) = 4 -> 1 (filter 0), -100 -> -50 -> -25 -> -28.
+  void convWithAStrideNearInt32sLimit() {
+    KernelHarness h;
+    const int32_t x = channelsLast(h, {1, 2, 3, 1}, {10, -4, -128, 127, 1, 1});
+    const int32_t w = h.tensor(ST::Char, {2, 1, 1, 2}, {1, 2, -3, 1});
+    const int32_t bias = h.tensor(ST::Int, {2}, {7, -100});
+    const int32_t mult = h.tensor(ST::Int, {2}, {kHalf, kHalf});
+    const int32_t shift = h.tensor(ST::Int, {2}, {0, -1});
+    const int32_t scratch = h.tensor(ST::Byte, {0}, {});
+    const int32_t out = channelsLastOut(h, {1, 2, 3, 1});
+    KH_DONE(h.call("cortex_m::quantized_conv2d.out",
+                   {x, w, bias, h.ints({1577058305, 1}), h.ints({0, 0}), h.ints({1, 1}), h.integer(5), h.integer(-3), mult,
+                    shift, h.integer(-128), h.integer(127), scratch, out, out}));
+    // Row 0 as in conv1x1PerChannelAndClamps' pixel 0: (9, -39).
+    KH_VALUES(h, out, 0, {9, -39, 1, -28, 1, -28});
+  }
+
   void conv3x3WithPaddingAndScratch() {
     KernelHarness h;
     // One channel, 2x2 image (1, 2 / 3, 4), an all-ones 3x3 filter, padding 1:

@@ -108,12 +108,14 @@ int8_t finish(int32_t acc, const Requantization& q, int32_t channel) {
 // input (padding contributes nothing), in CMSIS-NN's order: kernel rows, then columns.
 template <typename Tap>
 void forEachTap(const ConvShape& s, int32_t oy, int32_t ox, Tap&& tap) {
+  // In 64 bits: a stride or dilation near int32's limit must not overflow
+  // (CMSIS-NN's own int32 arithmetic would); such taps fall outside the input.
   for (int32_t ky = 0; ky < s.kernel_h; ++ky) {
-    const int32_t iy = oy * s.stride_h - s.pad_h + ky * s.dilation_h;
+    const int64_t iy = int64_t(oy) * s.stride_h - s.pad_h + int64_t(ky) * s.dilation_h;
     if (iy < 0 || iy >= s.in_h) continue;
     for (int32_t kx = 0; kx < s.kernel_w; ++kx) {
-      const int32_t ix = ox * s.stride_w - s.pad_w + kx * s.dilation_w;
-      if (ix >= 0 && ix < s.in_w) tap(iy, ix, ky, kx);
+      const int64_t ix = int64_t(ox) * s.stride_w - s.pad_w + int64_t(kx) * s.dilation_w;
+      if (ix >= 0 && ix < s.in_w) tap(int32_t(iy), int32_t(ix), ky, kx);
     }
   }
 }
@@ -318,10 +320,13 @@ bool pool(const PoolShape& s, const int8_t* input, int8_t* output, Fold&& fold) 
   for (int32_t n = 0; n < s.batch; ++n)
     for (int32_t oy = 0; oy < s.out_h; ++oy)
       for (int32_t ox = 0; ox < s.out_w; ++ox) {
-        const int32_t y0 = oy * s.stride_h - s.pad_h, x0 = ox * s.stride_w - s.pad_w;
-        const int32_t yBegin = std::max(y0, 0), yEnd = std::min(y0 + s.kernel_h, s.in_h);
-        const int32_t xBegin = std::max(x0, 0), xEnd = std::min(x0 + s.kernel_w, s.in_w);
-        if (yBegin >= yEnd || xBegin >= xEnd) return false;
+        // The window in 64 bits (no overflow for strides near int32's limit), then clipped to the input.
+        const int64_t y0 = int64_t(oy) * s.stride_h - s.pad_h, x0 = int64_t(ox) * s.stride_w - s.pad_w;
+        const int64_t yBegin64 = std::max<int64_t>(y0, 0), yEnd64 = std::min<int64_t>(y0 + s.kernel_h, s.in_h);
+        const int64_t xBegin64 = std::max<int64_t>(x0, 0), xEnd64 = std::min<int64_t>(x0 + s.kernel_w, s.in_w);
+        if (yBegin64 >= yEnd64 || xBegin64 >= xEnd64) return false;
+        const int32_t yBegin = int32_t(yBegin64), yEnd = int32_t(yEnd64);
+        const int32_t xBegin = int32_t(xBegin64), xEnd = int32_t(xEnd64);
         for (int32_t c = 0; c < s.channels; ++c) {
           const int8_t* base = input + int64_t(n) * s.in_h * s.in_w * s.channels + c;
           output[((int64_t(n) * s.out_h + oy) * s.out_w + ox) * s.channels + c] =
