@@ -20,6 +20,11 @@ seeds="$corpus/seed-programs"
 [ "$harness" = fuzz_json_spec ] && seeds="$corpus/seed-specs"
 [ -d "$seeds" ] || { echo "long-run: no seeds in $seeds (run tests/fuzz/run.sh $build 1 first)" >&2; exit 2; }
 mkdir -p "$corpus/$harness" "$artifacts"
+# One long run per harness and build at a time: a second would write the same
+# log names and the executions of the first would be lost from the count.
+exec 9>"$build/fuzz-long-$harness.lock"
+flock -n 9 || { echo "long-run: another long run of $harness is using $build" >&2; exit 2; }
+rm -f "$build"/fuzz-long-"$harness"-*.log  # the count sums this run's logs only
 start=$(date +%s)
 pids=()
 for ((j = 0; j < jobs; ++j)); do
