@@ -302,8 +302,12 @@ class DevicePropagation {
   };
   struct D2hUsers {
     size_t copy = 0;
-    size_t direct = 0;  // CPU instructions, outputs and lists reading it
+    size_t direct = 0;  // CPU instructions (lists they read included) and outputs reading it
     std::vector<size_t> h2d;  // H2D copies reading it
+    // TensorList items redirected to the host copy. A list no instruction
+    // reads is not a user: when the copy goes, its items point back at the
+    // device value (a list left naming the removed copy would name no value).
+    std::vector<int32_t*> list_items;
   };
 
   Tensor* tensorAt(int32_t v) {
@@ -458,7 +462,10 @@ class DevicePropagation {
           ++users.direct;
         }
         if (auto refs = listItemsByMember.find(y); refs != listItemsByMember.end())
-          for (int32_t* item : refs->second) *item = host;
+          for (int32_t* item : refs->second) {
+            *item = host;
+            users.list_items.push_back(item);
+          }
         for (size_t h : h2dReaders) {
           copies[h].source = host;
           users.h2d.push_back(h);
@@ -500,7 +507,9 @@ class DevicePropagation {
     if (erased) {
       for (auto& users : d2hs) {
         const bool anyH2d = std::any_of(users.h2d.begin(), users.h2d.end(), [&](size_t h) { return !copies[h].removed; });
-        if (users.direct == 0 && !anyH2d) copies[users.copy].removed = true;
+        if (users.direct > 0 || anyH2d) continue;
+        copies[users.copy].removed = true;
+        for (int32_t* item : users.list_items) *item = copies[users.copy].source;
       }
     }
   }

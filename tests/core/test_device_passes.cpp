@@ -11,6 +11,7 @@
 #include "pte/Reader.h"
 #include "pte/Writer.h"
 #include "support/TestSupport.h"
+#include "synth/ProgramBuilder.h"
 #include "synth/Scenarios.h"
 
 using namespace ptescope;
@@ -479,6 +480,46 @@ class DevicePassesTest : public QObject {
     auto bad = passes::runPipeline(p, po);
     QVERIFY(!bad.ok());
     QVERIFY(QString::fromStdString(bad.error().message).contains("no delegate 3"));
+  }
+
+  // Issue 13, found by fuzz_pipeline: a TensorList that no instruction reads
+  // names a device delegate's output y. The D2H of y is made (the next
+  // delegate's H2D reads it), the list redirected to the host copy, then the
+  // round trip is elided and the D2H goes, and the list was left naming the
+  // removed copy ("refers to value -1" once written). The list is not a user:
+  // it names y again, and the copies are those of the same graph without it.
+  void anUnreadListNamesTheDeviceValueWhenItsCopyIsElided() {
+    auto build = [](bool withList) {
+      synth::ProgramBuilder builder;
+      auto& m = builder.addMethod("forward");
+      const auto x = m.addTensor(ScalarType::Float, {2, 2});
+      const auto y = m.addTensor(ScalarType::Float, {2, 2});
+      const auto z = m.addTensor(ScalarType::Float, {2, 2});
+      m.addDelegateCall("CudaBackend", synth::aotiCompileSpecs("forward"), {'a'}, {x}, {y});
+      m.addDelegateCall("CudaBackend", synth::aotiCompileSpecs("forward"), {'b'}, {y}, {z});
+      if (withList) m.addTensorList({y});
+      m.setInputs({x});
+      m.setOutputs({z});
+      auto built = builder.build();
+      if (!built) QTest::qFail(built.error().message.c_str(), __FILE__, __LINE__);
+      return built ? std::move(built.value()) : Program{};
+    };
+    const auto plain = run(build(false), DeviceOptions{});
+    const auto listed = run(build(true), DeviceOptions{});
+    QVERIFY2(plain.error.isEmpty() && listed.error.isEmpty(), qPrintable(plain.error + listed.error));
+    const Method& m = listed.program.methods()[0];
+    QCOMPARE(countsOf(m).h2d, countsOf(plain.program.methods()[0]).h2d);
+    QCOMPARE(countsOf(m).d2h, countsOf(plain.program.methods()[0]).d2h);
+    QCOMPARE(countsOf(m).d2h, size_t(1));  // z's, for the method output
+    // The list is value 3 (after x, y, z); y keeps index 1, on the device.
+    const auto* list = std::get_if<TensorListValue>(&(*m.values)[3].data);
+    QVERIFY(list != nullptr);
+    QCOMPARE(items(list->items), (std::vector<int32_t>{1}));
+    QCOMPARE(tensor(m, 1).device(), (Device{DeviceType::Cuda, 0}));
+    auto bytes = pte::serializeProgram(listed.program);
+    QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.error().message.c_str());
+    auto back = pte::readProgramBytes(Bytes::fromVector(bytes.value()), "listed.pte");
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
   }
 };
 
