@@ -406,7 +406,9 @@ void classifyValues(const Method& method, size_t count, std::vector<ValueFacts>&
 }
 
 // Elided views: an Undefined planned tensor over the storage of a value
-// defined before its first read reads that value's data.
+// defined before its first read reads that value's data. A view covers its
+// base's bytes or fewer; a larger tensor at the same address is not a view of
+// it (a planner that gave it the base's place would run past the base).
 void resolveStorageAliases(const Method& method, size_t count, std::vector<ValueFacts>& valueFacts) {
   const auto& values = items(method.values);
   std::map<std::pair<uint32_t, uint64_t>, std::vector<int32_t>> definedAtAddress;
@@ -442,6 +444,8 @@ void resolveStorageAliases(const Method& method, size_t count, std::vector<Value
       }
     }
     if (!base) continue;
+    const int64_t aliasBytes = tensor->nbytes(), baseBytes = values[static_cast<size_t>(*base)].tensor()->nbytes();
+    if (aliasBytes < 0 || baseBytes < 0 || aliasBytes > baseBytes) continue;
     alias.storage_alias_of = base;
     auto& baseLifetime = valueFacts[static_cast<size_t>(*base)].lifetime;
     if (baseLifetime && alias.lifetime) baseLifetime->second = std::max(baseLifetime->second, alias.lifetime->second);

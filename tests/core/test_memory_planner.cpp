@@ -6,8 +6,10 @@
 
 #include <set>
 
+#include "analysis/Dataflow.h"
 #include "passes/MemoryPlanner.h"
 #include "pte/Reader.h"
+#include "pte/Writer.h"
 #include "support/TestSupport.h"
 #include "synth/ProgramBuilder.h"
 
@@ -402,6 +404,48 @@ class MemoryPlannerTest : public QObject {
     QCOMPARE(items(p.methods()[0].non_const_buffer_sizes), (std::vector<int64_t>{0}));
     QVERIFY(passes::planMemory(p.methods()[0]).ok());
     QCOMPARE(items(p.methods()[0].non_const_buffer_sizes), (std::vector<int64_t>{0}));
+  }
+
+  // Issue 13, found by fuzz_pipeline: a mutated program read a
+  // float32[1, 8, 128] that nothing writes, placed at the address of a
+  // float32[1, 8, 1]. Taken for an elided view of that value, it got the
+  // value's 32-byte place when re-planned and its 4096 bytes ran past the
+  // buffer. A tensor larger than the value at its address is not a view of
+  // it: it is planned on its own. One of the same size still is the view.
+  void aLargerTensorAtAValuesAddressIsNotItsView() {
+    for (const bool larger : {false, true}) {
+      ProgramBuilder builder;
+      auto& m = builder.addMethod("forward");
+      const ValueId a = float2x2(m), small = float2x2(m);
+      const ValueId view = larger ? m.addTensor(ScalarType::Float, {32, 32}) : m.addTensor(ScalarType::Float, {4});
+      const ValueId y = larger ? m.addTensor(ScalarType::Float, {32, 32}) : m.addTensor(ScalarType::Float, {4});
+      m.addKernelCall("test::f.out", {a}, {small});
+      // Nothing writes `view`; `a`, defined, after it makes it a read.
+      m.addKernelCall("test::g.out", {view, a}, {y});
+      m.setInputs({a});
+      m.setOutputs({y});
+      auto built = builder.build();
+      QVERIFY2(built.ok(), built.ok() ? "" : built.error().message.c_str());
+      Program p = std::move(built.value());
+      auto& method = p.methods()[0];
+      (*method.values)[size_t(view)].tensor()->allocation_info = tensorAt(method, small).allocation_info;
+
+      const auto alias = analysis::Dataflow::build(method).value(view).storage_alias_of;
+      QCOMPARE(alias, larger ? std::optional<int32_t>() : std::optional<int32_t>(small));
+      QVERIFY(passes::planMemory(method).ok());
+      const auto& sizes = items(method.non_const_buffer_sizes);
+      for (ValueId v : {a, small, view, y}) {
+        const Tensor& t = tensorAt(method, v);
+        QVERIFY(t.allocation_info.has_value());
+        QVERIFY2(offsetOf(method, v) + uint64_t(t.nbytes()) <= uint64_t(sizes.at(memoryId(method, v))),
+                 qPrintable(QString("value %1 runs past its buffer").arg(v)));
+      }
+      if (!larger) QCOMPARE(offsetOf(method, view), offsetOf(method, small));
+      auto bytes = pte::serializeProgram(p);
+      QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.error().message.c_str());
+      auto back = pte::readProgramBytes(Bytes::fromVector(bytes.value()), "replanned.pte");
+      QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    }
   }
 };
 
