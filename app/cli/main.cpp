@@ -16,6 +16,7 @@
 #include "ProfileCommand.h"
 #include "RunCommand.h"
 #include "RenderCommand.h"
+#include "exec/MemoryBudget.h"
 #include "pte/JsonDump.h"
 #include "pte/Reader.h"
 #include "pte/Writer.h"
@@ -96,6 +97,7 @@ struct SynthArgs {
   long long shape_instructions = 0;
   bool list_shapes = false;
   bool no_passes = false;
+  std::string max_constants;  // --max-constants SIZE for a SPEC
   std::string output;
 };
 
@@ -118,6 +120,14 @@ int runSynth(const SynthArgs& args) {
   if (args.shape.empty() && (args.shape_layers || args.shape_instructions))
     return fail("synth: --layers and --instructions size a --shape program");
   if (args.output.empty()) return fail("synth: --output (-o) is required");
+  ptescope::synth::SpecLimits limits;
+  if (!args.max_constants.empty()) {
+    if (args.spec.empty()) return fail("synth: --max-constants limits a SPEC's constants");
+    auto size = ptescope::exec::parseMemorySize(args.max_constants);
+    if (!size || *size == 0)
+      return fail("synth: --max-constants: '" + args.max_constants + "' is not a size (bytes, or 512M, 2G, ...)");
+    limits.max_constant_bytes = *size;
+  }
   ptescope::Result<ptescope::program::Program> program = ptescope::makeError("no program");
   if (!args.shape.empty()) {
     if (args.shape_layers && args.shape_instructions) return fail("synth: give --layers or --instructions, not both");
@@ -137,7 +147,7 @@ int runSynth(const SynthArgs& args) {
     program = synth::largeProgram(static_cast<size_t>(args.large_layers));
     if (program && !args.no_passes) program = synth::applyDevicePasses(synth::SynthesizedProgram{program.value(), {}});
   } else {
-    auto built = !args.spec.empty()       ? synth::synthesizeFromSpecFile(args.spec)
+    auto built = !args.spec.empty()       ? synth::synthesizeFromSpecFile(args.spec, limits)
                  : !args.scenario.empty() ? synth::synthesizeScenario(args.scenario)
                                           : synth::synthesizeDemo();
     if (!built) return fail(built.error().message);
@@ -196,6 +206,9 @@ int runCli(int argc, char** argv) {
   synthCmd->add_option("--instructions", synthArgs.shape_instructions,
                        "Size the --shape program to about N instructions after the device passes");
   synthCmd->add_flag("--list-shapes", synthArgs.list_shapes, "Print the program shapes, their sizes and what they are");
+  synthCmd->add_option("--max-constants", synthArgs.max_constants,
+                       "Largest total of constant data a SPEC may ask for (bytes, or 512M, 2G, ...); default: a quarter "
+                       "of the available memory");
   synthCmd->add_flag("--no-passes", synthArgs.no_passes,
                      "Write the program as built (every tensor on CPU, planned for CPU) instead of running the "
                      "device passes with the spec's options");

@@ -1,9 +1,5 @@
 #include "exec/DeviceRuntime.h"
 
-#include <cstdio>
-
-#include <unistd.h>
-
 #include "exec/HostRuntime.h"
 #if PTESCOPE_WITH_CUDA
 #include "exec/CudaRuntime.h"
@@ -69,17 +65,6 @@ std::optional<RuntimePreference> parseRuntimePreference(std::string_view text) {
   return std::nullopt;
 }
 
-uint64_t hostAvailableMemoryBytes() {
-  FILE* f = std::fopen("/proc/meminfo", "re");
-  if (f == nullptr) return 0;
-  char line[256];
-  unsigned long long kib = 0;
-  bool found = false;
-  while (!found && std::fgets(line, sizeof line, f) != nullptr) found = std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
-  std::fclose(f);
-  return found ? uint64_t(kib) * 1024 : 0;
-}
-
 std::string DeviceRuntime::memoryPool(const MemoryPlace& place) const {
   return place.onDevice() ? place.device.str() : "host";
 }
@@ -94,13 +79,6 @@ std::string DeviceRuntime::availableMemorySource(const std::string& pool) const 
 
 std::string DeviceRuntime::memoryPoolDescription(const std::string& pool) const {
   return pool == "host" ? "host memory" : pool + " memory";
-}
-
-uint64_t hostPhysicalMemoryBytes() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long pageSize = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || pageSize <= 0) return 0;
-  return uint64_t(pages) * uint64_t(pageSize);
 }
 
 Status checkHostAllocationSize(size_t bytes, const std::string& what) {

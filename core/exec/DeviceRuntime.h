@@ -16,6 +16,7 @@
 
 #include "program/CopyDirection.h"
 #include "program/Types.h"
+#include "util/HostMemory.h"
 #include "util/Result.h"
 
 namespace ptescope::exec {
@@ -136,14 +137,7 @@ struct RuntimeSelection {
 // it cannot be used. Host: the host runtime.
 Result<RuntimeSelection> selectRuntime(RuntimePreference preference);
 
-// MemAvailable of /proc/meminfo in bytes (what can be allocated without
-// swapping), 0 when unknown.
-uint64_t hostAvailableMemoryBytes();
-
-// This machine's physical memory in bytes, 0 when unknown. Host allocations
-// larger than this are refused up front: with overcommit they could succeed
-// and then kill the process when first touched.
-uint64_t hostPhysicalMemoryBytes();
+// hostAvailableMemoryBytes, hostPhysicalMemoryBytes: util/HostMemory.h.
 // The error for a host allocation larger than physical memory, if it is.
 Status checkHostAllocationSize(size_t bytes, const std::string& what);
 

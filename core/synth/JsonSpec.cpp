@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "program/DelegatePayload.h"
+#include "program/Text.h"
 #include "synth/ProgramBuilder.h"
+#include "util/HostMemory.h"
 
 namespace ptescope::synth {
 using namespace ptescope::program;
@@ -107,6 +109,47 @@ std::vector<uint8_t> parseBytes(const Json& value, const std::string& path, cons
   fail(path, "expected " + what + " as a string or an array of byte values, found " + typeName(value));
 }
 
+// The constant data a spec may ask for, charged constant by constant before
+// each one is allocated.
+class ConstantBudget {
+ public:
+  explicit ConstantBudget(const SpecLimits& limits) {
+    if (limits.max_constant_bytes != 0) {
+      limit_ = limits.max_constant_bytes;
+      limitText_ = "the limit of " + bytesText(int64_t(limit_)) + " (--max-constants)";
+      return;
+    }
+    const uint64_t available = hostAvailableMemoryBytes();
+    if (available == 0) {
+      limit_ = kUnknownMemoryLimit;
+      limitText_ = "the default limit of " + bytesText(int64_t(limit_)) +
+                   " (the available memory is unknown; --max-constants SIZE sets another)";
+      return;
+    }
+    limit_ = available / 4;
+    limitText_ = "a quarter of the " + bytesText(int64_t(available)) +
+                 " of memory available (MemAvailable in /proc/meminfo), which building and writing the program "
+                 "needs about three times over; --max-constants SIZE sets another limit";
+  }
+
+  void charge(const Tensor& constant, const std::string& path) {
+    const auto bytes = static_cast<uint64_t>(constant.nbytes());
+    if (bytes <= limit_ && used_ <= limit_ - bytes) {
+      used_ += bytes;
+      return;
+    }
+    fail(path, tensorTypeText(constant) + " is " + bytesText(int64_t(bytes)) + " of constant data, " +
+                   (used_ == 0 ? std::string() : "which with the " + bytesText(int64_t(used_)) + " before it is ") +
+                   "more than " + limitText_);
+  }
+
+ private:
+  static constexpr uint64_t kUnknownMemoryLimit = uint64_t(1) << 30;
+  uint64_t limit_ = 0;
+  uint64_t used_ = 0;
+  std::string limitText_;
+};
+
 // A tensor or constant declared in "tensors" / "constants".
 struct Declaration {
   std::string name;
@@ -140,7 +183,8 @@ std::vector<int32_t> parseSizes(const Json& value, const std::string& path) {
   return sizes;
 }
 
-Declaration parseDeclaration(const std::string& name, const Json& value, const std::string& path, bool constant) {
+Declaration parseDeclaration(const std::string& name, const Json& value, const std::string& path, bool constant,
+                             ConstantBudget& budget) {
   requireObject(value, path, constant ? "a constant" : "a tensor");
   if (constant)
     checkFields(value, path, {"dtype", "sizes", "fill", "data"});
@@ -170,6 +214,7 @@ Declaration parseDeclaration(const std::string& name, const Json& value, const s
   const bool hasFill = value.contains("fill");
   const bool hasData = value.contains("data");
   if (hasFill == hasData) fail(path, "a constant needs exactly one of 'fill' or 'data'");
+  budget.charge(probe, path);
   const auto numel = static_cast<size_t>(probe.numel());
   auto number = [](const Json& v, const std::string& at) {
     if (v.is_boolean()) return v.get<bool>() ? 1.0 : 0.0;
@@ -178,7 +223,12 @@ Declaration parseDeclaration(const std::string& name, const Json& value, const s
   };
   std::vector<double> elements;
   if (hasFill) {
-    elements.assign(numel, number(value["fill"], member(path, "fill")));
+    // One element encoded, then repeated: no array of doubles as long as the tensor.
+    auto one = encodeElements(d.dtype, {number(value["fill"], member(path, "fill"))});
+    if (!one) fail(member(path, "fill"), one.error().message);
+    d.data.reserve(one->size() * numel);
+    for (size_t i = 0; i < numel; ++i) d.data.insert(d.data.end(), one->begin(), one->end());
+    return d;
   } else {
     const Json& data = value["data"];
     const std::string at = member(path, "data");
@@ -188,7 +238,7 @@ Declaration parseDeclaration(const std::string& name, const Json& value, const s
     for (size_t i = 0; i < data.size(); ++i) elements.push_back(number(data[i], element(at, i)));
   }
   auto bytes = encodeElements(d.dtype, elements);
-  if (!bytes) fail(hasFill ? member(path, "fill") : member(path, "data"), bytes.error().message);
+  if (!bytes) fail(member(path, "data"), bytes.error().message);
   d.data = std::move(bytes.value());
   return d;
 }
@@ -232,7 +282,8 @@ SpecOptions parseOptions(const Json* value, const std::vector<std::string>& meth
 // One method of the spec, checked and then built.
 class MethodSpec {
  public:
-  MethodSpec(const Json& json, std::string path) : json_(json), path_(std::move(path)) {}
+  MethodSpec(const Json& json, std::string path, ConstantBudget& budget)
+      : json_(json), path_(std::move(path)), budget_(&budget) {}
 
   std::string parseName() {
     requireObject(json_, path_, "a method");
@@ -279,7 +330,7 @@ class MethodSpec {
         if (auto previous = index_.find(name); previous != index_.end())
           fail(declPath, inQuotes(name) + " is already declared at " + declarations_[previous->second].path);
         index_[name] = declarations_.size();
-        declarations_.push_back(parseDeclaration(name, value, declPath, constant));
+        declarations_.push_back(parseDeclaration(name, value, declPath, constant, *budget_));
       }
     }
   }
@@ -520,6 +571,7 @@ class MethodSpec {
 
   const Json& json_;
   std::string path_;
+  ConstantBudget* budget_;
   std::string name_;
   std::vector<Declaration> declarations_;
   std::map<std::string, size_t> index_;
@@ -532,17 +584,18 @@ class MethodSpec {
   std::map<std::string, ValueId> ids_;
 };
 
-Result<SynthesizedProgram> synthesize(const Json& spec) {
+Result<SynthesizedProgram> synthesize(const Json& spec, const SpecLimits& limits) {
   requireObject(spec, "(spec)", "the spec");
   checkFields(spec, "(spec)", {"methods", "options"});
   const Json& methods = requireField(spec, "(spec)", "methods");
   requireArray(methods, "methods", "the methods");
   if (methods.empty()) fail("methods", "a program needs at least one method");
 
+  ConstantBudget budget(limits);
   std::vector<MethodSpec> methodSpecs;
   std::vector<std::string> names;
   for (size_t i = 0; i < methods.size(); ++i) {
-    methodSpecs.emplace_back(methods[i], element("methods", i));
+    methodSpecs.emplace_back(methods[i], element("methods", i), budget);
     const std::string name = methodSpecs.back().parseName();
     for (size_t k = 0; k < names.size(); ++k)
       if (names[k] == name)
@@ -579,7 +632,7 @@ MethodPassOptions SpecOptions::forMethod(const std::string& method) const {
   return found == per_method.end() ? MethodPassOptions{} : found->second;
 }
 
-Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText) {
+Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText, const SpecLimits& limits) {
   Json spec;
   try {
     spec = Json::parse(jsonText.begin(), jsonText.end());
@@ -593,7 +646,7 @@ Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText) {
     return makeError("malformed JSON: " + what);
   }
   try {
-    return synthesize(spec);
+    return synthesize(spec, limits);
   } catch (const SpecError& e) {
     return makeError(e.message);
   } catch (const Json::exception& e) {  // a type mismatch the checks above missed
@@ -601,13 +654,13 @@ Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText) {
   }
 }
 
-Result<SynthesizedProgram> synthesizeFromSpecFile(const std::string& path) {
+Result<SynthesizedProgram> synthesizeFromSpecFile(const std::string& path, const SpecLimits& limits) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return makeError(path + ": cannot open the spec: " + std::strerror(errno));
   std::stringstream text;
   text << in.rdbuf();
   if (in.bad()) return makeError(path + ": cannot read the spec");
-  auto result = synthesizeFromSpec(text.str());
+  auto result = synthesizeFromSpec(text.str(), limits);
   if (!result) return makeError(path + ": " + result.error().message);
   return result;
 }

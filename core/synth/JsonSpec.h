@@ -88,9 +88,19 @@ struct SynthesizedProgram {
 // spec's options: what upstream export would write for that graph.
 Result<program::Program> applyDevicePasses(const SynthesizedProgram& synthesized);
 
+// What a spec may make the synthesizer allocate. Constants are built in
+// memory (and held about three times over while the program is assembled and
+// written), so a spec whose constants add up to more than the limit is refused
+// with one error naming the constant, before its data is allocated.
+struct SpecLimits {
+  // Largest total of constant data in bytes; 0: a quarter of the memory
+  // available now (MemAvailable), or 1 GiB when that is unknown.
+  uint64_t max_constant_bytes = 0;
+};
+
 // Builds the program a spec describes.
-Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText);
+Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText, const SpecLimits& limits = {});
 // Reads the spec from a file; errors start with the path.
-Result<SynthesizedProgram> synthesizeFromSpecFile(const std::string& path);
+Result<SynthesizedProgram> synthesizeFromSpecFile(const std::string& path, const SpecLimits& limits = {});
 
 }  // namespace ptescope::synth

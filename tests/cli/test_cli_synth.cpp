@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <QDir>
+#include <QFileInfo>
 
 #include "support/TestSupport.h"
 
@@ -100,6 +101,25 @@ class CliSynthTest : public QObject {
     auto passed = runCli({"info", large});
     QVERIFY(passed.out.contains("instructions 54"));
     QVERIFY(passed.out.contains("copies: 9 host-to-device, 12 device-to-host"));
+  }
+
+  // Issue 13 (found by fuzz_json_spec): a constant beyond --max-constants is
+  // refused in one line naming it, before anything is built or written.
+  void constantsBeyondTheLimitAreRefused() {
+    const QString spec = writeText("big-constant.json", R"({"methods": [{"name": "forward", "inputs": [],
+        "outputs": ["w"], "constants": {"w": {"dtype": "float32", "sizes": [512, 1024], "fill": 0.5}},
+        "nodes": []}]})");
+    const QString out = outPath("big-constant.pte");
+    auto refused = runCli({"synth", spec, "--max-constants", "1M", "-o", out});
+    ptescope::test::expectOneLineCliError(refused);
+    QVERIFY2(refused.err.contains("methods[0].constants.w") && refused.err.contains("--max-constants"),
+             refused.err.constData());
+    QVERIFY(!QFile::exists(out));
+    auto built = runCli({"synth", spec, "--max-constants", "4M", "-o", out});
+    QVERIFY2(built.exitCode == 0, built.err.constData());
+    QVERIFY(QFileInfo(out).size() > (2 << 20));
+    ptescope::test::expectOneLineCliError(runCli({"synth", spec, "--max-constants", "lots", "-o", out}));
+    ptescope::test::expectOneLineCliError(runCli({"synth", "--demo", "--max-constants", "4M", "-o", out}));
   }
 
   void usageErrors() {

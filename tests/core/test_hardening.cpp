@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "exec/Executor.h"
@@ -260,7 +261,7 @@ class HardeningTest : public QObject {
   }
 
   void tensorsThatTogetherExceedAvailableMemoryAreRefused() {
-    const uint64_t available = exec::hostAvailableMemoryBytes();
+    const uint64_t available = ptescope::hostAvailableMemoryBytes();
     if (available == 0) QSKIP("MemAvailable is unknown here");
     // Two tensors of 3/4 of what is available: each alone would fit.
     const uint64_t each = available / 4 * 3;
@@ -295,6 +296,60 @@ class HardeningTest : public QObject {
     }
     QVERIFY(!built.ok());
     QVERIFY2(built.error().message.find("malformed JSON") != std::string::npos, built.error().message.c_str());
+  }
+
+  // Found by fuzz_json_spec: a demo spec mutated to ask for a constant of
+  // float32[1, 699999994] made `synth` build and write a 2.8 GB program with
+  // 11 GB resident. The constants are charged one by one before any is
+  // allocated, and the spec refused past the limit with one error naming the
+  // constant: the caller's limit (--max-constants), or by default a quarter
+  // of the available memory.
+  void specConstantsBeyondTheBudgetAreRefused() {
+    auto spec = [](const std::string& constants) {
+      std::string names;
+      for (const char* name : {"w", "v"})
+        if (constants.find(std::string("\"") + name + "\"") != std::string::npos)
+          names += std::string(names.empty() ? "" : ", ") + "\"" + name + "\"";
+      return R"({"methods": [{"name": "forward", "inputs": [], "outputs": [)" + names +
+             R"(], "constants": {)" + constants + R"(}, "nodes": []}]})";
+    };
+    const std::string twoMiB = R"("w": {"dtype": "float32", "sizes": [512, 1024], "fill": 0.125})";
+    auto limited = [](uint64_t bytes) {
+      synth::SpecLimits limits;
+      limits.max_constant_bytes = bytes;
+      return limits;
+    };
+
+    auto refused = synth::synthesizeFromSpec(spec(twoMiB), limited(1u << 20));
+    QVERIFY(!refused.ok());
+    const std::string& message = refused.error().message;
+    for (const char* part : {"methods[0].constants.w", "float32[512,1024]", "2.0 MiB", "1.0 MiB", "--max-constants"})
+      QVERIFY2(message.find(part) != std::string::npos, message.c_str());
+    QVERIFY2(message.find('\n') == std::string::npos, message.c_str());
+
+    auto built = synth::synthesizeFromSpec(spec(twoMiB), limited(4u << 20));
+    QVERIFY2(built.ok(), built.ok() ? "" : built.error().message.c_str());
+    const program::Method& m = built->program.methods()[0];
+    const auto w = program::tensorData(built->program, *items(m.values)[size_t(items(m.outputs)[0])].tensor());
+    QCOMPARE(w.data.size(), size_t(2u << 20));
+    const float fill = 0.125f;
+    for (size_t i : {size_t(0), w.data.size() / 2, w.data.size() - 4})
+      QVERIFY(std::memcmp(w.data.data() + i, &fill, 4) == 0);
+
+    // The total counts: two constants of 768 KiB under a 1 MiB limit.
+    auto second = synth::synthesizeFromSpec(
+        spec(R"("w": {"dtype": "int8", "sizes": [786432], "fill": 1}, "v": {"dtype": "int8", "sizes": [786432], "fill": 2})"),
+        limited(1u << 20));
+    QVERIFY(!second.ok());
+    QVERIFY2(second.error().message.find("methods[0].constants.v") != std::string::npos, second.error().message.c_str());
+    QVERIFY2(second.error().message.find("768.0 KiB before it") != std::string::npos, second.error().message.c_str());
+
+    // No limit given: a constant of 1 TiB is beyond a quarter of any memory
+    // this runs on, and is refused at once rather than allocated.
+    auto huge = synth::synthesizeFromSpec(spec(R"("w": {"dtype": "float32", "sizes": [65536, 65536, 64], "fill": 1})"));
+    QVERIFY(!huge.ok());
+    QVERIFY2(huge.error().message.find("float32[65536,65536,64] is ") != std::string::npos, huge.error().message.c_str());
+    QVERIFY2(huge.error().message.find("available") != std::string::npos, huge.error().message.c_str());
   }
 
   // ---- 5. saving ----
