@@ -321,9 +321,9 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
   PTESCOPE_FIELD(format, top, std::string, "format");
   if (format != "ptescope-profile") return makeError(path + ": not a ptescope profile (format \"" + format + "\")");
   PTESCOPE_FIELD(version, top, int, "version");
-  if (version != kProfileFormatVersion)
-    return makeError(path + ": profile format version " + std::to_string(version) + ", this ptescope reads " +
-                     std::to_string(kProfileFormatVersion));
+  if (version < kOldestProfileFormatVersion || version > kProfileFormatVersion)
+    return makeError(path + ": profile format version " + std::to_string(version) + ", this ptescope reads versions " +
+                     std::to_string(kOldestProfileFormatVersion) + " to " + std::to_string(kProfileFormatVersion));
   exec::TransferProfile p;
   {
     PTESCOPE_FIELD(program, top, std::string, "program");

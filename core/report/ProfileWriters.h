@@ -18,7 +18,10 @@
 
 namespace ptescope::report {
 
-inline constexpr int kProfileFormatVersion = 1;
+// Version 2 spells directions "h2d" / "d2h" / "d2d" (version 1 wrote "H2D" /
+// "D2H"); both are read, so profiles kept from earlier runs still compare.
+inline constexpr int kProfileFormatVersion = 2;
+inline constexpr int kOldestProfileFormatVersion = 1;
 
 std::string profileText(const exec::TransferProfile& profile);
 nlohmann::json profileJson(const exec::TransferProfile& profile);

@@ -271,6 +271,26 @@ class ProfileWritersTest : public QObject {
     auto noBytes = report::readProfileJson((dir + "/missing.json").toStdString());
     QVERIFY2(!noBytes && noBytes.error().message.find("copies[1]: no \"bytes\"") != std::string::npos,
              noBytes ? "read" : noBytes.error().message.c_str());
+    // Version 1 (directions spelled "H2D" / "D2H") still reads; a later
+    // version than this ptescope knows does not, and says which it reads.
+    auto old = report::profileJson(profile);
+    QCOMPARE(old["version"].get<int>(), 2);
+    QCOMPARE(old["copies"][0]["direction"].get<std::string>(), std::string("h2d"));
+    old["version"] = 1;
+    for (auto& c : old["copies"]) c["direction"] = c["direction"].get<std::string>() == "h2d" ? "H2D" : "D2H";
+    const std::string oldText = old.dump();
+    test::writeAll(dir + "/v1.json", std::vector<uint8_t>(oldText.begin(), oldText.end()));
+    auto v1 = report::readProfileJson((dir + "/v1.json").toStdString());
+    QVERIFY2(v1.ok(), v1 ? "" : v1.error().message.c_str());
+    QCOMPARE(v1->copies.size(), profile.copies.size());
+    for (size_t i = 0; i < profile.copies.size(); ++i) QCOMPARE(v1->copies[i].direction, profile.copies[i].direction);
+    old["version"] = 3;
+    const std::string newerText = old.dump();
+    test::writeAll(dir + "/v3.json", std::vector<uint8_t>(newerText.begin(), newerText.end()));
+    auto v3 = report::readProfileJson((dir + "/v3.json").toStdString());
+    QVERIFY2(!v3 && v3.error().message.find("version 3, this ptescope reads versions 1 to 2") != std::string::npos,
+             v3 ? "read" : v3.error().message.c_str());
+
     auto absent = report::readProfileJson((dir + "/absent.json").toStdString());
     QVERIFY(!absent && absent.error().message.find("absent.json") != std::string::npos);
   }
