@@ -26,6 +26,13 @@ Status check(cudaError_t code, const std::string& call) {
                    std::to_string(int(code)) + ")");
 }
 
+// A size in an error message: rounded for reading, exact for checking
+// against the plan ("1.5 MiB (1572864 bytes)").
+std::string sizeText(size_t bytes) {
+  const std::string rounded = program::bytesText(int64_t(bytes));
+  return bytes < 1024 ? rounded : rounded + " (" + std::to_string(bytes) + " bytes)";
+}
+
 }  // namespace
 
 Result<std::unique_ptr<CudaRuntime>> CudaRuntime::create() {
@@ -124,7 +131,7 @@ Result<void*> CudaRuntime::allocateDevice(size_t bytes, program::Device device) 
   std::lock_guard lock(mutex_);
   if (auto status = selectDevice(device.index); !status) return status.error();
   void* data = nullptr;
-  if (auto status = check(cudaMalloc(&data, bytes), "cudaMalloc(" + program::bytesText(int64_t(bytes)) + ") on " + device.str()); !status)
+  if (auto status = check(cudaMalloc(&data, bytes), "cudaMalloc of " + sizeText(bytes) + " on " + device.str()); !status)
     return status.error();
   return data;
 }
@@ -142,12 +149,12 @@ Result<void*> CudaRuntime::allocateHost(size_t bytes, HostMemoryKind kind) {
     return status.error();
   if (kind == HostMemoryKind::Pageable) {
     void* data = ::operator new(bytes, kPageableAlignment, std::nothrow);
-    if (data == nullptr) return makeError("cannot allocate " + program::bytesText(int64_t(bytes)) + " of pageable host memory");
+    if (data == nullptr) return makeError("cannot allocate " + sizeText(bytes) + " of pageable host memory");
     return data;
   }
   void* data = nullptr;
   // Portable: the pages are pinned for every device, not only the current one.
-  if (auto status = check(cudaHostAlloc(&data, bytes, cudaHostAllocPortable), "cudaHostAlloc(" + program::bytesText(int64_t(bytes)) + ")");
+  if (auto status = check(cudaHostAlloc(&data, bytes, cudaHostAllocPortable), "cudaHostAlloc of " + sizeText(bytes));
       !status)
     return status.error();
   return data;
@@ -165,7 +172,7 @@ Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size
                                      program::Device device) {
   const bool toDevice = direction == program::CopyDirection::HostToDevice;
   return timedCopies(destination, source, bytes, 1, direction, device, "copy",
-                     std::string(toDevice ? "host-to-device" : "device-to-host") + " copy of " + program::bytesText(int64_t(bytes)) +
+                     std::string(toDevice ? "host-to-device" : "device-to-host") + " copy of " + sizeText(bytes) +
                          " on " + device.str());
 }
 
@@ -174,7 +181,7 @@ Result<CopyTiming> CudaRuntime::copyBatch(void* destination, const void* source,
   const bool toDevice = direction == program::CopyDirection::HostToDevice;
   return timedCopies(destination, source, bytes, count, direction, device, "copy batch",
                      std::to_string(count) + " " + (toDevice ? "host-to-device" : "device-to-host") + " copies of " +
-                         program::bytesText(int64_t(bytes)) + " on " + device.str());
+                         sizeText(bytes) + " on " + device.str());
 }
 
 Result<CopyTiming> CudaRuntime::timedCopies(void* destination, const void* source, size_t bytes, size_t count,
@@ -183,7 +190,7 @@ Result<CopyTiming> CudaRuntime::timedCopies(void* destination, const void* sourc
   if (auto status = checkDevice(device); !status) return status.error();
   if (bytes == 0 || count == 0) return CopyTiming{};
   if (destination == nullptr || source == nullptr)
-    return makeError(std::string(noun) + " of " + program::bytesText(int64_t(bytes)) + " with a null " +
+    return makeError(std::string(noun) + " of " + sizeText(bytes) + " with a null " +
                      std::string(destination == nullptr ? "destination" : "source"));
   std::lock_guard lock(mutex_);
   if (auto status = selectDevice(device.index); !status) return status.error();
@@ -207,7 +214,7 @@ Result<CopyTiming> CudaRuntime::timedCopies(void* destination, const void* sourc
 
 Status CudaRuntime::fill(void* data, const MemoryPlace& place, uint8_t byte, size_t bytes) {
   if (bytes == 0) return Ok{};
-  if (data == nullptr) return makeError("fill of " + program::bytesText(int64_t(bytes)) + " at a null address");
+  if (data == nullptr) return makeError("fill of " + sizeText(bytes) + " at a null address");
   if (!place.onDevice()) {
     std::memset(data, byte, bytes);
     return Ok{};
@@ -217,7 +224,7 @@ Status CudaRuntime::fill(void* data, const MemoryPlace& place, uint8_t byte, siz
   if (auto status = selectDevice(place.device.index); !status) return status.error();
   auto queue = queueFor(place.device.index);
   if (!queue) return queue.error();
-  const std::string where = " (" + program::bytesText(int64_t(bytes)) + " on " + place.device.str() + ")";
+  const std::string where = " (" + sizeText(bytes) + " on " + place.device.str() + ")";
   if (auto s = check(cudaMemsetAsync(data, byte, bytes, (*queue)->stream), "cudaMemsetAsync" + where); !s) return s.error();
   return check(cudaStreamSynchronize((*queue)->stream), "cudaStreamSynchronize" + where);
 }
