@@ -24,9 +24,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "exec/HostRuntime.h"
 #include "exec/InputFiles.h"
-#include "exec/RunOnce.h"
+#include "support/RunOnceSupport.h"
 #include "support/TestSupport.h"
 #include "synth/JsonSpec.h"
 
@@ -141,12 +140,8 @@ class ExecCortexMOperatorsTest : public QObject {
     std::filesystem::create_directories(dir);
     test::writeAll(QString::fromStdString(dir + "/0.npy"), exec::encodeNpy(input));
 
-    exec::HostRuntime runtime;
-    exec::RunOnceOptions options;
-    options.inputs.directory = dir;
-    auto result = exec::runMethodOnce(program, runtime, options);
-    QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
-    QVERIFY2(result->not_executed.empty(), result->not_executed.empty() ? "" : result->not_executed[0].reason.c_str());
+    const auto result = test::runOnceWithEveryInstruction(program, dir);
+    QVERIFY(result);
     QCOMPARE(result->outputs.size(), expected().size());
     for (size_t o = 0; o < expected().size(); ++o) {
       const Expected& want = expected()[o];
