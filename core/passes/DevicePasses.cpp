@@ -421,10 +421,17 @@ class DevicePropagation {
     size_t outputCount = 0;
     for (const auto& entry : deviceOutputs) outputCount += entry.second.size();
     method.values->reserve(method.values->size() + outputCount);
+    // Optional tensor lists too: upstream's replace_all_uses_with rewires a
+    // use inside any list argument (aten::index's Optional[Tensor][] indices).
     std::map<int32_t, std::vector<int32_t*>> listItemsByMember;
-    for (auto& value : *method.values)
-      if (auto* list = std::get_if<TensorListValue>(&value.data); list && list->items)
-        for (auto& item : *list->items) listItemsByMember[item].push_back(&item);
+    auto indexItems = [&](Opt<std::vector<int32_t>>& items) {
+      if (items)
+        for (auto& item : *items) listItemsByMember[item].push_back(&item);
+    };
+    for (auto& value : *method.values) {
+      if (auto* list = std::get_if<TensorListValue>(&value.data)) indexItems(list->items);
+      if (auto* optional = std::get_if<OptionalTensorListValue>(&value.data)) indexItems(optional->items);
+    }
     for (const auto& [k, outputs] : deviceOutputs) {
       for (int32_t y : outputs) {
         const auto& facts = dataflow.value(y);

@@ -3,6 +3,7 @@
 // spec's; programs come from core/synth (pre-pass graphs).
 #include <QtTest>
 
+#include <algorithm>
 #include <set>
 
 #include "analysis/Summary.h"
@@ -480,6 +481,38 @@ class DevicePassesTest : public QObject {
     auto bad = passes::runPipeline(p, po);
     QVERIFY(!bad.ok());
     QVERIFY(QString::fromStdString(bad.error().message).contains("no delegate 3"));
+  }
+
+  // A CPU kernel reading a device delegate's output through an optional
+  // tensor list (aten::index's Optional[Tensor][] indices) reads the host
+  // copy, as upstream's replace_all_uses_with rewires a use inside any list.
+  void anOptionalTensorListReaderReadsTheHostCopy() {
+    synth::ProgramBuilder builder;
+    auto& mb = builder.addMethod("forward");
+    const auto x = mb.addTensor(ScalarType::Float, {4});
+    const auto idx = mb.addTensor(ScalarType::Long, {2});
+    const auto y = mb.addTensor(ScalarType::Float, {2});
+    mb.addDelegateCall("CudaBackend", synth::aotiCompileSpecs("forward"), {'a'}, {x}, {idx});
+    const auto indices = mb.addTensorList({idx});
+    mb.addKernelCall("aten::index.Tensor_out", {x, indices}, {y});
+    mb.setInputs({x});
+    mb.setOutputs({y});
+    auto built = builder.build();
+    QVERIFY2(built.ok(), built.ok() ? "" : built.error().message.c_str());
+    Program p = std::move(built.value());
+    auto& values = *p.methods()[0].values;
+    values[size_t(indices)].data = OptionalTensorListValue{std::vector<int32_t>{idx}};
+
+    const auto out = run(p, DeviceOptions{});
+    QVERIFY2(out.error.isEmpty(), qPrintable(out.error));
+    const Method& m = out.program.methods()[0];
+    const auto copies = copiesOf(m);
+    const auto d2h = std::find_if(copies.begin(), copies.end(), [&](const Copy& c) { return !c.h2d && c.self == idx; });
+    QVERIFY2(d2h != copies.end(), "no D2H of the delegate's output");
+    const auto* list = std::get_if<OptionalTensorListValue>(&(*m.values)[size_t(indices)].data);
+    QVERIFY(list != nullptr);
+    QCOMPARE(items(list->items), (std::vector<int32_t>{d2h->out}));
+    QVERIFY(tensor(m, d2h->out).device().isCpu());
   }
 
   // Issue 13, found by fuzz_pipeline: a TensorList that no instruction reads
