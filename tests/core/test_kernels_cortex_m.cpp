@@ -221,6 +221,20 @@ class KernelsCortexMTest : public QObject {
                 {x, w, h.none(), h.ints({1, 1}), h.ints({1, 0}), h.ints({1, 1}), h.integer(3), h.integer(1), h.integer(0), mult,
                  shift, h.integer(-128), h.integer(127), scratch, out, out},
                 "depth_multiplier");
+    // Found by fuzz_exec under UBSan: a depth_multiplier near int64's limit
+    // overflowed the check input channels (2 here) * multiplier; it is
+    // refused, and multiplier 1 on the same tensors runs.
+    const int32_t x2c = channelsLast(h, {1, 2, 1, 1}, {1, 2});
+    const int32_t w2c = h.tensor(ST::Char, {1, 1, 1, 2}, {1, 1});
+    const int32_t out2c = channelsLastOut(h, {1, 2, 1, 1});
+    auto depthwise2c = [&](int64_t multiplier) {
+      return std::vector<int32_t>{x2c, w2c, h.none(), h.ints({1, 1}), h.ints({0, 0}), h.ints({1, 1}), h.integer(multiplier),
+                                  h.integer(0), h.integer(0), mult, shift, h.integer(-128), h.integer(127), scratch, out2c,
+                                  out2c};
+    };
+    expectError(h, "cortex_m::quantized_depthwise_conv2d.out", depthwise2c(6557241057451442177),
+                "depth_multiplier 6557241057451442177");
+    KH_DONE(h.call("cortex_m::quantized_depthwise_conv2d.out", depthwise2c(1)));
     const int32_t x2 = h.tensor(ST::Char, {2, 1, 3, 1}, {1, 2, 3, 1, 2, 3});
     expectError(h, "cortex_m::quantized_depthwise_conv2d.out",
                 {x2, w, h.none(), h.ints({1, 1}), h.ints({1, 0}), h.ints({1, 1}), h.integer(2), h.integer(1), h.integer(0), mult,

@@ -728,7 +728,8 @@ KernelResult quantizedDepthwiseConv2d(KernelContext& ctx) {
   CM_TRY(checkGeometry(a, op, s));
   if (c.weight.size(3) != s.out_c)
     return a.fail(std::string(op) + ": weight " + shapeText(c.weight.sizes()) + " does not hold " + std::to_string(s.out_c) + " output channels");
-  if (multiplier <= 0 || int64_t(s.in_c) * multiplier != s.out_c)
+  // The range check first: in_c * multiplier of an arbitrary int64 overflows.
+  if (multiplier <= 0 || multiplier > s.out_c || int64_t(s.in_c) * multiplier != s.out_c)
     return a.fail(std::string(op) + ": output channels " + std::to_string(s.out_c) + " must be input channels " +
                   std::to_string(s.in_c) + " times depth_multiplier " + std::to_string(multiplier));
   s.kernel_h = int32_t(c.weight.size(1));
