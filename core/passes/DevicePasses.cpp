@@ -304,9 +304,10 @@ class DevicePropagation {
     size_t copy = 0;
     size_t direct = 0;  // CPU instructions (lists they read included) and outputs reading it
     std::vector<size_t> h2d;  // H2D copies reading it
-    // TensorList items redirected to the host copy. A list no instruction
-    // reads is not a user: when the copy goes, its items point back at the
-    // device value (a list left naming the removed copy would name no value).
+    // List items (tensor and optional tensor lists) redirected to the host
+    // copy. A list no instruction reads is not a user: when the copy goes, its
+    // items point back at the device value (a list left naming the removed
+    // copy would name no value).
     std::vector<int32_t*> list_items;
   };
 

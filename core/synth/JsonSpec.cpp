@@ -221,7 +221,6 @@ Declaration parseDeclaration(const std::string& name, const Json& value, const s
     if (!v.is_number()) fail(at, "expected a number or a boolean, found " + typeName(v));
     return v.get<double>();
   };
-  std::vector<double> elements;
   if (hasFill) {
     // One element encoded, then repeated: no array of doubles as long as the tensor.
     auto one = encodeElements(d.dtype, {number(value["fill"], member(path, "fill"))});
@@ -229,16 +228,16 @@ Declaration parseDeclaration(const std::string& name, const Json& value, const s
     d.data.reserve(one->size() * numel);
     for (size_t i = 0; i < numel; ++i) d.data.insert(d.data.end(), one->begin(), one->end());
     return d;
-  } else {
-    const Json& data = value["data"];
-    const std::string at = member(path, "data");
-    requireArray(data, at, "the constant's elements");
-    if (data.size() != numel)
-      fail(at, std::to_string(data.size()) + " elements given for a tensor of " + std::to_string(numel) + " elements");
-    for (size_t i = 0; i < data.size(); ++i) elements.push_back(number(data[i], element(at, i)));
   }
+  const Json& data = value["data"];
+  const std::string at = member(path, "data");
+  requireArray(data, at, "the constant's elements");
+  if (data.size() != numel)
+    fail(at, std::to_string(data.size()) + " elements given for a tensor of " + std::to_string(numel) + " elements");
+  std::vector<double> elements;
+  for (size_t i = 0; i < data.size(); ++i) elements.push_back(number(data[i], element(at, i)));
   auto bytes = encodeElements(d.dtype, elements);
-  if (!bytes) fail(member(path, "data"), bytes.error().message);
+  if (!bytes) fail(at, bytes.error().message);
   d.data = std::move(bytes.value());
   return d;
 }
