@@ -1,7 +1,9 @@
 #include "analysis/Dataflow.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <type_traits>
 #include <string_view>
 #include <utility>
 
@@ -108,7 +110,8 @@ bool writesFirstArgInPlace(std::string_view opName) { return opName == "executor
 class MethodWalker {
  public:
   explicit MethodWalker(const Method& method)
-      : method_(method), values_(items(method.values)), defined_(values_.size(), false) {
+      : method_(method), values_(items(method.values)), defined_(values_.size(), false),
+        lastMention_(lastMentions(method)) {
     for (size_t v = 0; v < values_.size(); ++v) {
       const Value& value = values_[v];
       if (const Tensor* tensor = value.tensor())
@@ -118,7 +121,12 @@ class MethodWalker {
     }
     for (int32_t v : items(method.inputs))
       if (inRange(v, values_.size())) defined_[static_cast<size_t>(v)] = true;
+    for (size_t v = 0; v < values_.size(); ++v)
+      if (defined_[v]) notePlace(v);
   }
+
+  // The instruction about to be walked (its flat index).
+  void setPosition(size_t flatIndex) { position_ = flatIndex; }
 
   bool isDefined(int32_t v) const {
     if (!inRange(v, values_.size())) return true;  // nothing to write; Validate reports it
@@ -182,7 +190,7 @@ class MethodWalker {
       const size_t firstOut = findReturnedOuts(args, reads, writes);
       for (size_t position = firstOut; position > 0; --position) {
         const int32_t v = args[position - 1];
-        if (!isTensorLike(kindOf(v)) || isDefined(v)) break;
+        if (!isTensorLike(kindOf(v)) || isDefined(v) || looksLikeElidedView(v, /*reshapeCounts=*/true)) break;
         markOut(position - 1);
       }
     }
@@ -255,19 +263,94 @@ class MethodWalker {
     }
     // Lists among the args are never outputs; their definedness is their
     // members', which splitDelegateArgs does not need to know.
-    const DelegateArgSplit split = splitDelegateArgs(method_, items(call.args), defined_);
+    const DelegateArgSplit split = splitDelegateArgs(method_, items(call.args), [&](int32_t v) {
+      return (inRange(v, values_.size()) && defined_[static_cast<size_t>(v)]) ||
+             looksLikeElidedView(v, /*reshapeCounts=*/false);
+    });
     for (int32_t v : split.inputs) addRead(facts, v);
     for (int32_t v : split.outputs) addWrite(facts, v);
   }
 
   void markWritten(const InstructionFacts& facts) {
-    for (int32_t v : facts.outputs) defined_[static_cast<size_t>(v)] = true;
+    for (int32_t v : facts.outputs) {
+      defined_[static_cast<size_t>(v)] = true;
+      notePlace(static_cast<size_t>(v));
+    }
   }
 
  private:
+  using Place = std::pair<uint32_t, uint64_t>;
+
+  // The last instruction (flat index) naming each value, directly or as a
+  // list member; method outputs are named after the last one.
+  static std::vector<int64_t> lastMentions(const Method& method) {
+    const auto& values = items(method.values);
+    std::vector<int64_t> last(values.size(), -1);
+    int64_t at = 0;
+    auto mention = [&](int64_t v) {
+      if (!inRange(v, values.size())) return;
+      last[static_cast<size_t>(v)] = at;
+      for (int32_t member : listMembers(values[static_cast<size_t>(v)], values.size()))
+        last[static_cast<size_t>(member)] = at;
+    };
+    for (const auto& chain : items(method.chains))
+      for (const auto& instruction : items(chain.instructions)) {
+        std::visit(
+            [&](const auto& ins) {
+              using T = std::decay_t<decltype(ins)>;
+              if constexpr (std::is_same_v<T, KernelCall> || std::is_same_v<T, DelegateCall>) {
+                for (int32_t a : items(ins.args)) mention(a);
+              } else if constexpr (std::is_same_v<T, MoveCall>) {
+                mention(ins.move_from);
+                mention(ins.move_to);
+              } else if constexpr (std::is_same_v<T, JumpFalseCall>) {
+                mention(ins.cond_value_index);
+              } else if constexpr (std::is_same_v<T, FreeCall>) {
+                mention(ins.value_index);
+              }
+            },
+            instruction.data);
+        ++at;
+      }
+    for (int32_t v : items(method.outputs))
+      if (inRange(v, values.size())) last[static_cast<size_t>(v)] = std::numeric_limits<int64_t>::max();
+    return last;
+  }
+
+  void notePlace(size_t v) {
+    const Tensor* tensor = values_[v].tensor();
+    if (tensor && tensor->allocation_info && !tensor->isConstant())
+      latestAt_[{tensor->allocation_info->memory_id, tensor->allocation_info->offset()}] = static_cast<int32_t>(v);
+  }
+
+  // An undefined tensor that upstream's emitter left as an elided static view
+  // (ValueFacts::storage_alias_of) rather than an out the instruction writes:
+  // it sits at the place of the value defined there last, with its dtype and
+  // byte size (upstream's _ViewSpec requires both), and that value is still
+  // named by this or a later instruction (a fresh out cannot take the place of
+  // a live value). With `reshapeCounts`, another shape than the value's is
+  // enough too: used for the unreturned scratch outs before a kernel's outs,
+  // which only some kernels have, not for a delegate's outputs, which often
+  // reuse the place of a dead value of the same size in another shape.
+  bool looksLikeElidedView(int32_t v, bool reshapeCounts) const {
+    if (!inRange(v, values_.size()) || defined_[static_cast<size_t>(v)]) return false;
+    const Tensor* view = values_[static_cast<size_t>(v)].tensor();
+    if (view == nullptr || !view->allocation_info || view->isConstant()) return false;
+    const auto found = latestAt_.find({view->allocation_info->memory_id, view->allocation_info->offset()});
+    if (found == latestAt_.end() || found->second == v) return false;
+    const Tensor& base = *values_[static_cast<size_t>(found->second)].tensor();
+    const int64_t bytes = view->nbytes();
+    if (view->scalar_type != base.scalar_type || bytes < 0 || bytes != base.nbytes()) return false;
+    const bool baseLive = lastMention_[static_cast<size_t>(found->second)] >= static_cast<int64_t>(position_);
+    return baseLive || (reshapeCounts && items(view->sizes) != items(base.sizes));
+  }
+
   const Method& method_;
   const std::vector<Value>& values_;
   std::vector<bool> defined_;
+  std::vector<int64_t> lastMention_;
+  std::map<Place, int32_t> latestAt_;  // place -> the value defined there last
+  size_t position_ = 0;
 };
 
 void pushUnique(std::vector<size_t>& ascending, size_t instruction) {
@@ -291,12 +374,17 @@ void pushUnique(std::vector<size_t>& ascending, size_t instruction) {
 // and an input that nothing defines (counted as output when it is last).
 DelegateArgSplit splitDelegateArgs(const Method& method, const std::vector<int32_t>& args,
                                    const std::vector<bool>& definedBefore) {
+  return splitDelegateArgs(method, args, [&](int32_t v) {
+    return v >= 0 && static_cast<size_t>(v) < definedBefore.size() && definedBefore[static_cast<size_t>(v)];
+  });
+}
+
+DelegateArgSplit splitDelegateArgs(const Method& method, const std::vector<int32_t>& args,
+                                   const std::function<bool(int32_t)>& definedBefore) {
   const auto& values = items(method.values);
   auto isUndefinedTensor = [&](int32_t v) {
     if (!inRange(v, values.size())) return false;
-    const auto index = static_cast<size_t>(v);
-    const bool defined = index < definedBefore.size() && definedBefore[index];
-    return values[index].kind() == ValueKind::Tensor && !defined;
+    return values[static_cast<size_t>(v)].kind() == ValueKind::Tensor && !definedBefore(v);
   };
   size_t firstOutput = args.size();
   while (firstOutput > 0 && isUndefinedTensor(args[firstOutput - 1])) --firstOutput;
@@ -337,6 +425,7 @@ void walkInstructions(const Method& method, std::vector<InstructionFacts>& flat,
       facts.chain = static_cast<uint32_t>(c);
       facts.index_in_chain = static_cast<uint32_t>(i);
       facts.kind = instructions[i].kind();
+      walker.setPosition(facts.flat_index);
       const auto& data = instructions[i].data;
       if (const auto* kernel = std::get_if<KernelCall>(&data)) {
         facts.op_index = kernel->op_index;

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -108,5 +109,9 @@ struct DelegateArgSplit {
 // Out-of-range args count as inputs (Validate reports them).
 DelegateArgSplit splitDelegateArgs(const program::Method& method, const std::vector<int32_t>& args,
                                    const std::vector<bool>& definedBefore);
+// The same with definedness as a predicate (Dataflow counts an elided static
+// view of a defined value as defined: it is an input).
+DelegateArgSplit splitDelegateArgs(const program::Method& method, const std::vector<int32_t>& args,
+                                   const std::function<bool(int32_t)>& definedBefore);
 
 }  // namespace ptescope::analysis

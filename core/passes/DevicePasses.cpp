@@ -224,6 +224,55 @@ Result<std::vector<int32_t>> canonicalValueIndices(const Method& method) {
   return canonical;
 }
 
+namespace {
+
+// An elided static view of a copy's output (upstream writes a view of a D2H's
+// host copy as a second tensor at the copy's place, no instruction) would be
+// left over storage nothing defines once the copy goes. The copy's source
+// takes the copy's place instead, so the view stays a view of the data it
+// read: propagation then sees its readers as the source's, and planning puts
+// it back over the new copy. Only a planned, non-constant source without views
+// of its own, viewed through a single copy, is moved, and only when nothing
+// else is defined at the copy's place between the source's write and the
+// copy's; anything else (no upstream export has it) keeps its addresses.
+template <typename Resolve>
+void keepViewsOfCopiesOverTheirSource(Method& method, const std::vector<int32_t>& sourceOf, const Resolve& resolve) {
+  const Dataflow flow = Dataflow::build(method);
+  auto& values = *method.values;
+  using Place = std::pair<uint32_t, uint64_t>;
+  auto placeOf = [](const Tensor& t) { return Place{t.allocation_info->memory_id, t.allocation_info->offset()}; };
+  auto definedAt = [&](size_t v) -> int64_t {
+    const auto& facts = flow.values()[v];
+    return facts.producer && !facts.is_method_input && !facts.is_mutable_state ? int64_t(*facts.producer) : -1;
+  };
+  std::vector<size_t> viewsOf(values.size(), 0);
+  std::map<Place, std::vector<int64_t>> definitionsAt;
+  for (size_t v = 0; v < values.size(); ++v) {
+    const auto& facts = flow.values()[v];
+    if (facts.storage_alias_of) ++viewsOf[size_t(*facts.storage_alias_of)];
+    const Tensor* t = values[v].tensor();
+    if (t && t->isPlanned() && facts.origin != analysis::ValueOrigin::Undefined &&
+        facts.origin != analysis::ValueOrigin::Unused)
+      definitionsAt[placeOf(*t)].push_back(definedAt(v));
+  }
+  std::map<int32_t, std::vector<int32_t>> viewedCopiesBySource;
+  for (size_t c = 0; c < values.size(); ++c)
+    if (sourceOf[c] != -1 && viewsOf[c] > 0) viewedCopiesBySource[resolve(int32_t(c))].push_back(int32_t(c));
+  for (const auto& [source, viewed] : viewedCopiesBySource) {
+    Tensor* to = values[size_t(source)].tensor();
+    const Tensor* copy = values[size_t(viewed.front())].tensor();
+    if (viewed.size() != 1 || viewsOf[size_t(source)] != 0 || to == nullptr || copy == nullptr || to->isConstant() ||
+        !to->isPlanned() || !copy->isPlanned())
+      continue;
+    const int64_t from = definedAt(size_t(source)), until = definedAt(size_t(viewed.front()));
+    const auto& others = definitionsAt[placeOf(*copy)];
+    if (std::any_of(others.begin(), others.end(), [&](int64_t d) { return d >= from && d < until; })) continue;
+    to->allocation_info = copy->allocation_info;
+  }
+}
+
+}  // namespace
+
 Result<StripResult> stripDeviceCopies(Method& method) {
   auto copies = findCopies(method);
   if (!copies) return copies.error();
@@ -241,6 +290,7 @@ Result<StripResult> stripDeviceCopies(Method& method) {
       v = sourceOf[size_t(v)];
     return v;
   };
+  if (!remove.empty()) keepViewsOfCopiesOverTheirSource(method, sourceOf, resolve);
   removeInstructions(method, remove);
   forEachValueReference(method, [&](int32_t& ref) { ref = resolve(ref); });
   std::vector<bool> keep(valueCount, true);
@@ -281,10 +331,15 @@ class DevicePropagation {
         before(n),
         after(n),
         isDeviceDelegate(n, false),
-        delegateDevice(n) {}
+        delegateDevice(n),
+        viewsOf(originalValueCount) {
+    for (size_t v = 0; v < originalValueCount; ++v)
+      if (const auto& base = dataflow.values()[v].storage_alias_of) viewsOf[size_t(*base)].push_back(int32_t(v));
+  }
 
   Result<PropagateResult> run() {
     if (auto tagged = tagDelegates(); !tagged) return tagged.error();
+    if (!planning) tagViewsLikeTheirBase();
     if (planning) insertDeviceToHostCopies();
     if (planning && result.device_delegates > 0) elideRoundTrips();
     materialize();
@@ -315,6 +370,7 @@ class DevicePropagation {
     if (v < 0 || size_t(v) >= method.values->size()) return nullptr;
     return (*method.values)[size_t(v)].tensor();
   }
+  size_t viewCount(int32_t v) const { return v >= 0 && size_t(v) < viewsOf.size() ? viewsOf[size_t(v)].size() : 0; }
   void retag(int32_t v, Device device) {
     if (Tensor* t = tensorAt(v)) {
       t->setDevice(device);
@@ -322,24 +378,20 @@ class DevicePropagation {
     }
   }
 
-  // Values defined before the instruction being visited: the delegate split
-  // needs this, and it is built incrementally to stay linear.
-  std::vector<bool> definedAtStart() const {
-    std::vector<bool> defined(originalValueCount, false);
-    for (size_t v = 0; v < originalValueCount; ++v) {
-      const auto& facts = dataflow.values()[v];
-      const Value& value = (*method.values)[v];
-      defined[v] = facts.origin == analysis::ValueOrigin::MethodInput || facts.origin == analysis::ValueOrigin::Constant ||
-                   facts.is_mutable_state || value.tensor() == nullptr;
-    }
-    return defined;
+  // How many of a delegate call's args are inputs: the outputs are the
+  // trailing args Dataflow found it writes (splitDelegateArgs, with elided
+  // views of defined values counted as inputs).
+  size_t delegateInputCount(size_t k, const std::vector<int32_t>& args) const {
+    const auto& outputs = dataflow.instructions()[k].outputs;
+    size_t count = args.size();
+    while (count > 0 && std::find(outputs.begin(), outputs.end(), args[count - 1]) != outputs.end()) --count;
+    return count;
   }
 
   // Phase 1: each device delegate in order gets an H2D before every tensor
   // input (or, with skip_h2d, its placeholder inputs tagged in place; in
   // legacy mode every input tagged), and its outputs tagged with its device.
   Status tagDelegates() {
-    std::vector<bool> defined = definedAtStart();
     int32_t ordinal = -1;
     const auto& delegates = items(method.delegates);
     for (size_t k = 0; k < n; ++k) {
@@ -358,8 +410,7 @@ class DevicePropagation {
           isDeviceDelegate[k] = true;
           delegateDevice[k] = device;
           auto& args = ensure(call->args);
-          const auto split = analysis::splitDelegateArgs(method, args, defined);
-          const size_t inputCount = split.inputs.size();
+          const size_t inputCount = delegateInputCount(k, args);
           for (size_t p = 0; p < inputCount; ++p) {
             const int32_t v = args[p];
             const Tensor* source = tensorAt(v);
@@ -371,7 +422,7 @@ class DevicePropagation {
             const auto& facts = dataflow.value(v);
             const bool placeholder = facts.is_method_input || source->isConstant();
             if (options.skip_h2d_for_method_inputs && placeholder) {
-              const size_t users = facts.consumers.size() + (facts.is_method_output ? 1 : 0);
+              const size_t users = facts.consumers.size() + (facts.is_method_output ? 1 : 0) + viewCount(v);
               if (users != 1)
                 return makeError(methodLabel(method) + ": skip_h2d_for_method_inputs=True requires placeholder '%" +
                                  std::to_string(v) + "' to have exactly one user, but it has " + std::to_string(users) +
@@ -402,10 +453,16 @@ class DevicePropagation {
           deviceOutputs.emplace_back(k, std::move(outputs));
         }
       }
-      for (int32_t v : dataflow.instructions()[k].outputs)
-        if (size_t(v) < defined.size()) defined[size_t(v)] = true;
     }
     return Ok{};
+  }
+
+  // Without device planning no copy is made; a view spec takes its device
+  // from its base (spec §1.8), so the views of a tagged value are tagged too.
+  void tagViewsLikeTheirBase() {
+    for (size_t base = 0; base < originalValueCount; ++base)
+      if (retagged[base])
+        for (int32_t view : viewsOf[base]) retag(view, tensorAt(int32_t(base))->device());
   }
 
   // Phase 2: a D2H after every device delegate output that has a reader
@@ -440,16 +497,23 @@ class DevicePropagation {
         for (size_t c : facts.consumers)
           if (!isDeviceDelegate[c]) directReaders.push_back(c);
         const auto& h2dReaders = h2dBySource[y];
-        const bool instructionUsers = !directReaders.empty() || !h2dReaders.empty();
+        const size_t viewUsers = viewCount(y);
+        const bool instructionUsers = !directReaders.empty() || !h2dReaders.empty() || viewUsers > 0;
         if (!instructionUsers && !facts.is_method_output) continue;  // dead output: upstream's DCE drops its copy
         if (options.skip_d2h_for_method_outputs && !instructionUsers) continue;  // stays on the device
         const Tensor* source = tensorAt(y);
-        const int32_t host = appendValue(method, Value{cloneForCopy(*source, Device{})});
+        Tensor hostTensor = cloneForCopy(*source, Device{});
+        // y's views follow its data to the host copy: at y's place (nothing
+        // else is defined there before their reads), the copy is the latest
+        // value written when they are read, so planning puts them over it.
+        if (viewUsers > 0) hostTensor.allocation_info = source->allocation_info;
+        const int32_t host = appendValue(method, Value{std::move(hostTensor)});
         copies.push_back(PendingCopy{program::CopyDirection::DeviceToHost, y, host});
         const size_t copyIndex = copies.size() - 1;
         after[k].push_back(copyIndex);
         D2hUsers users;
         users.copy = copyIndex;
+        users.direct = viewUsers;  // each view is a CPU reader (upstream's view_copy node)
         // Redirect every other reader to the host copy.
         for (size_t c : directReaders) {
           std::visit(
@@ -598,6 +662,9 @@ class DevicePropagation {
   std::vector<std::pair<size_t, std::vector<int32_t>>> deviceOutputs;  // (flat, outputs)
   std::vector<Device> delegateDevice;
   std::vector<D2hUsers> d2hs;
+  // Elided static views of each value (Dataflow's storage_alias_of): upstream's
+  // view_copy node, made before the views were elided, is a user of its base.
+  std::vector<std::vector<int32_t>> viewsOf;
 };
 
 }  // namespace

@@ -669,6 +669,56 @@ class DataflowTest : public QObject {
     QVERIFY(split.outputs.empty());
   }
 
+  // Upstream elides a static view (reshape) into a second tensor at its
+  // base's place that no instruction writes. Read as the last input before a
+  // kernel's outs, or a delegate's, it is an input, not an unreturned scratch
+  // out or a delegate output: otherwise planning gives it a place of its own
+  // and the reader reads storage nothing wrote.
+  void elidedViewsAreInputsNotOuts() {
+    MethodBuilder b;
+    const int32_t x = b.input();
+    const int32_t y = b.tensor();
+    Tensor reshaped = plannedTensor(b.method.values->back().tensor()->allocation_info->offset());
+    reshaped.sizes = std::vector<int32_t>{4};
+    reshaped.dim_order = std::vector<uint8_t>{0};
+    const int32_t v = b.value(reshaped);                   // float[4] over y's float[2, 2]
+    const int32_t same = b.value(plannedTensor(16 * 1));  // y's place and shape; y is read later
+    const int32_t z = b.tensor(), o = b.tensor(), last = b.tensor();
+    b.method.outputs->push_back(last);
+    b.kernel("aten::relu", {x, y, y});
+    b.kernel("aten::relu", {v, z, z});                 // a view with another shape
+    b.delegate("XnnpackBackend", {same, o});           // a view of a value still read later
+    b.kernel("aten::add", {y, o, z, last, last});
+    const auto flow = Dataflow::build(b.method);
+    QCOMPARE(flow.instructions()[1].inputs, (Ids{v}));
+    QCOMPARE(flow.instructions()[1].outputs, (Ids{z}));
+    QCOMPARE(flow.instructions()[2].inputs, (Ids{same}));
+    QCOMPARE(flow.instructions()[2].outputs, (Ids{o}));
+    for (int32_t view : {v, same}) {
+      QCOMPARE(flow.value(view).origin, ValueOrigin::Undefined);
+      QCOMPARE(flow.value(view).storage_alias_of, std::optional<int32_t>(y));
+    }
+
+    // A place reused after its value died, by an out of the same size and
+    // shape, stays an out: a kernel's scratch out and a delegate's output.
+    MethodBuilder r;
+    const int32_t in = r.input();
+    const int32_t t = r.tensor();
+    const int32_t scratch = r.value(plannedTensor(16 * 1));
+    const int32_t u = r.tensor(), w = r.tensor();
+    const int32_t out = r.value(plannedTensor(16 * 1));
+    r.method.outputs->push_back(out);
+    r.kernel("aten::relu", {in, t, t});
+    r.kernel("aten::relu", {t, u, u});
+    r.kernel("cortex_m::quantized_depthwise_conv2d", {u, scratch, w, w});
+    r.delegate("XnnpackBackend", {w, out});
+    const auto reused = Dataflow::build(r.method);
+    QCOMPARE(asSet(reused.instructions()[2].outputs), (std::set<int32_t>{scratch, w}));
+    QCOMPARE(reused.instructions()[3].inputs, (Ids{w}));
+    QCOMPARE(reused.instructions()[3].outputs, (Ids{out}));
+    QCOMPARE(reused.value(out).storage_alias_of, std::optional<int32_t>{});
+  }
+
   // Instructions are numbered over all chains, chain 0 first.
   void flatOrderOverChains() {
     MethodBuilder b;

@@ -554,6 +554,151 @@ class DevicePassesTest : public QObject {
     auto back = pte::readProgramBytes(Bytes::fromVector(bytes.value()), "listed.pte");
     QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
   }
+
+  // Elided static views (spec §1.1: ReplaceViewCopyWithViewPass runs after the
+  // device pass, and the emitter writes a static view as a second tensor over
+  // its base's storage, with no instruction). Upstream's view_copy node is a
+  // user of the value it views, so a CPU reader of a view of a device
+  // delegate's output needs the D2H, and the view then sits over the host copy.
+  void aCpuReaderOfAViewOfADelegateOutputReadsTheHostCopy() {
+    Program p = viewOfDelegateOutput(/*readDirectly=*/false);
+    const auto out = run(p, DeviceOptions{});
+    QVERIFY2(out.error.isEmpty(), qPrintable(out.error));
+    checkViewSitsOverTheHostCopy(out.program);
+  }
+
+  // The same after a round trip through the pipeline's own output: a program
+  // whose view already sits over a D2H's host copy (as upstream writes it) is
+  // stripped and propagated again. Stripping the copy must not leave the view
+  // over storage nothing defines any more, and re-propagation must make the
+  // same copy again.
+  void aViewOfAHostCopySurvivesStrippingTheCopy() {
+    // Upstream's form, made by hand: y -> D2H -> h, the CPU kernel reads a
+    // view of h (a tensor at h's place that no instruction writes).
+    const auto first = run(viewOfDelegateOutput(/*readDirectly=*/true), DeviceOptions{});
+    QVERIFY2(first.error.isEmpty(), qPrintable(first.error));
+    Program p = first.program;
+    Method& m = p.methods()[0];
+    const auto copies = copiesOf(m);
+    QCOMPARE(copies.size(), size_t(2));  // x's H2D, y's D2H
+    const auto d2h = std::find_if(copies.begin(), copies.end(), [](const Copy& c) { return !c.h2d; });
+    QVERIFY(d2h != copies.end());
+    Tensor view = tensor(m, d2h->out);
+    view.sizes = std::vector<int32_t>{2, 2};
+    view.dim_order = std::vector<uint8_t>{0, 1};
+    m.values->push_back(Value{view});
+    const auto v = int32_t(m.values->size() - 1);
+    for (auto& ins : *(*m.chains)[0].instructions)
+      if (auto* call = std::get_if<KernelCall>(&ins.data); call && isAbs(m, *call)) (*call->args)[0] = v;
+    const auto again = run(p, DeviceOptions{});
+    QVERIFY2(again.error.isEmpty(), qPrintable(again.error));
+    QVERIFY2(again.report.methods[0].copies_added.empty() && again.report.methods[0].copies_removed.empty(),
+             "re-propagation changed the copies");
+    checkViewSitsOverTheHostCopy(again.program);
+  }
+
+  // Upstream counts the view_copy node among a placeholder's users, so with
+  // skip_h2d a method input read by a device delegate and viewed elsewhere has
+  // two users: the in-place tag would put the view's CPU reader on the device.
+  void skipH2dCountsAViewOfThePlaceholderAsAUser() {
+    synth::ProgramBuilder builder;
+    auto& mb = builder.addMethod("forward");
+    const auto x = mb.addTensor(ScalarType::Float, {4});
+    const auto y = mb.addTensor(ScalarType::Float, {4});
+    const auto v = mb.addTensor(ScalarType::Float, {2, 2});
+    const auto z = mb.addTensor(ScalarType::Float, {2, 2});
+    mb.addDelegateCall("CudaBackend", synth::aotiCompileSpecs("forward"), {'a'}, {x}, {y});
+    mb.addKernelCall("aten::abs.out", {v}, {z});
+    mb.setInputs({x});
+    mb.setOutputs({y, z});
+    Program p = built(builder);
+    makeView(p, v, x);
+    DeviceOptions skip;
+    skip.skip_h2d_for_method_inputs = true;
+    const auto out = run(p, skip);
+    QVERIFY2(out.error.contains("to have exactly one user, but it has 2 users"), qPrintable(out.error));
+    // Without skip_h2d the placeholder gets an H2D and the view stays on the CPU.
+    QVERIFY2(run(p, DeviceOptions{}).error.isEmpty(), "the same program without skip_h2d fails");
+  }
+
+  // Legacy mode (no device planning): a view spec takes its device from its
+  // base (spec §1.8), so a view of a delegate output is tagged with it.
+  void legacyModeTagsAViewWithItsBasesDevice() {
+    Program p = viewOfDelegateOutput(/*readDirectly=*/false);
+    DeviceOptions legacy;
+    legacy.enable_non_cpu_memory_planning = false;
+    const auto out = run(p, legacy);
+    QVERIFY2(out.error.isEmpty(), qPrintable(out.error));
+    const Method& m = out.program.methods()[0];
+    QCOMPARE(countsOf(m).d2h, size_t(0));
+    const Device cuda{DeviceType::Cuda, 0};
+    QCOMPARE(tensor(m, 1).device(), cuda);  // y
+    QCOMPARE(tensor(m, 2).device(), cuda);  // its view
+    QCOMPARE(tensor(m, 3).device(), (Device{}));  // the CPU kernel's output
+  }
+
+ private:
+  static Program built(synth::ProgramBuilder& builder) {
+    auto program = builder.build();
+    if (!program) QTest::qFail(program.error().message.c_str(), __FILE__, __LINE__);
+    return program ? std::move(program.value()) : Program{};
+  }
+
+  // `view` becomes an elided static view of `base`: it takes the base's place
+  // (build() planned it on its own).
+  static void makeView(Program& p, int32_t view, int32_t base) {
+    auto& values = *p.methods()[0].values;
+    values[size_t(view)].tensor()->allocation_info = values[size_t(base)].tensor()->allocation_info;
+  }
+
+  static bool isAbs(const Method& m, const KernelCall& call) {
+    return call.op_index >= 0 && size_t(call.op_index) < m.operators->size() &&
+           (*m.operators)[size_t(call.op_index)].name == std::string("aten::abs");
+  }
+
+  // x -> cuda delegate -> y (float[4]); a CPU kernel reads y directly or a
+  // view v of it (float[2, 2]); values x=0, y=1, v=2, z=3.
+  static Program viewOfDelegateOutput(bool readDirectly) {
+    synth::ProgramBuilder builder;
+    auto& mb = builder.addMethod("forward");
+    const auto x = mb.addTensor(ScalarType::Float, {4});
+    const auto y = mb.addTensor(ScalarType::Float, {4});
+    const auto v = mb.addTensor(ScalarType::Float, {2, 2});
+    const auto z = mb.addTensor(ScalarType::Float, {2, 2});
+    mb.addDelegateCall("CudaBackend", synth::aotiCompileSpecs("forward"), {'a'}, {x}, {y});
+    mb.addKernelCall("aten::abs.out", {readDirectly ? y : v}, {z});
+    mb.setInputs({x});
+    mb.setOutputs({z});
+    Program p = built(builder);
+    if (!readDirectly) makeView(p, v, y);
+    return p;
+  }
+
+  // The abs kernel's input is a tensor no instruction writes, at the place of
+  // the D2H's output, in a CPU buffer; the written program reads back.
+  static void checkViewSitsOverTheHostCopy(const Program& p) {
+    const Method& m = p.methods()[0];
+    const auto copies = copiesOf(m);
+    const auto d2h = std::find_if(copies.begin(), copies.end(), [](const Copy& c) { return !c.h2d; });
+    QVERIFY2(d2h != copies.end(), "no D2H of the delegate output the view's reader needs");
+    QCOMPARE(countsOf(m).d2h, size_t(1));
+    int32_t read = -1;
+    for (const auto& ins : items((*m.chains)[0].instructions))
+      if (const auto* call = std::get_if<KernelCall>(&ins.data); call && isAbs(m, *call)) read = (*call->args)[0];
+    QVERIFY(read >= 0 && read != d2h->out);
+    const Tensor& view = tensor(m, read);
+    const Tensor& host = tensor(m, d2h->out);
+    QVERIFY(view.isPlanned() && host.isPlanned());
+    QCOMPARE(view.allocation_info->memory_id, host.allocation_info->memory_id);
+    QCOMPARE(view.allocation_info->offset(), host.allocation_info->offset());
+    QVERIFY(view.device().isCpu());
+    QVERIFY(m.bufferDevice(int32_t(view.allocation_info->memory_id)).isCpu());
+    checkBufferDevices(m);
+    auto bytes = pte::serializeProgram(p);
+    QVERIFY2(bytes.ok(), bytes.ok() ? "" : bytes.error().message.c_str());
+    auto back = pte::readProgramBytes(Bytes::fromVector(bytes.value()), "view.pte");
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+  }
 };
 
 QTEST_GUILESS_MAIN(DevicePassesTest)
