@@ -149,6 +149,7 @@ class MainWindow : public QMainWindow {
   void setGraphModeChecked(GraphMode mode);
   // Leaves the "as loaded" view before a panel selects in the graph.
   void showSelectableGraph();
+  void showOutputRow(int row);
   void refreshStatus();
   void showOpenDialog();
   void showLoadError(const QString& message);

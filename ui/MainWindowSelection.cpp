@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QSortFilterProxyModel>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTreeView>
 
 #include "ui/ChangesPanel.h"
@@ -14,6 +15,7 @@
 #include "ui/GraphView.h"
 #include "ui/ItemRoles.h"
 #include "ui/MemoryPlanView.h"
+#include "ui/OutputsPanel.h"
 #include "ui/ProgramTreeModel.h"
 #include "ui/PropertiesPanel.h"
 #include "ui/Selection.h"
@@ -67,6 +69,12 @@ void MainWindow::publishFromViews() {
             selection_->selectInstruction(size_t(current.data(InstructionRole).toULongLong()), transfersView_);
           });
   connect(memoryPlan_, &MemoryPlanView::valueClicked, this, [this](int32_t v) { selection_->selectValue(v, memoryPlan_); });
+  QTableWidget* outputRows = outputs_->table();
+  connect(outputRows->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this, outputRows](const QModelIndex& current) {
+            const int32_t value = current.isValid() ? outputs_->valueOfRow(current.row()) : -1;
+            if (value >= 0) selection_->selectValue(value, outputRows);
+          });
   connect(diagnosticsView_, &QTableView::activated, this, [this](const QModelIndex& index) {
     const QString method = index.data(DiagnosticsModel::MethodNameRole).toString();
     for (int m = 0; m < document_->methodCount(); ++m)
@@ -94,6 +102,7 @@ void MainWindow::followSelection() {
   connect(selection_, &Selection::instructionSelected, this, [this](size_t i, const QObject* source) {
     properties_->showInstruction(i);
     memoryPlan_->selectValue(-1);
+    showOutputRow(-1);
     if (source != graph_) {
       showSelectableGraph();
       graph_->selectInstruction(i);
@@ -107,6 +116,7 @@ void MainWindow::followSelection() {
     properties_->showValue(v);
     memoryPlan_->selectValue(v);
     if (source != valuesView_) showRow(valuesView_, valuesModel_, valuesModel_->rowOfValue(v));
+    if (source != outputs_->table()) showOutputRow(outputs_->rowOfValue(v));
     if (source != graph_) {
       showSelectableGraph();
       graph_->selectValue(v);
@@ -114,8 +124,22 @@ void MainWindow::followSelection() {
   });
   connect(selection_, &Selection::cleared, this, [this](const QObject* source) {
     memoryPlan_->selectValue(-1);
+    showOutputRow(-1);
     if (source != graph_) graph_->clearSelection();
   });
+}
+
+// The Outputs row of the selected value, or none (the value is not an output
+// of the method the rows are for).
+void MainWindow::showOutputRow(int row) {
+  QTableWidget* table = outputs_->table();
+  if (row < 0) {
+    table->setCurrentIndex(QModelIndex());
+    table->clearSelection();
+    return;
+  }
+  table->setCurrentCell(row, 0);
+  table->scrollToItem(table->item(row, 0));
 }
 
 void MainWindow::showMethodChange(bool newProgram) {

@@ -97,6 +97,23 @@ bool OutputsPanel::runOnce() {
   return true;
 }
 
+bool OutputsPanel::showsCurrentMethod() const {
+  const program::Method* method = document_->currentMethod();
+  return result_ && method != nullptr && method->displayName() == result_->method;
+}
+
+int32_t OutputsPanel::valueOfRow(int row) const {
+  if (!showsCurrentMethod() || row < 0 || size_t(row) >= result_->outputs.size()) return -1;
+  return result_->outputs[size_t(row)].value;
+}
+
+int OutputsPanel::rowOfValue(int32_t value) const {
+  if (!showsCurrentMethod()) return -1;
+  for (size_t row = 0; row < result_->outputs.size(); ++row)
+    if (result_->outputs[row].value == value) return int(row);
+  return -1;
+}
+
 void OutputsPanel::showError(const QString& message) {
   error_ = message;
   header_->setText(tr("Run failed: %1").arg(message));

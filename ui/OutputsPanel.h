@@ -2,7 +2,9 @@
 // the UI thread (random inputs from seed 0, on a GPU when one is present,
 // else emulated on the host) and lists what it computed: per output its
 // dtype and shape, min/max/mean and first values, and the instructions that
-// were not executed with their reasons.
+// were not executed with their reasons. A row is one of the window's
+// selection's views: picking it selects its value, and selecting an output
+// value elsewhere picks its row (MainWindowSelection.cpp).
 #pragma once
 
 #include <QWidget>
@@ -34,6 +36,11 @@ class OutputsPanel : public QWidget {
   const std::optional<exec::RunOnceResult>& lastResult() const { return result_; }
   QString lastError() const { return error_; }
   QTableWidget* table() const { return table_; }
+  // The value an output row shows, and the row showing a value; -1 when there
+  // is none or the outputs are those of another method than the one shown
+  // (their value numbers are that method's).
+  int32_t valueOfRow(int row) const;
+  int rowOfValue(int32_t value) const;
 
  signals:
   void finished();
@@ -42,6 +49,7 @@ class OutputsPanel : public QWidget {
  private:
   void show(const exec::RunOnceResult& result);
   void showError(const QString& message);
+  bool showsCurrentMethod() const;
 
   Document* document_;
   QLabel* header_;

@@ -8,9 +8,12 @@
 #include <QTableWidget>
 
 #include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
 #include "ui/Document.h"
+#include "ui/ItemRoles.h"
 #include "ui/MainWindow.h"
 #include "ui/OutputsPanel.h"
+#include "ui/Selection.h"
 
 using namespace ptescope;
 
@@ -62,6 +65,45 @@ class OutputsPanelTest : public QObject {
     auto* label = panel->findChild<QLabel*>("outputsNotExecuted");
     QVERIFY(!label->isHidden());
     QVERIFY2(label->text().contains("XnnpackBackend"), qPrintable(label->text()));
+  }
+
+  // A row is a view of the selection: picking it selects its value (the
+  // Values panel shows the same row), selecting an output value elsewhere
+  // picks its row, and a value that is no output leaves no row picked.
+  void rowsFollowAndPublishTheSelection() {
+    ui::Document document;
+    ui::MainWindow window(&document);
+    QVERIFY(window.openDemo());
+    ui::OutputsPanel* panel = window.outputsPanel();
+    QSignalSpy finished(panel, &ui::OutputsPanel::finished);
+    QVERIFY(panel->runOnce());
+    QVERIFY(finished.wait(60000) || finished.count() == 1);
+    QTableWidget* table = panel->table();
+    QVERIFY(table->rowCount() >= 1);
+    const auto& outputs = program::items(document.currentMethod()->outputs);
+    QCOMPARE(size_t(table->rowCount()), outputs.size());
+    const int last = table->rowCount() - 1;
+    QCOMPARE(panel->valueOfRow(last), outputs.back());
+
+    table->setCurrentCell(last, 2);
+    QCOMPARE(window.selection()->value(), std::optional<int32_t>(outputs.back()));
+    const QModelIndex valuesRow = window.valuesView()->currentIndex();
+    QVERIFY(valuesRow.isValid());
+    QCOMPARE(valuesRow.data(ui::ValueIndexRole).toInt(), outputs.back());
+
+    window.selectValue(outputs.front());
+    QCOMPARE(table->currentRow(), 0);
+    window.resize(1400, 900);
+    QVERIFY(window.showPanel("Outputs"));
+    QVERIFY(test::waitForGraph(window.graph()));
+    QVERIFY(test::saveScreenshot(window, "outputs-selection"));
+    // An input is no output: no row stays picked.
+    const int32_t input = program::items(document.currentMethod()->inputs).front();
+    window.selectValue(input);
+    QCOMPARE(window.selection()->value(), std::optional<int32_t>(input));
+    QCOMPARE(table->currentRow(), -1);
+    QVERIFY(table->selectedItems().isEmpty());
+    QCOMPARE(panel->rowOfValue(input), -1);
   }
 
   void nothingToRunIsAnError() {
