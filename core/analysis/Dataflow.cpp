@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <limits>
 #include <map>
-#include <type_traits>
 #include <string_view>
 #include <utility>
 
 #include "analysis/Summary.h"
+#include "program/Operands.h"
 
 namespace ptescope::analysis {
 using namespace ptescope::program;
@@ -295,21 +295,7 @@ class MethodWalker {
     };
     for (const auto& chain : items(method.chains))
       for (const auto& instruction : items(chain.instructions)) {
-        std::visit(
-            [&](const auto& ins) {
-              using T = std::decay_t<decltype(ins)>;
-              if constexpr (std::is_same_v<T, KernelCall> || std::is_same_v<T, DelegateCall>) {
-                for (int32_t a : items(ins.args)) mention(a);
-              } else if constexpr (std::is_same_v<T, MoveCall>) {
-                mention(ins.move_from);
-                mention(ins.move_to);
-              } else if constexpr (std::is_same_v<T, JumpFalseCall>) {
-                mention(ins.cond_value_index);
-              } else if constexpr (std::is_same_v<T, FreeCall>) {
-                mention(ins.value_index);
-              }
-            },
-            instruction.data);
+        forEachOperand(instruction.data, mention);
         ++at;
       }
     for (int32_t v : items(method.outputs))

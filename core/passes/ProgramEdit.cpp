@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "program/Operands.h"
+
 namespace ptescope::passes {
 using namespace ptescope::program;
 
@@ -34,24 +36,7 @@ void forEachValueReference(Method& method, const std::function<void(int32_t&)>& 
     if (chain.outputs)
       for (auto& v : *chain.outputs) visit(v);
     if (!chain.instructions) continue;
-    for (auto& instruction : *chain.instructions) {
-      std::visit(
-          [&](auto& ins) {
-            using T = std::decay_t<decltype(ins)>;
-            if constexpr (std::is_same_v<T, KernelCall> || std::is_same_v<T, DelegateCall>) {
-              if (ins.args)
-                for (auto& a : *ins.args) visit(a);
-            } else if constexpr (std::is_same_v<T, MoveCall>) {
-              visit(ins.move_from);
-              visit(ins.move_to);
-            } else if constexpr (std::is_same_v<T, JumpFalseCall>) {
-              visit(ins.cond_value_index);
-            } else if constexpr (std::is_same_v<T, FreeCall>) {
-              visit(ins.value_index);
-            }
-          },
-          instruction.data);
-    }
+    for (auto& instruction : *chain.instructions) forEachOperand(instruction.data, visit);
   }
 }
 
