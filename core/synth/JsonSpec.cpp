@@ -159,6 +159,7 @@ struct Declaration {
   ShapeDynamism dynamism = ShapeDynamism::Static;
   bool is_constant = false;
   std::vector<uint8_t> data;
+  std::string view_of;  // a view (section "views"): its base's name
 };
 
 ScalarType parseDtype(const Json& value, const std::string& path) {
@@ -286,7 +287,7 @@ class MethodSpec {
 
   std::string parseName() {
     requireObject(json_, path_, "a method");
-    checkFields(json_, path_, {"name", "inputs", "outputs", "tensors", "constants", "nodes"});
+    checkFields(json_, path_, {"name", "inputs", "outputs", "tensors", "constants", "views", "nodes"});
     name_ = requireString(requireField(json_, path_, "name"), member(path_, "name"), "the method name");
     if (name_.empty()) fail(member(path_, "name"), "the method name is empty");
     return name_;
@@ -332,6 +333,53 @@ class MethodSpec {
         declarations_.push_back(parseDeclaration(name, value, declPath, constant, *budget_));
       }
     }
+    parseViews();
+  }
+
+  // "views": {"v": {"of": "t", "sizes": [4]}}: an elided static view of a
+  // tensor (ProgramBuilder::addView), with its base's dtype and byte size.
+  void parseViews() {
+    auto found = json_.find("views");
+    if (found == json_.end()) return;
+    const std::string at = member(path_, "views");
+    requireObject(*found, at, "the views by name");
+    for (const auto& [name, value] : found->items()) {
+      const std::string p = member(at, name);
+      if (name.empty()) fail(p, "a view name is empty");
+      if (auto previous = index_.find(name); previous != index_.end())
+        fail(p, inQuotes(name) + " is already declared at " + declarations_[previous->second].path);
+      requireObject(value, p, "a view");
+      checkFields(value, p, {"of", "sizes"});
+      const std::string basePath = member(p, "of");
+      const Declaration& base = lookup(requireField(value, p, "of"), basePath);
+      if (base.is_constant || !base.view_of.empty())
+        fail(basePath, inQuotes(base.name) + " is a " + (base.is_constant ? "constant" : "view") +
+                           "; a view's base is a tensor of 'tensors'");
+      if (base.dynamism != ShapeDynamism::Static)
+        fail(basePath, inQuotes(base.name) + " is not static (upstream elides only static views)");
+      Declaration d;
+      d.name = name;
+      d.path = p;
+      d.dtype = base.dtype;
+      d.view_of = base.name;
+      d.sizes = parseSizes(requireField(value, p, "sizes"), member(p, "sizes"));
+      Tensor view, of;
+      view.scalar_type = of.scalar_type = base.dtype;
+      view.sizes = d.sizes;
+      of.sizes = base.sizes;
+      if (view.nbytes() != of.nbytes())
+        fail(member(p, "sizes"), tensorTypeText(view) + " is " + std::to_string(view.nbytes()) + " bytes, its base " +
+                                     inQuotes(base.name) + " " + tensorTypeText(of) + " is " +
+                                     std::to_string(of.nbytes()) + " (a view has its base's byte size)");
+      index_[name] = declarations_.size();
+      declarations_.push_back(std::move(d));
+    }
+  }
+
+  // The tensor whose storage a name reads: a view's base, else itself.
+  const std::string& storageOf(const std::string& name) const {
+    const Declaration& d = declarations_[index_.at(name)];
+    return d.view_of.empty() ? d.name : d.view_of;
   }
 
   const Declaration& lookup(const Json& nameJson, const std::string& path) {
@@ -357,6 +405,7 @@ class MethodSpec {
   void parseInputs() {
     forEachListedTensor("inputs", "the method inputs", [&](const Declaration& d, const std::string& p) {
       if (d.is_constant) fail(p, inQuotes(d.name) + " is a constant; method inputs come from 'tensors'");
+      if (!d.view_of.empty()) fail(p, inQuotes(d.name) + " is a view; method inputs come from 'tensors'");
       if (!inputNames_.insert(d.name).second) fail(p, inQuotes(d.name) + " is listed twice");
       inputs_.push_back(d.name);
     });
@@ -425,6 +474,9 @@ class MethodSpec {
         const std::string p = element(op, i);
         const Declaration& d = lookup(outputs[i], p);
         if (d.is_constant) fail(p, inQuotes(d.name) + " is a constant and cannot be written");
+        if (!d.view_of.empty())
+          fail(p, inQuotes(d.name) + " is a view of " + inQuotes(d.view_of) +
+                      " and cannot be written (it reads its base's storage)");
         if (inputNames_.count(d.name)) fail(p, inQuotes(d.name) + " is a method input and cannot be written");
         if (auto previous = writer_.find(d.name); previous != writer_.end())
           fail(p, "duplicate output: tensor " + inQuotes(d.name) + " is already written by " +
@@ -470,21 +522,27 @@ class MethodSpec {
     // cycle from a mere ordering mistake.
     for (auto& node : nodes_)
       forEachName(node, [&](const Json& name, const std::string&) {
-        if (auto w = writer_.find(name.get<std::string>()); w != writer_.end()) node.reads_from.push_back(w->second);
+        if (!index_.count(name.get<std::string>())) return;  // unknown: reported below
+        if (auto w = writer_.find(storageOf(name.get<std::string>())); w != writer_.end())
+          node.reads_from.push_back(w->second);
       });
     for (size_t j = 0; j < nodes_.size(); ++j) {
       forEachName(nodes_[j], [&](const Json& nameJson, const std::string& p) {
-        const Declaration& d = lookup(nameJson, p);
+        const Declaration& read = lookup(nameJson, p);
+        const Declaration& d = declarations_[index_.at(storageOf(read.name))];
+        const std::string through = read.view_of.empty() ? "" : " (through its view " + inQuotes(read.name) + ")";
         if (d.is_constant || inputNames_.count(d.name)) return;
         auto w = writer_.find(d.name);
         if (w == writer_.end())
-          fail(p, "tensor " + inQuotes(d.name) + " is read but never written (it is not a method input, a constant or any node's output)");
-        if (w->second == j) fail(p, "cycle: this node reads " + inQuotes(d.name) + ", which it writes itself");
+          fail(p, "tensor " + inQuotes(d.name) + through +
+                      " is read but never written (it is not a method input, a constant or any node's output)");
+        if (w->second == j)
+          fail(p, "cycle: this node reads " + inQuotes(d.name) + through + ", which it writes itself");
         if (w->second > j) {
           if (dependsOn(w->second, j))
-            fail(p, "cycle: tensor " + inQuotes(d.name) + " is written by " + nodes_[w->second].path +
+            fail(p, "cycle: tensor " + inQuotes(d.name) + through + " is written by " + nodes_[w->second].path +
                         ", which depends on this node's outputs");
-          fail(p, "tensor " + inQuotes(d.name) + " is used before it is defined (it is written by the later " +
+          fail(p, "tensor " + inQuotes(d.name) + through + " is used before it is defined (it is written by the later " +
                       nodes_[w->second].path + "); list nodes in execution order");
         }
       });
@@ -504,6 +562,9 @@ class MethodSpec {
 
   void parseOutputs() {
     forEachListedTensor("outputs", "the method outputs", [&](const Declaration& d, const std::string& p) {
+      if (!d.view_of.empty())
+        fail(p, inQuotes(d.name) + " is a view; a method output is not (upstream keeps an output's reshape as a "
+                                   "view_copy node)");
       if (!d.is_constant && !inputNames_.count(d.name) && !writer_.count(d.name))
         fail(p, "tensor " + inQuotes(d.name) + " is never written (it is not a method input, a constant or any node's output)");
       outputs_.push_back(d.name);
@@ -513,14 +574,17 @@ class MethodSpec {
   ValueId valueOf(MethodBuilder& builder, const std::string& name) {
     if (auto found = ids_.find(name); found != ids_.end()) return found->second;
     const Declaration& d = declarations_[index_.at(name)];
-    const ValueId id = d.is_constant ? builder.addConstant(d.dtype, d.sizes, d.data)
-                                     : builder.addTensor(d.dtype, d.sizes, d.dynamism);
+    const ValueId id = !d.view_of.empty() ? builder.addView(valueOf(builder, d.view_of), d.sizes)
+                       : d.is_constant    ? builder.addConstant(d.dtype, d.sizes, d.data)
+                                          : builder.addTensor(d.dtype, d.sizes, d.dynamism);
     ids_[name] = id;
     return id;
   }
 
   ValueId literal(MethodBuilder& builder, const Json& arg) {
-    if (arg.is_string()) return ids_.at(arg.get<std::string>());
+    // A view is made where it is first read, as upstream's emitter makes its
+    // spec at the view node; every other name is defined by now.
+    if (arg.is_string()) return valueOf(builder, arg.get<std::string>());
     if (arg.is_boolean()) return builder.addBool(arg.get<bool>());
     if (arg.is_number_integer()) return builder.addInt(arg.get<int64_t>());
     if (arg.is_number()) return builder.addDouble(arg.get<double>());
@@ -534,7 +598,7 @@ class MethodSpec {
     if (arg[0].is_number()) return builder.addDoubleList(arg.get<std::vector<double>>());
     if (arg[0].is_boolean()) return builder.addBoolList(arg.get<std::vector<bool>>());
     std::vector<ValueId> tensors;
-    for (const auto& item : arg) tensors.push_back(ids_.at(item.get<std::string>()));
+    for (const auto& item : arg) tensors.push_back(valueOf(builder, item.get<std::string>()));
     return builder.addTensorList(std::move(tensors));
   }
 

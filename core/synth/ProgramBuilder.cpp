@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "program/Text.h"
 #include "program/Validate.h"
 #include "util/Sha256.h"
 
@@ -215,6 +216,40 @@ ValueId MethodBuilder::addBoolList(const std::vector<bool>& list) {
   return addValue(BoolListValue{std::vector<uint8_t>(list.begin(), list.end())});
 }
 
+ValueId MethodBuilder::addView(ValueId base, std::vector<int32_t> sizes) {
+  const std::string what = "a view of value " + std::to_string(base);
+  if (!checkValue(base, what)) return -1;
+  const Tensor* of = (*method_.values)[static_cast<size_t>(base)].tensor();
+  const bool constant = std::any_of(constants_.begin(), constants_.end(), [&](const auto& c) { return c.first == base; });
+  if (of == nullptr || constant || viewBase_.count(base)) {
+    fail(what + ": the base must be a tensor that is not a constant or a view");
+    return -1;
+  }
+  if (of->shape_dynamism != ShapeDynamism::Static) {
+    fail(what + ": the base is not static (upstream elides only static views)");
+    return -1;
+  }
+  const std::string baseType = tensorTypeText(*of);
+  const int64_t baseBytes = of->nbytes();
+  const ValueId view = addTensor(of->scalar_type, std::move(sizes));
+  const Tensor& made = *(*method_.values)[static_cast<size_t>(view)].tensor();
+  if (made.nbytes() != baseBytes) {
+    fail(what + ": " + tensorTypeText(made) + " is " + std::to_string(made.nbytes()) + " bytes, its base " + baseType +
+         " is " + std::to_string(baseBytes) + " (a view has its base's byte size)");
+    return -1;
+  }
+  viewBase_[view] = base;
+  return view;
+}
+
+bool MethodBuilder::checkNotView(ValueId id, const std::string& what) {
+  auto found = viewBase_.find(id);
+  if (found == viewBase_.end()) return true;
+  fail(what + " is value " + std::to_string(id) + ", a view of value " + std::to_string(found->second) +
+       ": a view is not written and is no method input or output");
+  return false;
+}
+
 ValueId MethodBuilder::addTensorList(std::vector<ValueId> tensors) {
   for (ValueId t : tensors)
     if (checkValue(t, "a tensor list item") && !(*method_.values)[static_cast<size_t>(t)].tensor())
@@ -232,7 +267,7 @@ void MethodBuilder::addKernelCall(std::string_view op, const std::vector<ValueId
   }
   for (ValueId v : inputs) checkValue(v, what + ": an input");
   for (ValueId v : outputs) {
-    if (!checkValue(v, what + ": an output")) continue;
+    if (!checkValue(v, what + ": an output") || !checkNotView(v, what + ": an output")) continue;
     const auto kind = (*method_.values)[static_cast<size_t>(v)].kind();
     if (kind != ValueKind::Tensor && kind != ValueKind::TensorList)
       fail(what + ": output value " + std::to_string(v) + " is a " + valueKindName(kind) + ", not a tensor");
@@ -269,7 +304,8 @@ void MethodBuilder::addDelegateCall(std::string backendId, std::vector<CompileSp
   const std::string what = "delegate call " + std::to_string(instructionCount()) + " (" + backendId + ")";
   if (backendId.empty()) fail(what + ": the backend id is empty");
   for (ValueId v : inputs) checkValue(v, what + ": an input");
-  for (ValueId v : outputs) checkValue(v, what + ": an output");
+  for (ValueId v : outputs)
+    if (checkValue(v, what + ": an output")) checkNotView(v, what + ": an output");
   BackendDelegate delegate;
   delegate.id = std::move(backendId);
   auto& specs = delegate.compile_specs.emplace();
@@ -292,12 +328,14 @@ void MethodBuilder::addDelegateCall(std::string backendId, std::vector<CompileSp
 }
 
 void MethodBuilder::setInputs(std::vector<ValueId> inputs) {
-  for (ValueId v : inputs) checkValue(v, "a method input");
+  for (ValueId v : inputs)
+    if (checkValue(v, "a method input")) checkNotView(v, "a method input");
   method_.inputs = std::move(inputs);
 }
 
 void MethodBuilder::setOutputs(std::vector<ValueId> outputs) {
-  for (ValueId v : outputs) checkValue(v, "a method output");
+  for (ValueId v : outputs)
+    if (checkValue(v, "a method output")) checkNotView(v, "a method output");
   method_.outputs = std::move(outputs);
 }
 
@@ -357,6 +395,46 @@ std::vector<uint8_t> ProgramBuilder::addAotiPayload(const std::vector<uint8_t>& 
   const std::string processed = soKey + "\n" + weightsKey;
   return std::vector<uint8_t>(processed.begin(), processed.end());
 }
+
+namespace {
+
+// Before planning, each view and its base share a place of their own (the
+// planner knows a view only by its address, as in a loaded program); the
+// plan then gives them one real place.
+void placeViewsOverTheirBase(Method& method, const std::map<ValueId, ValueId>& views) {
+  auto& values = *method.values;
+  std::map<ValueId, uint64_t> placeOfBase;
+  for (const auto& [view, base] : views) {
+    const uint64_t offset = 16 * placeOfBase.emplace(base, placeOfBase.size()).first->second;
+    for (ValueId v : {view, base}) {
+      AllocationInfo info;
+      info.memory_id = 1;
+      info.setOffset(offset);
+      values[static_cast<size_t>(v)].tensor()->allocation_info = info;
+    }
+  }
+}
+
+// A view read where Dataflow takes it for an output (a delegate's last input
+// whose base nothing uses later: see Dataflow's elided views) would be
+// planned on its own; the builder refuses to write such a program.
+Status checkViewsPlaced(const Method& method, const std::map<ValueId, ValueId>& views) {
+  const auto& values = items(method.values);
+  for (const auto& [view, base] : views) {
+    const auto& a = values[static_cast<size_t>(view)].tensor()->allocation_info;
+    const auto& b = values[static_cast<size_t>(base)].tensor()->allocation_info;
+    const bool same = a.has_value() == b.has_value() &&
+                      (!a || (a->memory_id == b->memory_id && a->offset() == b->offset()));
+    if (!same)
+      return makeError("method '" + method.displayName() + "': value " + std::to_string(view) + ", a view of value " +
+                       std::to_string(base) +
+                       ", is read where it reads as an output (the last input of a delegate whose base nothing "
+                       "uses later, or of a kernel in its base's shape); it cannot be planned over its base");
+  }
+  return Ok{};
+}
+
+}  // namespace
 
 Result<Program> ProgramBuilder::build(const BuildOptions& options) const {
   if (!namedDataError_.empty()) return makeError(namedDataError_);
@@ -465,11 +543,15 @@ Result<Program> ProgramBuilder::build(const BuildOptions& options) const {
   program.constant_segment = SubsegmentOffsets{0, constantOffsets};
 
   if (options.plan_memory) {
-    for (auto& method : methods) {
+    for (size_t m = 0; m < methods.size(); ++m) {
+      Method& method = methods[m];
+      const auto& views = methods_[m]->viewBase_;
+      placeViewsOverTheirBase(method, views);
       auto perMethod = options.planning_per_method.find(method.displayName());
       const auto& planning = perMethod != options.planning_per_method.end() ? perMethod->second : options.planning;
       auto plan = passes::planMemory(method, planning);
       if (!plan) return plan.error();
+      if (auto placed = checkViewsPlaced(method, views); !placed) return placed.error();
     }
   }
 

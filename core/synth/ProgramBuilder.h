@@ -63,6 +63,12 @@ class MethodBuilder {
   ValueId addDoubleList(std::vector<double> items);
   ValueId addBoolList(const std::vector<bool>& items);
   ValueId addTensorList(std::vector<ValueId> tensors);
+  // An elided static view of `base` (a reshape as upstream writes it after
+  // ReplaceViewCopyWithViewPass): a tensor of `sizes` with the base's dtype,
+  // byte size and dynamism (static) that no instruction writes; build() plans
+  // it over its base's storage. The base is a tensor, not a constant or a
+  // view; a view is no method input or output and no instruction's output.
+  ValueId addView(ValueId base, std::vector<int32_t> sizes);
 
   // An out-variant kernel call of `op` ("namespace::name.overload"; the
   // overload may be absent). Args are laid out as upstream's emitter
@@ -95,6 +101,7 @@ class MethodBuilder {
 
   ValueId addValue(program::ValueData data);
   bool checkValue(ValueId id, const std::string& what);
+  bool checkNotView(ValueId id, const std::string& what);
   void fail(std::string message);
   void appendInstruction(program::InstructionData data);
 
@@ -103,6 +110,7 @@ class MethodBuilder {
   std::map<std::string, int32_t> operatorIndex_;  // "name.overload" -> operators index
   std::vector<std::pair<ValueId, std::vector<uint8_t>>> constants_;  // in creation order
   std::vector<std::vector<uint8_t>> delegateBlobs_;  // one per delegates entry
+  std::map<ValueId, ValueId> viewBase_;  // view -> its base
   std::string firstError_;
 };
 

@@ -6,6 +6,7 @@
 #include <QFile>
 
 #include <cstring>
+#include <functional>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -220,6 +221,34 @@ class SynthTest : public QObject {
       QVERIFY(!r.ok());
       QVERIFY2(r.error().message.find("twice") != std::string::npos, r.error().message.c_str());
     }
+    // Views: of a constant, of another byte size, written by a kernel, and
+    // one read where it reads as a delegate's output (its base unused after).
+    auto viewError = [](const std::function<void(MethodBuilder&)>& make) {
+      ProgramBuilder b;
+      make(b.addMethod("forward"));
+      auto r = b.build();
+      return r.ok() ? std::string() : r.error().message;
+    };
+    std::string message = viewError([](MethodBuilder& m) {
+      m.addView(m.addConstant(ScalarType::Float, {1}, floatBytes({1})), {1});
+    });
+    QVERIFY2(message.find("not a constant or a view") != std::string::npos, message.c_str());
+    message = viewError([](MethodBuilder& m) { m.addView(m.addTensor(ScalarType::Float, {2, 2}), {3}); });
+    QVERIFY2(message.find("a view has its base's byte size") != std::string::npos, message.c_str());
+    message = viewError([](MethodBuilder& m) {
+      const auto x = m.addTensor(ScalarType::Float, {2, 2});
+      m.addKernelCall("aten::relu.out", {x}, {m.addView(x, {4})});
+    });
+    QVERIFY2(message.find("a view is not written") != std::string::npos, message.c_str());
+    message = viewError([](MethodBuilder& m) {
+      const auto x = m.addTensor(ScalarType::Float, {2, 2}), t = m.addTensor(ScalarType::Float, {2, 2});
+      const auto o = m.addTensor(ScalarType::Float, {4});
+      m.addKernelCall("aten::relu.out", {x}, {t});
+      m.addDelegateCall("XnnpackBackend", {}, {'a'}, {m.addView(t, {4})}, {o});
+      m.setInputs({x});
+      m.setOutputs({o});
+    });
+    QVERIFY2(message.find("cannot be planned over its base") != std::string::npos, message.c_str());
   }
 
   void operatorNames() {
@@ -295,6 +324,39 @@ class SynthTest : public QObject {
     QCOMPARE(options, MethodPassOptions{});
     auto back = writeAndRead(p, "issue.pte");
     QVERIFY(sameStructure(p, back.program));
+  }
+
+  // "views": an elided static view, as upstream writes a reshape: no
+  // instruction, planned over its base's storage. Through the device passes a
+  // CPU reader of a view of a GPU delegate's output gets the D2H.
+  void viewsFromASpec() {
+    const std::string spec = R"({"methods": [{"name": "forward", "inputs": ["a"], "outputs": ["y"],
+        "tensors": {"a": {"dtype": "float32", "sizes": [2, 2]}, "t": {"dtype": "float32", "sizes": [2, 2]},
+                    "y": {"dtype": "float32", "sizes": [4]}},
+        "views": {"flat": {"of": "t", "sizes": [4]}},
+        "nodes": [{"delegate": "CudaBackend", "compile_specs": {"method_name": "forward", "target_device": "cuda:0"},
+                   "inputs": ["a"], "outputs": ["t"]},
+                  {"op": "aten::relu.out", "inputs": ["flat"], "outputs": ["y"]}]}]})";
+    auto result = synthesizeFromSpec(spec);
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+    const Method& m = result->program.methods()[0];
+    QCOMPARE(kernelCalls(m).size(), size_t(1));  // the view is no instruction
+    const int32_t flat = items(kernelCalls(m)[0]->args)[0];
+    const int32_t t = items(std::get_if<DelegateCall>(&items(items(m.chains)[0].instructions)[0].data)->args).back();
+    const Tensor& view = *items(m.values)[size_t(flat)].tensor();
+    const Tensor& base = *items(m.values)[size_t(t)].tensor();
+    QCOMPARE(items(view.sizes), (std::vector<int32_t>{4}));
+    QVERIFY(view.isPlanned() && base.isPlanned());
+    QCOMPARE(view.allocation_info->offset(), base.allocation_info->offset());
+    QCOMPARE(view.allocation_info->memory_id, base.allocation_info->memory_id);
+    auto passed = applyDevicePasses(result.value());
+    QVERIFY2(passed.ok(), passed.ok() ? "" : passed.error().message.c_str());
+    size_t d2h = 0;
+    for (const auto* call : kernelCalls(passed->methods()[0]))
+      d2h += items(passed->methods()[0].operators)[size_t(call->op_index)].name == std::string("et_copy::_d2h_copy");
+    QCOMPARE(d2h, size_t(1));
+    auto back = writeAndRead(passed.value(), "views.pte");
+    QVERIFY(sameStructure(passed.value(), back.program));
   }
 
   void optionsPerMethod() {
@@ -492,6 +554,23 @@ class SynthTest : public QObject {
         << R"({"methods": [{"name": "f", "inputs": [], "outputs": [], "nodes": []}],
                "options": {"alloc_graph_input": {"g": false}}})"
         << "options.alloc_graph_input.g: " << "no method 'g'";
+    const std::string views = R"(, "views": {"v": {"of": "t", "sizes": [4]}})";
+    QTest::newRow("view of a constant")
+        << QString::fromStdString(smallSpec(R"([])", R"([])", R"(, "views": {"v": {"of": "w", "sizes": [4]}})"))
+        << "methods[0].views.v.of: " << "'w' is a constant";
+    QTest::newRow("view of another size")
+        << QString::fromStdString(smallSpec(R"([])", R"([])", R"(, "views": {"v": {"of": "t", "sizes": [5]}})"))
+        << "methods[0].views.v.sizes: " << "a view has its base's byte size";
+    QTest::newRow("view written")
+        << QString::fromStdString(smallSpec(R"([{"op": "aten::relu.out", "inputs": ["a"], "outputs": ["v"]}])", R"([])", views))
+        << "methods[0].nodes[0].outputs[0]: " << "'v' is a view of 't' and cannot be written";
+    QTest::newRow("view as method output")
+        << QString::fromStdString(smallSpec(R"([{"op": "aten::relu.out", "inputs": ["a"], "outputs": ["t"]}])", R"(["v"])", views))
+        << "methods[0].outputs[0]: " << "'v' is a view";
+    QTest::newRow("view read before its base is written")
+        << QString::fromStdString(smallSpec(R"([{"op": "aten::relu.out", "inputs": ["v"], "outputs": ["y"]},
+                                               {"op": "aten::relu.out", "inputs": ["a"], "outputs": ["t"]}])", R"(["y"])", views))
+        << "methods[0].nodes[0].inputs[0]: " << "tensor 't' (through its view 'v') is used before it is defined";
     QTest::newRow("unknown option")
         << R"({"methods": [{"name": "f", "inputs": [], "outputs": [], "nodes": []}], "options": {"skip_h2d": true}})"
         << "options.skip_h2d: " << "unknown field";
