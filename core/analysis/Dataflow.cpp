@@ -132,8 +132,12 @@ class MethodWalker {
     if (!inRange(v, values_.size())) return true;  // nothing to write; Validate reports it
     const Value& value = values_[static_cast<size_t>(v)];
     if (!isTensorList(value.kind())) return defined_[static_cast<size_t>(v)];
+    // A member that is an elided view of a live value is defined (an out
+    // list's members may all sit at places of dead values in other shapes,
+    // so the shape alone does not count here).
     for (int32_t member : listMembers(value, values_.size()))
-      if (values_[static_cast<size_t>(member)].kind() == ValueKind::Tensor && !defined_[static_cast<size_t>(member)])
+      if (values_[static_cast<size_t>(member)].kind() == ValueKind::Tensor && !defined_[static_cast<size_t>(member)] &&
+          !looksLikeElidedView(member, /*reshapeCounts=*/false))
         return false;
     return true;
   }

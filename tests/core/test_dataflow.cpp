@@ -698,6 +698,21 @@ class DataflowTest : public QObject {
       QCOMPARE(flow.value(view).origin, ValueOrigin::Undefined);
       QCOMPARE(flow.value(view).storage_alias_of, std::optional<int32_t>(y));
     }
+    // In a list read before the outs (aten::index's indices): the list is read.
+    MethodBuilder l;
+    const int32_t self = l.input();
+    const int32_t idx = l.tensor();
+    const int32_t idxView = l.value(plannedTensor(16 * 1));  // idx's place; idx is read later
+    const int32_t indices = l.value(OptionalTensorListValue{std::vector<int32_t>{idxView}});
+    const int32_t picked = l.tensor(), sum = l.tensor();
+    l.method.outputs->push_back(sum);
+    l.kernel("aten::relu", {self, idx, idx});
+    l.kernel("aten::index", {self, indices, picked, picked});
+    l.kernel("aten::add", {picked, idx, sum, sum});
+    const auto listed = Dataflow::build(l.method);
+    QCOMPARE(asSet(listed.instructions()[1].inputs), (std::set<int32_t>{self, indices, idxView}));
+    QCOMPARE(listed.instructions()[1].outputs, (Ids{picked}));
+    QCOMPARE(listed.value(idxView).storage_alias_of, std::optional<int32_t>(idx));
 
     // A place reused after its value died, by an out of the same size and
     // shape, stays an out: a kernel's scratch out and a delegate's output.
