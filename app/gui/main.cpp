@@ -6,17 +6,17 @@
 #include <QMessageBox>
 #include <QTimer>
 
-#include "ui/GraphView.h"
+#include "ui/graph/GraphView.h"
 
 #include <cstdio>
 #include <optional>
 
 #include "GuiCommandLine.h"
 
-#include "ui/Document.h"
-#include "ui/LinkSelection.h"
-#include "ui/MainWindow.h"
-#include "ui/OutputsPanel.h"
+#include "ui/document/Document.h"
+#include "ui/profile/LinkSelection.h"
+#include "ui/window/MainWindow.h"
+#include "ui/panels/OutputsPanel.h"
 #include "util/MappedFile.h"
 
 int main(int argc, char** argv) {

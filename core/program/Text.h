@@ -1,7 +1,7 @@
 // The texts every writer and panel shows for program quantities: bytes,
 // tensor types, durations, bandwidths, percentages and table cells. One
 // spelling each, so the CLI's tables, the graph's labels and the app's panels
-// agree; ui/Format.h wraps these for QString.
+// agree; ui/common/Format.h wraps these for QString.
 #pragma once
 
 #include <cstdint>

@@ -46,7 +46,7 @@
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
 #include "synth/Shapes.h"
-#include "ui/GraphView.h"
+#include "ui/graph/GraphView.h"
 
 using namespace ptescope;
 

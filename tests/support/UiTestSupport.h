@@ -8,9 +8,9 @@
 #include <QWidget>
 
 #include "support/TestSupport.h"
-#include "ui/GraphItems.h"
-#include "ui/GraphView.h"
-#include "ui/MainWindow.h"
+#include "ui/graph/GraphItems.h"
+#include "ui/graph/GraphView.h"
+#include "ui/window/MainWindow.h"
 
 namespace ptescope::test {
 

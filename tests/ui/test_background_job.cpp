@@ -12,7 +12,7 @@
 #include <memory>
 #include <thread>
 
-#include "ui/BackgroundJob.h"
+#include "ui/document/BackgroundJob.h"
 
 using ptescope::ui::BackgroundJob;
 using ptescope::ui::CancelFlag;

@@ -6,10 +6,10 @@
 #include <QTreeWidget>
 
 #include "support/TestSupport.h"
-#include "ui/Document.h"
-#include "ui/MainWindow.h"
-#include "ui/ProgramTreeModel.h"
-#include "ui/PropertiesPanel.h"
+#include "ui/document/Document.h"
+#include "ui/window/MainWindow.h"
+#include "ui/panels/ProgramTreeModel.h"
+#include "ui/panels/PropertiesPanel.h"
 
 using namespace ptescope;
 

@@ -12,9 +12,9 @@
 #include <QUndoStack>
 
 #include "support/TestSupport.h"
-#include "ui/DiagnosticsModel.h"
-#include "ui/Document.h"
-#include "ui/ItemRoles.h"
+#include "ui/panels/DiagnosticsModel.h"
+#include "ui/document/Document.h"
+#include "ui/common/ItemRoles.h"
 
 using namespace ptescope;
 using ui::DiagnosticsModel;

@@ -20,12 +20,12 @@
 #include "pte/Writer.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
-#include "ui/ChangesPanel.h"
-#include "ui/DiagnosticsModel.h"
-#include "ui/Document.h"
-#include "ui/MainWindow.h"
-#include "ui/MemoryPlanView.h"
-#include "ui/PassOptionsPanel.h"
+#include "ui/panels/ChangesPanel.h"
+#include "ui/panels/DiagnosticsModel.h"
+#include "ui/document/Document.h"
+#include "ui/window/MainWindow.h"
+#include "ui/panels/MemoryPlanView.h"
+#include "ui/panels/PassOptionsPanel.h"
 
 using namespace ptescope;
 

@@ -21,13 +21,13 @@
 #include "support/UiTestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
-#include "ui/Document.h"
-#include "ui/Format.h"
-#include "ui/GraphItems.h"
-#include "ui/ItemRoles.h"
-#include "ui/MainWindow.h"
-#include "ui/TimelineView.h"
-#include "ui/TransfersModel.h"
+#include "ui/document/Document.h"
+#include "ui/common/Format.h"
+#include "ui/graph/GraphItems.h"
+#include "ui/common/ItemRoles.h"
+#include "ui/window/MainWindow.h"
+#include "ui/profile/TimelineView.h"
+#include "ui/profile/TransfersModel.h"
 
 using namespace ptescope;
 using ui::MainWindow;

@@ -12,10 +12,10 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
-#include "ui/ChangesPanel.h"
-#include "ui/Document.h"
-#include "ui/GraphView.h"
-#include "ui/MainWindow.h"
+#include "ui/panels/ChangesPanel.h"
+#include "ui/document/Document.h"
+#include "ui/graph/GraphView.h"
+#include "ui/window/MainWindow.h"
 
 using namespace ptescope;
 using layout::Change;

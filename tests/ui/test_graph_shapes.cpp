@@ -9,8 +9,8 @@
 #include "support/UiTestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Shapes.h"
-#include "ui/GraphItems.h"
-#include "ui/GraphView.h"
+#include "ui/graph/GraphItems.h"
+#include "ui/graph/GraphView.h"
 
 using namespace ptescope;
 using layout::NodeKind;

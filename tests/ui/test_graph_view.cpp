@@ -16,8 +16,8 @@
 #include "support/UiTestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
-#include "ui/GraphItems.h"
-#include "ui/GraphView.h"
+#include "ui/graph/GraphItems.h"
+#include "ui/graph/GraphView.h"
 
 using namespace ptescope;
 using ui::GraphView;

@@ -17,14 +17,14 @@
 #include "report/ProfileWriters.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
-#include "ui/ChangesPanel.h"
-#include "ui/Document.h"
-#include "ui/Format.h"
-#include "ui/GraphView.h"
-#include "ui/ItemRoles.h"
-#include "ui/LinkSelection.h"
-#include "ui/MainWindow.h"
-#include "ui/TransfersModel.h"
+#include "ui/panels/ChangesPanel.h"
+#include "ui/document/Document.h"
+#include "ui/common/Format.h"
+#include "ui/graph/GraphView.h"
+#include "ui/common/ItemRoles.h"
+#include "ui/profile/LinkSelection.h"
+#include "ui/window/MainWindow.h"
+#include "ui/profile/TransfersModel.h"
 
 using namespace ptescope;
 using ui::MainWindow;

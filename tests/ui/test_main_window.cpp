@@ -16,14 +16,14 @@
 #include <QTreeView>
 
 #include "support/TestSupport.h"
-#include "ui/Document.h"
-#include "ui/GraphView.h"
-#include "ui/ItemRoles.h"
-#include "ui/MainWindow.h"
-#include "ui/ProgramTreeModel.h"
-#include "ui/PropertiesPanel.h"
-#include "ui/TransfersModel.h"
-#include "ui/ValuesModel.h"
+#include "ui/document/Document.h"
+#include "ui/graph/GraphView.h"
+#include "ui/common/ItemRoles.h"
+#include "ui/window/MainWindow.h"
+#include "ui/panels/ProgramTreeModel.h"
+#include "ui/panels/PropertiesPanel.h"
+#include "ui/profile/TransfersModel.h"
+#include "ui/panels/ValuesModel.h"
 
 using namespace ptescope;
 

@@ -9,11 +9,11 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
-#include "ui/Document.h"
-#include "ui/ItemRoles.h"
-#include "ui/MainWindow.h"
-#include "ui/OutputsPanel.h"
-#include "ui/Selection.h"
+#include "ui/document/Document.h"
+#include "ui/common/ItemRoles.h"
+#include "ui/window/MainWindow.h"
+#include "ui/panels/OutputsPanel.h"
+#include "ui/document/Selection.h"
 
 using namespace ptescope;
 

@@ -28,9 +28,9 @@
 #include "support/UiTestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
-#include "ui/Document.h"
-#include "ui/ProfileDialog.h"
-#include "ui/ProfileSession.h"
+#include "ui/document/Document.h"
+#include "ui/profile/ProfileDialog.h"
+#include "ui/profile/ProfileSession.h"
 
 using namespace ptescope;
 using ui::ProfileRequest;

@@ -27,11 +27,11 @@
 #include "exec/Profiler.h"
 #include "passes/Pipeline.h"
 #include "support/TestSupport.h"
-#include "ui/Document.h"
-#include "ui/Format.h"
-#include "ui/ItemRoles.h"
-#include "ui/TimelineView.h"
-#include "ui/TransfersModel.h"
+#include "ui/document/Document.h"
+#include "ui/common/Format.h"
+#include "ui/common/ItemRoles.h"
+#include "ui/profile/TimelineView.h"
+#include "ui/profile/TransfersModel.h"
 
 using namespace ptescope;
 using ui::TimelineView;

@@ -11,7 +11,7 @@
 #include "support/TestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
-#include "ui/ProfileSession.h"
+#include "ui/profile/ProfileSession.h"
 
 using namespace ptescope;
 

@@ -10,15 +10,15 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
-#include "ui/Document.h"
-#include "ui/GraphView.h"
-#include "ui/ItemRoles.h"
-#include "ui/MainWindow.h"
-#include "ui/MemoryPlanView.h"
-#include "ui/PropertiesPanel.h"
-#include "ui/Selection.h"
-#include "ui/TransfersModel.h"
-#include "ui/ValuesModel.h"
+#include "ui/document/Document.h"
+#include "ui/graph/GraphView.h"
+#include "ui/common/ItemRoles.h"
+#include "ui/window/MainWindow.h"
+#include "ui/panels/MemoryPlanView.h"
+#include "ui/panels/PropertiesPanel.h"
+#include "ui/document/Selection.h"
+#include "ui/profile/TransfersModel.h"
+#include "ui/panels/ValuesModel.h"
 
 using namespace ptescope;
 using ui::Selection;

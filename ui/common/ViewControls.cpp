@@ -1,0 +1,28 @@
+#include "ui/common/ViewControls.h"
+
+#include <QKeySequence>
+#include <QShortcut>
+
+namespace ptescope::ui {
+
+QComboBox* fittedComboBox(const QString& objectName) {
+  auto* box = new QComboBox;
+  box->setObjectName(objectName);
+  box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  return box;
+}
+
+void addZoomShortcuts(QWidget* view, std::function<void()> zoomIn, std::function<void()> zoomOut,
+                      std::function<void()> fit) {
+  const std::pair<QKeySequence, std::function<void()>> keys[] = {{QKeySequence(Qt::CTRL | Qt::Key_Equal), zoomIn},
+                                                                 {QKeySequence(Qt::CTRL | Qt::Key_Plus), zoomIn},
+                                                                 {QKeySequence(Qt::CTRL | Qt::Key_Minus), zoomOut},
+                                                                 {QKeySequence(Qt::CTRL | Qt::Key_0), fit}};
+  for (const auto& [sequence, slot] : keys) {
+    auto* shortcut = new QShortcut(sequence, view);
+    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    QObject::connect(shortcut, &QShortcut::activated, view, slot);
+  }
+}
+
+}  // namespace ptescope::ui

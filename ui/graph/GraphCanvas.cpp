@@ -1,0 +1,99 @@
+#include "ui/graph/GraphCanvas.h"
+
+#include <QContextMenuEvent>
+#include <QGraphicsScene>
+#include <QMouseEvent>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ui/graph/GraphItems.h"
+
+namespace ptescope::ui {
+
+GraphCanvas::GraphCanvas(QGraphicsScene* scene, QWidget* parent) : QGraphicsView(scene, parent) {
+  setObjectName(QStringLiteral("graphCanvas"));
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setDragMode(QGraphicsView::ScrollHandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setResizeAnchor(QGraphicsView::AnchorViewCenter);
+  setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+  setOptimizationFlags(QGraphicsView::DontSavePainterState);
+  setBackgroundBrush(QColor(0xfb, 0xfb, 0xfb));
+  setFrameShape(QFrame::NoFrame);
+}
+
+void GraphCanvas::zoomBy(double factor) {
+  const double current = transform().m11();
+  const double target = std::clamp(current * factor, kMinZoom, kMaxZoom);
+  if (target == current) return;
+  scale(target / current, target / current);
+  changed();
+}
+
+void GraphCanvas::wheelEvent(QWheelEvent* event) {
+  // Wheel zooms (as in every graph viewer); Shift+wheel scrolls.
+  if (event->modifiers() & Qt::ShiftModifier) {
+    QGraphicsView::wheelEvent(event);
+    return;
+  }
+  const double steps = event->angleDelta().y() / 120.0;
+  if (steps != 0) zoomBy(std::pow(1.2, steps));
+  event->accept();
+}
+
+void GraphCanvas::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  changed();
+}
+
+void GraphCanvas::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  changed();
+}
+
+void GraphCanvas::mousePressEvent(QMouseEvent* event) {
+  pressPos_ = event->position().toPoint();
+  QGraphicsView::mousePressEvent(event);
+}
+
+void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
+  QGraphicsView::mouseReleaseEvent(event);
+  if (event->button() != Qt::LeftButton) return;
+  if ((event->position().toPoint() - pressPos_).manhattanLength() > 4) return;  // a drag, not a click
+  const auto hit = hitAt(event->position().toPoint());
+  if (hit.node) {
+    if (nodeClicked) nodeClicked(*hit.node);
+  } else if (hit.edge) {
+    if (edgeClicked) edgeClicked(*hit.edge);
+  } else if (backgroundClicked) {
+    backgroundClicked();
+  }
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+  const auto hit = hitAt(event->position().toPoint());
+  if (hit.node && nodeDoubleClicked) nodeDoubleClicked(*hit.node);
+  event->accept();
+}
+
+void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
+  if (contextMenu) contextMenu(event->pos(), hitAt(event->pos()).node);
+}
+
+GraphCanvas::Hit GraphCanvas::hitAt(const QPoint& viewPos) const {
+  // Nodes win over the edges that end on them; regions are background.
+  Hit hit;
+  const QRectF around = mapToScene(QRect(viewPos - QPoint(3, 3), QSize(7, 7))).boundingRect();
+  for (QGraphicsItem* item : scene()->items(around, Qt::IntersectsItemShape, Qt::DescendingOrder)) {
+    if (auto* node = qgraphicsitem_cast<GraphNodeItem*>(item)) {
+      hit.node = node->index();
+      return hit;
+    }
+    if (auto* edge = qgraphicsitem_cast<GraphEdgeItem*>(item); edge && !hit.edge) hit.edge = edge->index();
+  }
+  return hit;
+}
+
+}  // namespace ptescope::ui

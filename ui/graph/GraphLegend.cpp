@@ -1,0 +1,142 @@
+#include "ui/graph/GraphLegend.h"
+
+#include <QPainter>
+
+#include <algorithm>
+
+#include "layout/DeviceStyle.h"
+#include "ui/graph/GraphItems.h"
+
+namespace ptescope::ui {
+
+using layout::NodeKind;
+
+std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText) {
+  std::vector<LegendEntry> entries;
+  if (!scaleText.isEmpty()) entries.push_back({LegendEntry::Scale, {}, scaleText});
+  for (const auto& d : model.devices) entries.push_back({LegendEntry::Device, d, QString::fromStdString(d.str())});
+  bool h2d = false, d2h = false, implicit = false;
+  for (const auto& n : model.nodes) {
+    h2d = h2d || n.kind == NodeKind::CopyH2D || n.group_h2d > 0;
+    d2h = d2h || n.kind == NodeKind::CopyD2H || n.group_d2h > 0;
+  }
+  for (const auto& e : model.edges) implicit = implicit || e.implicit_crossing;
+  if (h2d) entries.push_back({LegendEntry::H2D, {}, QStringLiteral("host \u2192 device copy")});
+  if (d2h) entries.push_back({LegendEntry::D2H, {}, QStringLiteral("device \u2192 host copy")});
+  if (implicit) entries.push_back({LegendEntry::Implicit, {}, QStringLiteral("device change without copy")});
+  if (model.has_groups) entries.push_back({LegendEntry::Group, {}, QStringLiteral("group (double-click)")});
+  bool added = false, removed = false, moved = false;
+  for (const auto& n : model.nodes) {
+    added = added || n.change == layout::Change::Added;
+    removed = removed || n.change == layout::Change::Removed;
+    moved = moved || n.change == layout::Change::Moved;
+  }
+  for (const auto& e : model.edges) moved = moved || e.change == layout::Change::Moved;
+  if (added) entries.push_back({LegendEntry::Added, {}, QStringLiteral("copy added by the edits")});
+  if (removed) entries.push_back({LegendEntry::Removed, {}, QStringLiteral("copy removed by the edits")});
+  if (moved) entries.push_back({LegendEntry::Moved, {}, QStringLiteral("device or target changed")});
+  return entries;
+}
+
+QSizeF paintLegend(QPainter* painter, const QPointF& origin, const std::vector<LegendEntry>& entries, bool horizontal) {
+  const QFont font = graphFont(11);
+  const QFontMetricsF metrics(font);
+  const double row = 18, swatch = 22;
+  double x = origin.x(), y = origin.y(), width = 0;
+  for (const auto& entry : entries) {
+    const QRectF box(x, y + 3, swatch, row - 6);
+    if (painter) {
+      painter->save();
+      switch (entry.kind) {
+        case LegendEntry::Device: {
+          const auto style = layout::deviceStyle(entry.device);
+          painter->setPen(QPen(toQColor(style.stroke), 1.5));
+          painter->setBrush(toQColor(style.fill));
+          painter->drawRoundedRect(box, 3, 3);
+          break;
+        }
+        case LegendEntry::H2D:
+        case LegendEntry::D2H: {
+          const bool right = entry.kind == LegendEntry::H2D;
+          const auto style = right ? layout::h2dCopyStyle() : layout::d2hCopyStyle();
+          const double l = box.left(), r = box.right(), t = box.top(), b = box.bottom(), c = box.center().y();
+          QPolygonF arrow = right ? QPolygonF({{l, t}, {r - 6, t}, {r, c}, {r - 6, b}, {l, b}, {l + 3, c}})
+                                  : QPolygonF({{r, t}, {l + 6, t}, {l, c}, {l + 6, b}, {r, b}, {r - 3, c}});
+          painter->setPen(QPen(toQColor(style.stroke), 1.5));
+          painter->setBrush(toQColor(style.fill));
+          painter->drawPolygon(arrow);
+          break;
+        }
+        case LegendEntry::Implicit:
+          painter->setPen(QPen(toQColor(layout::implicitCrossingColour()), 2.2, Qt::DashLine));
+          painter->drawLine(QPointF(box.left(), box.center().y()), QPointF(box.right(), box.center().y()));
+          break;
+        case LegendEntry::Added:
+        case LegendEntry::Removed:
+        case LegendEntry::Moved: {
+          const auto change = entry.kind == LegendEntry::Added     ? layout::Change::Added
+                              : entry.kind == LegendEntry::Removed ? layout::Change::Removed
+                                                                   : layout::Change::Moved;
+          painter->setPen(QPen(changeQColor(change), 3, change == layout::Change::Removed ? Qt::DashLine : Qt::SolidLine));
+          painter->setBrush(Qt::white);
+          painter->drawRoundedRect(box.adjusted(1.5, 1.5, -1.5, -1.5), 3, 3);
+          break;
+        }
+        case LegendEntry::Scale: {
+          QLinearGradient gradient(box.topLeft(), box.topRight());
+          for (double t : {0.0, 0.5, 1.0}) gradient.setColorAt(t, costColour(t));
+          painter->setPen(Qt::NoPen);
+          painter->setBrush(gradient);
+          painter->drawRoundedRect(box, 2, 2);
+          break;
+        }
+        case LegendEntry::Group: {
+          const auto style = layout::mixedStyle();
+          painter->setPen(QPen(toQColor(style.stroke), 1));
+          painter->setBrush(toQColor(style.fill));
+          painter->drawRect(box.adjusted(4, -2, 0, -4));
+          painter->drawRect(box.adjusted(0, 2, -4, 0));
+          break;
+        }
+      }
+      painter->setFont(font);
+      painter->setPen(QColor(0x22, 0x22, 0x22));
+      painter->drawText(QRectF(x + swatch + 5, y, metrics.horizontalAdvance(entry.text) + 2, row), Qt::AlignVCenter, entry.text);
+      painter->restore();
+    }
+    const double itemWidth = swatch + 5 + metrics.horizontalAdvance(entry.text) + 14;
+    if (horizontal) {
+      x += itemWidth;
+      width = x - origin.x();
+    } else {
+      y += row;
+      width = std::max(width, itemWidth);
+    }
+  }
+  return horizontal ? QSizeF(width, row) : QSizeF(width, y - origin.y());
+}
+
+
+GraphLegend::GraphLegend(QWidget* parent) : QWidget(parent) {
+  setAttribute(Qt::WA_TransparentForMouseEvents);
+  setObjectName(QStringLiteral("graphLegend"));
+}
+
+void GraphLegend::setEntries(std::vector<LegendEntry> entries) {
+  entries_ = std::move(entries);
+  const QSizeF size = paintLegend(nullptr, QPointF(8, 6), entries_, false);
+  resize(int(size.width()) + 12, int(size.height()) + 12);
+  setVisible(!entries_.empty());
+  update();
+}
+
+void GraphLegend::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.setRenderHint(QPainter::Antialiasing);
+  painter.setPen(QColor(0, 0, 0, 40));
+  painter.setBrush(QColor(255, 255, 255, 225));
+  painter.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
+  paintLegend(&painter, QPointF(8, 6), entries_, false);
+}
+
+}  // namespace ptescope::ui

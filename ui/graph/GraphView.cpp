@@ -1,0 +1,420 @@
+#include "ui/graph/GraphView.h"
+
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QShortcut>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <utility>
+
+#include "ui/graph/GraphCanvas.h"
+#include "ui/graph/GraphItems.h"
+#include "ui/graph/GraphLayoutJob.h"
+#include "ui/graph/GraphLegend.h"
+#include "ui/graph/GraphOverview.h"
+
+namespace ptescope::ui {
+
+using layout::NodeKind;
+
+namespace {
+
+constexpr double kSceneMargin = 40;
+
+}  // namespace
+
+GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsScene(this)) {
+  setObjectName(QStringLiteral("graphView"));
+  scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+  canvas_ = new GraphCanvas(scene_, this);
+  auto* box = new QVBoxLayout(this);
+  box->setContentsMargins(0, 0, 0, 0);
+  box->addWidget(canvas_);
+
+  legend_ = new GraphLegend(this);
+  legend_->hide();
+  overview_ = new GraphOverview(this, canvas_);
+  overview_->hide();
+  canvas_->viewChanged = [this] { overview_->viewChanged(); };
+  canvas_->nodeClicked = [this](size_t node) { selectNode(node, true); };
+  canvas_->edgeClicked = [this](size_t edge) { selectEdge(edge, true); };
+  canvas_->backgroundClicked = [this] { backgroundClicked(); };
+  canvas_->nodeDoubleClicked = [this](size_t node) { nodeDoubleClicked(node); };
+  canvas_->contextMenu = [this](const QPoint& at, std::optional<size_t> node) { showContextMenu(at, node); };
+  fillTimer_ = new QTimer(this);
+  fillTimer_->setSingleShot(true);
+  fillTimer_->setInterval(0);
+  connect(fillTimer_, &QTimer::timeout, this, &GraphView::fillScene);
+
+  progressPanel_ = new QWidget(this);
+  progressPanel_->setObjectName(QStringLiteral("graphProgress"));
+  progressPanel_->setAutoFillBackground(true);
+  auto* row = new QHBoxLayout(progressPanel_);
+  row->setContentsMargins(10, 6, 10, 6);
+  progressLabel_ = new QLabel(progressPanel_);
+  progressBar_ = new QProgressBar(progressPanel_);
+  progressBar_->setRange(0, 1000);
+  progressBar_->setTextVisible(false);
+  progressBar_->setFixedWidth(160);
+  cancelButton_ = new QPushButton(tr("Cancel"), progressPanel_);
+  cancelButton_->setObjectName(QStringLiteral("graphCancelLayout"));
+  row->addWidget(progressLabel_, 1);
+  row->addWidget(progressBar_);
+  row->addWidget(cancelButton_);
+  progressPanel_->hide();
+  connect(cancelButton_, &QPushButton::clicked, this, &GraphView::cancelLayout);
+  // Quick layouts finish before the panel would flash up.
+  progressDelay_ = new QTimer(this);
+  progressDelay_->setSingleShot(true);
+  progressDelay_->setInterval(250);
+  connect(progressDelay_, &QTimer::timeout, this, [this] {
+    if (layoutPending()) {
+      progressPanel_->show();
+      progressPanel_->raise();
+    }
+  });
+
+  messageLabel_ = new QLabel(this);
+  messageLabel_->setObjectName(QStringLiteral("graphMessage"));
+  messageLabel_->setAlignment(Qt::AlignCenter);
+  messageLabel_->setWordWrap(true);
+  messageLabel_->setAttribute(Qt::WA_TransparentForMouseEvents);
+  messageLabel_->hide();
+
+  // The diff view's summary: a strip above the graph, so that it never
+  // covers a node.
+  banner_ = new QLabel(this);
+  banner_->setObjectName(QStringLiteral("graphBanner"));
+  banner_->setWordWrap(true);
+  banner_->setTextFormat(Qt::PlainText);
+  banner_->setStyleSheet(QStringLiteral("QLabel { background: #fff8e1; border-bottom: 1px solid #f5a623; padding: 4px 10px; }"));
+  banner_->hide();
+  box->insertWidget(0, banner_);
+
+  const std::pair<QKeySequence, std::function<void()>> keys[] = {
+      {QKeySequence(Qt::CTRL | Qt::Key_Equal), [this] { zoomIn(); }},
+      {QKeySequence(Qt::CTRL | Qt::Key_Plus), [this] { zoomIn(); }},
+      {QKeySequence(Qt::CTRL | Qt::Key_Minus), [this] { zoomOut(); }},
+      {QKeySequence(Qt::CTRL | Qt::Key_0), [this] { fitToWindow(); }},
+      {QKeySequence(Qt::Key_Escape), [this] { backgroundClicked(); }},
+      {QKeySequence(Qt::Key_F3), [this] { findNext(); }},
+      {QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] { findPrevious(); }},
+  };
+  for (const auto& [sequence, action] : keys) {
+    auto* shortcut = new QShortcut(sequence, this);
+    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(shortcut, &QShortcut::activated, this, action);
+  }
+}
+
+GraphView::~GraphView() {
+  // layoutJob_ (destroyed first) cancels the job and waits for it, so that
+  // no Graphviz run outlives the application's thread pool teardown.
+  scene_->clear();
+}
+
+QGraphicsView* GraphView::canvas() const { return canvas_; }
+
+bool GraphView::pictureIsCurrent() const {
+  return layout_ && analyzed_ && program_ && analyzed_->program == program_ && analyzed_->method == methodIndex_;
+}
+
+// The latest job's result has not been handled yet (a watcher may report
+// its future finished before its finished() signal has been delivered).
+// A job runs, or the picture it made is still going into the scene.
+bool GraphView::layoutPending() const { return layoutJob_.running() || filling_ != nullptr; }
+
+void GraphView::setMethod(std::shared_ptr<const program::Program> program, int methodIndex,
+                          std::shared_ptr<const layout::MethodChanges> changes) {
+  // The same request again (the window shows the graph again on every
+  // refresh): the layout running or on screen already answers it.
+  if (program && program == program_ && methodIndex == methodIndex_ && changes == changes_ &&
+      (layoutPending() || pictureIsCurrent()))
+    return;
+  // The same method of an edited program (new options, another target
+  // device) keeps the zoom and scroll position, so that the picture changes
+  // in place; another method starts from its initial view.
+  const bool sameMethod = program_ && program && layout_ && methodIndex == methodIndex_ && methodIndex >= 0 &&
+                          size_t(methodIndex) < program->methods().size() &&
+                          program->methods()[size_t(methodIndex)].displayName() == layout_->model.method_name;
+  if (program != program_) measurements_.clear();  // they are of another program
+  program_ = std::move(program);
+  methodIndex_ = methodIndex;
+  changes_ = std::move(changes);
+  // analyzed_ stays: it is the picture's until a new one is installed.
+
+  firstLayoutOfMethod_ = !sameMethod;
+  pendingInstruction_.reset();
+  pendingValue_.reset();
+  if (!program_ || methodIndex < 0 || size_t(methodIndex) >= program_->methods().size()) {
+    clear();
+    return;
+  }
+  startLayout(std::nullopt, std::nullopt);
+}
+
+void GraphView::clear() {
+  // Dropped, also a result already on its way: it must not bring the
+  // cleared picture back.
+  layoutJob_.cancel();
+  fillTimer_->stop();
+  filling_.reset();
+  program_.reset();
+  changes_.reset();
+  measurements_.clear();
+  banner_->hide();
+  analyzed_.reset();
+  methodIndex_ = -1;
+  selectedNode_.reset();
+  selectedEdge_.reset();
+  matches_.clear();
+  currentMatch_ = -1;
+  nodeItems_.clear();
+  edgeItems_.clear();
+  scene_->clear();
+  layout_.reset();
+  legend_->hide();
+  overview_->setLayout(nullptr);
+  messageLabel_->hide();
+}
+
+// The job stops early and its result (cancelled, perhaps with a model for
+// the quick layout) still comes.
+void GraphView::cancelLayout() { layoutJob_.stop(); }
+
+void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional<int> focusGroup) {
+  flushScene();
+  focusGroup_ = focusGroup;
+  LayoutRequest request;
+  request.program = program_;
+  request.method = methodIndex_;
+  request.analyzed = pictureIsCurrent() ? analyzed_ : nullptr;
+  request.changes = changes_;
+  request.expanded = std::move(expanded);
+  request.budgetSeconds = layoutBudgetSeconds_;
+  request.wantFallback = layout_ == nullptr;
+  QPointer<GraphView> self(this);
+  std::function<LayoutResult(const CancelFlag&)> work = [request, self](const CancelFlag& cancel) {
+    // Progress of a job that was superseded or stopped is not shown.
+    auto progress = [self, cancel](double fraction, const std::string& phase) {
+      QMetaObject::invokeMethod(
+          self.data(),
+          [self, cancel, fraction, phase = QString::fromStdString(phase)] {
+            if (self && !cancel->load()) self->showProgress(fraction, phase);
+          },
+          Qt::QueuedConnection);
+    };
+    return runLayout(request, *cancel, progress);
+  };
+  layoutJob_.start<LayoutResult>(std::move(work), [this](LayoutResult result) { finishLayout(result); });
+  progressBar_->setValue(0);
+  progressLabel_->setText(tr("Laying out the graph\u2026"));
+  progressDelay_->start();
+}
+
+void GraphView::showProgress(double fraction, const QString& phase) {
+  progressBar_->setValue(int(fraction * 1000));
+  progressLabel_->setText(phase);
+}
+
+void GraphView::finishLayout(const LayoutResult& result) {
+  progressDelay_->stop();
+  progressPanel_->hide();
+  if (result.cancelled) {
+    pendingInstruction_.reset();
+    pendingValue_.reset();
+    if (!layout_ && result.fallback) {
+      // Nothing on screen yet: the quick row layout rather than a blank canvas.
+      auto quick = layout::quickLayout(*result.fallback);
+      quick.note = "Layout cancelled: a quick row layout is shown (open or close a group to lay it out again)";
+      analyzed_ = result.analyzed;
+      shownExpanded_ = result.expanded;
+      layout_ = std::make_shared<const layout::GraphLayout>(std::move(quick));
+      rebuildScene(nullptr, Announce::Cancelled);
+      showInitialView();
+      firstLayoutOfMethod_ = false;
+      fillScene();  // announces the cancel when the scene is whole
+      return;
+    }
+    emit layoutCancelled();
+    return;
+  }
+  if (!result.layout) {
+    messageLabel_->setText(tr("The graph could not be laid out:\n%1").arg(result.error));
+    messageLabel_->show();
+    placeOverlays();
+    emit layoutFailed(result.error);
+    return;
+  }
+  messageLabel_->hide();
+  // Keep the selection across a re-layout of the same method by node key.
+  std::string selectedKey;
+  std::optional<int32_t> selectedEdgeValue;
+  if (layout_ && analyzed_ == result.analyzed) {
+    if (selectedNode_) selectedKey = layout_->model.nodes[*selectedNode_].key;
+    if (selectedEdge_) selectedEdgeValue = layout_->model.edges[*selectedEdge_].value;
+  }
+  analyzed_ = result.analyzed;
+  shownExpanded_ = result.expanded;
+  // The items on screen point into the previous layout: it must outlive
+  // them, until rebuildScene() has removed them.
+  const auto previous = std::exchange(layout_, result.layout);
+  rebuildScene(result.items, Announce::Finished);
+
+  if (firstLayoutOfMethod_) {
+    firstLayoutOfMethod_ = false;
+    showInitialView();
+  } else if (focusGroup_) {
+    // Show where the opened (or closed) group's instructions now are.
+    const auto& group = analyzed_->graph.groups().groups[size_t(*focusGroup_)];
+    if (auto node = layout_->model.nodeOfInstruction(group.first)) centreOnNode(*node);
+  }
+  if (!selectedKey.empty()) {
+    if (auto node = layout_->model.findNode(selectedKey)) selectNode(*node, false);
+  } else if (selectedEdgeValue) {
+    trySelectValue(*selectedEdgeValue, false);
+  }
+  if (!findText_.isEmpty()) {
+    computeMatches();
+    currentMatch_ = -1;
+  }
+  // The selection asked for meanwhile, and layoutFinished, come when the
+  // scene is whole (sceneComplete).
+  fillScene();
+}
+
+void GraphView::rebuildScene(std::shared_ptr<SceneItems> made, Announce announce) {
+  nodeItems_.clear();
+  edgeItems_.clear();
+  selectedNode_.reset();
+  selectedEdge_.reset();
+  scene_->clear();
+  const auto& graph = *layout_;
+  if (!made) {
+    made = std::make_shared<SceneItems>();
+    made->make(graph, nullptr);
+  }
+  edgeItems_ = made->edges();
+  nodeItems_ = made->nodes();
+  // Everything that marks items (overlay, emphasis, find) works on them
+  // before they are in the scene; the scene's size is known from the layout.
+  QRectF bounds(graph.bounds.x, graph.bounds.y, graph.bounds.width, graph.bounds.height);
+  if (graph.model.nodes.empty()) {
+    auto* text = scene_->addSimpleText(
+        tr("Method '%1' is empty: no instructions, inputs or outputs.").arg(QString::fromStdString(graph.model.method_name)));
+    text->setBrush(QColor(0x66, 0x66, 0x66));
+    bounds = scene_->itemsBoundingRect();
+  }
+  scene_->setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
+  overview_->setLayout(layout_.get());
+  applyOverlay();  // also sets the legend
+  updateBanner();
+  placeOverlays();
+  filling_ = std::move(made);
+  announce_ = announce;
+}
+
+void GraphView::fillScene() {
+  if (!filling_) return;
+  if (!filling_->addTo(scene_, sceneSliceMs_)) {
+    fillTimer_->start();  // the rest in the next turns of the event loop
+    return;
+  }
+  filling_.reset();
+  sceneComplete();
+}
+
+void GraphView::flushScene() {
+  if (!filling_) return;
+  fillTimer_->stop();
+  filling_->addTo(scene_, 1e12);
+  filling_.reset();
+}
+
+void GraphView::sceneComplete() {
+  if (announce_ == Announce::Cancelled) {
+    emit layoutCancelled();
+    return;
+  }
+  selectPending();
+  emit layoutFinished();
+}
+
+void GraphView::showInitialView() {
+  // Small graphs: all of it. Tall ones (a chain of layers): readable width,
+  // starting at the top, since a whole 10,000-point chain fitted in a window
+  // shows nothing.
+  const QRectF rect = scene_->sceneRect();
+  const QSizeF viewport = canvas_->viewport()->size();
+  if (rect.isEmpty() || viewport.isEmpty()) return;
+  const double fitAll = std::min(viewport.width() / rect.width(), viewport.height() / rect.height());
+  canvas_->resetTransform();
+  if (fitAll >= 0.45) {
+    const double s = std::min(fitAll, 1.25);
+    canvas_->scale(s, s);
+    canvas_->centerOn(rect.center());
+  } else {
+    const double s = std::clamp(viewport.width() / rect.width(), 0.45, 1.0);
+    canvas_->scale(s, s);
+    canvas_->centerOn(QPointF(rect.center().x(), rect.top() + viewport.height() / (2 * s)));
+  }
+  overview_->viewChanged();
+}
+
+void GraphView::placeOverlays() {
+  const QRect area = canvas_->geometry();
+  legend_->move(area.left() + 8, area.top() + 8);
+  legend_->raise();
+  overview_->move(area.right() - overview_->width() - 8 - canvas_->verticalScrollBar()->width() * int(canvas_->verticalScrollBar()->isVisible()),
+                  area.bottom() - overview_->height() - 8 -
+                      canvas_->horizontalScrollBar()->height() * int(canvas_->horizontalScrollBar()->isVisible()));
+  overview_->raise();
+  progressPanel_->setGeometry(area.left(), area.top(), area.width(), progressPanel_->sizeHint().height());
+  progressPanel_->raise();
+  messageLabel_->setGeometry(area.adjusted(40, 40, -40, -40));
+  messageLabel_->raise();
+
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  placeOverlays();
+}
+
+
+// ---- view ----
+
+void GraphView::fitToWindow() {
+  if (scene_->sceneRect().isEmpty()) return;
+  canvas_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  const double s = canvas_->transform().m11();
+  if (s > GraphCanvas::kMaxZoom) canvas_->zoomBy(GraphCanvas::kMaxZoom / s);
+  if (s < GraphCanvas::kMinZoom) canvas_->zoomBy(GraphCanvas::kMinZoom / s);
+  overview_->viewChanged();
+}
+
+void GraphView::zoomIn() { canvas_->zoomBy(1.25); }
+
+void GraphView::zoomOut() { canvas_->zoomBy(0.8); }
+
+double GraphView::zoomLevel() const { return canvas_->transform().m11(); }
+
+void GraphView::setZoomLevel(double scale) {
+  if (!(scale > 0)) return;
+  const QPointF centre = canvas_->mapToScene(canvas_->viewport()->rect().center());
+  canvas_->resetTransform();
+  canvas_->scale(scale, scale);
+  canvas_->centerOn(centre);
+  overview_->viewChanged();
+}
+
+
+}  // namespace ptescope::ui

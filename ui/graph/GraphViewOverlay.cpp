@@ -1,0 +1,138 @@
+// GraphView: what is drawn over the graph: the diff view's banner and the
+// profile overlay (copies coloured by time or bandwidth, and the legend).
+#include "ui/graph/GraphView.h"
+
+#include <QLabel>
+
+#include <cmath>
+#include <map>
+
+#include "layout/DeviceStyle.h"
+#include "program/Text.h"
+#include "ui/common/Format.h"
+#include "ui/graph/GraphItems.h"
+#include "ui/graph/GraphLegend.h"
+
+namespace ptescope::ui {
+
+using layout::NodeKind;
+
+// ---- diff view ----
+
+QString GraphView::diffSummary() const {
+  if (!changes_) return {};
+  const auto& c = *changes_;
+  if (c.empty())
+    return tr("Diff against the file as loaded: no changes in this method.") +
+           (diffNote_.isEmpty() ? QString() : " " + diffNote_);
+  QStringList parts;
+  auto count = [](size_t n, const QString& one, const QString& many) { return QString::number(n) + " " + (n == 1 ? one : many); };
+  if (!c.added_copies.empty()) parts << "+" + count(c.added_copies.size(), tr("copy added"), tr("copies added"));
+  if (!c.removed_copies.empty()) parts << "\u2212" + count(c.removed_copies.size(), tr("copy removed"), tr("copies removed"));
+  if (!c.moved_values.empty()) parts << count(c.moved_values.size(), tr("value changed device"), tr("values changed device"));
+  if (!c.retargeted.empty()) parts << count(c.retargeted.size(), tr("delegate retargeted"), tr("delegates retargeted"));
+  for (const auto& note : c.notes) parts << QString::fromStdString(note);
+  if (!diffNote_.isEmpty()) parts << diffNote_;
+  if (layout_ && layout_->model.undrawn_removed_copies > 0)
+    parts << tr("%1 removed copies not drawn (open groups or see Changes)").arg(layout_->model.undrawn_removed_copies);
+  return tr("Diff against the file as loaded: %1").arg(parts.join(QStringLiteral(" \u00b7 ")));
+}
+
+void GraphView::setDiffNote(const QString& note) {
+  if (note == diffNote_) return;
+  diffNote_ = note;
+  updateBanner();
+}
+
+void GraphView::updateBanner() {
+  QString text = diffSummary();
+  if (layout_ && !layout_->note.empty())
+    text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(layout_->note);
+  banner_->setVisible(!text.isEmpty() && layout_ != nullptr);
+  banner_->setText(text);
+  placeOverlays();
+}
+
+// ---- profile overlay ----
+
+void GraphView::setMeasurements(std::vector<CopyMeasurement> copies) {
+  measurements_ = std::move(copies);
+  applyOverlay();
+}
+
+void GraphView::setOverlayMetric(OverlayMetric metric) {
+  overlayMetric_ = metric;
+  applyOverlay();
+}
+
+
+QString GraphView::overlayLegendText() const {
+  if (overlayMetric_ == OverlayMetric::Placement || measurements_.empty() || (overlayMin_ == 0 && overlayMax_ == 0)) return {};
+  if (overlayMetric_ == OverlayMetric::Time)
+    return tr("copy time %1 \u2192 %2").arg(durationText(overlayMin_), durationText(overlayMax_));
+  return tr("bandwidth %1 \u2192 %2").arg(gbpsText(overlayMax_) + " GB/s", gbpsText(overlayMin_) + " GB/s");
+}
+
+void GraphView::applyOverlay() {
+  if (!layout_) return;
+  const auto& model = layout_->model;
+  for (auto* item : nodeItems_) item->setOverlay(std::nullopt);
+  for (auto* item : edgeItems_) item->setOverlay(std::nullopt);
+  overlayMin_ = overlayMax_ = 0;
+  // The measurements number the instructions of program_; the picture on
+  // screen may still be of the previous program until its layout is done.
+  const bool pictureOfProgram = pictureIsCurrent();
+  if (pictureOfProgram && overlayMetric_ != OverlayMetric::Placement && !measurements_.empty()) {
+    // Per visible node: the copies it shows (a group sums the ones inside).
+    struct Sum {
+      double seconds = 0;
+      uint64_t bytes = 0;
+    };
+    std::map<size_t, Sum> perNode;
+    for (const auto& m : measurements_) {
+      auto node = model.nodeOfInstruction(m.instruction);
+      if (!node) continue;
+      auto& sum = perNode[*node];
+      sum.seconds += m.seconds;
+      sum.bytes += m.bytes;
+    }
+    const bool time = overlayMetric_ == OverlayMetric::Time;
+    auto metricOf = [time](const Sum& s) {
+      return time ? s.seconds : (s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0);
+    };
+    bool first = true;
+    for (const auto& [node, sum] : perNode) {
+      const double v = metricOf(sum);
+      overlayMin_ = first ? v : std::min(overlayMin_, v);
+      overlayMax_ = first ? v : std::max(overlayMax_, v);
+      first = false;
+    }
+    // Times spread over orders of magnitude: a log scale when they do.
+    const bool logScale = overlayMin_ > 0 && overlayMax_ / overlayMin_ > 20;
+    auto position = [&](double v) {
+      if (overlayMax_ <= overlayMin_) return 0.5;
+      const double t = logScale ? std::log(v / overlayMin_) / std::log(overlayMax_ / overlayMin_)
+                                : (v - overlayMin_) / (overlayMax_ - overlayMin_);
+      return time ? t : 1.0 - t;  // low bandwidth is the costly end
+    };
+    for (const auto& [node, sum] : perNode) {
+      const double v = metricOf(sum);
+      nodeItems_[node]->setOverlay(ItemOverlay{costColour(position(v)),
+                                               time ? durationText(v) : gbpsText(v) + QStringLiteral(" GB/s")});
+    }
+    // The edges that leave a copy carry the copied tensor across devices:
+    // one pass over the edges.
+    for (size_t e = 0; e < model.edges.size(); ++e) {
+      const size_t from = model.edges[e].from;
+      auto it = perNode.find(from);
+      if (it == perNode.end() || model.nodes[from].kind == NodeKind::Group) continue;
+      const auto& overlay = *nodeItems_[from]->overlay();
+      edgeItems_[e]->setOverlay(ItemOverlay{overlay.colour, QString::fromStdString(program::bytesText(int64_t(it->second.bytes))) +
+                                                                QStringLiteral(" \u00b7 ") + overlay.text});
+    }
+  }
+  legend_->setEntries(legendEntries(model, overlayLegendText()));
+  placeOverlays();
+}
+
+}  // namespace ptescope::ui

@@ -1,0 +1,202 @@
+// GraphView: the selection (a node or an edge), what it lights up, and
+// selecting by instruction or value from outside.
+#include "ui/graph/GraphView.h"
+
+#include <algorithm>
+
+#include "ui/graph/GraphCanvas.h"
+#include "ui/graph/GraphItems.h"
+#include "ui/graph/GraphLayoutJob.h"
+
+namespace ptescope::ui {
+
+using layout::NodeKind;
+
+// ---- selection ----
+
+void GraphView::backgroundClicked() {
+  if (!selectedNode_ && !selectedEdge_) return;
+  clearSelection();
+  emit selectionCleared();
+}
+
+
+void GraphView::selectNode(size_t node, bool emitSignals) {
+  if (!layout_ || node >= nodeItems_.size()) return;
+  selectedNode_ = node;
+  selectedEdge_.reset();
+  applyEmphasis();
+  if (!emitSignals) return;
+  const auto& n = layout_->model.nodes[node];
+  if (n.instruction) emit instructionSelected(*n.instruction);
+  else if (n.value >= 0) emit valueSelected(n.value);
+}
+
+void GraphView::selectEdge(size_t edge, bool emitSignals) {
+  if (!layout_ || edge >= edgeItems_.size()) return;
+  selectedEdge_ = edge;
+  selectedNode_.reset();
+  applyEmphasis();
+  if (emitSignals) emit valueSelected(layout_->model.edges[edge].value);
+}
+
+void GraphView::clearSelection() {
+  selectedNode_.reset();
+  selectedEdge_.reset();
+  applyEmphasis();
+}
+
+void GraphView::applyEmphasis() {
+  if (!layout_) return;
+  const auto& model = layout_->model;
+  const bool any = selectedNode_ || selectedEdge_;
+  std::vector<Emphasis> nodes(nodeItems_.size(), any ? Emphasis::Dimmed : Emphasis::Normal);
+  std::vector<Emphasis> edges(edgeItems_.size(), any ? Emphasis::Dimmed : Emphasis::Normal);
+  auto relate = [&nodes](size_t n) {
+    if (nodes[n] != Emphasis::Selected) nodes[n] = Emphasis::Related;
+  };
+  // A stub stands for its producer: what reads through the stub reads from
+  // the producer, and the producer's stubs are its readers' ends.
+  auto producerOf = [&model](size_t n) { return model.nodes[n].stub_source.value_or(n); };
+  if (selectedNode_) {
+    // The node, what feeds it (producers) and what reads it (consumers).
+    nodes[*selectedNode_] = Emphasis::Selected;
+    const size_t self = *selectedNode_;
+    const bool isStub = model.nodes[self].stub_source.has_value();
+    for (size_t e = 0; e < model.edges.size(); ++e) {
+      const auto& edge = model.edges[e];
+      const bool fromSelf = edge.from == self || (!isStub && model.nodes[edge.from].stub_source == self);
+      if (edge.to == self) {
+        edges[e] = Emphasis::Related;
+        relate(edge.from);
+        relate(producerOf(edge.from));
+      } else if (fromSelf) {
+        edges[e] = Emphasis::Related;
+        relate(edge.to);
+        relate(edge.from);
+      }
+    }
+    if (isStub) relate(*model.nodes[self].stub_source);
+  } else if (selectedEdge_) {
+    // The value: its producer and every consumer of it, through stubs too.
+    const auto& chosen = model.edges[*selectedEdge_];
+    const size_t producer = producerOf(chosen.from);
+    relate(producer);
+    for (size_t e = 0; e < model.edges.size(); ++e) {
+      const auto& edge = model.edges[e];
+      if (producerOf(edge.from) != producer) continue;
+      const bool carries = edge.value == chosen.value ||
+                           std::binary_search(model.nodes[edge.from].stub_values.begin(),
+                                              model.nodes[edge.from].stub_values.end(), chosen.value);
+      if (!carries) continue;
+      edges[e] = Emphasis::Selected;
+      relate(edge.to);
+      relate(edge.from);
+    }
+  }
+  for (size_t i = 0; i < nodeItems_.size(); ++i) nodeItems_[i]->setEmphasis(nodes[i]);
+  for (size_t i = 0; i < edgeItems_.size(); ++i) edgeItems_[i]->setEmphasis(edges[i]);
+}
+
+void GraphView::centreOnNode(size_t node) {
+  if (node < nodeItems_.size()) canvas_->centerOn(nodeItems_[node]);
+}
+
+void GraphView::centreOnEdge(size_t edge) {
+  if (edge < edgeItems_.size()) canvas_->centerOn(edgeItems_[edge]->boundingRect().center());
+}
+
+bool GraphView::deferSelection(std::optional<size_t> instruction, std::optional<int32_t> value) {
+  if (layout_ && !layoutPending()) return false;
+  pendingInstruction_ = instruction;
+  pendingValue_ = value;
+  return true;
+}
+
+void GraphView::selectInstruction(size_t instruction) {
+  if (deferSelection(instruction, std::nullopt)) return;
+  // A picture of an earlier program (its successor's layout was cancelled)
+  // numbers instructions differently: select nothing rather than the wrong node.
+  if (!pictureIsCurrent()) return;
+  auto node = layout_->model.nodeOfInstruction(instruction);
+  if (!node) return;
+  if (layout_->model.nodes[*node].kind == NodeKind::Group) {
+    pendingInstruction_ = instruction;
+    openGroupsFor(instruction);
+    return;
+  }
+  selectNode(*node, false);
+  centreOnNode(*node);
+}
+
+bool GraphView::trySelectValue(int32_t value, bool emitSignals) {
+  const auto& model = layout_->model;
+  // Its own node first (an input, output or constant), then an edge
+  // carrying it.
+  for (size_t n = 0; n < model.nodes.size(); ++n) {
+    if (model.nodes[n].value == value && !layout::isInstructionKind(model.nodes[n].kind)) {
+      selectNode(n, false);
+      centreOnNode(n);
+      if (emitSignals) emit valueSelected(value);
+      return true;
+    }
+  }
+  for (size_t e = 0; e < model.edges.size(); ++e) {
+    if (model.edges[e].value == value) {
+      selectEdge(e, emitSignals);
+      centreOnEdge(e);
+      return true;
+    }
+  }
+  return false;
+}
+
+void GraphView::selectValue(int32_t value) {
+  if (deferSelection(std::nullopt, value)) return;
+  if (!pictureIsCurrent()) return;
+  if (trySelectValue(value, false)) return;
+  // Only inside a collapsed group (or folded into a node): open the groups
+  // around its producer, or its first reader.
+  if (!analyzed_ || value < 0 || size_t(value) >= analyzed_->graph.dataflow().values().size()) return;
+  const auto& facts = analyzed_->graph.dataflow().value(value);
+  std::optional<size_t> where = facts.producer;
+  if (!where && !facts.consumers.empty()) where = facts.consumers.front();
+  if (!where) return;
+  auto node = layout_->model.nodeOfInstruction(*where);
+  if (node && layout_->model.nodes[*node].kind == NodeKind::Group) {
+    pendingValue_ = value;
+    openGroupsFor(*where);
+  } else if (node) {
+    // A folded constant: show the node that reads it.
+    selectNode(*node, false);
+    centreOnNode(*node);
+  }
+}
+
+std::optional<size_t> GraphView::selectedInstruction() const {
+  if (!layout_ || !selectedNode_) return std::nullopt;
+  return layout_->model.nodes[*selectedNode_].instruction;
+}
+
+std::optional<int32_t> GraphView::selectedValue() const {
+  if (!layout_) return std::nullopt;
+  if (selectedEdge_) return layout_->model.edges[*selectedEdge_].value;
+  if (selectedNode_ && layout_->model.nodes[*selectedNode_].value >= 0 &&
+      !layout::isInstructionKind(layout_->model.nodes[*selectedNode_].kind))
+    return layout_->model.nodes[*selectedNode_].value;
+  return std::nullopt;
+}
+
+void GraphView::selectPending() {
+  if (pendingInstruction_) {
+    const size_t instruction = *pendingInstruction_;
+    pendingInstruction_.reset();
+    selectInstruction(instruction);
+  } else if (pendingValue_) {
+    const int32_t value = *pendingValue_;
+    pendingValue_.reset();
+    trySelectValue(value, false);
+  }
+}
+
+}  // namespace ptescope::ui

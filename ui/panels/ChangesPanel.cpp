@@ -1,0 +1,103 @@
+#include "ui/panels/ChangesPanel.h"
+
+#include "cost/CopyCost.h"
+#include "ui/common/DeviceColors.h"
+#include "ui/document/Document.h"
+#include "ui/common/Format.h"
+#include "ui/profile/LinkSelection.h"
+
+namespace ptescope::ui {
+using namespace ptescope::passes;
+
+namespace {
+
+QString copyText(const CopyRecord& c) {
+  QString s = QString("%1 %%2 %3 → %4, %5")
+                  .arg(QString::fromStdString(program::copyDirectionName(c.direction)))
+                  .arg(c.source)
+                  .arg(QString::fromStdString(c.from.str()), QString::fromStdString(c.to.str()))
+                  .arg(bytesText(c.bytes));
+  if (c.direction == program::CopyDirection::HostToDevice && c.consumer_delegate >= 0)
+    s += QString(" for delegate call %1").arg(c.consumer_delegate);
+  return s;
+}
+
+QString buffersText(const std::vector<BufferInfo>& buffers) {
+  QStringList parts{"0"};
+  for (const auto& b : buffers) parts << QString("%1 %2").arg(b.size).arg(QString::fromStdString(b.device.str()));
+  return "[" + parts.join(", ") + "]";
+}
+
+}  // namespace
+
+ChangesPanel::ChangesPanel(Document* document, QWidget* parent) : QListWidget(parent), document_(document) {
+  setObjectName("changes");
+  connect(document_, &Document::programChanged, this, &ChangesPanel::rebuild);
+  connect(this, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+    const int method = item->data(MethodRole).toInt();
+    if (method >= 0) document_->setCurrentMethod(method);
+    const qlonglong instruction = item->data(InstructionRole).toLongLong();
+    const int value = item->data(ValueRole).toInt();
+    if (instruction >= 0) emit instructionActivated(size_t(instruction));
+    else if (value >= 0) emit valueActivated(value);
+  });
+  rebuild();
+}
+
+void ChangesPanel::setLinkSelection(LinkSelection* links) {
+  links_ = links;
+  connect(links_, &LinkSelection::changed, this, &ChangesPanel::rebuild);
+  rebuild();
+}
+
+void ChangesPanel::rebuild() {
+  clear();
+  const PassReport* report = document_->report();
+  if (report == nullptr || !report->changed()) {
+    addItem(document_->hasProgram() ? tr("No changes against the file as loaded") : QString());
+    return;
+  }
+  for (size_t m = 0; m < report->methods.size(); ++m) {
+    const auto& method = report->methods[m];
+    if (!method.changed()) continue;
+    QString title = tr("method '%1'").arg(QString::fromStdString(method.name));
+    // Predicted on the chosen link: the copies before and after the edit.
+    auto predicted = [&](const std::vector<CopyRecord>& copies) {
+      auto seconds = links_ ? cost::predictRecords(copies, *links_->link(), links_->hostMemory())
+                            : Result<double>(makeError("no link"));
+      return seconds ? seconds.value() : -1.0;
+    };
+    const double before = predicted(method.copies_before), after = predicted(method.copies_after);
+    if (before >= 0 && after >= 0 && (!method.copies_before.empty() || !method.copies_after.empty()))
+      title += " \u2014 " + links_->savingText(before, after);
+    auto* header = new QListWidgetItem(title, this);
+    QFont f = header->font();
+    f.setBold(true);
+    header->setFont(f);
+    header->setData(MethodRole, int(m));
+    header->setData(ValueRole, -1);
+    header->setData(InstructionRole, qlonglong(-1));
+    auto add = [&](const QString& text, const QColor& color, int value, qlonglong instruction) {
+      auto* item = new QListWidgetItem(text, this);
+      item->setForeground(color);
+      item->setData(MethodRole, int(m));
+      item->setData(ValueRole, value);
+      item->setData(InstructionRole, instruction);
+    };
+    auto cost = [&](const CopyRecord& c) {
+      const double seconds = predicted({c});
+      return seconds >= 0 ? " \u00b7 ~" + durationText(seconds) : QString();
+    };
+    for (const auto& c : method.copies_added)
+      add("  + " + copyText(c) + cost(c), QColor(0x2e, 0x7d, 0x32), c.value, qlonglong(c.instruction));
+    for (const auto& c : method.copies_removed) add("  − " + copyText(c) + cost(c), QColor(0xb0, 0x00, 0x20), c.source, -1);
+    for (const auto& r : method.retagged)
+      add(QString("  ~ %%1 %2 → %3").arg(r.value).arg(QString::fromStdString(r.before.str()), QString::fromStdString(r.after.str())),
+          deviceColor(QString::fromStdString(r.after.str())).darker(120), r.value, -1);
+    if (method.buffers_before != method.buffers_after)
+      add(tr("  buffers %1 → %2").arg(buffersText(method.buffers_before), buffersText(method.buffers_after)),
+          palette().color(QPalette::Text), -1, -1);
+  }
+}
+
+}  // namespace ptescope::ui

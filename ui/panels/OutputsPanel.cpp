@@ -1,0 +1,163 @@
+#include "ui/panels/OutputsPanel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "exec/DeviceRuntime.h"
+#include "report/RunText.h"
+#include "ui/document/Document.h"
+
+namespace ptescope::ui {
+
+namespace {
+using RunOutcome = std::shared_ptr<Result<exec::RunOnceResult>>;
+}
+
+OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent), document_(document) {
+  setObjectName("outputsPanel");
+  header_ = new QLabel(tr("Run the method once to see what it computes (random inputs, seed 0)."));
+  header_->setObjectName("outputsHeader");
+  header_->setWordWrap(true);
+  runButton_ = new QPushButton(tr("Run Once"));
+  runButton_->setObjectName("runOnceButton");
+  runButton_->setToolTip(tr("Execute the shown method once and list its outputs (Ctrl+R)"));
+  connect(runButton_, &QPushButton::clicked, this, [this] { runOnce(); });
+  auto* top = new QHBoxLayout;
+  top->addWidget(header_, 1);
+  top->addWidget(runButton_);
+
+  table_ = new QTableWidget(0, 7);
+  table_->setObjectName("outputsTable");
+  table_->setHorizontalHeaderLabels({tr("#"), tr("Value"), tr("Type"), tr("Min"), tr("Max"), tr("Mean"), tr("First values")});
+  table_->verticalHeader()->hide();
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setAlternatingRowColors(true);
+
+  notExecuted_ = new QLabel;
+  notExecuted_->setObjectName("outputsNotExecuted");
+  notExecuted_->setWordWrap(true);
+  notExecuted_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  notExecuted_->hide();
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(table_, 1);
+  layout->addWidget(notExecuted_);
+
+  // A new program makes the old outputs stale.
+  connect(document_, &Document::programChanged, this, [this] {
+    if (isRunning()) return;
+    result_.reset();
+    table_->setRowCount(0);
+    notExecuted_->hide();
+    header_->setText(tr("Run the method once to see what it computes (random inputs, seed 0)."));
+  });
+}
+
+OutputsPanel::~OutputsPanel() = default;
+
+bool OutputsPanel::isRunning() const { return runJob_.running(); }
+
+bool OutputsPanel::runOnce() {
+  const auto program = document_->programSnapshot();
+  const program::Method* method = document_->currentMethod();
+  if (!program || method == nullptr) {
+    error_ = tr("no program is open");
+    return false;
+  }
+  if (isRunning()) {
+    error_ = tr("a run is under way");
+    return false;
+  }
+  const std::string methodName = method->displayName();
+  header_->setText(tr("Running '%1'…").arg(QString::fromStdString(methodName)));
+  runButton_->setEnabled(false);
+  runJob_.start<RunOutcome>(
+      [program, methodName](const CancelFlag&) -> RunOutcome {
+        auto selection = exec::selectRuntime(exec::RuntimePreference::Auto);
+        if (!selection) return std::make_shared<Result<exec::RunOnceResult>>(selection.error());
+        exec::RunOnceOptions options;
+        options.method = methodName;
+        return std::make_shared<Result<exec::RunOnceResult>>(exec::runMethodOnce(*program, *selection->runtime, options));
+      },
+      [this](RunOutcome outcome) {
+        runButton_->setEnabled(true);
+        if (!outcome->ok()) {
+          showError(QString::fromStdString(outcome->error().message));
+          return;
+        }
+        show(outcome->value());
+      });
+  return true;
+}
+
+bool OutputsPanel::showsCurrentMethod() const {
+  const program::Method* method = document_->currentMethod();
+  return result_ && method != nullptr && method->displayName() == result_->method;
+}
+
+int32_t OutputsPanel::valueOfRow(int row) const {
+  if (!showsCurrentMethod() || row < 0 || size_t(row) >= result_->outputs.size()) return -1;
+  return result_->outputs[size_t(row)].value;
+}
+
+int OutputsPanel::rowOfValue(int32_t value) const {
+  if (!showsCurrentMethod()) return -1;
+  for (size_t row = 0; row < result_->outputs.size(); ++row)
+    if (result_->outputs[row].value == value) return int(row);
+  return -1;
+}
+
+void OutputsPanel::showError(const QString& message) {
+  error_ = message;
+  header_->setText(tr("Run failed: %1").arg(message));
+  emit failed(message);
+}
+
+void OutputsPanel::show(const exec::RunOnceResult& result) {
+  result_ = result;
+  header_->setText(tr("Method '%1' ran once on %2%3: %4 instruction(s), %5 not executed, %6 output(s)")
+                       .arg(QString::fromStdString(result.method), QString::fromStdString(result.runtime),
+                            result.emulated ? tr(" (no GPU: device memory emulated in host memory)") : QString())
+                       .arg(result.instructions)
+                       .arg(result.not_executed.size())
+                       .arg(result.outputs.size()));
+  table_->setRowCount(int(result.outputs.size()));
+  for (size_t row = 0; row < result.outputs.size(); ++row) {
+    const auto& out = result.outputs[row];
+    QStringList cells{QString::number(out.position), QStringLiteral("%%1").arg(out.value),
+                      QString::fromStdString(report::outputDescription(out))};
+    if (out.tensor && out.readable && out.stats.count > out.stats.nan_count) {
+      cells << QString::fromStdString(report::formatNumber(out.stats.min)) << QString::fromStdString(report::formatNumber(out.stats.max))
+            << QString::fromStdString(report::formatNumber(out.stats.mean));
+    } else {
+      cells << QString() << QString() << QString();
+    }
+    cells << QString::fromStdString(out.tensor ? report::firstValuesText(out) : std::string());
+    for (int column = 0; column < cells.size(); ++column) {
+      auto* item = new QTableWidgetItem(cells[column]);
+      if (column >= 3 && column <= 5) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (column == 6 && out.stats.nan_count) item->setToolTip(tr("%1 NaN value(s)").arg(out.stats.nan_count));
+      table_->setItem(int(row), column, item);
+    }
+  }
+  table_->resizeColumnsToContents();
+  if (result.not_executed.empty()) {
+    notExecuted_->hide();
+  } else {
+    QStringList lines;
+    for (const auto& step : result.not_executed)
+      lines << tr("%1  %2: %3").arg(step.instruction).arg(QString::fromStdString(step.label), QString::fromStdString(step.reason));
+    notExecuted_->setText(tr("Not executed (their outputs keep earlier contents):\n%1").arg(lines.join("\n")));
+    notExecuted_->show();
+  }
+  emit finished();
+}
+
+}  // namespace ptescope::ui

@@ -1,0 +1,64 @@
+// The Outputs panel: Run Once executes the shown method a single time off
+// the UI thread (random inputs from seed 0, on a GPU when one is present,
+// else emulated on the host) and lists what it computed: per output its
+// dtype and shape, min/max/mean and first values, and the instructions that
+// were not executed with their reasons. A row is one of the window's
+// selection's views: picking it selects its value, and selecting an output
+// value elsewhere picks its row (MainWindowSelection.cpp).
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+#include "exec/RunOnce.h"
+#include "ui/document/BackgroundJob.h"
+
+class QLabel;
+class QPushButton;
+class QTableWidget;
+
+namespace ptescope::ui {
+
+class Document;
+
+class OutputsPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit OutputsPanel(Document* document, QWidget* parent = nullptr);
+  ~OutputsPanel() override;
+
+  // Starts a run of the current method; false (with lastError) when there is
+  // nothing to run or a run is under way.
+  bool runOnce();
+  bool isRunning() const;
+  const std::optional<exec::RunOnceResult>& lastResult() const { return result_; }
+  QString lastError() const { return error_; }
+  QTableWidget* table() const { return table_; }
+  // The value an output row shows, and the row showing a value; -1 when there
+  // is none or the outputs are those of another method than the one shown
+  // (their value numbers are that method's).
+  int32_t valueOfRow(int row) const;
+  int rowOfValue(int32_t value) const;
+
+ signals:
+  void finished();
+  void failed(const QString& message);
+
+ private:
+  void show(const exec::RunOnceResult& result);
+  void showError(const QString& message);
+  bool showsCurrentMethod() const;
+
+  Document* document_;
+  QLabel* header_;
+  QPushButton* runButton_;
+  QTableWidget* table_;
+  QLabel* notExecuted_;
+  std::optional<exec::RunOnceResult> result_;
+  QString error_;
+  BackgroundJob runJob_;  // last member: destroyed (and waited for) first
+};
+
+}  // namespace ptescope::ui

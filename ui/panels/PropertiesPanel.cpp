@@ -1,0 +1,141 @@
+#include "ui/panels/PropertiesPanel.h"
+
+#include "ui/common/Format.h"
+
+#include <QHeaderView>
+
+#include "program/DelegatePayload.h"
+#include "report/InfoReport.h"
+#include "ui/document/Document.h"
+
+namespace ptescope::ui {
+using namespace ptescope::program;
+
+namespace {
+
+QString valueLabel(const Method& method, int32_t v) {
+  const auto& values = items(method.values);
+  if (v < 0 || size_t(v) >= values.size()) return "%" + QString::number(v);
+  const Value& value = values[size_t(v)];
+  if (const Tensor* t = value.tensor()) {
+    return QString("%%1 %2 %3").arg(v).arg(ui::tensorTypeText(*t), QString::fromStdString(t->device().str()));
+  }
+  return QString("%%1 %2").arg(v).arg(QString::fromStdString(valueKindName(value.kind())));
+}
+
+}  // namespace
+
+PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QTreeWidget(parent), document_(document) {
+  setObjectName("properties");
+  setHeaderLabels({tr("Property"), tr("Value")});
+  header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  setRootIsDecorated(true);
+  setAlternatingRowColors(true);
+  showNothing();
+}
+
+QTreeWidgetItem* PropertiesPanel::row(const QString& key, const QString& value, QTreeWidgetItem* parent) {
+  auto* item = parent ? new QTreeWidgetItem(parent, {key, value}) : new QTreeWidgetItem(this, {key, value});
+  item->setToolTip(1, value);
+  return item;
+}
+
+void PropertiesPanel::showNothing() {
+  clear();
+  if (!document_->hasProgram()) return;
+  const Method* method = document_->currentMethod();
+  if (method == nullptr) return;
+  row(tr("Method"), QString::fromStdString(method->displayName()));
+  row(tr("Values"), QString::number(items(method->values).size()));
+  row(tr("Delegates"), QString::number(items(method->delegates).size()));
+  QStringList buffers;
+  const auto& sizes = items(method->non_const_buffer_sizes);
+  for (size_t i = 1; i < sizes.size(); ++i)
+    buffers << QString("%1: %2 B %3").arg(i).arg(sizes[i]).arg(QString::fromStdString(method->bufferDevice(int32_t(i)).str()));
+  row(tr("Planned buffers"), buffers.join("; "));
+}
+
+void PropertiesPanel::showValue(int32_t v) {
+  clear();
+  const Method* method = document_->currentMethod();
+  const analysis::Dataflow* dataflow = document_->currentDataflow();
+  if (method == nullptr || dataflow == nullptr || v < 0 || size_t(v) >= items(method->values).size()) return;
+  const Value& value = (*method->values)[size_t(v)];
+  const auto& facts = dataflow->values()[size_t(v)];
+  row(tr("Value"), "%" + QString::number(v));
+  row(tr("Kind"), QString::fromStdString(valueKindName(value.kind())));
+  if (const Tensor* t = value.tensor()) {
+    row(tr("DType"), QString::fromStdString(scalarTypeShortName(t->scalar_type)));
+    row(tr("Sizes"), ui::sizesText(*t));
+    row(tr("Bytes"), QString::number(t->nbytes()));
+    row(tr("Device"), QString::fromStdString(t->device().str()));
+    row(tr("Dynamism"), QString::fromStdString(shapeDynamismName(t->shape_dynamism)));
+    if (t->allocation_info)
+      row(tr("Planned"), tr("buffer %1 (%2) at offset %3")
+                             .arg(t->allocation_info->memory_id)
+                             .arg(QString::fromStdString(method->bufferDevice(int32_t(t->allocation_info->memory_id)).str()))
+                             .arg(t->allocation_info->offset()));
+    else if (t->isConstant())
+      row(tr("Storage"), t->isExternal() ? tr("external constant '%1'").arg(QString::fromStdString(
+                                                t->extra_tensor_info->fully_qualified_name.value_or("")))
+                                          : tr("constant %1").arg(t->data_buffer_idx));
+    else
+      row(tr("Storage"), tr("supplied at run time"));
+  }
+  QStringList roles;
+  if (facts.is_method_input) roles << tr("method input");
+  if (facts.is_method_output) roles << tr("method output");
+  if (!roles.isEmpty()) row(tr("Role"), roles.join(", "));
+  if (facts.lifetime) row(tr("Lifetime"), QString("%1 – %2").arg(facts.lifetime->first).arg(facts.lifetime->second));
+  if (facts.producer) {
+    const auto& p = dataflow->instructions()[*facts.producer];
+    row(tr("Producer"), QString("%1  %2").arg(*facts.producer).arg(QString::fromStdString(p.label)));
+  }
+  if (!facts.consumers.empty()) {
+    auto* consumers = row(tr("Consumers"), QString::number(facts.consumers.size()));
+    for (size_t c : facts.consumers)
+      row(QString::number(c), QString::fromStdString(dataflow->instructions()[c].label), consumers);
+    consumers->setExpanded(true);
+  }
+}
+
+void PropertiesPanel::showInstruction(size_t k) {
+  clear();
+  const Method* method = document_->currentMethod();
+  const analysis::Dataflow* dataflow = document_->currentDataflow();
+  if (method == nullptr || dataflow == nullptr || k >= dataflow->instructionCount()) return;
+  const auto& facts = dataflow->instructions()[k];
+  row(tr("Instruction"), QString::number(k));
+  row(tr("Kind"), QString::fromStdString(instructionKindName(facts.kind)));
+  row(tr("Operation"), QString::fromStdString(facts.label));
+  if (facts.delegate_index >= 0 && size_t(facts.delegate_index) < items(method->delegates).size()) {
+    const auto& d = (*method->delegates)[size_t(facts.delegate_index)];
+    auto* del = row(tr("Delegate"), QString("%1 (%2)").arg(facts.delegate_index).arg(QString::fromStdString(d.id.value_or(""))));
+    for (const auto& spec : items(d.compile_specs))
+      row(QString::fromStdString(spec.key.value_or("")),
+          QString::fromStdString(report::compileSpecValueText(items(spec.value))), del);
+    if (auto blob = delegateBlob(document_->program(), d)) row(tr("Blob"), tr("%1 bytes").arg(blob->size()), del);
+    const auto payload = describeDelegatePayload(document_->program(), d);
+    if (payload.aoti) {
+      auto* p = row(tr("Payload"), payload.legacy_keys ? tr("AOTI named data (keys from method_name)")
+                                                       : tr("AOTI named data (keys in the blob)"), del);
+      for (const auto& n : payload.named_data) {
+        QString where = QString::fromStdString(describeWhere(n));
+        if (n.where != NamedDataLocation::Where::Missing) where += tr(", %1 bytes").arg(n.size);
+        auto* entry = row(QString::fromStdString(n.role), where, p);
+        row(tr("Key"), QString::fromStdString(n.key), entry);
+      }
+      if (!payload.problem.empty()) row(tr("Problem"), QString::fromStdString(payload.problem), p);
+      p->setExpanded(true);
+    }
+    del->setExpanded(true);
+  }
+  auto* inputs = row(tr("Inputs"), QString::number(facts.inputs.size()));
+  for (int32_t v : facts.inputs) row(QString(), valueLabel(*method, v), inputs);
+  inputs->setExpanded(true);
+  auto* outputs = row(tr("Outputs"), QString::number(facts.outputs.size()));
+  for (int32_t v : facts.outputs) row(QString(), valueLabel(*method, v), outputs);
+  outputs->setExpanded(true);
+}
+
+}  // namespace ptescope::ui

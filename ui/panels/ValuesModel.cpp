@@ -1,0 +1,149 @@
+#include "ui/panels/ValuesModel.h"
+
+#include "ui/common/Format.h"
+
+#include "program/Program.h"
+#include "ui/document/Document.h"
+#include "ui/common/ItemRoles.h"
+
+namespace ptescope::ui {
+using namespace ptescope::program;
+
+namespace {
+
+QString scalarText(const Value& v) {
+  return std::visit(
+      [](const auto& x) -> QString {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, IntValue>) return QString::number(x.value);
+        else if constexpr (std::is_same_v<T, DoubleValue>) return QString::number(x.value);
+        else if constexpr (std::is_same_v<T, BoolValue>) return x.value ? "true" : "false";
+        else if constexpr (std::is_same_v<T, StringValue>) return QString::fromStdString(x.value.value_or(""));
+        else if constexpr (std::is_same_v<T, IntListValue> || std::is_same_v<T, TensorListValue> ||
+                           std::is_same_v<T, OptionalTensorListValue>)
+          return QString("%1 items").arg(items(x.items).size());
+        else return QString();
+      },
+      v.data);
+}
+
+}  // namespace
+
+ValuesModel::ValuesModel(Document* document, QObject* parent) : QAbstractTableModel(parent), document_(document) {
+  connect(document_, &Document::currentMethodChanged, this, &ValuesModel::rebuild);
+  connect(document_, &Document::programChanged, this, &ValuesModel::rebuild);
+  rebuild();
+}
+
+void ValuesModel::rebuild() {
+  beginResetModel();
+  rows_.clear();
+  const Method* method = document_->currentMethod();
+  const analysis::Dataflow* dataflow = document_->currentDataflow();
+  if (method != nullptr && dataflow != nullptr) {
+    const auto& values = items(method->values);
+    rows_.reserve(values.size());
+    for (size_t v = 0; v < values.size(); ++v) {
+      const Value& value = values[v];
+      const auto& facts = dataflow->values()[v];
+      Row row;
+      row.value = int32_t(v);
+      row.kind = QString::fromStdString(valueKindName(value.kind()));
+      if (const Tensor* t = value.tensor()) {
+        row.dtype = QString::fromStdString(scalarTypeShortName(t->scalar_type));
+        row.sizes = ui::sizesText(*t);
+        row.bytes = t->nbytes();
+        row.device = QString::fromStdString(t->device().str());
+        if (t->allocation_info) {
+          row.buffer = int(t->allocation_info->memory_id);
+          row.offset = qint64(t->allocation_info->offset());
+        }
+      } else {
+        row.sizes = scalarText(value);
+      }
+      QStringList roles;
+      if (facts.is_method_input) roles << tr("input");
+      if (facts.is_method_output) roles << tr("output");
+      if (value.tensor() && value.tensor()->isConstant()) roles << tr("constant");
+      if (roles.isEmpty() && facts.origin == analysis::ValueOrigin::Instruction) roles << tr("intermediate");
+      if (roles.isEmpty() && facts.origin == analysis::ValueOrigin::Constant) roles << tr("literal");
+      row.role = roles.join(", ");
+      if (facts.producer) row.producer = qint64(*facts.producer);
+      if (facts.lifetime) {
+        row.lifetimeStart = qint64(facts.lifetime->first);
+        row.lifetime = QString("%1–%2").arg(facts.lifetime->first).arg(facts.lifetime->second);
+      }
+      QStringList consumers;
+      for (size_t c : facts.consumers) consumers << QString::number(c);
+      row.consumers = consumers.join(", ");
+      rows_.push_back(std::move(row));
+    }
+  }
+  endResetModel();
+}
+
+int ValuesModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
+int ValuesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant ValuesModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() < 0 || size_t(index.row()) >= rows_.size()) return {};
+  const Row& r = rows_[size_t(index.row())];
+  if (role == ValueIndexRole) return r.value;
+  if (role == DeviceRole) return r.device;
+  if (role == InstructionRole) return r.producer;
+  if (role == Qt::TextAlignmentRole) {
+    switch (index.column()) {
+      case Index: case Bytes: case Buffer: case Offset: case Producer: return int(Qt::AlignRight | Qt::AlignVCenter);
+      default: return {};
+    }
+  }
+  if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole) return {};
+  const bool sort = role == SortRole;
+  switch (index.column()) {
+    case Index: return sort ? QVariant(r.value) : QVariant("%" + QString::number(r.value));
+    case Kind: return r.kind;
+    case DType: return r.dtype;
+    case Sizes: return r.sizes;
+    case Bytes: return r.bytes < 0 ? (sort ? QVariant(qint64(-1)) : QVariant()) : QVariant(r.bytes);
+    case Device: return r.device;
+    case Buffer: return r.buffer > 0 ? QVariant(r.buffer) : (sort ? QVariant(0) : QVariant());
+    case Offset: return r.offset >= 0 ? QVariant(r.offset) : (sort ? QVariant(qint64(-1)) : QVariant());
+    case Lifetime: return sort ? QVariant(r.lifetimeStart) : QVariant(r.lifetime);
+    case Role: return r.role;
+    case Producer: return r.producer >= 0 ? QVariant(r.producer) : (sort ? QVariant(qint64(-1)) : QVariant());
+    case Consumers: return r.consumers;
+    default: return {};
+  }
+}
+
+QVariant ValuesModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* names[] = {"Value", "Kind", "DType", "Sizes", "Bytes", "Device", "Buffer", "Offset",
+                                "Lifetime", "Role", "Producer", "Consumers"};
+  return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
+}
+
+int ValuesModel::rowOfValue(int32_t value) const {
+  return value >= 0 && size_t(value) < rows_.size() && rows_[size_t(value)].value == value ? int(value) : -1;
+}
+
+DeviceFilterProxy::DeviceFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
+  setSortRole(SortRole);
+  setFilterCaseSensitivity(Qt::CaseInsensitive);
+  setFilterKeyColumn(-1);
+}
+
+void DeviceFilterProxy::setDevice(const QString& device) {
+  device_ = device;
+  invalidateFilter();
+}
+
+bool DeviceFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const {
+  if (!device_.isEmpty()) {
+    const QString rowDevice = sourceModel()->index(sourceRow, 0, sourceParent).data(DeviceRole).toString();
+    if (rowDevice != device_) return false;
+  }
+  return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+}
+
+}  // namespace ptescope::ui

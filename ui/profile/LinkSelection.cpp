@@ -1,0 +1,161 @@
+#include "ui/profile/LinkSelection.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QtConcurrent>
+
+#include "cost/LinkProbe.h"
+#include "ui/common/Format.h"
+#include "ui/common/ViewControls.h"
+
+namespace ptescope::ui {
+
+LinkSelection::LinkSelection(QObject* parent) : QObject(parent) {
+  for (const auto& p : cost::builtinLinkProfiles())
+    entries_.push_back(Entry{QString::fromStdString(p.title), std::make_shared<const cost::LinkProfile>(p)});
+  if (entries_.empty()) {
+    cost::LinkProfile none;
+    none.name = "none";
+    none.title = tr("no link profile").toStdString();
+    entries_.push_back(Entry{tr("no link profile"), std::make_shared<const cost::LinkProfile>(none)});
+  }
+  selectByName(QString::fromStdString(cost::defaultLinkProfile().name));
+}
+
+void LinkSelection::setCurrentIndex(int index) {
+  if (index < 0 || size_t(index) >= entries_.size() || index == current_) return;
+  current_ = index;
+  emit changed();
+}
+
+bool LinkSelection::selectByName(const QString& name) {
+  for (size_t i = 0; i < entries_.size(); ++i)
+    if (QString::fromStdString(entries_[i].profile->name) == name) {
+      setCurrentIndex(int(i));
+      return true;
+    }
+  return false;
+}
+
+void LinkSelection::setHostMemory(exec::HostMemoryKind kind) {
+  if (kind == hostMemory_) return;
+  hostMemory_ = kind;
+  emit changed();
+}
+
+void LinkSelection::addProfile(cost::LinkProfile profile, const QString& label) {
+  auto shared = std::make_shared<const cost::LinkProfile>(std::move(profile));
+  for (size_t i = 0; i < entries_.size(); ++i)
+    if (entries_[i].profile->name == shared->name && entries_[i].profile->kind != "typical") {
+      entries_[i] = Entry{label, shared};
+      current_ = int(i);
+      emit changed();
+      return;
+    }
+  entries_.push_back(Entry{label, shared});
+  current_ = int(entries_.size()) - 1;
+  emit changed();
+}
+
+Status LinkSelection::loadFile(const QString& path) {
+  auto profile = cost::readLinkProfileFile(path.toStdString());
+  if (!profile) return profile.error();
+  const QString label = tr("%1 (file %2)").arg(QString::fromStdString(profile->title.empty() ? profile->name : profile->title),
+                                               QFileInfo(path).fileName());
+  addProfile(std::move(profile.value()), label);
+  return Ok{};
+}
+
+QString LinkSelection::shortText() const {
+  const auto& p = *link();
+  return QString::fromStdString(p.title.empty() ? p.name : p.title) + ", " +
+         QString::fromStdString(exec::hostMemoryKindName(hostMemory_));
+}
+
+QString LinkSelection::savingText(double before, double after) const {
+  const double delta = after - before;
+  const QString change = delta == 0 ? tr("no change in copy time") : signedDurationText(delta);
+  return tr("predicted %1 per run (%2 → %3) on %4").arg(change, durationText(before), durationText(after), shortText());
+}
+
+LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(parent), selection_(selection) {
+  setObjectName("linkChooser");
+  auto* row = new QHBoxLayout(this);
+  row->setContentsMargins(4, 2, 4, 2);
+  row->addWidget(new QLabel(tr("Predict on:")));
+  links_ = fittedComboBox("linkProfile");
+  row->addWidget(links_);
+  memory_ = fittedComboBox("linkHostMemory");
+  memory_->addItem(tr("pageable host memory"), int(exec::HostMemoryKind::Pageable));
+  memory_->addItem(tr("pinned host memory"), int(exec::HostMemoryKind::Pinned));
+  memory_->setToolTip(tr("Where the CPU arenas live: ExecuTorch's Module allocates pageable memory"));
+  row->addWidget(memory_);
+  load_ = new QPushButton(tr("Load…"));
+  load_->setObjectName("loadLinkProfile");
+  load_->setToolTip(tr("Load a link profile written by `ptescope-cli probe-link` or `profile --save-link`"));
+  row->addWidget(load_);
+  if (exec::selectRuntime(exec::RuntimePreference::Cuda).ok()) {
+    measure_ = new QPushButton(tr("Measure this GPU"));
+    measure_->setObjectName("measureLink");
+    measure_->setToolTip(tr("Measure this machine's link (as probe-link does) and predict on it"));
+    row->addWidget(measure_);
+    connect(measure_, &QPushButton::clicked, this, &LinkChooser::measure);
+  }
+  row->addStretch(1);
+  refill();
+  connect(selection_, &LinkSelection::changed, this, &LinkChooser::refill);
+  connect(links_, &QComboBox::activated, this, [this](int index) { selection_->setCurrentIndex(index); });
+  connect(memory_, &QComboBox::activated, this, [this] {
+    selection_->setHostMemory(exec::HostMemoryKind(memory_->currentData().toInt()));
+  });
+  connect(load_, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Load Link Profile"), QString(), tr("Link profiles (*.json)"));
+    if (path.isEmpty()) return;
+    if (auto status = selection_->loadFile(path); !status)
+      QMessageBox::warning(this, tr("Link profile not loaded"), QString::fromStdString(status.error().message));
+  });
+}
+
+void LinkChooser::refill() {
+  QSignalBlocker blockLinks(links_), blockMemory(memory_);
+  links_->clear();
+  for (const auto& e : selection_->entries()) {
+    links_->addItem(e.label);
+    const auto& p = *e.profile;
+    QString tip = QString::fromStdString(p.label());
+    if (!p.description.empty()) tip += "\n" + QString::fromStdString(p.description);
+    if (!p.note.empty()) tip += "\n" + QString::fromStdString(p.note);
+    links_->setItemData(links_->count() - 1, tip, Qt::ToolTipRole);
+  }
+  links_->setCurrentIndex(selection_->currentIndex());
+  memory_->setCurrentIndex(memory_->findData(int(selection_->hostMemory())));
+}
+
+void LinkChooser::measure() {
+  measure_->setEnabled(false);
+  measure_->setText(tr("Measuring…"));
+  auto* watcher = new QFutureWatcher<Result<cost::LinkProfile>>(this);
+  connect(watcher, &QFutureWatcher<Result<cost::LinkProfile>>::finished, this, [this, watcher] {
+    auto result = watcher->result();
+    watcher->deleteLater();
+    measure_->setEnabled(true);
+    measure_->setText(tr("Measure this GPU"));
+    if (!result) {
+      QMessageBox::warning(this, tr("Link not measured"), QString::fromStdString(result.error().message));
+      return;
+    }
+    selection_->addProfile(std::move(result.value()), tr("measured on this GPU"));
+  });
+  watcher->setFuture(QtConcurrent::run([]() -> Result<cost::LinkProfile> {
+    auto selection = exec::selectRuntime(exec::RuntimePreference::Cuda);
+    if (!selection) return selection.error();
+    return cost::probeLink(*selection->runtime, cost::ProbeOptions{});
+  }));
+}
+
+}  // namespace ptescope::ui

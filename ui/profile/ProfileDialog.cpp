@@ -1,0 +1,301 @@
+#include "ui/profile/ProfileDialog.h"
+
+#include <QButtonGroup>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <climits>
+
+#include "analysis/Summary.h"
+#include "exec/DeviceRuntime.h"
+
+namespace ptescope::ui {
+namespace {
+
+// What this machine offers, asked once: creating a CUDA context takes a
+// moment and the answer does not change while the app runs.
+struct RuntimeFacts {
+  bool gpu = false;
+  QString gpuName;   // DeviceRuntime::name() of the CUDA runtime
+  QString whyNoGpu;  // why CUDA cannot be used here, without the "cannot use" prefix
+  QString notice;    // RuntimeSelection::notice of Auto, in full
+};
+
+const RuntimeFacts& runtimeFacts() {
+  static const RuntimeFacts facts = [] {
+    RuntimeFacts f;
+    auto automatic = exec::selectRuntime(exec::RuntimePreference::Auto);
+    if (automatic && !automatic->runtime->isEmulated()) {
+      f.gpu = true;
+      f.gpuName = QString::fromStdString(automatic->runtime->name());
+      return f;
+    }
+    if (automatic) f.notice = QString::fromStdString(automatic->notice);
+    // Auto's notice explains the fallback at length; the Cuda choice's error
+    // is the reason alone, which fits on the line under the chooser.
+    auto cuda = exec::selectRuntime(exec::RuntimePreference::Cuda);
+    QString why = cuda ? QString() : QString::fromStdString(cuda.error().message);
+    const QString prefix = QStringLiteral("cannot use the CUDA runtime: ");
+    if (why.startsWith(prefix)) why = why.mid(prefix.size());
+    f.whyNoGpu = why.isEmpty() ? f.notice : why;
+    return f;
+  }();
+  return facts;
+}
+
+QLabel* hintLabel(const QString& text) {
+  auto* label = new QLabel(text);
+  label->setWordWrap(true);
+  label->setForegroundRole(QPalette::PlaceholderText);
+  return label;
+}
+
+}  // namespace
+
+QString ProfileDialog::automaticRuntimeText() {
+  const RuntimeFacts& facts = runtimeFacts();
+  if (facts.gpu) return tr("Automatic uses the GPU here: %1.").arg(facts.gpuName);
+  return tr("Automatic uses host emulation here, no GPU: %1.").arg(facts.whyNoGpu);
+}
+
+ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod, QWidget* parent)
+    : QDialog(parent),
+      method_(new QComboBox),
+      runtime_(new QComboBox),
+      runtimeInfo_(new QLabel),
+      iterations_(new QSpinBox),
+      warmup_(new QSpinBox),
+      pageable_(new QRadioButton(tr("Pageable"))),
+      pinned_(new QRadioButton(tr("Pinned (page-locked)"))),
+      measurePeak_(new QCheckBox(tr("Measure the link peak first (one large copy each way)"))),
+      randomInputs_(new QRadioButton(tr("Random values, seed"))),
+      seed_(new QSpinBox),
+      folderInputs_(new QRadioButton(tr("From folder"))),
+      folder_(new QLineEdit),
+      browse_(new QPushButton(tr("Browse..."))),
+      error_(new QLabel) {
+  setObjectName("profileDialog");
+  setWindowTitle(tr("Profile transfers"));
+
+  method_->setObjectName("method");
+  const auto& methods = program.methods();
+  for (size_t m = 0; m < methods.size(); ++m) {
+    const auto summary = analysis::summarizeMethod(methods[m]);
+    const size_t copies = summary.h2d_copies + summary.d2h_copies;
+    method_->addItem(tr("%1  (%2 h2d, %3 d2h copies)")
+                         .arg(QString::fromStdString(methods[m].displayName()))
+                         .arg(summary.h2d_copies)
+                         .arg(summary.d2h_copies),
+                     int(m));
+    if (copies == 0) method_->setItemData(int(m), tr("This method makes no host-device copies"), Qt::ToolTipRole);
+  }
+  if (currentMethod >= 0 && currentMethod < method_->count()) method_->setCurrentIndex(currentMethod);
+
+  runtime_->setObjectName("runtime");
+  for (auto preference : {exec::RuntimePreference::Auto, exec::RuntimePreference::Cuda, exec::RuntimePreference::Host})
+    runtime_->addItem(runtimePreferenceText(preference), int(preference));
+  runtimeInfo_->setObjectName("runtimeInfo");
+  runtimeInfo_->setWordWrap(true);
+  runtimeInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  connect(runtime_, &QComboBox::currentIndexChanged, this, &ProfileDialog::updateRuntimeInfo);
+
+  iterations_->setObjectName("iterations");
+  iterations_->setRange(1, kMaxIterations);
+  iterations_->setValue(20);
+  iterations_->setSuffix(tr(" runs"));
+  warmup_->setObjectName("warmup");
+  warmup_->setRange(0, kMaxWarmup);
+  warmup_->setValue(3);
+  warmup_->setSuffix(tr(" runs"));
+  warmup_->setToolTip(tr("Runs before measuring: the first transfers pay for lazy set-up that later ones do not"));
+
+  pageable_->setObjectName("hostPageable");
+  pageable_->setToolTip(tr("CPU arenas in pageable memory, as ExecuTorch's Module allocates them; the driver stages "
+                           "copies through a pinned bounce buffer"));
+  pinned_->setObjectName("hostPinned");
+  pinned_->setToolTip(tr("CPU arenas in page-locked memory: copies run by DMA at link speed"));
+  auto* hostGroup = new QButtonGroup(this);
+  hostGroup->addButton(pageable_);
+  hostGroup->addButton(pinned_);
+  pageable_->setChecked(true);
+  auto* hostRow = new QHBoxLayout;
+  hostRow->addWidget(pageable_);
+  hostRow->addWidget(pinned_);
+  hostRow->addStretch(1);
+
+  measurePeak_->setObjectName("measurePeak");
+  measurePeak_->setChecked(true);
+  measurePeak_->setToolTip(tr("Each copy is then shown as a share of the best bandwidth the link reached"));
+
+  randomInputs_->setObjectName("inputsRandom");
+  seed_->setObjectName("seed");
+  seed_->setRange(0, INT_MAX);
+  folderInputs_->setObjectName("inputsFolder");
+  folder_->setObjectName("inputFolder");
+  folder_->setPlaceholderText(tr("Folder with one file per method input"));
+  folder_->setClearButtonEnabled(true);
+  browse_->setObjectName("browseInputs");
+  auto* inputsGroup = new QButtonGroup(this);
+  inputsGroup->addButton(randomInputs_);
+  inputsGroup->addButton(folderInputs_);
+  randomInputs_->setChecked(true);
+  connect(randomInputs_, &QRadioButton::toggled, this, &ProfileDialog::updateInputControls);
+  connect(browse_, &QPushButton::clicked, this, &ProfileDialog::browseInputFolder);
+  connect(folder_, &QLineEdit::textChanged, error_, &QLabel::clear);
+  auto* randomRow = new QHBoxLayout;
+  randomRow->addWidget(randomInputs_);
+  randomRow->addWidget(seed_);
+  randomRow->addStretch(1);
+  auto* folderRow = new QHBoxLayout;
+  folderRow->addWidget(folderInputs_);
+  folderRow->addWidget(folder_, 1);
+  folderRow->addWidget(browse_);
+  auto* inputsBox = new QVBoxLayout;
+  inputsBox->setSpacing(4);
+  inputsBox->addLayout(randomRow);
+  inputsBox->addLayout(folderRow);
+  inputsBox->addWidget(hintLabel(tr("Input i is read from i.npy, input_i.npy, i.bin or i.raw (as with "
+                                    "ptescope-cli profile --inputs); a .npy must have the input's dtype and shape.")));
+
+  error_->setObjectName("profileError");
+  error_->setWordWrap(true);
+  error_->setStyleSheet("QLabel { color: #b00020; }");
+
+  auto* form = new QFormLayout;
+  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->addRow(tr("&Method:"), method_);
+  // The explanation sits in the same field as the chooser: a word-wrapped
+  // label on a row of its own gets a height for a narrower width than it has.
+  auto* runtimeBox = new QVBoxLayout;
+  runtimeBox->setSpacing(2);
+  runtimeBox->addWidget(runtime_);
+  runtimeBox->addWidget(runtimeInfo_);
+  auto* runtimeLabel = new QLabel(tr("&Runtime:"));
+  runtimeLabel->setBuddy(runtime_);  // a layout as the field gets no buddy of its own
+  form->addRow(runtimeLabel, runtimeBox);
+  form->addRow(tr("&Iterations:"), iterations_);
+  form->addRow(tr("&Warm-up:"), warmup_);
+  form->addRow(tr("Host memory:"), hostRow);
+  form->addRow(QString(), measurePeak_);
+  form->addRow(tr("Inputs:"), inputsBox);
+
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+  buttons->setObjectName("buttons");
+  QPushButton* ok = buttons->button(QDialogButtonBox::Ok);
+  ok->setObjectName("startProfile");
+  ok->setText(tr("&Profile"));
+  buttons->button(QDialogButtonBox::Cancel)->setObjectName("cancelProfile");
+  connect(buttons, &QDialogButtonBox::accepted, this, &ProfileDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &ProfileDialog::reject);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(hintLabel(tr("Runs the method repeatedly, warm-up runs first and then the measured iterations, and "
+                                 "times every host-device copy it makes.")));
+  layout->addLayout(form);
+  layout->addWidget(error_);
+  layout->addStretch(1);
+  layout->addWidget(buttons);
+
+  updateRuntimeInfo();
+  updateInputControls();
+  setMinimumWidth(560);
+}
+
+ProfileRequest ProfileDialog::request() const {
+  ProfileRequest r;
+  r.method = method_->currentData().toInt();
+  r.runtime = exec::RuntimePreference(runtime_->currentData().toInt());
+  r.iterations = size_t(iterations_->value());
+  r.warmup = size_t(warmup_->value());
+  r.hostMemory = pinned_->isChecked() ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
+  r.measurePeak = measurePeak_->isChecked();
+  r.seed = uint64_t(seed_->value());
+  if (folderInputs_->isChecked()) r.inputDirectory = folder_->text().trimmed();
+  return r;
+}
+
+void ProfileDialog::setRequest(const ProfileRequest& request) {
+  if (request.method >= 0 && request.method < method_->count()) method_->setCurrentIndex(request.method);
+  runtime_->setCurrentIndex(std::max(0, runtime_->findData(int(request.runtime))));
+  iterations_->setValue(int(std::clamp<size_t>(request.iterations, 1, kMaxIterations)));
+  warmup_->setValue(int(std::min<size_t>(request.warmup, kMaxWarmup)));
+  (request.hostMemory == exec::HostMemoryKind::Pinned ? pinned_ : pageable_)->setChecked(true);
+  measurePeak_->setChecked(request.measurePeak);
+  seed_->setValue(int(std::min<uint64_t>(request.seed, uint64_t(INT_MAX))));
+  // The folder is remembered even when random inputs are chosen, so that
+  // switching back does not mean browsing again.
+  if (!request.inputDirectory.isEmpty()) folder_->setText(request.inputDirectory);
+  (request.inputDirectory.isEmpty() ? randomInputs_ : folderInputs_)->setChecked(true);
+  error_->clear();
+}
+
+QString ProfileDialog::validationError() const {
+  if (method_->count() == 0) return tr("The program has no method to profile.");
+  if (!folderInputs_->isChecked()) return QString();
+  const QString folder = folder_->text().trimmed();
+  if (folder.isEmpty()) return tr("Choose the folder of input files, or use random inputs.");
+  if (!QFileInfo(folder).isDir()) return tr("%1 is not a folder.").arg(QDir::toNativeSeparators(folder));
+  return QString();
+}
+
+void ProfileDialog::accept() {
+  const QString error = validationError();
+  error_->setText(error);
+  if (!error.isEmpty()) return;
+  QDialog::accept();
+}
+
+void ProfileDialog::updateRuntimeInfo() {
+  const RuntimeFacts& facts = runtimeFacts();
+  QString text;
+  switch (exec::RuntimePreference(runtime_->currentData().toInt())) {
+    case exec::RuntimePreference::Auto:
+      text = automaticRuntimeText();
+      break;
+    case exec::RuntimePreference::Cuda:
+      text = facts.gpu ? tr("Runs on %1.").arg(facts.gpuName)
+                       : tr("No usable CUDA device here, the run will fail: %1.").arg(facts.whyNoGpu);
+      break;
+    case exec::RuntimePreference::Host:
+      text = tr("Emulation: device memory lives in host memory and copies are timed memcpy, so the numbers describe "
+                "this machine's memory, not a GPU link.");
+      break;
+  }
+  // Emulated numbers must not pass for GPU numbers, and a run bound to fail
+  // should not look like a detail: both stand out.
+  const auto choice = exec::RuntimePreference(runtime_->currentData().toInt());
+  QString color;
+  if (choice == exec::RuntimePreference::Cuda && !facts.gpu) color = QStringLiteral("#b00020");
+  else if (choice == exec::RuntimePreference::Host || !facts.gpu) color = QStringLiteral("#8a4b00");
+  runtimeInfo_->setText(text);
+  runtimeInfo_->setStyleSheet(color.isEmpty() ? QString() : QStringLiteral("QLabel { color: %1; }").arg(color));
+  runtimeInfo_->setToolTip(runtimeFacts().notice);
+}
+
+void ProfileDialog::updateInputControls() {
+  const bool fromFolder = folderInputs_->isChecked();
+  seed_->setEnabled(!fromFolder);
+  folder_->setEnabled(fromFolder);
+  browse_->setEnabled(fromFolder);
+  error_->clear();
+}
+
+void ProfileDialog::browseInputFolder() {
+  const QString folder = QFileDialog::getExistingDirectory(this, tr("Folder of input files"), folder_->text());
+  if (!folder.isEmpty()) folder_->setText(folder);
+}
+
+}  // namespace ptescope::ui

@@ -1,0 +1,265 @@
+#include "ui/profile/ProfileSession.h"
+
+#include <QStringList>
+
+#include <chrono>
+#include <climits>
+#include <exception>
+
+#include "report/ProfileWriters.h"
+
+namespace ptescope::ui {
+
+struct ProfileSession::Outcome {
+  std::shared_ptr<const exec::TransferProfile> profile;  // null when the run failed
+  QString error;
+  QString notice;
+};
+
+namespace {
+
+const QString kJsonFilter = QStringLiteral("Profile JSON (*.json)");
+const QString kCsvFilter = QStringLiteral("CSV, one row per copy (*.csv)");
+const QString kTraceFilter = QStringLiteral("Chrome trace for Perfetto (*.trace.json)");
+
+int clampToInt(size_t n) { return n > size_t(INT_MAX) ? INT_MAX : int(n); }
+
+QString iterationsText(size_t n) { return n == 1 ? QObject::tr("1 iteration") : QObject::tr("%1 iterations").arg(n); }
+
+QString labelFor(const exec::TransferProfile& profile) {
+  QStringList parts;
+  parts << QString::fromStdString(profile.method);
+  parts << (profile.emulated ? QObject::tr("host emulation") : QString::fromStdString(profile.runtime));
+  parts << QString::fromStdString(exec::hostMemoryKindName(profile.host_memory));
+  if (profile.cancelled)
+    parts << QObject::tr("%1 of %2 iterations (cancelled)").arg(profile.iterations).arg(profile.requested_iterations);
+  else
+    parts << iterationsText(profile.iterations);
+  return parts.join(QStringLiteral(" · "));
+}
+
+// Calls the engine's progress callback through to the UI thread, but not for
+// every step: a small method runs thousands of iterations a second, and a
+// queued signal per iteration would flood the event loop for nothing.
+class ProgressThrottle {
+ public:
+  bool shouldSend(const exec::ProfileProgress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool newPhase = !sent_ || p.phase != phase_;
+    const bool lastStep = p.done >= p.total;
+    if (!newPhase && !lastStep && now - last_ < std::chrono::milliseconds(ProfileSession::kProgressIntervalMs))
+      return false;
+    sent_ = true;
+    phase_ = p.phase;
+    last_ = now;
+    return true;
+  }
+
+ private:
+  bool sent_ = false;
+  exec::ProfileProgress::Phase phase_ = exec::ProfileProgress::Phase::Preparing;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+}  // namespace
+
+QString runtimePreferenceText(exec::RuntimePreference preference) {
+  switch (preference) {
+    case exec::RuntimePreference::Auto: return QObject::tr("Automatic");
+    case exec::RuntimePreference::Cuda: return QObject::tr("CUDA GPU");
+    case exec::RuntimePreference::Host: return QObject::tr("Host emulation");
+  }
+  return QString();
+}
+
+ProfileSession::ProfileSession(QObject* parent) : QObject(parent) {}
+
+ProfileSession::~ProfileSession() {
+  // The worker posts progress to this object: the job slot waits for it
+  // before the object goes (its destructor runs first). Signals are not
+  // wanted any more.
+  blockSignals(true);
+}
+
+bool ProfileSession::start(std::shared_ptr<const program::Program> program, const QString& programName,
+                           const ProfileRequest& request, QString* error) {
+  auto refuse = [&](const QString& message) {
+    if (error != nullptr) *error = message;
+    return false;
+  };
+  if (isRunning()) return refuse(tr("A profile is already running; cancel it or wait until it ends."));
+  if (!program) return refuse(tr("There is no program to profile."));
+  const int methodCount = int(program->methods().size());
+  if (request.method < 0 || request.method >= methodCount)
+    return refuse(tr("Cannot profile method %1: the program has %2 method(s).").arg(request.method).arg(methodCount));
+  if (request.iterations == 0) return refuse(tr("The number of measured iterations must be at least 1."));
+
+  const std::string methodName = program->methods()[size_t(request.method)].displayName();
+  const QString what = tr("Profiling '%1' of %2").arg(QString::fromStdString(methodName), programName);
+
+  exec::ProfileOptions options;
+  options.method = methodName;
+  options.iterations = request.iterations;
+  options.warmup = request.warmup;
+  options.host_memory = request.hostMemory;
+  options.measure_peak = request.measurePeak;
+  options.inputs.seed = request.seed;
+  options.inputs.directory = request.inputDirectory.toStdString();
+
+  std::function<std::shared_ptr<Outcome>(const CancelFlag&)> work =
+      [this, program, options, what, preference = request.runtime,
+       name = programName.toStdString()](const CancelFlag& cancel) mutable -> std::shared_ptr<Outcome> {
+    auto outcome = std::make_shared<Outcome>();
+    try {
+      auto selection = exec::selectRuntime(preference);
+      if (!selection) {
+        outcome->error = tr("Choosing the runtime: %1").arg(QString::fromStdString(selection.error().message));
+        return outcome;
+      }
+      outcome->notice = QString::fromStdString(selection->notice);
+      ProgressThrottle throttle;
+      options.cancel_requested = [cancel] { return cancel->load(std::memory_order_relaxed); };
+      options.on_progress = [this, &throttle](const exec::ProfileProgress& p) {
+        if (!throttle.shouldSend(p)) return;
+        const QString phase = QString::fromStdString(exec::phaseName(p.phase));
+        const int done = clampToInt(p.done), total = clampToInt(p.total);
+        QMetaObject::invokeMethod(this, [this, phase, done, total] { onProgress(phase, done, total); },
+                                  Qt::QueuedConnection);
+      };
+      auto result = exec::profileMethod(*program, *selection->runtime, options);
+      if (!result) {
+        outcome->error = tr("%1 on %2: %3")
+                             .arg(what, QString::fromStdString(selection->runtime->name()),
+                                  QString::fromStdString(result.error().message));
+        return outcome;
+      }
+      result->program_name = name;
+      exec::identifyCopies(result.value(), *program);  // pairs copies across edits
+      outcome->profile = std::make_shared<const exec::TransferProfile>(std::move(result.value()));
+    } catch (const std::bad_alloc&) {
+      // Samples of millions of iterations, or arenas bigger than memory.
+      outcome->error = tr("%1: out of host memory").arg(what);
+    } catch (const std::exception& e) {
+      outcome->error = tr("%1: %2").arg(what, QString::fromUtf8(e.what()));
+    }
+    return outcome;
+  };
+
+  pending_ = ProfileRun{};
+  pending_.program = program;
+  pending_.method = request.method;
+  pending_.request = request;
+  pending_.when = QDateTime::currentDateTime();
+  discard_ = false;
+  job_.start<std::shared_ptr<Outcome>>(std::move(work), [this](std::shared_ptr<Outcome> outcome) { finishRun(*outcome); });
+  emit started();
+  return true;
+}
+
+void ProfileSession::cancel() { job_.stop(); }
+
+void ProfileSession::waitForFinished() {
+  if (isRunning()) job_.waitForIdle();
+}
+
+void ProfileSession::finishRun(const Outcome& done) {
+  const Outcome* outcome = &done;
+  ProfileRun run = std::move(pending_);
+  pending_ = ProfileRun{};
+
+  if (discard_) {
+    discard_ = false;
+    emit cancelled();
+    return;
+  }
+  if (!outcome->profile) {
+    emit failed(outcome->error);
+    return;
+  }
+  const exec::TransferProfile& profile = *outcome->profile;
+  if (profile.cancelled && profile.iterations == 0) {
+    emit cancelled();
+    return;
+  }
+  run.profile = outcome->profile;
+  run.label = labelFor(profile);
+  run.runtimeNotice = outcome->notice;
+  previous_ = std::move(latest_);
+  latest_ = std::move(run);
+  emit historyChanged();
+  emit finished();
+}
+
+void ProfileSession::onProgress(const QString& phase, int done, int total) {
+  // Progress is queued before its run's outcome, so none of it arrives
+  // after that run ended and before the next one started: only progress
+  // queued before a discarded outcome is stale.
+  if (!isRunning()) return;
+  emit progress(phase, done, total);
+}
+
+bool ProfileSession::addRun(ProfileRun run) {
+  if (isRunning() || !run.profile || !run.program) return false;
+  if (run.label.isEmpty()) run.label = labelFor(*run.profile);
+  previous_ = std::move(latest_);
+  latest_ = std::move(run);
+  emit historyChanged();
+  emit finished();
+  return true;
+}
+
+void ProfileSession::clear() {
+  if (isRunning()) {
+    discard_ = true;
+    cancel();
+  }
+  if (!latest_ && !previous_) return;
+  latest_.reset();
+  previous_.reset();
+  emit historyChanged();
+}
+
+bool ProfileSession::exportProfile(const QString& path, Format format, QString* error) const {
+  if (!latest_ || !latest_->profile) {
+    if (error != nullptr) *error = tr("There is no profile to export; run one first.");
+    return false;
+  }
+  const exec::TransferProfile& profile = *latest_->profile;
+  const std::string target = path.toStdString();
+  Status status = Ok{};
+  switch (format) {
+    case Format::Json: status = report::writeProfileJson(profile, target); break;
+    case Format::Csv: status = report::writeProfileCsv(profile, target); break;
+    case Format::Trace: status = report::writeProfileTrace(profile, target); break;
+  }
+  if (!status) {
+    if (error != nullptr) *error = QString::fromStdString(status.error().message);
+    return false;
+  }
+  return true;
+}
+
+QString ProfileSession::exportFileFilters() { return QStringList{kJsonFilter, kCsvFilter, kTraceFilter}.join(";;"); }
+
+std::optional<ProfileSession::Format> ProfileSession::formatForPath(const QString& path,
+                                                                   const QString& selectedFilter) {
+  const QString name = path.toLower();
+  if (name.endsWith(".trace.json")) return Format::Trace;
+  if (name.endsWith(".json")) return selectedFilter == kTraceFilter ? Format::Trace : Format::Json;
+  if (name.endsWith(".csv")) return Format::Csv;
+  if (selectedFilter == kJsonFilter) return Format::Json;
+  if (selectedFilter == kCsvFilter) return Format::Csv;
+  if (selectedFilter == kTraceFilter) return Format::Trace;
+  return std::nullopt;
+}
+
+QString ProfileSession::formatName(Format format) {
+  switch (format) {
+    case Format::Json: return QStringLiteral("JSON");
+    case Format::Csv: return QStringLiteral("CSV");
+    case Format::Trace: return tr("trace");
+  }
+  return QString();
+}
+
+}  // namespace ptescope::ui

@@ -1,0 +1,161 @@
+// Profiling from the GUI: runs exec::profileMethod (the engine `ptescope-cli
+// profile` uses) on a worker thread and keeps the last two results.
+//
+// Usage from a window:
+//
+//   session->start(document->programSnapshot(), document->displayName(), dialog.request(), &error);
+//   connect(session, &ProfileSession::progress, bar, ...);   // phase text, done / total
+//   connect(session, &ProfileSession::finished, view, [=] { show(*session->latest()); });
+//   connect(session, &ProfileSession::failed, ...);           // one message for the status bar / a box
+//   cancelButton → session->cancel();                         // then finished() or cancelled()
+//   session->exportProfile(path, *ProfileSession::formatForPath(path, filter), &error);
+//   document opened another file → session->clear();
+//
+// The program is an immutable snapshot shared with the worker, so the
+// document can be edited (and its current program replaced) while a run is
+// going; each result keeps the snapshot it measured, so instruction indices
+// in the profile always refer to that program, not to whatever the document
+// shows by the time the run ends.
+//
+// Outcome of a run, exactly one of these signals:
+//   finished()  a new result is latest(); the one before moved to previous().
+//               A cancelled run that completed at least one measured iteration
+//               also ends here, with TransferProfile::cancelled set.
+//   cancelled() cancelled before any measured iteration completed, or the
+//               run was dropped by clear(); latest() and previous() are
+//               untouched by the run.
+//   failed(msg) the runtime could not be used (CUDA requested without a GPU),
+//               memory could not be allocated, a kernel or an input file
+//               failed; the engine's message, prefixed with what was being
+//               done. History untouched.
+// Destroying the session cancels a run and waits for it, without signals.
+#pragma once
+
+#include <QDateTime>
+#include <QObject>
+#include <QString>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "exec/DeviceRuntime.h"
+#include "exec/Profiler.h"
+#include "program/Program.h"
+#include "ui/document/BackgroundJob.h"
+
+namespace ptescope::ui {
+
+// What the user asked for (ProfileDialog edits one of these).
+struct ProfileRequest {
+  int method = 0;  // index into Program::methods()
+  exec::RuntimePreference runtime = exec::RuntimePreference::Auto;
+  size_t iterations = 20;
+  size_t warmup = 3;
+  exec::HostMemoryKind hostMemory = exec::HostMemoryKind::Pageable;
+  uint64_t seed = 0;       // random inputs are drawn from it (repeatable)
+  QString inputDirectory;  // empty: random inputs from `seed`; else one file per input, as --inputs
+  bool measurePeak = true; // measure the link peak so copies show their share of it
+  friend bool operator==(const ProfileRequest&, const ProfileRequest&) = default;
+};
+
+// One completed profile and what it was measured on.
+struct ProfileRun {
+  std::shared_ptr<const exec::TransferProfile> profile;
+  std::shared_ptr<const program::Program> program;  // the snapshot profiled
+  int method = -1;                                    // index into program->methods()
+  ProfileRequest request;                             // as given to start()
+  // Short human text for tabs and combo boxes, e.g.
+  // "forward · host emulation · pageable · 20 iterations".
+  QString label;
+  // Why Auto did not use a GPU (RuntimeSelection::notice); empty otherwise.
+  QString runtimeNotice;
+  QDateTime when;  // when the run started
+};
+
+class ProfileSession : public QObject {
+  Q_OBJECT
+ public:
+  enum class Format { Json, Csv, Trace };
+
+  explicit ProfileSession(QObject* parent = nullptr);
+  // Cancels a run that is going and waits for it: no worker outlives the session.
+  ~ProfileSession() override;
+
+  // Starts profiling method `request.method` of `program` off the UI thread.
+  // `programName` goes into the reports (TransferProfile::program_name) and
+  // the messages. Returns false with a message, and starts nothing, when a
+  // run is already going, there is no program, the method index is out of
+  // range or the iteration count is 0.
+  bool start(std::shared_ptr<const program::Program> program, const QString& programName,
+             const ProfileRequest& request, QString* error = nullptr);
+  // Asks the run to stop after the current instruction; returns at once.
+  // The outcome arrives as finished() (partial profile) or cancelled().
+  void cancel();
+  bool isRunning() const { return job_.running(); }
+  bool isCancelling() const { return job_.stopping(); }
+  // Blocks until the run (if any) has ended and its outcome has been
+  // delivered (signals emitted, history updated). For tests and shutdown.
+  void waitForFinished();
+
+  // The newest result and the one before it; nullopt when there is none.
+  const std::optional<ProfileRun>& latest() const { return latest_; }
+  const std::optional<ProfileRun>& previous() const { return previous_; }
+  // Adds a result made elsewhere (an imported ETDump) as if a run had just
+  // finished: it becomes latest(), the one before moves to previous(), then
+  // historyChanged() and finished(). False, and nothing changes, while a run
+  // is going or when `run` has no profile or program.
+  bool addRun(ProfileRun run);
+  // Drops both results (another file was opened). A run that is going is
+  // cancelled and its outcome discarded.
+  void clear();
+
+  // Writes the latest profile with the same writers as the CLI (atomic
+  // write; on failure the target is untouched). False with a message when
+  // there is no result or the write fails.
+  bool exportProfile(const QString& path, Format format, QString* error = nullptr) const;
+
+  // File-dialog filters for the three formats, ";;"-separated, JSON first.
+  static QString exportFileFilters();
+  // The format for a file name: *.trace.json → Trace, *.json → Json (Trace
+  // when `selectedFilter` is the trace entry of exportFileFilters(), i.e.
+  // the user chose it), *.csv → Csv. A name with none of these suffixes
+  // takes the format of `selectedFilter`; nullopt when that is empty too.
+  static std::optional<Format> formatForPath(const QString& path, const QString& selectedFilter = {});
+  static QString formatName(Format format);  // "JSON", "CSV", "trace"
+
+ signals:
+  void started();
+  // Phase text as the CLI prints it ("preparing", "warm-up", "measuring",
+  // exec::phaseName), steps done and total in that phase. Throttled: the
+  // first and last step of each phase always arrive, others at most every
+  // kProgressIntervalMs.
+  void progress(const QString& phase, int done, int total);
+  void finished();
+  void failed(const QString& message);
+  void cancelled();
+  // latest() / previous() changed (a run finished, or clear()).
+  void historyChanged();
+
+ public:
+  static constexpr int kProgressIntervalMs = 50;
+
+ private:
+  struct Outcome;
+  void finishRun(const Outcome& outcome);
+  void onProgress(const QString& phase, int done, int total);
+
+  bool discard_ = false;  // clear() during a run: its outcome is not kept
+  ProfileRun pending_;    // what start() knew about the run going on
+  std::optional<ProfileRun> latest_;
+  std::optional<ProfileRun> previous_;
+  // The run off the UI thread. Last member: destroyed (and waited for)
+  // before the rest.
+  BackgroundJob job_;
+};
+
+// Short text for the runtime preference: "Automatic", "CUDA GPU", "Host emulation".
+QString runtimePreferenceText(exec::RuntimePreference preference);
+
+}  // namespace ptescope::ui

@@ -1,0 +1,710 @@
+#include "ui/profile/TimelineView.h"
+
+#include <QAbstractScrollArea>
+#include <QApplication>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QScrollBar>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <QWheelEvent>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <set>
+#include <unordered_map>
+
+#include "etdump/EtdumpProfile.h"
+#include "layout/DeviceStyle.h"
+#include "ui/common/Format.h"
+#include "ui/common/ViewControls.h"
+
+namespace ptescope::ui {
+
+namespace {
+
+// Canvas geometry, in pixels. Lane labels stay pinned on the left and the
+// time axis on top while the bars scroll under them.
+struct CanvasGeometry {
+  double label_width = 156;  // "Not executed" in bold and a five-digit count
+  double pad_left = 10, pad_right = 16;
+  double axis_height = 26, legend_height = 26;
+  double lane_height = 30;  // at least; lanes grow into the panel's height
+  double max_lane_height = 48, lane_gap = 6;
+  // A copy of a few bytes lasts a nanosecond: still wide enough to see, and
+  // hit over a few more pixels than it covers.
+  double min_bar_width = 2, min_hit_width = 7;
+  double min_tick_spacing = 90;  // tick labels need about this much room
+};
+constexpr CanvasGeometry kCanvas;
+// Zooming in further than this span shows nothing the clocks can resolve.
+constexpr double kFinestSpanSeconds = 1e-8;
+// Scroll bar values are ints: keep the content well inside their range.
+constexpr double kMaxContentWidth = 5e8;
+constexpr double kZoomStep = 1.5;
+
+QColor colourOf(layout::Rgb rgb) { return QColor(rgb.red(), rgb.green(), rgb.blue()); }
+
+struct BarStyle {
+  QColor stroke, fill;
+  bool hatched = false;
+};
+
+BarStyle styleOf(TimelineView::Lane lane, bool delegate, const program::Device& delegateDevice) {
+  switch (lane) {
+    case TimelineView::Lane::HostToDevice: {
+      const auto s = layout::h2dCopyStyle();
+      return {colourOf(s.stroke), colourOf(s.stroke.lighter(0.4))};
+    }
+    case TimelineView::Lane::DeviceToHost: {
+      const auto s = layout::d2hCopyStyle();
+      return {colourOf(s.stroke), colourOf(s.stroke.lighter(0.45))};
+    }
+    case TimelineView::Lane::NotExecuted: {
+      const auto s = layout::mixedStyle();
+      return {colourOf(s.stroke), colourOf(s.stroke.lighter(0.75)), true};
+    }
+    case TimelineView::Lane::Kernels: break;
+  }
+  const auto s = layout::deviceStyle(delegate ? delegateDevice : program::Device{});
+  return {colourOf(s.stroke), colourOf(s.stroke.lighter(0.5))};
+}
+
+bool isCopyLane(TimelineView::Lane lane) { return exec::TimelineSlice::copyDirectionOf(lane).has_value(); }
+
+// The device delegate calls run on: the device side of the method's copies
+// (what the profile measured), else the link peak's device.
+program::Device delegateDeviceOf(const exec::TransferProfile* profile) {
+  if (profile == nullptr) return {};
+  if (!profile->copies.empty()) return profile->copies.front().device;
+  return profile->peak.device;
+}
+
+// 1, 2 or 5 times a power of ten: ticks a reader can add up in their head.
+double niceStep(double minimum) {
+  if (!(minimum > 0) || !std::isfinite(minimum)) return 1;
+  const double base = std::pow(10.0, std::floor(std::log10(minimum)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (m * base >= minimum * (1 - 1e-9)) return m * base;
+  return 10 * base;
+}
+
+struct TickFormat {
+  double scale = 1;  // seconds -> unit
+  QString unit;
+  int decimals = 0;
+};
+
+// The unit of the largest time on screen, so that zoomed-in ticks read
+// "3.44 µs, 3.46 µs" rather than "3440 ns", and as many decimals as the step
+// needs.
+TickFormat tickFormat(double step, double largest) {
+  TickFormat f{1e9, QStringLiteral("ns"), 0};
+  if (largest >= 1) f = {1, QStringLiteral("s"), 0};
+  else if (largest >= 1e-3) f = {1e3, QStringLiteral("ms"), 0};
+  else if (largest >= 1e-6) f = {1e6, QString::fromUtf8("µs"), 0};
+  f.decimals = std::clamp(int(std::ceil(-std::log10(step * f.scale) - 1e-9)), 0, 9);
+  return f;
+}
+
+}  // namespace
+
+// The scrolling surface: a viewport painted by the view, with a horizontal
+// scroll bar whose range the view sets from the zoom.
+class TimelineCanvas : public QAbstractScrollArea {
+ public:
+  explicit TimelineCanvas(TimelineView* view) : QAbstractScrollArea(view), view_(view) {
+    setObjectName("timelineCanvas");
+    viewport()->setObjectName("timelineViewport");
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setFocusPolicy(Qt::StrongFocus);
+    viewport()->setMouseTracking(true);
+    horizontalScrollBar()->setSingleStep(24);
+  }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter painter(viewport());
+    view_->paintCanvas(painter);
+  }
+  void resizeEvent(QResizeEvent* event) override {
+    QAbstractScrollArea::resizeEvent(event);
+    view_->layoutBars();
+  }
+  void scrollContentsBy(int, int) override {
+    view_->layoutBars();
+    viewport()->update();
+  }
+  void wheelEvent(QWheelEvent* event) override {
+    if (view_->bars_.empty()) return QAbstractScrollArea::wheelEvent(event);
+    const QPoint angle = event->angleDelta();
+    if (event->modifiers() & Qt::ControlModifier) {
+      // One notch (120) is about ×1.19, so four notches double the zoom.
+      view_->zoomAround(view_->zoom_ * std::pow(2.0, angle.y() / 480.0), event->position().x());
+    } else {
+      // No vertical content: the wheel pans in time, like a trace viewer.
+      const QPoint pixels = event->pixelDelta();
+      const int delta = !pixels.isNull() ? (pixels.x() != 0 ? pixels.x() : pixels.y())
+                                         : (angle.x() != 0 ? angle.x() : angle.y());
+      horizontalScrollBar()->setValue(horizontalScrollBar()->value() - delta);
+    }
+    event->accept();
+  }
+  void mousePressEvent(QMouseEvent* event) override {
+    if (event->button() != Qt::LeftButton) return QAbstractScrollArea::mousePressEvent(event);
+    pressPosition_ = event->position();
+    pressScroll_ = horizontalScrollBar()->value();
+    panning_ = false;
+    event->accept();
+  }
+  void mouseMoveEvent(QMouseEvent* event) override {
+    if (event->buttons() & Qt::LeftButton) {
+      const QPointF moved = event->position() - pressPosition_;
+      if (!panning_ && moved.manhattanLength() >= QApplication::startDragDistance()) {
+        panning_ = true;
+        viewport()->setCursor(Qt::ClosedHandCursor);
+        QToolTip::hideText();
+      }
+      if (panning_) horizontalScrollBar()->setValue(pressScroll_ - int(std::lround(moved.x())));
+      return;
+    }
+    const int bar = view_->barAt(event->position());
+    if (bar != view_->hovered_) {
+      view_->hovered_ = bar;
+      viewport()->update();
+    }
+    if (bar >= 0)
+      QToolTip::showText(event->globalPosition().toPoint(), view_->barToolTip(view_->bars_[size_t(bar)]), viewport());
+    else
+      QToolTip::hideText();
+  }
+  void mouseReleaseEvent(QMouseEvent* event) override {
+    if (event->button() != Qt::LeftButton) return QAbstractScrollArea::mouseReleaseEvent(event);
+    if (panning_) {
+      panning_ = false;
+      viewport()->unsetCursor();
+      return;
+    }
+    const int bar = view_->barAt(event->position());
+    if (bar < 0) return;
+    const size_t instruction = view_->bars_[size_t(bar)].instruction;
+    view_->selected_ = instruction;
+    viewport()->update();
+    emit view_->instructionClicked(instruction);
+  }
+  void leaveEvent(QEvent* event) override {
+    QAbstractScrollArea::leaveEvent(event);
+    if (view_->hovered_ >= 0) {
+      view_->hovered_ = -1;
+      viewport()->update();
+    }
+  }
+
+ private:
+  TimelineView* view_;
+  QPointF pressPosition_;
+  int pressScroll_ = 0;
+  bool panning_ = false;
+};
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+  setObjectName("timeline");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+
+  auto* controls = new QHBoxLayout;
+  controls->setContentsMargins(6, 2, 6, 0);
+  auto* iterationLabel = new QLabel(tr("Iteration:"));
+  iterationBox_ = fittedComboBox("timelineIteration");
+  iterationLabel->setBuddy(iterationBox_);
+  info_ = new QLabel;
+  info_->setObjectName("timelineInfo");
+  auto button = [this](const QString& text, const QString& tip, const char* name) {
+    auto* b = new QToolButton;
+    b->setText(text);
+    b->setToolTip(tip);
+    b->setObjectName(name);
+    b->setAutoRaise(true);
+    return b;
+  };
+  zoomOutButton_ = button(QString(QChar(0x2212)), tr("Zoom out (Ctrl+−)"), "timelineZoomOut");
+  zoomInButton_ = button("+", tr("Zoom in (Ctrl+=, Ctrl+wheel)"), "timelineZoomIn");
+  fitButton_ = button(tr("Fit"), tr("Show the whole iteration (Ctrl+0)"), "timelineFit");
+  zoomLabel_ = new QLabel;
+  zoomLabel_->setObjectName("timelineZoom");
+  zoomLabel_->setMinimumWidth(zoomLabel_->fontMetrics().horizontalAdvance("100000%"));
+  zoomLabel_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  controls->addWidget(iterationLabel);
+  controls->addWidget(iterationBox_);
+  controls->addSpacing(12);
+  controls->addWidget(info_, 1);
+  controls->addWidget(zoomLabel_);
+  controls->addWidget(zoomOutButton_);
+  controls->addWidget(zoomInButton_);
+  controls->addWidget(fitButton_);
+  layout->addLayout(controls);
+
+  canvas_ = new TimelineCanvas(this);
+  layout->addWidget(canvas_, 1);
+
+  connect(iterationBox_, &QComboBox::activated, this,
+          [this](int index) { setIteration(iterationBox_->itemData(index).toInt()); });
+  connect(zoomInButton_, &QToolButton::clicked, this, &TimelineView::zoomIn);
+  connect(zoomOutButton_, &QToolButton::clicked, this, &TimelineView::zoomOut);
+  connect(fitButton_, &QToolButton::clicked, this, &TimelineView::zoomToFit);
+  addZoomShortcuts(this, [this] { zoomIn(); }, [this] { zoomOut(); }, [this] { zoomToFit(); });
+
+  rebuildIterations();
+}
+
+TimelineView::~TimelineView() = default;
+
+QWidget* TimelineView::canvas() const { return canvas_->viewport(); }
+
+QString TimelineView::laneName(Lane lane) {
+  switch (lane) {
+    case Lane::HostToDevice:
+    case Lane::DeviceToHost: return QString::fromStdString(program::copyDirectionName(*exec::TimelineSlice::copyDirectionOf(lane)));
+    case Lane::Kernels: return tr("Kernels");
+    case Lane::NotExecuted: return tr("Not executed");
+  }
+  return {};
+}
+
+void TimelineView::setProfile(std::shared_ptr<const exec::TransferProfile> profile) {
+  profile_ = std::move(profile);
+  zoom_ = 1;
+  hovered_ = -1;
+  rebuildIterations();
+}
+
+void TimelineView::clear() { setProfile(nullptr); }
+
+void TimelineView::rebuildIterations() {
+  iterations_.clear();
+  lanes_.clear();
+  bool notExecuted = false;
+  if (profile_) {
+    std::set<size_t> kept;
+    for (const auto& slice : profile_->timeline) {
+      kept.insert(slice.iteration);
+      notExecuted = notExecuted || slice.track == exec::TimelineSlice::Track::NotExecuted;
+    }
+    iterations_.assign(kept.begin(), kept.end());
+  }
+  if (!iterations_.empty()) {
+    // The lanes come from every kept iteration, so they do not jump around
+    // while the user steps through them.
+    lanes_ = {Lane::HostToDevice, Lane::Kernels, Lane::DeviceToHost};
+    if (notExecuted) lanes_.push_back(Lane::NotExecuted);
+  }
+  iterationBox_->blockSignals(true);
+  iterationBox_->clear();
+  for (size_t it : iterations_) iterationBox_->addItem(QString::number(it + 1), int(it));
+  iterationBox_->blockSignals(false);
+  if (profile_)
+    iterationBox_->setToolTip(tr("The profile keeps the timeline of its first %1 of %2 measured iterations")
+                                  .arg(iterations_.size())
+                                  .arg(profile_->iterations));
+  // Room for every lane, the axis, the legend and the scroll bar: the bars
+  // never need a vertical scroll bar.
+  const int frame = 2 * canvas_->frameWidth();
+  const int lanes = std::max<int>(int(lanes_.size()), 3);
+  canvas_->setMinimumHeight(int(kCanvas.axis_height + lanes * (kCanvas.lane_height + kCanvas.lane_gap) + kCanvas.legend_height) + frame +
+                            canvas_->horizontalScrollBar()->sizeHint().height());
+  iteration_ = iterations_.empty() ? -1 : int(iterations_.front());
+  rebuildBars();
+}
+
+void TimelineView::setIteration(int iteration) {
+  if (iteration < 0) return;
+  if (std::find(iterations_.begin(), iterations_.end(), size_t(iteration)) == iterations_.end()) return;
+  iteration_ = iteration;
+  hovered_ = -1;
+  rebuildBars();
+}
+
+void TimelineView::rebuildBars() {
+  bars_.clear();
+  duration_ = 0;
+  if (profile_ && iteration_ >= 0) {
+    std::unordered_map<size_t, const exec::InstructionProfile*> instructions;
+    for (const auto& ins : profile_->instructions) instructions.emplace(ins.instruction, &ins);
+    // Times run from the first instruction of this iteration: slices are on
+    // one clock from the start of the first measured run.
+    double first = 0, last = 0;
+    bool any = false;
+    for (const auto& s : profile_->timeline) {
+      if (s.iteration != size_t(iteration_)) continue;
+      first = any ? std::min(first, s.start_seconds) : s.start_seconds;
+      last = any ? std::max(last, s.start_seconds + s.seconds) : s.start_seconds + s.seconds;
+      any = true;
+    }
+    for (const auto& s : profile_->timeline) {
+      if (s.iteration != size_t(iteration_)) continue;
+      Bar bar;
+      bar.lane = s.track;
+      bar.instruction = s.instruction;
+      bar.name = QString::fromStdString(s.name);
+      bar.start = s.start_seconds - first;
+      bar.seconds = s.seconds;
+      bar.bytes = s.bytes;
+      auto it = instructions.find(s.instruction);
+      bar.delegate = it != instructions.end() && it->second->kind == program::InstructionKind::DelegateCall;
+      bars_.push_back(std::move(bar));
+    }
+    std::stable_sort(bars_.begin(), bars_.end(), [](const Bar& a, const Bar& b) { return a.start < b.start; });
+    // A little room after the last bar so it does not touch the edge.
+    duration_ = any && last > first ? (last - first) * 1.02 : 1e-6;
+  }
+  iterationBox_->blockSignals(true);
+  iterationBox_->setCurrentIndex(iterationBox_->findData(iteration_));
+  iterationBox_->blockSignals(false);
+  zoom_ = std::clamp(zoom_, 1.0, maxZoom());
+  layoutBars();
+  updateControls();
+  canvas_->viewport()->update();
+}
+
+void TimelineView::updateControls() {
+  const bool shown = !bars_.empty();
+  for (QWidget* w : std::initializer_list<QWidget*>{iterationBox_, zoomInButton_, zoomOutButton_, fitButton_})
+    w->setEnabled(shown);
+  zoomOutButton_->setEnabled(shown && zoom_ > 1);
+  zoomInButton_->setEnabled(shown && zoom_ < maxZoom());
+  zoomLabel_->setText(shown ? QString("%1%").arg(std::lround(zoom_ * 100)) : QString());
+  if (!shown) {
+    info_->clear();
+    return;
+  }
+  size_t copies = 0;
+  for (const auto& b : bars_) copies += isCopyLane(b.lane) ? 1 : 0;
+  QString text = tr("%1 instructions, %2 copies, %3 from first start to last end")
+                     .arg(bars_.size())
+                     .arg(copies)
+                     .arg(durationText(duration_ / 1.02));
+  if (profile_->emulated) text += " · " + tr("emulated on the host");
+  if (profile_->runtime == etdump::kEtdumpSource) text += " · " + QString::fromUtf8(etdump::kEtdumpSource);
+  info_->setText(text);
+}
+
+double TimelineView::timeLeft() const { return kCanvas.label_width + kCanvas.pad_left; }
+
+double TimelineView::timeWidth() const {
+  return std::max(50.0, double(canvas_->viewport()->width()) - timeLeft() - kCanvas.pad_right);
+}
+
+double TimelineView::pixelsPerSecond() const { return duration_ > 0 ? timeWidth() / duration_ * zoom_ : 0.0; }
+
+double TimelineView::xOf(double seconds) const {
+  return timeLeft() + seconds * pixelsPerSecond() - double(canvas_->horizontalScrollBar()->value());
+}
+
+double TimelineView::secondsAt(double x) const {
+  const double pps = pixelsPerSecond();
+  return pps > 0 ? (x - timeLeft() + double(canvas_->horizontalScrollBar()->value())) / pps : 0.0;
+}
+
+double TimelineView::maxZoom() const {
+  if (!(duration_ > 0)) return 1;
+  return std::max(1.0, std::min(duration_ / kFinestSpanSeconds, kMaxContentWidth / timeWidth()));
+}
+
+QRectF TimelineView::laneRect(Lane lane) const {
+  const auto it = std::find(lanes_.begin(), lanes_.end(), lane);
+  if (it == lanes_.end()) return {};
+  const double index = double(it - lanes_.begin());
+  const double available = double(canvas_->viewport()->height()) - kCanvas.axis_height - kCanvas.legend_height;
+  const double height = std::clamp(available / double(lanes_.size()) - kCanvas.lane_gap, kCanvas.lane_height, kCanvas.max_lane_height);
+  return QRectF(0, kCanvas.axis_height + index * (height + kCanvas.lane_gap) + kCanvas.lane_gap / 2, double(canvas_->viewport()->width()),
+                height);
+}
+
+void TimelineView::layoutBars() {
+  QScrollBar* scroll = canvas_->horizontalScrollBar();
+  const double content = duration_ * pixelsPerSecond();
+  scroll->setPageStep(int(timeWidth()));
+  scroll->setRange(0, std::max(0, int(std::ceil(content - timeWidth()))));
+  const double pps = pixelsPerSecond();
+  for (auto& bar : bars_) {
+    const QRectF lane = laneRect(bar.lane);
+    bar.rect = QRectF(xOf(bar.start), lane.top() + 4, std::max(bar.seconds * pps, kCanvas.min_bar_width), lane.height() - 8);
+  }
+}
+
+int TimelineView::barAt(const QPointF& position) const {
+  // Bars hidden under the pinned lane labels cannot be hit.
+  if (position.x() < timeLeft() - kCanvas.pad_left) return -1;
+  // Where minimum-width bars overlap, the narrowest wins so it stays reachable.
+  int best = -1;
+  for (size_t i = 0; i < bars_.size(); ++i) {
+    QRectF hit = bars_[i].rect;
+    const double widen = std::max(0.0, kCanvas.min_hit_width - hit.width()) / 2;
+    hit.adjust(-widen, 0, widen, 0);
+    if (!hit.contains(position)) continue;
+    if (best < 0 || bars_[i].rect.width() < bars_[size_t(best)].rect.width()) best = int(i);
+  }
+  return best;
+}
+
+void TimelineView::zoomAround(double zoom, double anchorX) {
+  if (bars_.empty()) return;
+  const double clamped = std::clamp(zoom, 1.0, maxZoom());
+  const double anchor = std::clamp(anchorX, timeLeft(), timeLeft() + timeWidth());
+  const double seconds = secondsAt(anchor);
+  zoom_ = clamped;
+  layoutBars();  // the new scroll range
+  canvas_->horizontalScrollBar()->setValue(int(std::lround(seconds * pixelsPerSecond() - (anchor - timeLeft()))));
+  layoutBars();
+  updateControls();
+  canvas_->viewport()->update();
+}
+
+void TimelineView::setZoom(double zoom) { zoomAround(zoom, timeLeft() + timeWidth() / 2); }
+void TimelineView::zoomIn() { setZoom(zoom_ * kZoomStep); }
+void TimelineView::zoomOut() { setZoom(zoom_ / kZoomStep); }
+void TimelineView::zoomToFit() { setZoom(1); }
+
+void TimelineView::selectInstruction(size_t instruction) {
+  const auto it = std::find_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.instruction == instruction; });
+  if (it == bars_.end()) {
+    selected_.reset();
+  } else {
+    selected_ = instruction;
+    scrollToBar(*it);
+  }
+  canvas_->viewport()->update();
+}
+
+void TimelineView::scrollToBar(const Bar& bar) {
+  const double left = timeLeft(), right = timeLeft() + timeWidth();
+  if (bar.rect.left() >= left && bar.rect.right() <= right) return;
+  // Centre it; a bar wider than the view starts at the left edge.
+  const double pps = pixelsPerSecond();
+  const double width = bar.rect.width();
+  const double target = width >= timeWidth() ? bar.start * pps : bar.start * pps + width / 2 - timeWidth() / 2;
+  canvas_->horizontalScrollBar()->setValue(int(std::lround(target)));
+  layoutBars();
+}
+
+QString TimelineView::barToolTip(const Bar& bar) const {
+  QStringList lines;
+  lines << QString("<b>%1</b>").arg(bar.name.toHtmlEscaped());
+  lines << tr("instruction %1 · %2").arg(bar.instruction).arg(laneName(bar.lane));
+  lines << tr("starts at %1 · takes %2").arg(durationText(bar.start), durationText(bar.seconds));
+  if (isCopyLane(bar.lane)) {
+    const double gbps = bar.seconds > 0 ? double(bar.bytes) / bar.seconds / 1e9 : 0.0;
+    lines << tr("%1 at %2 GB/s").arg(bytesText(qint64(bar.bytes)), gbpsText(gbps));
+    for (const auto& copy : profile_->copies)
+      if (copy.instruction == bar.instruction) {
+        lines << tr("median %1 over %2 iterations, %3 host memory")
+                     .arg(durationText(copy.seconds.median))
+                     .arg(profile_->iterations)
+                     .arg(QString::fromStdString(exec::hostMemoryKindName(copy.host_memory)));
+        break;
+      }
+    if (profile_->emulated) lines << tr("emulated: a host memcpy, not a GPU link");
+  } else {
+    for (const auto& ins : profile_->instructions)
+      if (ins.instruction == bar.instruction) {
+        if (!ins.executed)
+          lines << tr("not executed: %1").arg(QString::fromStdString(ins.reason).toHtmlEscaped());
+        else
+          lines << tr("median %1 over %2 iterations (host clock)")
+                       .arg(durationText(ins.host_seconds.median))
+                       .arg(profile_->iterations);
+        break;
+      }
+  }
+  return lines.join("<br>");
+}
+
+void TimelineView::paintCanvas(QPainter& p) {
+  QWidget* viewport = canvas_->viewport();
+  const QRectF all = viewport->rect();
+  p.fillRect(all, palette().base());
+  if (bars_.empty()) {
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    const QString text = !profile_ ? tr("Run Profile… to see the copies and kernels of one iteration")
+                                   : tr("This profile kept no timeline: it was cancelled before the first measured "
+                                        "iteration ended.");
+    p.drawText(all.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, text);
+    return;
+  }
+  p.setRenderHint(QPainter::Antialiasing);
+  const QColor text = palette().color(QPalette::Text);
+  const QColor grid = palette().color(QPalette::Mid);
+  // Lanes as alternating bands under the bars.
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    const QRectF lane = laneRect(lanes_[i]);
+    p.fillRect(lane, i % 2 ? palette().base() : palette().alternateBase());
+  }
+  const double left = timeLeft() - kCanvas.pad_left;
+  const QRectF timeArea(left, 0, all.width() - left, all.height());
+  p.save();
+  p.setClipRect(timeArea);
+  // Tick lines across the lanes.
+  const double pps = pixelsPerSecond();
+  const double step = niceStep(kCanvas.min_tick_spacing / pps);
+  const double lanesTop = laneRect(lanes_.front()).top();
+  const double lanesBottom = laneRect(lanes_.back()).bottom();
+  QColor gridLine = grid;
+  gridLine.setAlpha(90);
+  p.setPen(QPen(gridLine, 1));
+  const double firstTick = std::ceil(std::max(0.0, secondsAt(timeLeft())) / step);
+  for (double k = firstTick;; ++k) {
+    const double x = xOf(k * step);
+    if (x > all.width() || k * step > duration_) break;
+    p.drawLine(QPointF(x, lanesTop), QPointF(x, lanesBottom));
+  }
+  const program::Device delegateDevice = delegateDeviceOf(profile_.get());
+  const QColor highlight = palette().color(QPalette::Highlight);
+  const QFontMetrics metrics(font());
+  // Right edge of the last bar drawn on each lane: a big method at full
+  // view puts thousands of minimum-width bars on one pixel column, and
+  // drawing each of them costs time without changing a pixel.
+  std::array<double, 4> drawnTo;
+  drawnTo.fill(-1e300);
+  for (size_t i = 0; i < bars_.size(); ++i) {
+    const Bar& bar = bars_[i];
+    if (bar.rect.right() < left || bar.rect.left() > all.width()) continue;
+    const BarStyle style = styleOf(bar.lane, bar.delegate, delegateDevice);
+    const bool selected = selected_ && *selected_ == bar.instruction;
+    const bool hovered = int(i) == hovered_;
+    double& reach = drawnTo[size_t(bar.lane)];
+    if (!selected && !hovered && bar.rect.width() <= kCanvas.min_bar_width && bar.rect.right() <= reach + 1) continue;
+    reach = std::max(reach, bar.rect.right());
+    p.setPen(Qt::NoPen);
+    p.setBrush(style.fill);
+    p.drawRect(bar.rect);
+    if (style.hatched) {
+      p.setBrush(QBrush(style.stroke, Qt::BDiagPattern));
+      p.drawRect(bar.rect);
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setPen(selected ? QPen(highlight, 2.5) : QPen(hovered ? text : style.stroke, hovered ? 1.5 : 1));
+    p.drawRect(selected ? bar.rect.adjusted(-1, -1, 1, 1) : bar.rect);
+    // Names inside the bars that have room; the tooltip has them all.
+    const QRectF inside = bar.rect.intersected(timeArea).adjusted(4, 0, -3, 0);
+    if (inside.width() > 30) {
+      p.setPen(text);
+      const QString name = metrics.elidedText(bar.name, Qt::ElideRight, int(inside.width()));
+      p.drawText(inside, Qt::AlignVCenter | Qt::AlignLeft, name);
+    }
+  }
+  p.restore();
+
+  // Lane labels, pinned; the legend strip below shares their background.
+  p.fillRect(QRectF(0, 0, left, all.height()), palette().window());
+  p.fillRect(QRectF(0, lanesBottom + kCanvas.lane_gap / 2, all.width(), all.height()), palette().window());
+  p.setPen(grid);
+  p.drawLine(QPointF(left, 0), QPointF(left, lanesBottom));
+  QFont bold = font();
+  bold.setBold(true);
+  for (Lane lane : lanes_) {
+    const QRectF r = laneRect(lane);
+    const auto count = std::count_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.lane == lane; });
+    p.setPen(text);
+    p.setFont(bold);
+    const QRectF label(8, r.top(), left - 12, r.height());
+    p.drawText(label, Qt::AlignLeft | Qt::AlignVCenter, laneName(lane));
+    p.setFont(font());
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(label, Qt::AlignRight | Qt::AlignVCenter, QString::number(count));
+  }
+  paintAxis(p);
+  paintLegend(p);
+}
+
+void TimelineView::paintAxis(QPainter& p) {
+  const QRectF all = canvas_->viewport()->rect();
+  const double left = timeLeft() - kCanvas.pad_left;
+  const double pps = pixelsPerSecond();
+  const double step = niceStep(kCanvas.min_tick_spacing / pps);
+  const TickFormat format = tickFormat(step, std::min(duration_, secondsAt(all.width())));
+  const QColor text = palette().color(QPalette::Text);
+  const QFontMetrics metrics(font());
+  p.fillRect(QRectF(0, 0, all.width(), kCanvas.axis_height), palette().window());
+  p.setPen(palette().color(QPalette::Mid));
+  p.drawLine(QPointF(left, kCanvas.axis_height - 1), QPointF(all.width(), kCanvas.axis_height - 1));
+  p.save();
+  p.setClipRect(QRectF(left, 0, all.width() - left, kCanvas.axis_height));
+  const double firstTick = std::ceil(std::max(0.0, secondsAt(timeLeft() - 40)) / step);
+  for (double k = firstTick;; ++k) {
+    const double seconds = k * step;
+    const double x = xOf(seconds);
+    if (x > all.width() + 40 || seconds > duration_) break;
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawLine(QPointF(x, kCanvas.axis_height - 6), QPointF(x, kCanvas.axis_height - 1));
+    p.setPen(text);
+    const QString number = QString::number(seconds * format.scale, 'f', format.decimals);
+    const QString label = k == 0 ? QStringLiteral("0") : number + " " + format.unit;
+    // Labels centre on their tick, except 0, which starts at it; a label the
+    // edges would cut is left out (a cut "3.5" reads as another number).
+    const double width = metrics.horizontalAdvance(label) + 4;
+    const QRectF box(k == 0 ? x - 2 : x - width / 2, 2, width, kCanvas.axis_height - 8);
+    if (box.left() < left || box.right() > all.width()) continue;
+    p.drawText(box, Qt::AlignCenter, label);
+  }
+  p.restore();
+  p.setPen(palette().color(QPalette::PlaceholderText));
+  p.drawText(QRectF(8, 2, left - 12, kCanvas.axis_height - 8), Qt::AlignLeft | Qt::AlignVCenter,
+             tr("iteration %1").arg(iteration_ + 1));
+}
+
+void TimelineView::paintLegend(QPainter& p) {
+  const QRectF all = canvas_->viewport()->rect();
+  const double top = laneRect(lanes_.back()).bottom() + kCanvas.lane_gap / 2 + 4;
+  const program::Device delegateDevice = delegateDeviceOf(profile_.get());
+  struct Entry {
+    BarStyle style;
+    QString text;
+  };
+  std::vector<Entry> entries;
+  bool cpuKernels = false, delegates = false, notExecuted = false;
+  for (const auto& s : profile_->timeline) {
+    if (s.track == exec::TimelineSlice::Track::NotExecuted) notExecuted = true;
+  }
+  for (const auto& b : bars_) {
+    if (b.lane != Lane::Kernels) continue;
+    (b.delegate ? delegates : cpuKernels) = true;
+  }
+  entries.push_back({styleOf(Lane::HostToDevice, false, delegateDevice), tr("host → device copy")});
+  entries.push_back({styleOf(Lane::DeviceToHost, false, delegateDevice), tr("device → host copy")});
+  if (cpuKernels || !delegates) entries.push_back({styleOf(Lane::Kernels, false, delegateDevice), tr("CPU kernel")});
+  if (delegates)
+    entries.push_back({styleOf(Lane::Kernels, true, delegateDevice),
+                       tr("delegate call (%1)").arg(QString::fromStdString(delegateDevice.str()))});
+  if (notExecuted) entries.push_back({styleOf(Lane::NotExecuted, false, delegateDevice), tr("not executed")});
+  const QFontMetrics metrics(font());
+  double x = 8;
+  for (const auto& e : entries) {
+    const QRectF swatch(x, top + 4, 16, 11);
+    p.setPen(e.style.stroke);
+    p.setBrush(e.style.fill);
+    p.drawRect(swatch);
+    if (e.style.hatched) {
+      p.setBrush(QBrush(e.style.stroke, Qt::BDiagPattern));
+      p.drawRect(swatch);
+    }
+    p.setPen(palette().color(QPalette::Text));
+    const double width = metrics.horizontalAdvance(e.text);
+    p.drawText(QRectF(x + 21, top, width + 2, 19), Qt::AlignLeft | Qt::AlignVCenter, e.text);
+    x += 21 + width + 18;
+  }
+  const QString hint = tr("hover for details · click to select · Ctrl+wheel to zoom · drag to pan");
+  const double hintWidth = metrics.horizontalAdvance(hint);
+  if (x + hintWidth + 8 < all.width()) {
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(QRectF(all.width() - hintWidth - 8, top, hintWidth + 2, 19), Qt::AlignRight | Qt::AlignVCenter, hint);
+  }
+}
+
+}  // namespace ptescope::ui

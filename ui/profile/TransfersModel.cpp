@@ -1,0 +1,516 @@
+#include "ui/profile/TransfersModel.h"
+
+#include <QFont>
+#include <QGuiApplication>
+#include <QPalette>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <tuple>
+
+#include "program/Program.h"
+#include "ui/document/Document.h"
+#include "cost/LinkProfile.h"
+#include "exec/CopyIdentity.h"
+#include "passes/DevicePasses.h"
+#include "ui/common/Format.h"
+#include "ui/common/ItemRoles.h"
+
+namespace ptescope::ui {
+using namespace ptescope::program;
+
+namespace {
+
+// Unmeasured cells sort below every number, so a descending sort by time
+// lists the expensive copies first and the "—" rows last.
+constexpr double kNoNumber = std::numeric_limits<double>::lowest();
+
+using exec::CopyKey;
+using exec::SourceNumbering;
+
+bool isMeasuredColumn(int column) {
+  return column >= TransfersModel::MedianTime && column < TransfersModel::ColumnCount;
+}
+
+QString iterationsText(const exec::TransferProfile& profile) {
+  return profile.iterations == 1 ? QObject::tr("1 iteration") : QObject::tr("%1 iterations").arg(profile.iterations);
+}
+
+// "1.25×", "12×", "0.0048×": two significant digits below 1.
+QString ratioText(double ratio) {
+  if (ratio >= 10) return QString::number(ratio, 'f', 0) + "×";
+  if (ratio >= 1) return QString::number(ratio, 'f', 2) + "×";
+  return QString::number(ratio, 'g', 2) + "×";
+}
+
+QString percentText(double fraction) {
+  const double percent = fraction * 100;
+  return QString::number(percent, 'f', percent >= 10 ? 0 : 1) + "%";
+}
+
+}  // namespace
+
+TransfersModel::TransfersModel(Document* document, QObject* parent) : QAbstractTableModel(parent), document_(document) {
+  connect(document_, &Document::currentMethodChanged, this, &TransfersModel::rebuild);
+  connect(document_, &Document::programChanged, this, &TransfersModel::rebuild);
+  rebuild();
+}
+
+void TransfersModel::setProfiles(std::shared_ptr<const exec::TransferProfile> latest,
+                                 std::shared_ptr<const exec::TransferProfile> previous, QString latestLabel,
+                                 QString previousLabel) {
+  // The window hands the same profiles over on every refresh; the rows were
+  // already matched to them when the document changed.
+  if (latest == latest_ && previous == previous_ && latestLabel == latestLabel_ && previousLabel == previousLabel_) return;
+  latest_ = std::move(latest);
+  previous_ = std::move(previous);
+  latestLabel_ = std::move(latestLabel);
+  previousLabel_ = std::move(previousLabel);
+  rebuild();
+}
+
+void TransfersModel::clearProfiles() { setProfiles(nullptr, nullptr); }
+
+void TransfersModel::setLink(std::shared_ptr<const cost::LinkProfile> link, exec::HostMemoryKind hostMemory) {
+  if (link == link_ && hostMemory == linkMemory_) return;
+  link_ = std::move(link);
+  linkMemory_ = hostMemory;
+  if (rows_.empty()) return;
+  predict();
+  emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
+  emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+}
+
+void TransfersModel::predict() {
+  for (auto& r : rows_) {
+    r.predicted = -1;
+    if (!link_) continue;
+    const auto direction = r.direction;
+    auto seconds = link_->secondsFor(direction, linkMemory_, uint64_t(std::max<qint64>(r.bytes, 0)));
+    if (seconds) r.predicted = seconds.value();
+  }
+}
+
+void TransfersModel::rebuild() {
+  // Columns come and go with the profiles: a reset, not a row change.
+  beginResetModel();
+  rows_.clear();
+  rowOfInstruction_.clear();
+  const Method* method = document_->currentMethod();
+  const analysis::Dataflow* dataflow = document_->currentDataflow();
+  if (method != nullptr && dataflow != nullptr) {
+    const auto& values = items(method->values);
+    for (const auto& ins : dataflow->instructions()) {
+      if (!ins.is_h2d_copy && !ins.is_d2h_copy) continue;
+      const auto& instruction = (*(*method->chains)[ins.chain].instructions)[ins.index_in_chain];
+      const auto* call = std::get_if<KernelCall>(&instruction.data);
+      if (call == nullptr || items(call->args).size() < 2) continue;
+      Row row;
+      row.instruction = ins.flat_index;
+      row.direction = ins.is_h2d_copy ? program::CopyDirection::HostToDevice : program::CopyDirection::DeviceToHost;
+      row.source = (*call->args)[0];
+      row.destination = (*call->args)[1];
+      const Tensor* src = size_t(row.source) < values.size() ? values[size_t(row.source)].tensor() : nullptr;
+      const Tensor* dst = size_t(row.destination) < values.size() ? values[size_t(row.destination)].tensor() : nullptr;
+      if (src != nullptr) {
+        row.bytes = src->nbytes();
+        row.from = QString::fromStdString(src->device().str());
+        row.tensor = ui::tensorTypeText(*src);
+      }
+      if (dst != nullptr) row.to = QString::fromStdString(dst->device().str());
+      rows_.push_back(std::move(row));
+    }
+  }
+  matchProfiles();
+  predict();
+  for (size_t r = 0; r < rows_.size(); ++r)
+    if (!rows_[r].removed) rowOfInstruction_.emplace(rows_[r].instruction, int(r));
+  endResetModel();
+}
+
+void TransfersModel::matchProfiles() {
+  const Method* method = document_->currentMethod();
+  const std::string name = method != nullptr ? method->displayName() : std::string();
+  latestApplies_ = method != nullptr && latest_ && latest_->method == name;
+  previousApplies_ = method != nullptr && previous_ && previous_->method == name;
+  if (!latestApplies_ && !previousApplies_) return;
+
+  // Files exported upstream number copy outputs among the other values, so
+  // an edit shifts the raw indices: key by the copy-free numbering when the
+  // profiles carry it (they do when ProfileSession made them).
+  const auto canonicalValues = exec::CanonicalValues::of(*method);
+  const auto numbering = canonicalValues.known() && (!latestApplies_ || exec::hasCanonicalSources(*latest_)) &&
+                                 (!previousApplies_ || exec::hasCanonicalSources(*previous_))
+                             ? SourceNumbering::Canonical
+                             : SourceNumbering::Raw;
+  std::vector<exec::CopyEnds> ends;
+  for (const auto& r : rows_)
+    ends.push_back(exec::CopyEnds{r.instruction,
+                                  r.direction,
+                                  numbering == SourceNumbering::Canonical ? canonicalValues.of(r.source) : r.source,
+                                  r.destination, (r.direction == program::CopyDirection::HostToDevice ? r.to : r.from).toStdString()});
+  const auto keys = exec::copyKeys(ends, numbering);
+  const auto latest = latestApplies_ ? exec::copiesByKey(*latest_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
+  const auto previous =
+      previousApplies_ ? exec::copiesByKey(*previous_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
+  for (size_t r = 0; r < rows_.size(); ++r) {
+    if (auto it = latest.find(keys[r]); it != latest.end()) rows_[r].latest = it->second;
+    if (auto it = previous.find(keys[r]); it != previous.end()) rows_[r].previous = it->second;
+  }
+
+  // Copies a profile measured that the current program no longer makes; the
+  // latest profile normally has none (it ran this program) unless the user
+  // edited after profiling.
+  std::map<CopyKey, Row> removed;
+  const std::map<CopyKey, size_t> current = [&] {
+    std::map<CopyKey, size_t> m;
+    for (size_t r = 0; r < keys.size(); ++r) m.emplace(keys[r], r);
+    return m;
+  }();
+  auto addRemoved = [&](const std::map<CopyKey, const exec::CopyProfile*>& copies, bool isLatest) {
+    for (const auto& [key, copy] : copies) {
+      if (current.count(key)) continue;
+      Row& row = removed[key];
+      row.removed = true;
+      row.instruction = copy->instruction;
+      row.direction = copy->direction;
+      row.source = copy->source_value;
+      row.destination = copy->destination_value;
+      row.bytes = qint64(copy->bytes);
+      const QString device = QString::fromStdString(copy->device.str());
+      const QString host = QString::fromStdString(Device{}.str());
+      row.from = row.direction == program::CopyDirection::HostToDevice ? host : device;
+      row.to = row.direction == program::CopyDirection::HostToDevice ? device : host;
+      (isLatest ? row.latest : row.previous) = copy;
+    }
+  };
+  addRemoved(previous, false);
+  addRemoved(latest, true);  // its instruction wins: it is the newer numbering
+  std::vector<Row> extra;
+  for (auto& [key, row] : removed) extra.push_back(std::move(row));
+  std::stable_sort(extra.begin(), extra.end(),
+                   [](const Row& a, const Row& b) { return a.instruction < b.instruction; });
+  for (auto& row : extra) rows_.push_back(std::move(row));
+}
+
+qint64 TransfersModel::totalBytes(program::CopyDirection direction) const {
+  qint64 total = 0;
+  for (const auto& r : rows_)
+    if (!r.removed && r.direction == direction) total += std::max<qint64>(r.bytes, 0);
+  return total;
+}
+
+int TransfersModel::rowOfInstruction(size_t instruction) const {
+  auto it = rowOfInstruction_.find(instruction);
+  return it == rowOfInstruction_.end() ? -1 : it->second;
+}
+
+std::optional<size_t> TransfersModel::instructionOfRow(int row) const {
+  if (row < 0 || size_t(row) >= rows_.size() || rows_[size_t(row)].removed) return std::nullopt;
+  return rows_[size_t(row)].instruction;
+}
+
+TransfersModel::DirectionSummary TransfersModel::summary(program::CopyDirection direction) const {
+  DirectionSummary s;
+  if (link_) {
+    s.predictedSeconds = 0;
+    for (const auto& r : rows_)
+      if (!r.removed && r.direction == direction && r.predicted > 0) s.predictedSeconds += r.predicted;
+  }
+  if (latestApplies_) {
+    const auto& totals = latest_->totals(direction);
+    s.copies = totals.copies;
+    s.bytes = qint64(totals.bytes);
+    s.seconds = totals.seconds;
+    s.gbps = totals.gbps;
+    if (previousApplies_) {
+      s.hasPrevious = true;
+      s.previousSeconds = previous_->totals(direction).seconds;
+    }
+    return s;
+  }
+  s.copies = size_t(std::count_if(rows_.begin(), rows_.end(),
+                                  [&](const Row& r) { return !r.removed && r.direction == direction; }));
+  s.bytes = totalBytes(direction);
+  return s;
+}
+
+QString TransfersModel::totalsText() const {
+  QStringList parts;
+  for (auto direction : program::kHostDeviceDirections) {
+    const DirectionSummary s = summary(direction);
+    QString text = QString("%1 %2 · %3")
+                       .arg(QString::fromStdString(program::copyDirectionName(direction)))
+                       .arg(s.copies == 1 ? tr("1 copy") : tr("%1 copies").arg(s.copies))
+                       .arg(bytesText(s.bytes));
+    if (latestApplies_) {
+      text += " · " + durationText(s.seconds);
+      if (s.hasPrevious) text += " " + tr("(%1 vs previous)").arg(signedDurationText(s.seconds - s.previousSeconds));
+      text += " · " + tr("%1 GB/s").arg(gbpsText(s.gbps));
+    }
+    parts << text;
+  }
+  QString text = parts.join("  |  ");
+  if (latestApplies_) {
+    text += "  ·  " + tr("median of %1").arg(iterationsText(*latest_));
+    if (latest_->emulated) text += ", " + tr("emulated on the host (memcpy)");
+    if (latest_->cancelled) text += ", " + tr("cancelled");
+  }
+  if (link_)
+    text += "  ·  " + tr("predicted on %1 (%2): h2d %3, d2h %4")
+                          .arg(QString::fromStdString(link_->title.empty() ? link_->name : link_->title),
+                               QString::fromStdString(exec::hostMemoryKindName(linkMemory_)),
+                               durationText(summary(program::CopyDirection::HostToDevice).predictedSeconds),
+                               durationText(summary(program::CopyDirection::DeviceToHost).predictedSeconds));
+  return text;
+}
+
+int TransfersModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
+
+int TransfersModel::columnCount(const QModelIndex& parent) const {
+  if (parent.isValid()) return 0;
+  if (hasComparison()) return ColumnCount;
+  return latestApplies_ ? kMeasuredColumns : kPlainColumns;
+}
+
+QVariant TransfersModel::displayValue(const Row& r, int column) const {
+  const QString none = QStringLiteral("—");
+  const exec::CopyProfile* l = r.latest;
+  const exec::CopyProfile* p = r.previous;
+  switch (column) {
+    case Instruction: return r.removed ? QVariant(tr("removed")) : QVariant(qulonglong(r.instruction));
+    case Direction: return QString::fromStdString(program::copyDirectionName(r.direction));
+    case Source: return "%" + QString::number(r.source);
+    case Destination: return "%" + QString::number(r.destination);
+    case Bytes: return r.bytes;
+    case From: return r.from;
+    case To: return r.to;
+    case TensorShape: return r.tensor;
+    case PredictedTime: return r.predicted >= 0 ? durationText(r.predicted) : none;
+    case MeasuredOverPredicted:
+      return l && r.predicted > 0 ? ratioText(l->seconds.median / r.predicted) : none;
+    case MedianTime: return l ? durationText(l->seconds.median) : none;
+    case MinTime: return l ? durationText(l->seconds.min) : none;
+    case MaxTime: return l ? durationText(l->seconds.max) : none;
+    case Bandwidth: return l ? gbpsText(l->gbps) : none;
+    // Emulated: a share of a larger memcpy says nothing about a link.
+    case PeakShare: return l && l->peak_share > 0 && !latest_->emulated ? percentText(l->peak_share) : none;
+    case HostMemory: return l ? QString::fromStdString(exec::hostMemoryKindName(l->host_memory)) : none;
+    case PreviousMedian: return p ? durationText(p->seconds.median) : none;
+    case PreviousBandwidth: return p ? gbpsText(p->gbps) : none;
+    case DeltaTime:
+    case DeltaPercent: {
+      // A removed copy costs nothing now: its Δ is minus what it cost.
+      if (p == nullptr || (l == nullptr && !r.removed)) return none;
+      const double delta = (l ? l->seconds.median : 0.0) - p->seconds.median;
+      if (column == DeltaTime) return signedDurationText(delta);
+      return p->seconds.median > 0 ? signedPercentText(100 * delta / p->seconds.median) : none;
+    }
+    default: return {};
+  }
+}
+
+QVariant TransfersModel::sortValue(const Row& r, int column) const {
+  const exec::CopyProfile* l = r.latest;
+  const exec::CopyProfile* p = r.previous;
+  switch (column) {
+    // Removed rows after the program's copies, in their old order.
+    case Instruction: return qulonglong(r.instruction) + (r.removed ? (qulonglong(1) << 62) : 0);
+    case Source: return r.source;
+    case Destination: return r.destination;
+    case Bytes: return r.bytes;
+    case PredictedTime: return r.predicted >= 0 ? r.predicted : kNoNumber;
+    case MeasuredOverPredicted: return l && r.predicted > 0 ? l->seconds.median / r.predicted : kNoNumber;
+    case MedianTime: return l ? l->seconds.median : kNoNumber;
+    case MinTime: return l ? l->seconds.min : kNoNumber;
+    case MaxTime: return l ? l->seconds.max : kNoNumber;
+    case Bandwidth: return l ? l->gbps : kNoNumber;
+    case PeakShare: return l && l->peak_share > 0 && !latest_->emulated ? l->peak_share : kNoNumber;
+    case PreviousMedian: return p ? p->seconds.median : kNoNumber;
+    case PreviousBandwidth: return p ? p->gbps : kNoNumber;
+    case DeltaTime:
+    case DeltaPercent: {
+      if (p == nullptr || (l == nullptr && !r.removed)) return kNoNumber;
+      const double delta = (l ? l->seconds.median : 0.0) - p->seconds.median;
+      if (column == DeltaTime) return delta;
+      return p->seconds.median > 0 ? delta / p->seconds.median : kNoNumber;
+    }
+    default: return displayValue(r, column);
+  }
+}
+
+QString TransfersModel::toolTip(const Row& r, int column) const {
+  QString tip;
+  if (r.removed)
+    tip = tr("Removed: measured as instruction %1 in the %2 profile, but the current program no longer makes this "
+             "copy (a skip option or another edit removed it).")
+              .arg(r.instruction)
+              .arg(r.latest ? tr("latest") : tr("previous"));
+  auto join = [&](const QString& more) { return tip.isEmpty() ? more : tip + "\n" + more; };
+  auto runName = [](const QString& label, const char* fallback) { return label.isEmpty() ? tr(fallback) : label; };
+  const exec::CopyProfile* l = r.latest;
+  const exec::CopyProfile* p = r.previous;
+  if (column == PredictedTime) {
+    if (!link_) return join(tr("No link profile chosen."));
+    if (r.predicted < 0)
+      return join(tr("%1 has no curve for this direction with %2 host memory.")
+                      .arg(QString::fromStdString(link_->label()), QString::fromStdString(exec::hostMemoryKindName(linkMemory_))));
+    QString text = tr("%1 on %2, %3 host memory: %4 (%5 GB/s)")
+                       .arg(bytesText(r.bytes), QString::fromStdString(link_->label()),
+                            QString::fromStdString(exec::hostMemoryKindName(linkMemory_)), durationText(r.predicted),
+                            gbpsText(r.predicted > 0 ? double(r.bytes) / r.predicted / 1e9 : 0.0));
+    if (!link_->note.empty()) text += "\n" + QString::fromStdString(link_->note);
+    return join(text);
+  }
+  switch (column) {
+    case MedianTime:
+    case MinTime:
+    case MaxTime:
+    case Bandwidth:
+    case PeakShare:
+    case HostMemory:
+    case MeasuredOverPredicted:
+      if (l == nullptr) return join(tr("Not measured: the latest profile has no copy of this value to this device."));
+      break;
+    case PreviousMedian:
+    case PreviousBandwidth:
+    case DeltaTime:
+    case DeltaPercent:
+      if (p == nullptr) return join(tr("Not in the previous profile: this copy is new since then."));
+      if (l == nullptr && !r.removed) return join(tr("Not measured in the latest profile."));
+      break;
+    default: return tip;
+  }
+  switch (column) {
+    case MedianTime:
+    case MinTime:
+    case MaxTime: {
+      QString text = tr("min %1 / median %2 / max %3 over %4 of %5")
+                         .arg(durationText(l->seconds.min), durationText(l->seconds.median),
+                              durationText(l->seconds.max), iterationsText(*latest_),
+                              runName(latestLabel_, "the latest profile"));
+      if (l->executions_per_iteration > 1)
+        text += "\n" + tr("%1 executions per iteration, each timed on its own").arg(l->executions_per_iteration);
+      if (latest_->emulated) text += "\n" + tr("Emulated: host memcpy timed with the host clock, not a GPU link.");
+      return join(text);
+    }
+    case Bandwidth:
+      return join(tr("%1 in %2 (median) = %3 GB/s; best (min time) %4 GB/s. GB = 10^9 bytes.")
+                      .arg(bytesText(qint64(l->bytes)), durationText(l->seconds.median), gbpsText(l->gbps),
+                           gbpsText(l->best_gbps)));
+    case MeasuredOverPredicted: {
+      if (r.predicted <= 0) return join(tr("No prediction for this copy."));
+      QString text = tr("Measured median %1 / predicted %2 on %3")
+                         .arg(durationText(l->seconds.median), durationText(r.predicted),
+                              QString::fromStdString(link_ ? link_->label() : std::string()));
+      if (latest_->emulated)
+        text += "\n" + tr("The measurement is host memcpy (emulated): the ratio compares this machine's memory, not a link.");
+      return join(text);
+    }
+    case PeakShare: {
+      if (latest_->emulated)
+        return join(tr("Emulated: the copies were host memcpy, so there is no link peak to compare with; the Predicted "
+                       "column says what they cost on the chosen link."));
+      const bool h2d = l->direction == program::CopyDirection::HostToDevice;
+      const auto& peak = latest_->peak;
+      if (!peak.measured || l->peak_share <= 0)
+        return join(tr("No link peak to compare with%1")
+                        .arg(peak.note.empty() ? QString(".") : ": " + QString::fromStdString(peak.note)));
+      return join(tr("%1 GB/s of the measured %2 peak of %3 GB/s (best of %4 pinned copies of %5 to %6)")
+                      .arg(gbpsText(l->gbps), h2d ? tr("host-to-device") : tr("device-to-host"),
+                           gbpsText(h2d ? peak.h2d_gbps : peak.d2h_gbps))
+                      .arg(peak.repeats)
+                      .arg(bytesText(qint64(peak.bytes)), QString::fromStdString(peak.device.str())));
+    }
+    case HostMemory:
+      return join(l->host_memory == exec::HostMemoryKind::Pinned
+                      ? tr("Pinned (page-locked) host memory: the GPU copies it directly by DMA.")
+                      : tr("Pageable host memory: the driver stages each copy through a pinned buffer, which is "
+                           "slower; profile with pinned memory to compare."));
+    case PreviousMedian:
+      return join(tr("min %1 / median %2 / max %3 over %4 of %5")
+                      .arg(durationText(p->seconds.min), durationText(p->seconds.median), durationText(p->seconds.max),
+                           iterationsText(*previous_), runName(previousLabel_, "the previous profile")));
+    case PreviousBandwidth:
+      return join(tr("%1 GB/s in %2").arg(gbpsText(p->gbps), runName(previousLabel_, "the previous profile")));
+    case DeltaTime:
+    case DeltaPercent:
+      return join(tr("Median %1 − median %2: %3 − %4")
+                      .arg(runName(latestLabel_, "latest"), runName(previousLabel_, "previous"),
+                           l ? durationText(l->seconds.median) : tr("0 (removed)"), durationText(p->seconds.median)));
+    default: return tip;
+  }
+}
+
+QVariant TransfersModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() < 0 || size_t(index.row()) >= rows_.size()) return {};
+  if (index.column() < 0 || index.column() >= columnCount()) return {};
+  const Row& r = rows_[size_t(index.row())];
+  const int column = index.column();
+  switch (role) {
+    case InstructionRole: return r.removed ? QVariant(qlonglong(-1)) : QVariant(qulonglong(r.instruction));
+    case ValueIndexRole: return r.removed ? -1 : r.destination;
+    case DeviceRole: return r.direction == program::CopyDirection::HostToDevice ? r.to : r.from;
+    case Qt::TextAlignmentRole:
+      if (column == Instruction || column == Bytes || column == PredictedTime ||
+          (isMeasuredColumn(column) && column != HostMemory))
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+      return {};
+    case Qt::ForegroundRole:
+      if (r.removed) return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
+      return {};
+    case Qt::FontRole:
+      if (r.removed) {
+        QFont italic;
+        italic.setItalic(true);
+        return italic;
+      }
+      return {};
+    case Qt::ToolTipRole: {
+      const QString tip = toolTip(r, column);
+      return tip.isEmpty() ? QVariant() : QVariant(tip);
+    }
+    case SortRole: return sortValue(r, column);
+    case Qt::DisplayRole: return displayValue(r, column);
+    default: return {};
+  }
+}
+
+QVariant TransfersModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+  static const char* names[] = {"Instruction", "Direction",   "Source",     "Destination", "Bytes",      "From",
+                                "To",          "Tensor",      "Predicted",  "Median",      "Min",        "Max",
+                                "GB/s",        "% of peak",   "Host memory", "Measured / predicted",
+                                "Prev. median", "Δ time",     "Δ %",        "Prev. GB/s"};
+  static_assert(sizeof(names) / sizeof(names[0]) == ColumnCount);
+  const bool emulated = latestApplies_ && latest_->emulated;
+  if (role == Qt::DisplayRole && section == Bandwidth && emulated) return tr("memcpy GB/s");
+  if (role == Qt::DisplayRole) return tr(names[section]);
+  if (role != Qt::ToolTipRole) return {};
+  const QString latest = latestLabel_.isEmpty() ? tr("the latest profile") : latestLabel_;
+  const QString previous = previousLabel_.isEmpty() ? tr("the previous profile") : previousLabel_;
+  switch (section) {
+    case MedianTime: return tr("Median time of one execution of the copy in %1").arg(latest);
+    case MinTime: return tr("Fastest execution in %1").arg(latest);
+    case MaxTime: return tr("Slowest execution in %1").arg(latest);
+    case PredictedTime:
+      return link_ ? tr("Predicted time of one execution on %1, %2 host memory (typical figures, not guarantees, for "
+                        "built-in links)")
+                         .arg(QString::fromStdString(link_->label()), QString::fromStdString(exec::hostMemoryKindName(linkMemory_)))
+                   : tr("No link profile chosen");
+    case MeasuredOverPredicted: return tr("Median in %1 divided by the predicted time: above 1 is slower than predicted").arg(latest);
+    case Bandwidth:
+      return emulated ? tr("Bytes / median time of host memcpy (emulated), in 10^9 bytes per second: not a link")
+                      : tr("Bytes / median time, in 10^9 bytes per second");
+    case PeakShare: return tr("Bandwidth as a share of the link peak measured with a large pinned copy");
+    case HostMemory: return tr("Kind of host memory the copy reads or writes: pinned or pageable");
+    case PreviousMedian: return tr("Median time in %1").arg(previous);
+    case DeltaTime: return tr("Median in %1 minus median in %2").arg(latest, previous);
+    case DeltaPercent: return tr("Δ time as a share of the median in %1").arg(previous);
+    case PreviousBandwidth: return tr("Bandwidth in %1").arg(previous);
+    default: return {};
+  }
+}
+
+}  // namespace ptescope::ui

@@ -1,0 +1,245 @@
+// The main window, in the habits of desktop inspectors: program tree on the
+// left, the method in the centre, properties on the right, tabbed panels
+// below (values, transfers, summary), a method selector in the tool bar and
+// a status bar with file, method, counts and GPU availability.
+#pragma once
+
+#include <QMainWindow>
+
+#include <map>
+#include <optional>
+
+#include "ui/graph/GraphView.h"
+#include "ui/profile/ProfileSession.h"
+
+class QVBoxLayout;
+class QComboBox;
+class QFileSystemWatcher;
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QTabWidget;
+class QTreeView;
+
+namespace ptescope::ui {
+
+class ChangesPanel;
+class LinkSelection;
+class GraphView;
+class DiagnosticsModel;
+class Document;
+class DeviceFilterProxy;
+class MemoryPlanView;
+class PassOptionsPanel;
+class ProgramTreeModel;
+class PropertiesPanel;
+class Selection;
+class TimelineView;
+class TransfersModel;
+class ValuesModel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(Document* document, QWidget* parent = nullptr);
+
+  // Opens a file; on failure shows one message (a dialog unless running
+  // offscreen) and keeps the current document.
+  bool openFile(const QString& path);
+  bool openDemo();
+  // Shows a method by name / a bottom panel by name ("values", "transfers",
+  // "memory", "diagnostics", "changes"); false (lastError set) when unknown.
+  bool showMethod(const QString& name);
+  bool showPanel(const QString& name);
+
+  // What the graph shows: the program with the edits, the file as loaded,
+  // or the edited program with its changes against the file marked.
+  enum class GraphMode { Current, AsLoaded, Diff };
+  void setGraphMode(GraphMode mode);
+  GraphMode graphMode() const { return graphMode_; }
+
+  // ---- profiling (MainWindowProfile.cpp) ----
+  // Profile > Profile... runs the dialog's choices through the session off
+  // the UI thread (progress and Cancel in the status bar). The latest and
+  // previous results feed the Transfers panel (measured and comparison
+  // columns), the Timeline panel and the graph overlay.
+  ProfileSession* profileSession() const { return profiler_; }
+  TimelineView* timeline() const { return timeline_; }
+  // Starts a run without the dialog; false (lastError set, message shown)
+  // when the session refuses it.
+  bool startProfile(const ProfileRequest& request);
+  // Writes the latest profile; false (lastError set) when there is none or
+  // the write fails.
+  bool exportProfileTo(const QString& path, ProfileSession::Format format);
+  void setOverlayMetric(GraphView::OverlayMetric metric);
+  QLabel* transferTotals() const { return transferTotals_; }
+  QWidget* profileStatus() const { return profileStatus_; }
+  // The instruction of the program on screen that a profiled instruction of
+  // the latest profile corresponds to (edits renumber instructions), and back.
+  std::optional<size_t> currentOfProfiled(size_t instruction) const;
+  std::optional<size_t> profiledOfCurrent(size_t instruction) const;
+  // ---- ETDump import (MainWindowEtdump.cpp) ----
+  // Reads an ETDump recorded on the program as loaded and adds it to the
+  // profile history like a finished run. False (lastError set, message
+  // shown, document and profiles untouched) on bad input.
+  bool importEtdump(const QString& path, const QStringList& methods = {});
+
+  // For tests and --screenshot.
+  QTabWidget* bottomTabs() const { return bottomTabs_; }
+  class OutputsPanel* outputsPanel() const { return outputs_; }
+  QTableView* valuesView() const { return valuesView_; }
+  QTableView* transfersView() const { return transfersView_; }
+  LinkSelection* linkSelection() const { return links_; }
+  PropertiesPanel* properties() const { return properties_; }
+  QComboBox* methodSelector() const { return methodSelector_; }
+  QString lastError() const { return lastError_; }
+
+  PassOptionsPanel* passOptions() const { return passOptions_; }
+  GraphView* graph() const { return graph_; }
+  MemoryPlanView* memoryPlan() const { return memoryPlan_; }
+  ChangesPanel* changes() const { return changes_; }
+  QTableView* diagnosticsView() const { return diagnosticsView_; }
+  DiagnosticsModel* diagnostics() const { return diagnosticsModel_; }
+  // What every view shows selected (MainWindowSelection.cpp wires them).
+  Selection* selection() const { return selection_; }
+
+  // File > Save As / Export Report without dialogs (the dialogs call these).
+  bool saveTo(const QString& path);
+  bool exportReportTo(const QString& path);
+
+  // The graph's context menu entries for an instruction (target devices of a
+  // delegate call).
+  void populateInstructionMenu(QMenu* menu, size_t instruction);
+
+  // Selects a value or instruction everywhere (tables, properties).
+  void selectValue(int32_t value);
+  void selectInstruction(size_t instruction);
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  void buildPanels();
+  // The steps of buildPanels (MainWindowPanels.cpp): widgets only, no
+  // selection wiring.
+  void buildGraph();
+  class QDockWidget* buildProgramTree();
+  class QDockWidget* buildProperties();
+  QWidget* buildValuesPage();
+  QWidget* buildTransfersPage();
+  void buildDiagnostics();
+  void buildChanges();
+  void buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage);
+  void buildPassOptions(class QDockWidget* besides);
+  // Views publish to selection_ and follow it (MainWindowSelection.cpp).
+  void connectSelection();
+  void publishFromViews();
+  void followSelection();
+  void showMethodChange(bool newProgram);
+  void refreshProgram();
+  void refreshMethod();
+  void showGraph();
+  void setGraphModeChecked(GraphMode mode);
+  // Leaves the "as loaded" view before a panel selects in the graph.
+  void showSelectableGraph();
+  void showOutputRow(int row);
+  void refreshStatus();
+  void showOpenDialog();
+  void showLoadError(const QString& message);
+  void showError(const QString& title, const QString& message);
+  void buildProfiling(class QToolBar* toolbar);
+  void showProfileDialog();
+  void showExportProfileDialog();
+  void showImportEtdumpDialog();
+  void applyProfiles();
+  void updateGraphMeasurements();
+  // The link the copies are priced on (MainWindowLinks.cpp).
+  void buildLinks(QVBoxLayout* transfersLayout);
+  void applyLink();
+  QString predictedSavingNote() const;
+  void addRecentFile(const QString& path);
+  void rebuildRecentMenu();
+  void watch(const QString& path);
+  void updateTitle();
+  // "none", "cpu", "cuda:0".. as checkable actions that edit the delegate.
+  void addTargetDeviceActions(QMenu* menu, int method, int delegate);
+  void showSaveDialog();
+  void showExportReportDialog();
+  // False when the user cancels discarding unsaved edits.
+  bool confirmDiscard();
+
+  Document* document_;
+  Selection* selection_ = nullptr;
+  GraphMode graphMode_ = GraphMode::Current;
+  bool wasModified_ = false;
+  class QActionGroup* graphModes_ = nullptr;
+  ProgramTreeModel* treeModel_;
+  ValuesModel* valuesModel_;
+  DeviceFilterProxy* valuesProxy_;
+  TransfersModel* transfersModel_;
+  LinkSelection* links_ = nullptr;
+  QTreeView* tree_ = nullptr;
+  QTableView* valuesView_ = nullptr;
+  QTableView* transfersView_ = nullptr;
+  QLabel* transferTotals_ = nullptr;
+  QComboBox* deviceFilter_ = nullptr;
+  QLineEdit* valuesFilter_ = nullptr;
+  QPlainTextEdit* summary_ = nullptr;
+  QTabWidget* bottomTabs_ = nullptr;
+  PropertiesPanel* properties_ = nullptr;
+  QComboBox* methodSelector_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  PassOptionsPanel* passOptions_ = nullptr;
+  GraphView* graph_ = nullptr;
+  QLineEdit* findField_ = nullptr;
+  MemoryPlanView* memoryPlan_ = nullptr;
+  ChangesPanel* changes_ = nullptr;
+  DiagnosticsModel* diagnosticsModel_ = nullptr;
+  QTableView* diagnosticsView_ = nullptr;
+  QLabel* statusFile_;
+  QLabel* statusMethod_;
+  QLabel* statusCounts_;
+  QLabel* statusGpu_;
+  QFileSystemWatcher* watcher_;
+  QString lastError_;
+
+  ProfileSession* profiler_ = nullptr;
+  class OutputsPanel* outputs_ = nullptr;  // Run > Run Once
+  TimelineView* timeline_ = nullptr;
+  QComboBox* overlayMetric_ = nullptr;
+  // overlayMetric_'s item for the predicted copy time (not a GraphView metric).
+  static constexpr int kPredictedOverlay = 100;
+  QWidget* profileStatus_ = nullptr;
+  QLabel* profileLabel_ = nullptr;
+  QProgressBar* profileBar_ = nullptr;
+  QPushButton* profileCancel_ = nullptr;
+  QAction* exportProfileAction_ = nullptr;
+  std::optional<ProfileRequest> lastRequest_;
+  QString profiledPath_;  // the file the kept profiles were measured on
+  bool discardingProfile_ = false;  // a run is being dropped because another program was opened
+  std::map<size_t, size_t> profiledToCurrent_, currentToProfiled_;
+  // The non-copy instructions of a method of a profiled program snapshot
+  // (the edits never reorder them), kept for the last few profiles, which
+  // every refresh asks again.
+  struct NonCopyCache {
+    const std::vector<size_t>& of(const std::shared_ptr<const program::Program>& program, int method,
+                                  const program::Method& m);
+    struct Entry {
+      const program::Program* key = nullptr;
+      std::weak_ptr<const program::Program> alive;
+      int method = -1;
+      std::vector<size_t> instructions;
+    };
+    std::vector<Entry> entries;
+  };
+  NonCopyCache nonCopyCache_;
+};
+
+}  // namespace ptescope::ui

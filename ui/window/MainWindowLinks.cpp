@@ -1,0 +1,49 @@
+// MainWindow: the link profile copies are priced on. The chooser sits above
+// the Transfers table; a change re-prices the Predicted column and totals,
+// the Changes list, the diff banner and the "Predicted copy time" overlay.
+#include "ui/window/MainWindow.h"
+
+#include <QComboBox>
+#include <QLabel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "cost/CopyCost.h"
+#include "ui/document/Document.h"
+#include "ui/graph/GraphView.h"
+#include "ui/profile/LinkSelection.h"
+#include "ui/profile/TransfersModel.h"
+
+namespace ptescope::ui {
+
+void MainWindow::buildLinks(QVBoxLayout* transfersLayout) {
+  links_ = new LinkSelection(this);
+  transfersLayout->addWidget(new LinkChooser(links_));
+  transfersModel_->setLink(links_->link(), links_->hostMemory());
+  connect(links_, &LinkSelection::changed, this, &MainWindow::applyLink);
+}
+
+void MainWindow::applyLink() {
+  transfersModel_->setLink(links_->link(), links_->hostMemory());
+  transferTotals_->setText(transfersModel_->totalsText());
+  transfersView_->resizeColumnsToContents();
+  graph_->setDiffNote(graphMode_ == GraphMode::Diff ? predictedSavingNote() : QString());
+  updateGraphMeasurements();
+}
+
+QString MainWindow::predictedSavingNote() const {
+  const auto* report = document_->report();
+  const auto* method = document_->currentMethod();
+  if (report == nullptr || method == nullptr || links_ == nullptr) return {};
+  for (const auto& m : report->methods) {
+    if (m.name != method->displayName()) continue;
+    if (m.copies_before.empty() && m.copies_after.empty()) return {};
+    auto before = cost::predictRecords(m.copies_before, *links_->link(), links_->hostMemory());
+    auto after = cost::predictRecords(m.copies_after, *links_->link(), links_->hostMemory());
+    if (!before || !after) return {};
+    return links_->savingText(before.value(), after.value());
+  }
+  return {};
+}
+
+}  // namespace ptescope::ui

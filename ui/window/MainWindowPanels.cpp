@@ -1,0 +1,215 @@
+// The main window's widgets, one builder per page or dock. Selections are
+// wired in MainWindowSelection.cpp, not here.
+#include "ui/window/MainWindow.h"
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFontDatabase>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolBar>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include "ui/panels/ChangesPanel.h"
+#include "ui/panels/DiagnosticsModel.h"
+#include "ui/document/Document.h"
+#include "ui/graph/GraphView.h"
+#include "ui/common/ItemRoles.h"
+#include "ui/panels/MemoryPlanView.h"
+#include "ui/panels/OutputsPanel.h"
+#include "ui/panels/PassOptionsPanel.h"
+#include "ui/panels/ProgramTreeModel.h"
+#include "ui/panels/PropertiesPanel.h"
+#include "ui/profile/TimelineView.h"
+#include "ui/profile/TransfersModel.h"
+#include "ui/panels/ValuesModel.h"
+
+namespace ptescope::ui {
+
+namespace {
+
+QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
+  auto* view = new QTableView;
+  view->setObjectName(name);
+  view->setModel(model);
+  view->setSortingEnabled(true);
+  view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  view->setSelectionMode(QAbstractItemView::SingleSelection);
+  view->setAlternatingRowColors(true);
+  view->verticalHeader()->setVisible(false);
+  view->verticalHeader()->setDefaultSectionSize(20);
+  view->horizontalHeader()->setStretchLastSection(true);
+  view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  // Size columns from the first rows only: measuring 100k rows freezes the UI.
+  view->horizontalHeader()->setResizeContentsPrecision(200);
+  return view;
+}
+
+QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& name, QWidget* content) {
+  auto* dock = new QDockWidget(title, window);
+  dock->setObjectName(name);
+  dock->setWidget(content);
+  return dock;
+}
+
+}  // namespace
+
+void MainWindow::buildPanels() {
+  summary_ = new QPlainTextEdit;
+  summary_->setObjectName("summary");
+  summary_->setReadOnly(true);
+  summary_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  buildGraph();
+  QDockWidget* treeDock = buildProgramTree();
+  QDockWidget* propertiesDock = buildProperties();
+  QWidget* valuesPage = buildValuesPage();
+  QWidget* transfersPage = buildTransfersPage();
+  memoryPlan_ = new MemoryPlanView(document_);
+  buildDiagnostics();
+  buildChanges();
+  buildBottomTabs(valuesPage, transfersPage);
+  buildPassOptions(propertiesDock);
+  resizeDocks({treeDock, propertiesDock}, {280, 300}, Qt::Horizontal);
+  connectSelection();
+}
+
+void MainWindow::buildGraph() {
+  graph_ = new GraphView;
+  graph_->setObjectName("graphView");
+  setCentralWidget(graph_);
+  // A delegate's target device is editable from its node in the graph too.
+  graph_->setInstructionMenuProvider([this](QMenu* menu, size_t instruction) {
+    if (graphMode_ != GraphMode::AsLoaded) populateInstructionMenu(menu, instruction);
+  });
+}
+
+QDockWidget* MainWindow::buildProgramTree() {
+  tree_ = new QTreeView;
+  tree_->setObjectName("programTree");
+  tree_->setModel(treeModel_);
+  tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  // A delegate's target device is editable from the tree.
+  tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(tree_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& position) {
+    const QModelIndex index = tree_->indexAt(position);
+    if (!index.isValid() ||
+        index.data(ProgramTreeModel::KindRole).toInt() != int(ProgramTreeModel::NodeKind::Delegate))
+      return;
+    const int method = index.data(ProgramTreeModel::MethodRole).toInt();
+    const int delegate = index.data(ProgramTreeModel::ItemIndexRole).toInt();
+    QMenu menu(this);
+    menu.addSection(tr("Target device of delegate %1").arg(delegate));
+    addTargetDeviceActions(&menu, method, delegate);
+    menu.exec(tree_->viewport()->mapToGlobal(position));
+  });
+  auto* dock = makeDock(this, tr("Program"), "programDock", tree_);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+  return dock;
+}
+
+QDockWidget* MainWindow::buildProperties() {
+  properties_ = new PropertiesPanel(document_);
+  auto* dock = makeDock(this, tr("Properties"), "propertiesDock", properties_);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  return dock;
+}
+
+QWidget* MainWindow::buildValuesPage() {
+  // Values: filter by device and by text.
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* filterBar = new QToolBar;
+  deviceFilter_ = new QComboBox;
+  deviceFilter_->setObjectName("deviceFilter");
+  valuesFilter_ = new QLineEdit;
+  valuesFilter_->setObjectName("valuesFilter");
+  valuesFilter_->setPlaceholderText(tr("Filter values (dtype, sizes, role, ...)"));
+  valuesFilter_->setClearButtonEnabled(true);
+  filterBar->addWidget(new QLabel(tr(" Device: ")));
+  filterBar->addWidget(deviceFilter_);
+  filterBar->addSeparator();
+  filterBar->addWidget(valuesFilter_);
+  valuesView_ = makeTable(valuesProxy_, "valuesView");
+  valuesView_->sortByColumn(ValuesModel::Index, Qt::AscendingOrder);
+  layout->addWidget(filterBar);
+  layout->addWidget(valuesView_);
+  connect(deviceFilter_, &QComboBox::currentIndexChanged, this,
+          [this] { valuesProxy_->setDevice(deviceFilter_->currentData().toString()); });
+  connect(valuesFilter_, &QLineEdit::textChanged, valuesProxy_, &QSortFilterProxyModel::setFilterFixedString);
+  return page;
+}
+
+QWidget* MainWindow::buildTransfersPage() {
+  auto* page = new QWidget;
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* proxy = new QSortFilterProxyModel(this);
+  proxy->setSourceModel(transfersModel_);
+  proxy->setSortRole(SortRole);
+  transfersView_ = makeTable(proxy, "transfersView");
+  transfersView_->sortByColumn(TransfersModel::Instruction, Qt::AscendingOrder);
+  transferTotals_ = new QLabel;
+  transferTotals_->setObjectName("transferTotals");
+  buildLinks(layout);
+  layout->addWidget(transfersView_);
+  layout->addWidget(transferTotals_);
+  return page;
+}
+
+void MainWindow::buildDiagnostics() {
+  diagnosticsModel_ = new DiagnosticsModel(document_, this);
+  auto* proxy = new QSortFilterProxyModel(this);
+  proxy->setSourceModel(diagnosticsModel_);
+  proxy->setSortRole(SortRole);
+  diagnosticsView_ = makeTable(proxy, "diagnosticsView");
+}
+
+void MainWindow::buildChanges() {
+  changes_ = new ChangesPanel(document_);
+  changes_->setLinkSelection(links_);
+}
+
+void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
+  bottomTabs_ = new QTabWidget;
+  bottomTabs_->setObjectName("bottomTabs");
+  bottomTabs_->addTab(valuesPage, tr("Values"));
+  bottomTabs_->addTab(transfersPage, tr("Transfers"));
+  timeline_ = new TimelineView;
+  timeline_->setObjectName("timeline");
+  bottomTabs_->addTab(timeline_, tr("Timeline"));
+  bottomTabs_->addTab(memoryPlan_, tr("Memory plan"));
+  bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
+  bottomTabs_->addTab(changes_, tr("Changes"));
+  bottomTabs_->addTab(summary_, tr("Summary"));
+  outputs_ = new OutputsPanel(document_);
+  bottomTabs_->addTab(outputs_, tr("Outputs"));
+  connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
+    const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
+    bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
+  });
+  auto* dock = makeDock(this, tr("Details"), "bottomDock", bottomTabs_);
+  addDockWidget(Qt::BottomDockWidgetArea, dock);
+  resizeDocks({dock}, {260}, Qt::Vertical);
+}
+
+void MainWindow::buildPassOptions(QDockWidget* besides) {
+  passOptions_ = new PassOptionsPanel(document_);
+  auto* scroll = new QScrollArea;
+  scroll->setWidget(passOptions_);
+  scroll->setWidgetResizable(true);
+  auto* dock = makeDock(this, tr("Pass options"), "passOptionsDock", scroll);
+  addDockWidget(Qt::RightDockWidgetArea, dock);
+  tabifyDockWidget(besides, dock);
+  besides->raise();
+}
+
+}  // namespace ptescope::ui

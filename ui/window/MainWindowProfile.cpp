@@ -1,0 +1,258 @@
+// The main window's profiling: the Profile menu and tool bar entries, the
+// run's progress and Cancel in the status bar, and what a result feeds (the
+// Transfers panel's measured columns, the Timeline panel, the graph
+// overlay). See ProfileSession for the run itself.
+#include <QAction>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolBar>
+
+#include "analysis/Dataflow.h"
+#include "etdump/EtdumpProfile.h"
+#include "ui/document/Document.h"
+#include "ui/window/MainWindow.h"
+#include "ui/profile/ProfileDialog.h"
+#include "ui/document/Selection.h"
+#include "ui/profile/TimelineView.h"
+#include "ui/profile/TransfersModel.h"
+
+namespace ptescope::ui {
+
+const std::vector<size_t>& MainWindow::NonCopyCache::of(const std::shared_ptr<const program::Program>& program,
+                                                         int method, const program::Method& m) {
+  for (const auto& e : entries)
+    if (e.key == program.get() && e.method == method && !e.alive.expired()) return e.instructions;
+  if (entries.size() >= 4) entries.erase(entries.begin());
+  entries.push_back(Entry{program.get(), program, method, analysis::nonCopyInstructions(analysis::Dataflow::build(m))});
+  return entries.back().instructions;
+}
+
+void MainWindow::buildProfiling(QToolBar* toolbar) {
+  profiler_ = new ProfileSession(this);
+
+  auto* menu = menuBar()->addMenu(tr("&Profile"));
+  auto* profile = menu->addAction(tr("&Profile Transfers..."), this, &MainWindow::showProfileDialog);
+  profile->setObjectName("profileAction");
+  profile->setShortcut(QKeySequence(Qt::Key_F5));
+  profile->setToolTip(tr("Run the method and time every host-device copy (F5)"));
+  exportProfileAction_ = menu->addAction(tr("&Export Profile..."), this, &MainWindow::showExportProfileDialog);
+  exportProfileAction_->setObjectName("exportProfileAction");
+  exportProfileAction_->setEnabled(false);
+  menu->addAction(tr("&Forget Profiles"), this, [this] {
+    profiler_->clear();
+    applyProfiles();
+  });
+
+  toolbar->addSeparator();
+  toolbar->addAction(profile);
+  overlayMetric_ = new QComboBox;
+  overlayMetric_->setObjectName("overlayMetric");
+  overlayMetric_->addItem(tr("Placement colours"), int(GraphView::OverlayMetric::Placement));
+  overlayMetric_->addItem(tr("Copy time"), int(GraphView::OverlayMetric::Time));
+  overlayMetric_->addItem(tr("Copy bandwidth"), int(GraphView::OverlayMetric::Bandwidth));
+  overlayMetric_->addItem(tr("Predicted copy time"), kPredictedOverlay);
+  overlayMetric_->setToolTip(tr("Colour the copies of the graph by what the latest profile measured, or by their "
+                                "predicted time on the link chosen in Transfers"));
+  toolbar->addWidget(overlayMetric_);
+  connect(overlayMetric_, &QComboBox::currentIndexChanged, this, [this] {
+    const int data = overlayMetric_->currentData().toInt();
+    updateGraphMeasurements();
+    graph_->setOverlayMetric(data == kPredictedOverlay ? GraphView::OverlayMetric::Time : GraphView::OverlayMetric(data));
+  });
+
+  // Progress and Cancel in the status bar: the window stays usable.
+  profileStatus_ = new QWidget;
+  profileStatus_->setObjectName("profileStatus");
+  auto* row = new QHBoxLayout(profileStatus_);
+  row->setContentsMargins(0, 0, 0, 0);
+  profileLabel_ = new QLabel;
+  profileBar_ = new QProgressBar;
+  profileBar_->setFixedWidth(140);
+  profileBar_->setTextVisible(false);
+  profileCancel_ = new QPushButton(tr("Cancel"));
+  profileCancel_->setObjectName("cancelProfile");
+  row->addWidget(profileLabel_);
+  row->addWidget(profileBar_);
+  row->addWidget(profileCancel_);
+  statusBar()->addPermanentWidget(profileStatus_);
+  profileStatus_->hide();
+  connect(profileCancel_, &QPushButton::clicked, this, [this] {
+    profiler_->cancel();
+    profileLabel_->setText(tr("Cancelling\u2026"));
+  });
+
+  connect(profiler_, &ProfileSession::started, this, [this, profile] {
+    profile->setEnabled(false);
+    profileBar_->setRange(0, 0);
+    profileLabel_->setText(tr("Profiling\u2026"));
+    profileStatus_->show();
+  });
+  connect(profiler_, &ProfileSession::progress, this, [this](const QString& phase, int done, int total) {
+    if (profiler_->isCancelling()) return;
+    profileLabel_->setText(total > 0 ? tr("%1 %2/%3").arg(phase).arg(done).arg(total) : phase);
+    profileBar_->setRange(0, std::max(total, 0));
+    profileBar_->setValue(done);
+  });
+  auto ended = [this, profile] {
+    profile->setEnabled(true);
+    profileStatus_->hide();
+  };
+  connect(profiler_, &ProfileSession::finished, this, [this, ended] {
+    ended();
+    const auto& run = *profiler_->latest();
+    QString message = tr("Profiled %1").arg(run.label);
+    if (!run.runtimeNotice.isEmpty()) message += " \u2014 " + run.runtimeNotice;
+    statusBar()->showMessage(message, 15000);
+    // Show what was measured: its method, the expensive copies first.
+    if (run.method >= 0 && run.method < document_->methodCount() && run.method != document_->currentMethodIndex())
+      document_->setCurrentMethod(run.method);
+    if (overlayMetric_->currentData().toInt() == int(GraphView::OverlayMetric::Placement))
+      overlayMetric_->setCurrentIndex(overlayMetric_->findData(int(GraphView::OverlayMetric::Time)));
+    applyProfiles();
+    bottomTabs_->setCurrentWidget(transfersView_->parentWidget());
+    transfersView_->sortByColumn(TransfersModel::MedianTime, Qt::DescendingOrder);
+  });
+  connect(profiler_, &ProfileSession::cancelled, this, [this, ended] {
+    ended();
+    // A run dropped because another program was opened says so already.
+    if (!std::exchange(discardingProfile_, false))
+      statusBar()->showMessage(tr("Profile cancelled before any measured iteration; nothing was kept"), 10000);
+  });
+  connect(profiler_, &ProfileSession::failed, this, [this, ended](const QString& message) {
+    ended();
+    showError(tr("Profile failed"), message);
+  });
+  connect(profiler_, &ProfileSession::historyChanged, this, [this] {
+    exportProfileAction_->setEnabled(profiler_->latest().has_value());
+  });
+
+  // Timeline clicks select in every view (the timeline, the publisher, keeps its own pick).
+  connect(timeline_, &TimelineView::instructionClicked, this, [this](size_t profiled) {
+    if (auto current = currentOfProfiled(profiled)) selection_->selectInstruction(*current, timeline_);
+  });
+}
+
+bool MainWindow::startProfile(const ProfileRequest& request) {
+  if (!document_->hasProgram()) {
+    lastError_ = tr("No program to profile");
+    return false;
+  }
+  QString error;
+  if (!profiler_->start(document_->programSnapshot(), document_->displayName(), request, &error)) {
+    showError(tr("Cannot profile"), error);
+    return false;
+  }
+  lastRequest_ = request;
+  profiledPath_ = document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
+  return true;
+}
+
+void MainWindow::showProfileDialog() {
+  if (!document_->hasProgram() || profiler_->isRunning()) return;
+  ProfileDialog dialog(document_->program(), document_->currentMethodIndex(), this);
+  if (lastRequest_) {
+    // The previous choices, for the method on screen.
+    ProfileRequest previous = *lastRequest_;
+    previous.method = document_->currentMethodIndex();
+    dialog.setRequest(previous);
+  }
+  if (dialog.exec() == QDialog::Accepted) startProfile(dialog.request());
+}
+
+bool MainWindow::exportProfileTo(const QString& path, ProfileSession::Format format) {
+  QString error;
+  if (!profiler_->exportProfile(path, format, &error)) {
+    showError(tr("Cannot export the profile"), error);
+    return false;
+  }
+  statusBar()->showMessage(tr("Exported the profile as %1 to %2").arg(ProfileSession::formatName(format), path), 5000);
+  return true;
+}
+
+void MainWindow::showExportProfileDialog() {
+  if (!profiler_->latest()) return;
+  QString filter;
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export profile"), QString(), ProfileSession::exportFileFilters(), &filter);
+  if (path.isEmpty()) return;
+  const auto format = ProfileSession::formatForPath(path, filter);
+  if (!format) {
+    showError(tr("Cannot export the profile"), tr("%1: name the file .json, .trace.json or .csv").arg(path));
+    return;
+  }
+  exportProfileTo(path, *format);
+}
+
+void MainWindow::setOverlayMetric(GraphView::OverlayMetric metric) {
+  overlayMetric_->setCurrentIndex(overlayMetric_->findData(int(metric)));
+}
+
+std::optional<size_t> MainWindow::currentOfProfiled(size_t instruction) const {
+  auto it = profiledToCurrent_.find(instruction);
+  return it == profiledToCurrent_.end() ? std::nullopt : std::optional<size_t>(it->second);
+}
+
+std::optional<size_t> MainWindow::profiledOfCurrent(size_t instruction) const {
+  auto it = currentToProfiled_.find(instruction);
+  return it == currentToProfiled_.end() ? std::nullopt : std::optional<size_t>(it->second);
+}
+
+void MainWindow::applyProfiles() {
+  const auto& latest = profiler_->latest();
+  const auto& previous = profiler_->previous();
+  transfersModel_->setProfiles(latest ? latest->profile : nullptr, previous ? previous->profile : nullptr,
+                               latest ? latest->label : QString(), previous ? previous->label : QString());
+  transferTotals_->setText(transfersModel_->totalsText());
+  if (transfersModel_->hasMeasurements() && latest->profile->runtime == etdump::kEtdumpSource)
+    transferTotals_->setText(transferTotals_->text() + ", " + tr("measured by the runtime (%1)").arg(etdump::kEtdumpSource));
+  transfersView_->resizeColumnsToContents();
+
+  // Which instruction of the program on screen each profiled one is.
+  profiledToCurrent_.clear();
+  currentToProfiled_.clear();
+  const program::Method* shown = document_->currentMethod();
+  const int shownIndex = document_->currentMethodIndex();
+  const program::Method* measured = latest && shown && latest->method == shownIndex &&
+                                            size_t(latest->method) < latest->program->methods().size()
+                                        ? &latest->program->methods()[size_t(latest->method)]
+                                        : nullptr;
+  if (measured != nullptr) {
+    for (const auto& row : transfersModel_->rows())
+      if (!row.removed && row.latest != nullptr) profiledToCurrent_[row.latest->instruction] = row.instruction;
+    const auto& before = nonCopyCache_.of(latest->program, shownIndex, *measured);
+    // The document keeps the shown method's def/use facts already.
+    const auto now = analysis::nonCopyInstructions(*document_->currentDataflow());
+    if (before.size() == now.size())
+      for (size_t k = 0; k < before.size(); ++k) profiledToCurrent_[before[k]] = now[k];
+    for (const auto& [p, c] : profiledToCurrent_) currentToProfiled_[c] = p;
+    timeline_->setProfile(latest->profile);
+  } else {
+    timeline_->clear();
+  }
+  updateGraphMeasurements();
+}
+
+void MainWindow::updateGraphMeasurements() {
+  // The overlay shows on the program the measurements were matched to: the
+  // current one (Current and Diff views), not the file as loaded.
+  std::vector<GraphView::CopyMeasurement> measured;
+  if (graphMode_ != GraphMode::AsLoaded && overlayMetric_ && overlayMetric_->currentData().toInt() == kPredictedOverlay) {
+    for (const auto& row : transfersModel_->rows())
+      if (!row.removed && row.predicted > 0)
+        measured.push_back({row.instruction, row.predicted, double(row.bytes) / row.predicted / 1e9, uint64_t(row.bytes)});
+  } else if (graphMode_ != GraphMode::AsLoaded && transfersModel_->hasMeasurements())
+    for (const auto& row : transfersModel_->rows())
+      if (!row.removed && row.latest != nullptr)
+        measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes});
+  graph_->setMeasurements(std::move(measured));
+}
+
+}  // namespace ptescope::ui
