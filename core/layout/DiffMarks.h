@@ -49,6 +49,9 @@ struct MethodChanges {
   std::vector<RemovedCopy> removed_copies;
   std::vector<MovedValue> moved_values;
   std::map<size_t, std::string> retargeted;    // delegate instruction -> note
+  // Of those, the delegate calls whose target device the edits changed (the
+  // others are copies kept that now move to or from another device).
+  std::set<size_t> retargeted_delegates;
   // One line per other change that has no place on the graph (buffers
   // resized, added or dropped), for the view's banner.
   std::vector<std::string> notes;

@@ -40,8 +40,9 @@
 //    it that names the value and its producer (GraphNode::stub_source); the
 //    GUI highlights the producer when a stub is selected and jumps to it on
 //    double-click. Every edge dot sees is thus short.
-// Small methods (under GroupingOptions::group_above instructions) have no
-// groups at all and are always shown whole.
+// Small methods (under GroupingOptions::layers_above instructions) have no
+// groups at all and are always shown whole; those under group_above have
+// layer groups only, when a repeated block is found.
 #pragma once
 
 #include <atomic>
@@ -175,8 +176,12 @@ struct GraphModel {
 };
 
 struct GroupingOptions {
-  // Methods with fewer instructions are never grouped.
+  // Methods with fewer instructions are not cut into chunks of instructions.
   size_t group_above = 300;
+  // Methods with at least this many instructions get layer groups whenever a
+  // repeated block (two layers or more) is found: an 8-layer model of 250
+  // instructions does not fit a window legibly either.
+  size_t layers_above = 48;
   // The most children a group (or the top level) shows when opened.
   size_t max_items = 40;
   // Longest repeated block that is recognized as a layer.

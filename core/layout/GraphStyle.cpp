@@ -205,13 +205,24 @@ StyledGraph styleGraph(const GraphModel& model, const LayoutOptions& options) {
   StyledGraph s;
   styleGraphAttributes(model, options, s);
   const std::vector<int> clusterOfDevice = styleDeviceClusters(model, options, s);
+  // The region each node is drawn in: its device's. A group of several
+  // devices sits in the region of most of its instructions (node.device); a
+  // stub in its reader's region, beside which it stands.
+  std::vector<int> clusterOfNode(model.nodes.size(), -1);
+  auto clusterOf = [&](const program::Device& device) {
+    const int slot = deviceSlot(model, device);
+    return slot >= 0 ? clusterOfDevice[size_t(slot)] : -1;
+  };
   for (size_t i = 0; i < model.nodes.size(); ++i) {
     const GraphNode& node = model.nodes[i];
-    s.nodes.push_back(nodeAttributes(node));
-    if (options.device_regions && node.has_device) {
-      const int slot = deviceSlot(model, node.device);
-      if (slot >= 0 && clusterOfDevice[size_t(slot)] >= 0) s.clusters[size_t(clusterOfDevice[size_t(slot)])].nodes.push_back(i);
-    }
+    if (node.has_device || (node.kind == NodeKind::Group && !node.devices.empty())) clusterOfNode[i] = clusterOf(node.device);
+  }
+  for (const GraphEdge& edge : model.edges)
+    if (model.nodes[edge.from].kind == NodeKind::Stub && clusterOfNode[edge.from] < 0)
+      clusterOfNode[edge.from] = clusterOfNode[edge.to];
+  for (size_t i = 0; i < model.nodes.size(); ++i) {
+    s.nodes.push_back(nodeAttributes(model.nodes[i]));
+    if (options.device_regions && clusterOfNode[i] >= 0) s.clusters[size_t(clusterOfNode[i])].nodes.push_back(i);
   }
   for (NodeKind kind : {NodeKind::Input, NodeKind::Output})
     if (auto chain = orderChain(model, options, clusterOfDevice, kind)) s.chains.push_back(std::move(*chain));

@@ -169,7 +169,7 @@ MethodGraph MethodGraph::analyze(const Method& method, const GroupingOptions& op
   GroupBuilder builder(tree, options);
   using Item = InstructionGroup::Item;
 
-  if (n < options.group_above) {
+  if (n < std::min(options.group_above, options.layers_above)) {
     tree.top = builder.instructions(0, n);
   } else {
     std::unordered_map<std::string, uint32_t> ids;
@@ -181,7 +181,7 @@ MethodGraph MethodGraph::analyze(const Method& method, const GroupingOptions& op
       return graph;
     }
     const Period period = detectPeriod(symbols, options.max_period);
-    if (period.length > 0) {
+    if (period.length > 0 && period.layers >= 2) {
       tree.period = period.length;
       tree.layers = period.layers;
       tree.layer_start = period.start;
@@ -206,8 +206,10 @@ MethodGraph MethodGraph::analyze(const Method& method, const GroupingOptions& op
       tree.top = std::move(prologue);
       tree.top.insert(tree.top.end(), layers.begin(), layers.end());
       tree.top.insert(tree.top.end(), epilogue.begin(), epilogue.end());
-    } else {
+    } else if (n >= options.group_above) {
       tree.top = builder.chunk(builder.instructions(0, n), false, 0);
+    } else {
+      tree.top = builder.instructions(0, n);
     }
   }
 

@@ -98,7 +98,10 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
     if (facts.kind != program::InstructionKind::DelegateCall || facts.delegate_index < 0) continue;
     const auto before = targetText(loaded, size_t(facts.delegate_index));
     const auto after = targetText(current, size_t(facts.delegate_index));
-    if (before != after) changes.retargeted[facts.flat_index] = "target " + before + " → " + after;
+    if (before != after) {
+      changes.retargeted[facts.flat_index] = "target " + before + " → " + after;
+      changes.retargeted_delegates.insert(facts.flat_index);
+    }
   }
 
   for (const auto& b : report.buffers_after) {
