@@ -195,8 +195,10 @@ class LinkPredictionsTest : public QObject {
       QVERIFY(row.latest != nullptr);
       const auto direction = row.direction;
       const double predicted = link->secondsFor(direction, exec::HostMemoryKind::Pageable, uint64_t(row.bytes)).value();
-      QCOMPARE(model.index(r, TransfersModel::MeasuredOverPredicted).data(ui::SortRole).toDouble(),
-               row.latest->seconds.median / predicted);
+      // Predicted on the link; but an emulated measurement (host memcpy) is
+      // not divided by it (issue 24, item 16): the ratio cell stays empty.
+      QCOMPARE(model.index(r, TransfersModel::PredictedTime).data(ui::SortRole).toDouble(), predicted);
+      QCOMPARE(model.index(r, TransfersModel::MeasuredOverPredicted).data().toString(), QStringLiteral("—"));
       QCOMPARE(model.index(r, TransfersModel::PeakShare).data().toString(), QStringLiteral("—"));  // emulated
       QVERIFY(model.index(r, TransfersModel::MeasuredOverPredicted).data(Qt::ToolTipRole).toString().contains("memcpy"));
     }

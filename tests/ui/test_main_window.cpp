@@ -62,20 +62,39 @@ class MainWindowTest : public QObject {
 
   void statusMessageNeverCoversTheFileLabel() {
     // A message shown before the window is (an ETDump import at start-up)
-    // used to be drawn over the file label once the window showed.
+    // used to be drawn over the file label once the window showed, and a
+    // long one under the permanent labels (issue 24, item 17).
     ui::Document doc;
     ui::MainWindow window(&doc);
     auto* file = window.statusBar()->findChild<QLabel*>("fileStatus");
-    QVERIFY(file != nullptr && window.openDemo());
-    window.statusBar()->showMessage("imported");
+    auto* message = window.statusBar()->findChild<QLabel*>("statusMessage");
+    QVERIFY(file != nullptr && message != nullptr && window.openDemo());
+    window.showStatus("imported");
+    window.resize(1000, 700);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QVERIFY(!file->isVisible());
-    window.statusBar()->clearMessage();
+    QVERIFY(message->isVisible());
+    window.showStatus(QString());
     QVERIFY(file->isVisible());
+    QVERIFY(!message->isVisible());
     QCOMPARE(file->text(), QString("Demo program (built in)"));
-    window.statusBar()->showMessage("saved");
+    // Qt's own messages (status tips) take the same label.
+    const QString longMessage = QString("a very long message ").repeated(30);
+    window.statusBar()->showMessage(longMessage);
     QVERIFY(!file->isVisible());
+    QCOMPARE(window.statusMessage(), longMessage);
+    QVERIFY(window.statusBar()->currentMessage().isEmpty());
+    QCoreApplication::processEvents();
+    for (const char* name : {"methodStatus", "countsStatus", "gpuStatus"}) {
+      auto* label = window.statusBar()->findChild<QLabel*>(name);
+      QVERIFY2(!label->geometry().intersects(message->geometry()), name);
+    }
+    QVERIFY2(window.width() <= 1000, qPrintable(QString::number(window.width())));
+    // A timed message goes away by itself.
+    window.showStatus("saved", 50);
+    QVERIFY(!file->isVisible());
+    QTRY_VERIFY(file->isVisible());
   }
 
   void modelsPassTheTester() {

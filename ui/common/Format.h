@@ -11,6 +11,13 @@ namespace ptescope::ui {
 
 inline QString qText(const std::string& text) { return QString::fromStdString(text); }
 
+// "%12": how every panel names value 12. Build texts that hold it (or any
+// name read from a file, which may hold "%1" too) with ONE multi-argument
+// QString::arg call, or by concatenation: a chained .arg() would substitute
+// into the %N of an earlier argument.
+inline QString valueRef(qint64 value) { return QStringLiteral("%") + QString::number(value); }
+inline QString num(qint64 n) { return QString::number(n); }
+
 // A tensor's sizes: "[1, 64]" (tables), or "[1,64]" with separator ",".
 inline QString sizesText(const program::Tensor& t, const QString& separator = QStringLiteral(", ")) {
   return qText(program::sizesText(t, separator.toStdString()));

@@ -5,8 +5,25 @@
 
 namespace ptescope::ui {
 
+namespace {
+
+// As wide as its longest entry when there is room, but it accepts the width of
+// a dozen characters: a long link name must not make the window wider than the
+// screen (the popup still shows every entry whole).
+class FittedComboBox : public QComboBox {
+ public:
+  QSize minimumSizeHint() const override {
+    QSize size = QComboBox::minimumSizeHint();
+    const int narrow = fontMetrics().averageCharWidth() * 12 + 40;
+    size.setWidth(qMin(size.width(), narrow));
+    return size;
+  }
+};
+
+}  // namespace
+
 QComboBox* fittedComboBox(const QString& objectName) {
-  auto* box = new QComboBox;
+  auto* box = new FittedComboBox;
   box->setObjectName(objectName);
   box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   return box;

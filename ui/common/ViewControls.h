@@ -11,7 +11,7 @@
 namespace ptescope::ui {
 
 // An empty combo box named `objectName` (tests find it by that name) that
-// grows to fit its entries.
+// grows to fit its entries when there is room, and can be made narrower.
 QComboBox* fittedComboBox(const QString& objectName);
 
 // Ctrl+= and Ctrl++ zoom in, Ctrl+- zooms out, Ctrl+0 fits. Only while

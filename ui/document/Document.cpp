@@ -1,5 +1,7 @@
 #include "ui/document/Document.h"
 
+#include "passes/ExplainEdits.h"
+
 #include "report/PassReportChanges.h"
 
 #include <QCoreApplication>
@@ -71,6 +73,8 @@ void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const Q
   fileOptions_.clear();
   fileOptions_ = passes::fileOptions(loaded_->program);
   edits_ = {};
+  savedEdits_ = {};
+  savedPath_.clear();
   report_.reset();
   pipelineError_.clear();
   undo_->clear();
@@ -110,6 +114,17 @@ std::shared_ptr<const layout::MethodChanges> Document::methodChanges(int method)
   }
   slot = changes;
   return slot;
+}
+
+QStringList Document::unchangedReasons(int method) const {
+  QStringList reasons;
+  if (!loaded_ || method < 0 || method >= methodCount() || pipelineRunning() || !pipelineError_.isEmpty()) return reasons;
+  const auto changes = methodChanges(method);
+  if (!changes || !changes->empty()) return reasons;
+  for (const auto& text : passes::explainUnchangedOptions(loaded_->program.methods()[size_t(method)], fileOptions(method),
+                                                          methodOptions(method)))
+    reasons << QString::fromStdString(text);
+  return reasons;
 }
 
 bool Document::open(const QString& path, QString* error) {
@@ -153,8 +168,12 @@ bool Document::openDemo(QString* error) {
 bool Document::reload(QString* error) {
   const int method = currentMethod_;
   const passes::ProgramEdits edits = edits_;
+  const passes::ProgramEdits savedEdits = savedEdits_;
+  const QString savedPath = savedPath_;
   const bool ok = (demo_ || path_.isEmpty()) ? openDemo(error) : open(path_, error);
   if (!ok) return false;
+  savedEdits_ = savedEdits;
+  savedPath_ = savedPath;
   if (method >= 0 && method < methodCount()) setCurrentMethod(method);
   if (!(edits == passes::ProgramEdits{})) applyEdits(edits);
   return true;
@@ -171,6 +190,8 @@ void Document::close() {
   changes_.clear();
   fileOptions_.clear();
   edits_ = {};
+  savedEdits_ = {};
+  savedPath_.clear();
   report_.reset();
   undo_->clear();
   emit programChanged();
@@ -179,6 +200,7 @@ void Document::close() {
 
 QString Document::displayName() const {
   if (!loaded_) return QString();
+  if (!savedPath_.isEmpty()) return QFileInfo(savedPath_).fileName();
   if (demo_) return tr("demo program");
   return QFileInfo(path_).fileName();
 }
@@ -249,7 +271,7 @@ void Document::setDelegateTarget(int method, int delegate, const std::optional<D
   if (!passes::setTargetDevice(after, loaded_->program, m.displayName(), int32_t(delegate), device)) return;
   const QString target = device ? QString::fromStdString(device->str()) : tr("none");
   undo_->push(new EditCommand(this, edits_, after,
-                              tr("set delegate %1 of '%2' to %3").arg(delegate).arg(QString::fromStdString(m.displayName()), target)));
+                              tr("set delegate %1 of '%2' to %3").arg(QString::number(delegate), QString::fromStdString(m.displayName()), target)));
 }
 
 void Document::setAllDelegateTargets(int method, const std::optional<Device>& device) {
@@ -266,7 +288,7 @@ void Document::setAllDelegateTargets(int method, const std::optional<Device>& de
   if (changed == 0 || after == edits_) return;
   const QString target = device ? QString::fromStdString(device->str()) : tr("none");
   undo_->push(new EditCommand(this, edits_, after,
-                              tr("set %1 delegates of '%2' to %3").arg(changed).arg(QString::fromStdString(m.displayName()), target)));
+                              tr("set %1 delegates of '%2' to %3").arg(QString::number(changed), QString::fromStdString(m.displayName()), target)));
 }
 
 void Document::applyEdits(const passes::ProgramEdits& edits) {
@@ -332,6 +354,9 @@ bool Document::saveAs(const QString& path, bool allowOverwriteInput, QString* er
     if (error != nullptr) *error = QString::fromStdString(status.error().message);
     return false;
   }
+  savedEdits_ = edits_;
+  savedPath_ = path;
+  emit editsChanged();
   return true;
 }
 

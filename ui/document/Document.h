@@ -10,6 +10,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <optional>
@@ -56,7 +57,11 @@ class Document : public QObject {
   // as the graph's diff view marks it; empty changes when unedited, null
   // for a bad index.
   std::shared_ptr<const layout::MethodChanges> methodChanges(int method) const;
+  // Why the edits of `method`'s options changed nothing in it (one sentence
+  // per option edited), when they did change nothing; else empty.
+  QStringList unchangedReasons(int method) const;
   QString path() const { return path_; }
+  // The file name the title shows: the file saved last, else the file loaded.
   QString displayName() const;
 
   int methodCount() const;
@@ -81,7 +86,13 @@ class Document : public QObject {
   void setAllDelegateTargets(int method, const std::optional<program::Device>& device);
   // Applies an edit state directly (used by the undo commands).
   void applyEdits(const passes::ProgramEdits& edits);
+  // The current program differs from the file as loaded.
   bool isModified() const { return !(edits_ == passes::ProgramEdits{}); }
+  // Edits not yet written anywhere: differs from the file as loaded, or
+  // from what was last saved with Save As (the title's "*", the close prompt).
+  bool hasUnsavedEdits() const { return !(edits_ == savedEdits_); }
+  // Where Save As last wrote the current program (empty before that).
+  QString savedPath() const { return savedPath_; }
   // The last pipeline report (against the program as loaded), when edited.
   const passes::PassReport* report() const { return report_ ? &*report_ : nullptr; }
   // The pipeline's error for the current edits (the program then stays as it
@@ -127,6 +138,8 @@ class Document : public QObject {
   mutable std::vector<std::shared_ptr<const layout::MethodChanges>> changes_;
   std::vector<passes::DeviceOptions> fileOptions_;
   passes::ProgramEdits edits_;
+  passes::ProgramEdits savedEdits_;
+  QString savedPath_;
   std::optional<passes::PassReport> report_;
   QString pipelineError_;
   QUndoStack* undo_;

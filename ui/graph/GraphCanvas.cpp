@@ -3,6 +3,8 @@
 #include <QContextMenuEvent>
 #include <QGraphicsScene>
 #include <QMouseEvent>
+
+#include <utility>
 #include <QWheelEvent>
 
 #include <algorithm>
@@ -55,12 +57,17 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
 
 void GraphCanvas::mousePressEvent(QMouseEvent* event) {
   pressPos_ = event->position().toPoint();
+  inDoubleClick_ = false;  // a double click whose release never came
   QGraphicsView::mousePressEvent(event);
 }
 
 void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
   QGraphicsView::mouseReleaseEvent(event);
   if (event->button() != Qt::LeftButton) return;
+  // The release that ends a double click is not a click: the double click
+  // may have moved the view (following a stub), and what is under the
+  // pointer now was never clicked.
+  if (std::exchange(inDoubleClick_, false)) return;
   if ((event->position().toPoint() - pressPos_).manhattanLength() > 4) return;  // a drag, not a click
   const auto hit = hitAt(event->position().toPoint());
   if (hit.node) {
@@ -74,6 +81,7 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
 
 void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
   const auto hit = hitAt(event->position().toPoint());
+  inDoubleClick_ = event->button() == Qt::LeftButton;
   if (hit.node && nodeDoubleClicked) nodeDoubleClicked(*hit.node);
   event->accept();
 }

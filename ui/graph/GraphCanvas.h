@@ -50,6 +50,7 @@ class GraphCanvas : public QGraphicsView {
   }
 
   QPoint pressPos_;
+  bool inDoubleClick_ = false;  // until the double click's release
 };
 
 }  // namespace ptescope::ui

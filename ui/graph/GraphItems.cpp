@@ -1,4 +1,6 @@
 #include "ui/graph/GraphItems.h"
+#include "ui/common/PlainText.h"
+#include "ui/common/Format.h"
 
 #include <QFontMetricsF>
 #include <QPainter>
@@ -26,8 +28,8 @@ const QColor kRelatedColour(0xff, 0xb3, 0x00);
 const QColor kFindColour(0xff, 0xee, 0x33);
 const QColor kCurrentFindColour(0xff, 0x40, 0xc0);
 
-QFont titleFont() { return graphFont(10, true); }
-QFont subtitleFont() { return graphFont(8); }
+QFont titleFont() { return graphFont(kNodeTitlePixels, true); }
+QFont subtitleFont() { return graphFont(kNodeSubtitlePixels); }
 QFont edgeLabelFont() { return graphFont(7); }
 QFont regionTitleFont() { return graphFont(16, true); }
 // The profile overlay's measurements, on nodes and edges alike.
@@ -89,7 +91,7 @@ GraphNodeItem::GraphNodeItem(const layout::GraphNode& node, const layout::NodeGe
   setZValue(node.kind == NodeKind::Group ? 1 : 2);
   QString tip = QString::fromStdString(node.tooltip);
   if (!node.change_note.empty()) tip = QString::fromStdString(node.change_note) + "\n\n" + tip;
-  setToolTip(tip);
+  setToolTip(plainToolTip(tip));
   setAcceptHoverEvents(false);
 }
 
@@ -366,13 +368,12 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
   bounds_ = path_.boundingRect().united(arrow_.boundingRect()).united(labelRect_).adjusted(-6, -6, 6, 6);
   baseBounds_ = bounds_;
   setZValue(edge.crosses_device ? 1.5 : 0.5);
-  setToolTip(QString("%%1 %2 on %3%4")
-                 .arg(edge.value)
-                 .arg(label, QString::fromStdString(edge.device.str()),
+  setToolTip(plainToolTip(QString("%1 %2 on %3%4")
+                 .arg(valueRef(edge.value), label, QString::fromStdString(edge.device.str()),
                       edge.implicit_crossing ? QStringLiteral("\nchanges device with no copy")
                       : edge.crosses_device   ? QStringLiteral("\ncrosses a device boundary")
                                               : QString()) +
-             (edge.change_note.empty() ? QString() : "\n" + QString::fromStdString(edge.change_note)));
+             (edge.change_note.empty() ? QString() : "\n" + QString::fromStdString(edge.change_note))));
 }
 
 void GraphEdgeItem::setOverlay(std::optional<ItemOverlay> overlay) {
@@ -454,7 +455,7 @@ GraphRegionItem::GraphRegionItem(const layout::RegionGeometry& region)
     : device_(region.device), title_(QString::fromStdString(region.title)),
       rect_(region.rect.x, region.rect.y, region.rect.width, region.rect.height) {
   setZValue(-10);
-  setToolTip(QStringLiteral("%1: instructions and tensors placed on this device").arg(title_));
+  setToolTip(plainToolTip(QStringLiteral("%1: instructions and tensors placed on this device").arg(title_)));
 }
 
 QRectF GraphRegionItem::boundingRect() const {

@@ -27,6 +27,9 @@ enum class Emphasis : uint8_t {
 QColor toQColor(layout::Rgb rgb);
 // The graph's font (nodes, legend, export header) at a pixel size.
 QFont graphFont(int pixelSize, bool bold = false);
+// Pixel sizes of the text in a node, at scale 1.
+inline constexpr int kNodeTitlePixels = 10;
+inline constexpr int kNodeSubtitlePixels = 8;
 
 // Colours of the diff view's marks (layout::Change), shared with the legend.
 QColor changeQColor(layout::Change change);

@@ -1,5 +1,8 @@
 #include "ui/graph/GraphLegend.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QPainter>
 
 #include <algorithm>
@@ -117,26 +120,67 @@ QSizeF paintLegend(QPainter* painter, const QPointF& origin, const std::vector<L
 }
 
 
+namespace {
+constexpr double kMarginX = 8, kMarginY = 3;
+}
+
 GraphLegend::GraphLegend(QWidget* parent) : QWidget(parent) {
-  setAttribute(Qt::WA_TransparentForMouseEvents);
   setObjectName(QStringLiteral("graphLegend"));
+  setAccessibleName(tr("Legend"));
+  // A strip above the graph that wraps onto more rows when narrow: it never
+  // covers a node and never sets the window's minimum width.
+  QSizePolicy policy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+  policy.setHeightForWidth(true);
+  setSizePolicy(policy);
+}
+
+std::vector<QRectF> GraphLegend::placeEntries(int width) const {
+  std::vector<QRectF> places;
+  double x = kMarginX, y = kMarginY, rowHeight = 0;
+  for (const auto& entry : entries_) {
+    const QSizeF size = paintLegend(nullptr, QPointF(0, 0), {entry}, true);
+    if (x > kMarginX && x + size.width() > width - kMarginX) {
+      x = kMarginX;
+      y += rowHeight;
+      rowHeight = 0;
+    }
+    places.emplace_back(QPointF(x, y), size);
+    x += size.width();
+    rowHeight = std::max(rowHeight, size.height());
+  }
+  return places;
+}
+
+int GraphLegend::heightForWidth(int width) const {
+  if (entries_.empty()) return 0;
+  double bottom = 0;
+  for (const QRectF& r : placeEntries(width)) bottom = std::max(bottom, r.bottom());
+  return int(std::ceil(bottom + kMarginY));
+}
+
+QSize GraphLegend::sizeHint() const {
+  const int width = parentWidget() ? parentWidget()->width() : 600;
+  return {width, heightForWidth(width)};
 }
 
 void GraphLegend::setEntries(std::vector<LegendEntry> entries) {
   entries_ = std::move(entries);
-  const QSizeF size = paintLegend(nullptr, QPointF(8, 6), entries_, false);
-  resize(int(size.width()) + 12, int(size.height()) + 12);
+  QStringList texts;
+  for (const auto& e : entries_) texts << e.text;
+  setAccessibleDescription(texts.join(", "));
   setVisible(!entries_.empty());
+  updateGeometry();
   update();
 }
 
 void GraphLegend::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.setRenderHint(QPainter::Antialiasing);
+  painter.fillRect(rect(), QColor(0xfa, 0xfa, 0xfa));
   painter.setPen(QColor(0, 0, 0, 40));
-  painter.setBrush(QColor(255, 255, 255, 225));
-  painter.drawRoundedRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6);
-  paintLegend(&painter, QPointF(8, 6), entries_, false);
+  painter.drawLine(rect().bottomLeft(), rect().bottomRight());
+  const auto places = placeEntries(width());
+  for (size_t i = 0; i < entries_.size(); ++i) paintLegend(&painter, places[i].topLeft(), {entries_[i]}, true);
 }
 
 }  // namespace ptescope::ui

@@ -4,6 +4,7 @@
 // picture (paintLegend).
 #pragma once
 
+#include <QRectF>
 #include <QString>
 #include <QWidget>
 
@@ -30,15 +31,24 @@ std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QS
 // With a null painter, only measures.
 QSizeF paintLegend(QPainter* painter, const QPointF& origin, const std::vector<LegendEntry>& entries, bool horizontal);
 
+// A strip above the graph (in the view's layout, so it never covers the
+// graph) with the entries in rows as wide as the view.
 class GraphLegend : public QWidget {
+  Q_OBJECT
  public:
   explicit GraphLegend(QWidget* parent);
   void setEntries(std::vector<LegendEntry> entries);
+  const std::vector<LegendEntry>& entries() const { return entries_; }
+
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
+  QSize sizeHint() const override;
 
  protected:
   void paintEvent(QPaintEvent*) override;
 
  private:
+  std::vector<QRectF> placeEntries(int width) const;
   std::vector<LegendEntry> entries_;
 };
 

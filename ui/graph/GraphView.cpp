@@ -1,5 +1,6 @@
 #include "ui/graph/GraphView.h"
 
+#include <QFontInfo>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
@@ -28,6 +29,8 @@ using layout::NodeKind;
 namespace {
 
 constexpr double kSceneMargin = 40;
+// Below this scale nothing in a node is legible at any UI font.
+constexpr double kLegibleZoomFloor = 0.5;
 
 }  // namespace
 
@@ -35,12 +38,15 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   setObjectName(QStringLiteral("graphView"));
   scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
   canvas_ = new GraphCanvas(scene_, this);
+  canvas_->setAccessibleName(tr("Graph"));
+  canvas_->setAccessibleDescription(tr("Nothing selected"));
   auto* box = new QVBoxLayout(this);
   box->setContentsMargins(0, 0, 0, 0);
   box->addWidget(canvas_);
 
   legend_ = new GraphLegend(this);
   legend_->hide();
+  box->insertWidget(0, legend_);
   overview_ = new GraphOverview(this, canvas_);
   overview_->hide();
   canvas_->viewChanged = [this] { overview_->viewChanged(); };
@@ -153,6 +159,7 @@ void GraphView::setMethod(std::shared_ptr<const program::Program> program, int m
 
   firstLayoutOfMethod_ = !sameMethod;
   pendingInstruction_.reset();
+  pendingAnnounce_ = false;
   pendingValue_.reset();
   if (!program_ || methodIndex < 0 || size_t(methodIndex) >= program_->methods().size()) {
     clear();
@@ -181,6 +188,7 @@ void GraphView::clear() {
   edgeItems_.clear();
   scene_->clear();
   layout_.reset();
+  graphBounds_ = QRectF();
   legend_->hide();
   overview_->setLayout(nullptr);
   messageLabel_->hide();
@@ -230,6 +238,7 @@ void GraphView::finishLayout(const LayoutResult& result) {
   progressPanel_->hide();
   if (result.cancelled) {
     pendingInstruction_.reset();
+    pendingAnnounce_ = false;
     pendingValue_.reset();
     if (!layout_ && result.fallback) {
       // Nothing on screen yet: the quick row layout rather than a blank canvas.
@@ -313,7 +322,13 @@ void GraphView::rebuildScene(std::shared_ptr<SceneItems> made, Announce announce
     text->setBrush(QColor(0x66, 0x66, 0x66));
     bounds = scene_->itemsBoundingRect();
   }
-  scene_->setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
+  // Room at the right and bottom to scroll any part of the graph out from
+  // under the overview (which sits in the bottom right corner while part of
+  // the graph is out of sight).
+  const double overviewRoom = (std::max(overview_->width(), 190) + 24) / kLegibleZoomFloor;
+  const double overviewRoomY = (std::max(overview_->height(), 170) + 24) / kLegibleZoomFloor;
+  scene_->setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin + overviewRoom, kSceneMargin + overviewRoomY));
+  graphBounds_ = bounds.adjusted(-kSceneMargin / 2, -kSceneMargin / 2, kSceneMargin / 2, kSceneMargin / 2);
   overview_->setLayout(layout_.get());
   applyOverlay();  // also sets the legend
   updateBanner();
@@ -348,31 +363,48 @@ void GraphView::sceneComplete() {
   emit layoutFinished();
 }
 
+double GraphView::legibleZoom() const {
+  // The scale at which a node's sub-labels (the smallest text that names
+  // something: operator, tensor type) are as large as the UI's own text.
+  const double uiPixels = QFontInfo(font()).pixelSize();
+  return std::clamp(uiPixels / double(kNodeSubtitlePixels), kLegibleZoomFloor, GraphCanvas::kMaxZoom);
+}
+
 void GraphView::showInitialView() {
-  // Small graphs: all of it. Tall ones (a chain of layers): readable width,
-  // starting at the top, since a whole 10,000-point chain fitted in a window
-  // shows nothing.
-  const QRectF rect = scene_->sceneRect();
+  // The first picture is legible: the whole graph when it fits at a scale
+  // where its text is as large as the UI's, else that scale, starting where
+  // the program starts (its top left node), with the overview for the rest.
+  const QRectF rect = graphBounds_.isEmpty() ? scene_->sceneRect() : graphBounds_;
   const QSizeF viewport = canvas_->viewport()->size();
   if (rect.isEmpty() || viewport.isEmpty()) return;
   const double fitAll = std::min(viewport.width() / rect.width(), viewport.height() / rect.height());
+  const double legible = legibleZoom();
   canvas_->resetTransform();
-  if (fitAll >= 0.45) {
-    const double s = std::min(fitAll, 1.25);
+  if (fitAll >= legible) {
+    const double s = std::min(fitAll, std::max(legible, 1.5));
     canvas_->scale(s, s);
     canvas_->centerOn(rect.center());
   } else {
-    const double s = std::clamp(viewport.width() / rect.width(), 0.45, 1.0);
-    canvas_->scale(s, s);
-    canvas_->centerOn(QPointF(rect.center().x(), rect.top() + viewport.height() / (2 * s)));
+    canvas_->scale(legible, legible);
+    // The topmost node (leftmost among equals): where a reader starts.
+    QRectF first;
+    for (const auto* item : nodeItems_) {
+      const QRectF r = item->sceneBoundingRect();
+      if (first.isNull() || r.top() < first.top() - 1 || (std::abs(r.top() - first.top()) <= 1 && r.left() < first.left()))
+        first = r;
+    }
+    const QPointF half(viewport.width() / (2 * legible), viewport.height() / (2 * legible));
+    QPointF centre = first.isNull() ? rect.topLeft() + half : QPointF(first.center().x(), first.top() - 16 + half.y());
+    // Not past the graph's left and top edges.
+    centre.setX(std::max(centre.x(), rect.left() + half.x()));
+    centre.setY(std::max(centre.y(), rect.top() + half.y()));
+    canvas_->centerOn(centre);
   }
   overview_->viewChanged();
 }
 
 void GraphView::placeOverlays() {
   const QRect area = canvas_->geometry();
-  legend_->move(area.left() + 8, area.top() + 8);
-  legend_->raise();
   overview_->move(area.right() - overview_->width() - 8 - canvas_->verticalScrollBar()->width() * int(canvas_->verticalScrollBar()->isVisible()),
                   area.bottom() - overview_->height() - 8 -
                       canvas_->horizontalScrollBar()->height() * int(canvas_->horizontalScrollBar()->isVisible()));
@@ -394,7 +426,7 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 
 void GraphView::fitToWindow() {
   if (scene_->sceneRect().isEmpty()) return;
-  canvas_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  canvas_->fitInView(graphBounds_.isEmpty() ? scene_->sceneRect() : graphBounds_, Qt::KeepAspectRatio);
   const double s = canvas_->transform().m11();
   if (s > GraphCanvas::kMaxZoom) canvas_->zoomBy(GraphCanvas::kMaxZoom / s);
   if (s < GraphCanvas::kMinZoom) canvas_->zoomBy(GraphCanvas::kMinZoom / s);

@@ -138,6 +138,9 @@ class GraphView : public QWidget {
   // Opens every group: the whole method, laid out in stripes (slow for tens
   // of thousands of instructions; cancellable).
   void expandAll();
+  // Closes every group (the program's outline).
+  void collapseAll();
+  bool hasGroups() const;
 
   // ---- selection ----
   // Selecting programmatically does not emit the *Selected signals (the
@@ -152,15 +155,21 @@ class GraphView : public QWidget {
   void clearSelection();
   std::optional<size_t> selectedInstruction() const;
   std::optional<int32_t> selectedValue() const;
+  // What is selected, in words ("add · #3 aten::add.out"); empty when
+  // nothing is. The canvas's accessible description says it ("Selected: …").
+  QString selectionText() const;
 
   // ---- find ----
 
   // Finds nodes and edges matching `text`: operator names ("add",
-  // "aten::mm"), backends ("CudaBackend"), "h2d"/"d2h", instruction indices
-  // ("#12"), value indices ("%12", exact), tensor names and group titles;
-  // case-insensitive substrings otherwise. Groups whose hidden instructions
-  // match count as matches. Goes to the first match and returns the number
-  // of matches (0 clears the highlighting).
+  // "aten::mm"), backends ("CudaBackend"), "h2d"/"d2h", tensor names and
+  // group titles as case-insensitive substrings; "#12" is instruction 12 and
+  // "%12" value 12, exactly, also where a closed group hides them (going
+  // there opens the group); words combine ("embedding #2": instruction 2 if
+  // it is an embedding). Groups whose hidden instructions match the words
+  // count as matches. Goes to the first match (selecting it, as a click
+  // does) and returns the number of matches; 0 clears the highlighting and
+  // the selection.
   int find(const QString& text);
   // Goes to the next (previous) match, wrapping; false when there is none.
   bool findNext();
@@ -216,8 +225,12 @@ class GraphView : public QWidget {
 
  private:
   struct Match {
-    bool edge = false;
+    enum class Kind { Node, Edge, Instruction, Value };
+    Kind kind = Kind::Node;
+    // Node or edge index of the layout; for Instruction and Value (what a
+    // closed group hides): the instruction or value index.
     size_t index = 0;
+    bool edge() const { return kind == Kind::Edge; }
   };
 
   // ---- layout (GraphView.cpp) ----
@@ -235,6 +248,8 @@ class GraphView : public QWidget {
   void flushScene();
   void sceneComplete();
   void showInitialView();
+  // The scale at which the graph's text is as large as the UI's.
+  double legibleZoom() const;
   void placeOverlays();
   void applyOverlay();
   QString overlayLegendText() const;
@@ -251,6 +266,7 @@ class GraphView : public QWidget {
   void selectNode(size_t node, bool emitSignals);
   void selectEdge(size_t edge, bool emitSignals);
   void applyEmphasis();
+  void announceSelection();
   void centreOnNode(size_t node);
   void centreOnEdge(size_t edge);
   bool trySelectValue(int32_t value, bool emitSignals);
@@ -291,6 +307,7 @@ class GraphView : public QWidget {
   std::shared_ptr<const layout::GraphLayout> layout_;
   std::set<int> shownExpanded_;
   bool firstLayoutOfMethod_ = true;
+  QRectF graphBounds_;  // the graph's own extent (the scene has room for the overview besides)
 
   std::optional<int> focusGroup_;
   double layoutBudgetSeconds_ = 20;
@@ -301,6 +318,8 @@ class GraphView : public QWidget {
   std::optional<size_t> selectedEdge_;
   std::optional<size_t> pendingInstruction_;
   std::optional<int32_t> pendingValue_;
+  // The pending selection came from Find: announce it as a click would.
+  bool pendingAnnounce_ = false;
 
   QString findText_;
   std::vector<Match> matches_;

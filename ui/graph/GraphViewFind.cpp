@@ -4,6 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QRegularExpression>
 
 #include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphLayoutJob.h"
@@ -23,58 +28,133 @@ std::string GraphView::valueName(int32_t value) const {
   return *t->extra_tensor_info->fully_qualified_name;
 }
 
+namespace {
+
+// A Find query: "#12" (an instruction), "%12" (a value), and words that must
+// all be in what is matched.
+struct FindQuery {
+  std::optional<size_t> instruction;
+  std::optional<int32_t> value;
+  std::vector<std::string> words;  // lower case
+  bool empty() const { return !instruction && !value && words.empty(); }
+};
+
+std::string lowered(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return text;
+}
+
+FindQuery parseQuery(const QString& text) {
+  FindQuery query;
+  for (const QString& token : text.split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts)) {
+    bool ok = false;
+    if (token.size() > 1 && token.startsWith('#')) {
+      const qulonglong n = token.mid(1).toULongLong(&ok);
+      if (ok && !query.instruction) {
+        query.instruction = size_t(n);
+        continue;
+      }
+    } else if (token.size() > 1 && token.startsWith('%')) {
+      const int n = token.mid(1).toInt(&ok);
+      if (ok && n >= 0 && !query.value) {
+        query.value = n;
+        continue;
+      }
+    }
+    query.words.push_back(lowered(token.toStdString()));
+  }
+  return query;
+}
+
+bool containsAll(const std::vector<std::string>& words, const std::vector<const std::string*>& texts) {
+  for (const auto& word : words) {
+    bool found = false;
+    for (const std::string* text : texts) found = found || lowered(*text).find(word) != std::string::npos;
+    if (!found) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 void GraphView::computeMatches() {
   matches_.clear();
   for (auto* item : nodeItems_) item->setFindMatch(false, false);
   for (auto* item : edgeItems_) item->setFindMatch(false, false);
-  if (!layout_ || findText_.trimmed().isEmpty()) return;
-  const QString query = findText_.trimmed();
-  const std::string needle = query.toLower().toStdString();
-  auto contains = [&needle](const std::string& text) {
-    std::string lower = text;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    return lower.find(needle) != std::string::npos;
-  };
+  if (!layout_ || !analyzed_) return;
+  const FindQuery query = parseQuery(findText_);
+  if (query.empty()) return;
   const auto& model = layout_->model;
-
-  // "%12": that value exactly, not %120.
-  bool isValueQuery = false;
-  int32_t queriedValue = -1;
-  if (query.startsWith('%')) {
-    bool ok = false;
-    queriedValue = query.mid(1).toInt(&ok);
-    isValueQuery = ok;
-  }
+  const auto& instructions = analyzed_->graph.dataflow().instructions();
+  const auto& valueFacts = analyzed_->graph.dataflow().values();
 
   std::vector<std::pair<size_t, Match>> found;  // (program order, match)
-  for (size_t n = 0; n < model.nodes.size(); ++n) {
-    const auto& node = model.nodes[n];
-    bool hit = false;
-    if (isValueQuery) {
-      hit = (node.value == queriedValue && !layout::isInstructionKind(node.kind)) ||
-            std::find(node.folded_constants.begin(), node.folded_constants.end(), queriedValue) != node.folded_constants.end();
-    } else {
-      hit = contains(node.title);
-      for (const auto& term : node.search_terms) hit = hit || contains(term);
-      if (!hit && node.kind == NodeKind::Group && analyzed_) {
+  if (query.instruction) {
+    // One instruction, wherever it is: on screen, or inside a closed group.
+    const size_t i = *query.instruction;
+    if (i >= instructions.size()) return;
+    if (query.value) {
+      const auto& f = instructions[i];
+      const bool uses = std::find(f.inputs.begin(), f.inputs.end(), *query.value) != f.inputs.end() ||
+                        std::find(f.outputs.begin(), f.outputs.end(), *query.value) != f.outputs.end();
+      if (!uses) return;
+    }
+    std::vector<const std::string*> texts{&instructions[i].label};
+    const auto node = model.nodeOfInstruction(i);
+    const bool shown = node && model.nodes[*node].kind != NodeKind::Group;
+    if (shown) {
+      texts.push_back(&model.nodes[*node].title);
+      for (const auto& term : model.nodes[*node].search_terms) texts.push_back(&term);
+    }
+    if (!containsAll(query.words, texts)) return;
+    if (shown) found.push_back({model.nodes[*node].order, Match{Match::Kind::Node, *node}});
+    else found.push_back({0, Match{Match::Kind::Instruction, i}});
+  } else if (query.value) {
+    const int32_t v = *query.value;
+    if (size_t(v) >= valueFacts.size()) return;
+    const std::string name = valueName(v);
+    for (size_t n = 0; n < model.nodes.size(); ++n) {
+      const auto& node = model.nodes[n];
+      const bool hit = (node.value == v && !layout::isInstructionKind(node.kind)) ||
+                       std::find(node.folded_constants.begin(), node.folded_constants.end(), v) != node.folded_constants.end();
+      std::vector<const std::string*> texts{&node.title, &name};
+      if (hit && containsAll(query.words, texts)) found.push_back({node.order, Match{Match::Kind::Node, n}});
+    }
+    for (size_t e = 0; e < model.edges.size(); ++e) {
+      const auto& edge = model.edges[e];
+      std::vector<const std::string*> texts{&name};
+      if (edge.value == v && containsAll(query.words, texts))
+        found.push_back({model.nodes[edge.to].order, Match{Match::Kind::Edge, e}});
+    }
+    // Only inside a closed group: go there.
+    if (found.empty() && query.words.empty() && valueFacts[size_t(v)].origin != analysis::ValueOrigin::Unused)
+      found.push_back({0, Match{Match::Kind::Value, size_t(v)}});
+  } else {
+    for (size_t n = 0; n < model.nodes.size(); ++n) {
+      const auto& node = model.nodes[n];
+      std::vector<const std::string*> texts{&node.title};
+      for (const auto& term : node.search_terms) texts.push_back(&term);
+      bool hit = containsAll(query.words, texts);
+      if (!hit && node.kind == NodeKind::Group) {
         // What the group hides: operator and backend names of its instructions.
         const auto& group = analyzed_->graph.groups().groups[size_t(node.group)];
-        const auto& instructions = analyzed_->graph.dataflow().instructions();
-        for (size_t i = group.first; i < group.last && !hit; ++i) hit = contains(instructions[i].label);
+        for (size_t i = group.first; i < group.last && i < instructions.size() && !hit; ++i)
+          hit = containsAll(query.words, {&instructions[i].label});
       }
+      if (hit) found.push_back({node.order, Match{Match::Kind::Node, n}});
     }
-    if (hit) found.push_back({node.order, Match{false, n}});
-  }
-  for (size_t e = 0; e < model.edges.size(); ++e) {
-    const auto& edge = model.edges[e];
-    const bool hit = isValueQuery ? edge.value == queriedValue : (!needle.empty() && contains(valueName(edge.value)));
-    if (hit) found.push_back({model.nodes[edge.to].order, Match{true, e}});
+    for (size_t e = 0; e < model.edges.size(); ++e) {
+      const auto& edge = model.edges[e];
+      const std::string name = valueName(edge.value);
+      if (!name.empty() && containsAll(query.words, {&name}))
+        found.push_back({model.nodes[edge.to].order, Match{Match::Kind::Edge, e}});
+    }
   }
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& [order, match] : found) {
     matches_.push_back(match);
-    if (match.edge) edgeItems_[match.index]->setFindMatch(true, false);
-    else nodeItems_[match.index]->setFindMatch(true, false);
+    if (match.kind == Match::Kind::Edge) edgeItems_[match.index]->setFindMatch(true, false);
+    else if (match.kind == Match::Kind::Node) nodeItems_[match.index]->setFindMatch(true, false);
   }
 }
 
@@ -82,8 +162,14 @@ int GraphView::find(const QString& text) {
   findText_ = text;
   currentMatch_ = -1;
   computeMatches();
-  if (!matches_.empty()) goToMatch(0);
-  else emit findMatchChanged(-1, 0);
+  if (!matches_.empty()) {
+    goToMatch(0);
+  } else {
+    // Nothing found: the selection of an earlier search does not stay as
+    // if it were the answer.
+    if (!parseQuery(text).empty() && (selectedNode_ || selectedEdge_)) backgroundClicked();
+    emit findMatchChanged(-1, 0);
+  }
   return int(matches_.size());
 }
 
@@ -102,19 +188,34 @@ bool GraphView::findPrevious() {
 void GraphView::goToMatch(int index) {
   if (currentMatch_ >= 0 && currentMatch_ < int(matches_.size())) {
     const Match& old = matches_[size_t(currentMatch_)];
-    if (old.edge) edgeItems_[old.index]->setFindMatch(true, false);
-    else nodeItems_[old.index]->setFindMatch(true, false);
+    if (old.kind == Match::Kind::Edge) edgeItems_[old.index]->setFindMatch(true, false);
+    else if (old.kind == Match::Kind::Node) nodeItems_[old.index]->setFindMatch(true, false);
   }
   currentMatch_ = index;
-  const Match& match = matches_[size_t(index)];
-  if (match.edge) {
-    edgeItems_[match.index]->setFindMatch(true, true);
-    selectEdge(match.index, true);
-    centreOnEdge(match.index);
-  } else {
-    nodeItems_[match.index]->setFindMatch(true, true);
-    selectNode(match.index, true);
-    centreOnNode(match.index);
+  const Match match = matches_[size_t(index)];
+  switch (match.kind) {
+    case Match::Kind::Edge:
+      edgeItems_[match.index]->setFindMatch(true, true);
+      selectEdge(match.index, true);
+      centreOnEdge(match.index);
+      break;
+    case Match::Kind::Node:
+      nodeItems_[match.index]->setFindMatch(true, true);
+      selectNode(match.index, true);
+      centreOnNode(match.index);
+      break;
+    case Match::Kind::Instruction:
+      // Inside a closed group: open it; the selection is announced when the
+      // new picture is whole. The matches are computed again then.
+      pendingAnnounce_ = true;
+      selectInstruction(match.index);
+      if (!pendingInstruction_) pendingAnnounce_ = false;
+      break;
+    case Match::Kind::Value:
+      pendingAnnounce_ = true;
+      selectValue(int32_t(match.index));
+      if (!pendingValue_) pendingAnnounce_ = false;
+      break;
   }
   emit findMatchChanged(index, int(matches_.size()));
 }

@@ -50,6 +50,13 @@ void GraphView::expandAll() {
   startLayout(analyzed_->graph.fullExpansion(), std::nullopt);
 }
 
+void GraphView::collapseAll() {
+  if (!pictureIsCurrent() || shownExpanded_.empty()) return;
+  startLayout(std::set<int>{}, std::nullopt);
+}
+
+bool GraphView::hasGroups() const { return analyzed_ && !analyzed_->graph.groups().groups.empty(); }
+
 void GraphView::openGroupsFor(size_t instruction) {
   if (!pictureIsCurrent()) return;
   auto expanded = shownExpanded_;

@@ -30,7 +30,11 @@ QString GraphView::diffSummary() const {
   if (!c.added_copies.empty()) parts << "+" + count(c.added_copies.size(), tr("copy added"), tr("copies added"));
   if (!c.removed_copies.empty()) parts << "\u2212" + count(c.removed_copies.size(), tr("copy removed"), tr("copies removed"));
   if (!c.moved_values.empty()) parts << count(c.moved_values.size(), tr("value changed device"), tr("values changed device"));
-  if (!c.retargeted.empty()) parts << count(c.retargeted.size(), tr("delegate retargeted"), tr("delegates retargeted"));
+  if (!c.retargeted_delegates.empty())
+    parts << count(c.retargeted_delegates.size(), tr("delegate retargeted"), tr("delegates retargeted"));
+  if (c.retargeted.size() > c.retargeted_delegates.size())
+    parts << count(c.retargeted.size() - c.retargeted_delegates.size(), tr("copy now to or from another device"),
+                   tr("copies now to or from another device"));
   for (const auto& note : c.notes) parts << QString::fromStdString(note);
   if (!diffNote_.isEmpty()) parts << diffNote_;
   if (layout_ && layout_->model.undrawn_removed_copies > 0)

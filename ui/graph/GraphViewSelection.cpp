@@ -3,6 +3,7 @@
 #include "ui/graph/GraphView.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "ui/graph/GraphCanvas.h"
 #include "ui/graph/GraphItems.h"
@@ -96,6 +97,33 @@ void GraphView::applyEmphasis() {
   }
   for (size_t i = 0; i < nodeItems_.size(); ++i) nodeItems_[i]->setEmphasis(nodes[i]);
   for (size_t i = 0; i < edgeItems_.size(); ++i) edgeItems_[i]->setEmphasis(edges[i]);
+  announceSelection();
+}
+
+QString GraphView::selectionText() const {
+  if (!layout_) return {};
+  const auto& model = layout_->model;
+  if (selectedNode_ && *selectedNode_ < model.nodes.size()) {
+    const auto& n = model.nodes[*selectedNode_];
+    QString text = QString::fromStdString(n.title);
+    if (!n.subtitle.empty()) text += " · " + QString::fromStdString(n.subtitle);
+    if (n.instruction && n.subtitle.find('#' + std::to_string(*n.instruction)) == std::string::npos)
+      text += " · #" + QString::number(*n.instruction);
+    return text;
+  }
+  if (selectedEdge_ && *selectedEdge_ < model.edges.size()) {
+    const auto& e = model.edges[*selectedEdge_];
+    return "%" + QString::number(e.value) + " " + QString::fromStdString(e.label) + " on " + QString::fromStdString(e.device.str());
+  }
+  return {};
+}
+
+void GraphView::announceSelection() {
+  // The canvas says what is selected (screen readers and tests read it from
+  // the accessibility tree; setting it sends the change event).
+  const QString text = selectionText();
+  const QString description = text.isEmpty() ? tr("Nothing selected") : tr("Selected: %1").arg(text);
+  if (canvas_->accessibleDescription() != description) canvas_->setAccessibleDescription(description);
 }
 
 void GraphView::centreOnNode(size_t node) {
@@ -188,14 +216,21 @@ std::optional<int32_t> GraphView::selectedValue() const {
 }
 
 void GraphView::selectPending() {
+  const bool announce = std::exchange(pendingAnnounce_, false);
   if (pendingInstruction_) {
     const size_t instruction = *pendingInstruction_;
     pendingInstruction_.reset();
     selectInstruction(instruction);
+    if (announce && pendingInstruction_) pendingAnnounce_ = true;  // another group to open first
+    else if (announce && selectedInstruction() == instruction) emit instructionSelected(instruction);
   } else if (pendingValue_) {
     const int32_t value = *pendingValue_;
     pendingValue_.reset();
-    trySelectValue(value, false);
+    if (trySelectValue(value, announce)) return;
+    if (announce && selectedNode_) {
+      // Folded into the node that reads it.
+      if (auto i = selectedInstruction()) emit instructionSelected(*i);
+    }
   }
 }
 

@@ -12,11 +12,9 @@ using namespace ptescope::passes;
 namespace {
 
 QString copyText(const CopyRecord& c) {
-  QString s = QString("%1 %%2 %3 → %4, %5")
-                  .arg(QString::fromStdString(program::copyDirectionName(c.direction)))
-                  .arg(c.source)
-                  .arg(QString::fromStdString(c.from.str()), QString::fromStdString(c.to.str()))
-                  .arg(bytesText(c.bytes));
+  QString s = QString("%1 %2 %3 → %4, %5")
+                  .arg(QString::fromStdString(program::copyDirectionName(c.direction)), valueRef(c.source),
+                       QString::fromStdString(c.from.str()), QString::fromStdString(c.to.str()), bytesText(c.bytes));
   if (c.direction == program::CopyDirection::HostToDevice && c.consumer_delegate >= 0)
     s += QString(" for delegate call %1").arg(c.consumer_delegate);
   return s;
@@ -24,7 +22,7 @@ QString copyText(const CopyRecord& c) {
 
 QString buffersText(const std::vector<BufferInfo>& buffers) {
   QStringList parts{"0"};
-  for (const auto& b : buffers) parts << QString("%1 %2").arg(b.size).arg(QString::fromStdString(b.device.str()));
+  for (const auto& b : buffers) parts << QString("%1 %2").arg(num(qint64(b.size)), QString::fromStdString(b.device.str()));
   return "[" + parts.join(", ") + "]";
 }
 
@@ -55,6 +53,13 @@ void ChangesPanel::rebuild() {
   const PassReport* report = document_->report();
   if (report == nullptr || !report->changed()) {
     addItem(document_->hasProgram() ? tr("No changes against the file as loaded") : QString());
+    // Edited, yet nothing changed: say why, method by method.
+    for (int m = 0; m < document_->methodCount(); ++m)
+      for (const QString& reason : document_->unchangedReasons(m)) {
+        const auto& name = document_->program().methods()[size_t(m)].displayName();
+        auto* item = new QListWidgetItem(QString("  %1: %2").arg(QString::fromStdString(name), reason), this);
+        item->setForeground(palette().color(QPalette::PlaceholderText));
+      }
     return;
   }
   for (size_t m = 0; m < report->methods.size(); ++m) {
@@ -92,7 +97,7 @@ void ChangesPanel::rebuild() {
       add("  + " + copyText(c) + cost(c), QColor(0x2e, 0x7d, 0x32), c.value, qlonglong(c.instruction));
     for (const auto& c : method.copies_removed) add("  − " + copyText(c) + cost(c), QColor(0xb0, 0x00, 0x20), c.source, -1);
     for (const auto& r : method.retagged)
-      add(QString("  ~ %%1 %2 → %3").arg(r.value).arg(QString::fromStdString(r.before.str()), QString::fromStdString(r.after.str())),
+      add(QString("  ~ %1 %2 → %3").arg(valueRef(r.value), QString::fromStdString(r.before.str()), QString::fromStdString(r.after.str())),
           deviceColor(QString::fromStdString(r.after.str())).darker(120), r.value, -1);
     if (method.buffers_before != method.buffers_after)
       add(tr("  buffers %1 → %2").arg(buffersText(method.buffers_before), buffersText(method.buffers_after)),

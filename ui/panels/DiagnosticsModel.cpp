@@ -1,4 +1,5 @@
 #include "ui/panels/DiagnosticsModel.h"
+#include "ui/common/PlainText.h"
 
 #include <QApplication>
 #include <QStyle>
@@ -50,7 +51,11 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
     return QApplication::style()->standardIcon(icon);
   }
   if (role == SortRole && index.column() == Severity) return int(d.severity);
-  if (role != Qt::DisplayRole && role != Qt::ToolTipRole && role != SortRole) return {};
+  if (role == Qt::ToolTipRole) {
+    const QVariant shown = data(index, Qt::DisplayRole);
+    return shown.typeId() == QMetaType::QString ? QVariant(plainToolTip(shown.toString())) : shown;
+  }
+  if (role != Qt::DisplayRole && role != SortRole) return {};
   switch (index.column()) {
     case Severity: return QString::fromStdString(analysis::severityName(d.severity));
     case Id: return QString::fromStdString(d.id + " " + d.slug);

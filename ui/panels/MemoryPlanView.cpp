@@ -58,12 +58,9 @@ void MemoryPlanView::rebuild() {
       block.offset = t->allocation_info->offset();
       block.bytes = quint64(t->nbytes());
       block.device = QString::fromStdString(t->device().str());
-      block.label = QString("%%1 %2 %3, %4 at +%5, live %6–%7")
-                        .arg(v)
-                        .arg(ui::tensorTypeText(*t), block.device, bytesText(qint64(block.bytes)))
-                        .arg(block.offset)
-                        .arg(block.start)
-                        .arg(block.end);
+      block.label = QString("%1 %2 %3, %4 at +%5, live %6–%7")
+                        .arg(valueRef(v), ui::tensorTypeText(*t), block.device, bytesText(qint64(block.bytes)),
+                             num(qint64(block.offset)), num(qint64(block.start)), num(qint64(block.end)));
       blocks_.push_back(block);
     }
     // Peak: most bytes alive at one instruction position, per buffer.

@@ -1,9 +1,11 @@
 #include "ui/panels/OutputsPanel.h"
+#include "ui/common/Format.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -43,19 +45,30 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   notExecuted_->setObjectName("outputsNotExecuted");
   notExecuted_->setWordWrap(true);
   notExecuted_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  notExecuted_->hide();
+  // In a scroll area a few lines high: a long list must not make the Details
+  // panel (and so the window's bottom dock) taller than it was.
+  notExecutedArea_ = new QScrollArea;
+  notExecutedArea_->setObjectName("outputsNotExecutedArea");
+  notExecutedArea_->setWidget(notExecuted_);
+  notExecutedArea_->setWidgetResizable(true);
+  notExecutedArea_->setFrameShape(QFrame::NoFrame);
+  notExecutedArea_->setMaximumHeight(notExecuted_->fontMetrics().lineSpacing() * 4 + 8);
+  notExecutedArea_->hide();
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addWidget(table_, 1);
-  layout->addWidget(notExecuted_);
+  layout->addWidget(notExecutedArea_);
+  // The header wraps; the panel asks for no more height than a table row
+  // and two lines need.
+  header_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
 
   // A new program makes the old outputs stale.
   connect(document_, &Document::programChanged, this, [this] {
     if (isRunning()) return;
     result_.reset();
     table_->setRowCount(0);
-    notExecuted_->hide();
+    notExecutedArea_->hide();
     header_->setText(tr("Run the method once to see what it computes (random inputs, seed 0)."));
   });
 }
@@ -124,14 +137,13 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
   result_ = result;
   header_->setText(tr("Method '%1' ran once on %2%3: %4 instruction(s), %5 not executed, %6 output(s)")
                        .arg(QString::fromStdString(result.method), QString::fromStdString(result.runtime),
-                            result.emulated ? tr(" (no GPU: device memory emulated in host memory)") : QString())
-                       .arg(result.instructions)
-                       .arg(result.not_executed.size())
-                       .arg(result.outputs.size()));
+                            result.emulated ? tr(" (no GPU: device memory emulated in host memory)") : QString(),
+                            num(qint64(result.instructions)), num(qint64(result.not_executed.size())),
+                            num(qint64(result.outputs.size()))));
   table_->setRowCount(int(result.outputs.size()));
   for (size_t row = 0; row < result.outputs.size(); ++row) {
     const auto& out = result.outputs[row];
-    QStringList cells{QString::number(out.position), QStringLiteral("%%1").arg(out.value),
+    QStringList cells{QString::number(out.position), valueRef(out.value),
                       QString::fromStdString(report::outputDescription(out))};
     if (out.tensor && out.readable && out.stats.count > out.stats.nan_count) {
       cells << QString::fromStdString(report::formatNumber(out.stats.min)) << QString::fromStdString(report::formatNumber(out.stats.max))
@@ -149,13 +161,13 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
   }
   table_->resizeColumnsToContents();
   if (result.not_executed.empty()) {
-    notExecuted_->hide();
+    notExecutedArea_->hide();
   } else {
     QStringList lines;
     for (const auto& step : result.not_executed)
-      lines << tr("%1  %2: %3").arg(step.instruction).arg(QString::fromStdString(step.label), QString::fromStdString(step.reason));
+      lines << tr("%1  %2: %3").arg(num(qint64(step.instruction)), QString::fromStdString(step.label), QString::fromStdString(step.reason));
     notExecuted_->setText(tr("Not executed (their outputs keep earlier contents):\n%1").arg(lines.join("\n")));
-    notExecuted_->show();
+    notExecutedArea_->show();
   }
   emit finished();
 }

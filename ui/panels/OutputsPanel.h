@@ -15,6 +15,7 @@
 #include "exec/RunOnce.h"
 #include "ui/document/BackgroundJob.h"
 
+class QScrollArea;
 class QLabel;
 class QPushButton;
 class QTableWidget;
@@ -56,6 +57,7 @@ class OutputsPanel : public QWidget {
   QPushButton* runButton_;
   QTableWidget* table_;
   QLabel* notExecuted_;
+  QScrollArea* notExecutedArea_;
   std::optional<exec::RunOnceResult> result_;
   QString error_;
   BackgroundJob runJob_;  // last member: destroyed (and waited for) first

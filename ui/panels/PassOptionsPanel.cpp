@@ -1,11 +1,14 @@
 #include "ui/panels/PassOptionsPanel.h"
+#include "ui/common/Format.h"
 
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QColor>
 #include <QPushButton>
+#include <QStyle>
 #include <QVBoxLayout>
 
 #include "ui/document/Document.h"
@@ -27,19 +30,62 @@ QStringList PassOptionsPanel::deviceChoices() {
   return choices;
 }
 
+QString PassOptionsPanel::deviceChoiceMeaning(const QString& choice) {
+  if (choice == "none")
+    return tr("none: no target_device spec. The passes insert no copies; the backend moves its own data "
+              "inside the delegate (it is not a saving: the transfers happen there, unseen).");
+  if (choice == "cpu" || choice == "cpu:0")
+    return tr("cpu: not valid for a device backend. ExecuTorch knows no CPU target: the passes would insert "
+              "h2d/d2h copies between host tensors that fail at run time (lint PTS007, PTS004).");
+  return tr("%1: the delegate computes on %1; h2d copies feed it and d2h copies bring back what the host reads.")
+      .arg(choice);
+}
+
+void PassOptionsPanel::describeChoices(QComboBox* chooser) {
+  for (int i = 0; i < chooser->count(); ++i) {
+    const QString meaning = deviceChoiceMeaning(chooser->itemText(i));
+    chooser->setItemData(i, meaning, Qt::ToolTipRole);
+    chooser->setItemData(i, meaning, Qt::AccessibleDescriptionRole);
+    if (chooser->itemText(i) == "cpu") {
+      // Offered (a file may have it), but marked: it is not an ordinary choice.
+      chooser->setItemText(i, "cpu");
+      chooser->setItemData(i, QColor(0xb0, 0x00, 0x20), Qt::ForegroundRole);
+    }
+  }
+}
+
 PassOptionsPanel::PassOptionsPanel(Document* document, QWidget* parent) : QWidget(parent), document_(document) {
   setObjectName("passOptions");
   auto* layout = new QVBoxLayout(this);
   title_ = new QLabel;
+  title_->setObjectName("passOptionsMethod");
+  QFont titleFont = title_->font();
+  titleFont.setBold(true);
+  title_->setFont(titleFont);
+  title_->setWordWrap(true);
   layout->addWidget(title_);
 
   auto* options = new QGroupBox(tr("Device pass options"));
   auto* optionsLayout = new QVBoxLayout(options);
+  // Each option: its checkbox (the option's name), and under it, in small
+  // type, what the file has and upstream's default. Two short lines keep the
+  // panel narrow: nothing is cut and it never scrolls sideways.
   auto make = [&](const char* name, const QString& text, const QString& tip) {
     auto* box = new QCheckBox(text);
     box->setObjectName(name);
     box->setToolTip(tip);
+    box->setAccessibleDescription(tip);
     optionsLayout->addWidget(box);
+    auto* origin = new QLabel;
+    origin->setObjectName(QString(name) + "_origin");
+    origin->setWordWrap(true);
+    origin->setIndent(box->style()->pixelMetric(QStyle::PM_IndicatorWidth) + 6);
+    QFont small = origin->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    origin->setFont(small);
+    origin->setForegroundRole(QPalette::PlaceholderText);
+    optionsLayout->addWidget(origin);
+    origins_[box] = origin;
     connect(box, &QCheckBox::toggled, this, [this] {
       if (!refreshing_) commitOptions();
     });
@@ -61,10 +107,11 @@ PassOptionsPanel::PassOptionsPanel(Document* document, QWidget* parent) : QWidge
   error_->setWordWrap(true);
   error_->setStyleSheet("QLabel { color: #b00020; }");
   optionsLayout->addWidget(error_);
-  pairFix_ = new QPushButton(tr("Pair the skips with unplanned graph IO"));
+  pairFix_ = new QPushButton(tr("Pair the skips"));
   pairFix_->setObjectName("pairFix");
-  pairFix_->setToolTip(tr("The runtime refuses set_input into a planned device buffer: with skip options, graph inputs "
-                          "and outputs must be bound by the caller (alloc_graph_input/output off)."));
+  pairFix_->setToolTip(tr("Turn alloc_graph_input/output off with the skips. The runtime refuses set_input into a "
+                          "planned device buffer: with skip options, graph inputs and outputs must be bound by the caller."));
+  pairFix_->setAccessibleDescription(pairFix_->toolTip());
   optionsLayout->addWidget(pairFix_);
   connect(pairFix_, &QPushButton::clicked, this, [this] {
     const int m = document_->currentMethodIndex();
@@ -78,7 +125,13 @@ PassOptionsPanel::PassOptionsPanel(Document* document, QWidget* parent) : QWidge
   auto* delegates = new QGroupBox(tr("Delegate target devices"));
   delegatesBox_ = delegates;
   delegatesLayout_ = new QFormLayout(delegates);
+  delegatesLayout_->setRowWrapPolicy(QFormLayout::WrapLongRows);
   layout->addWidget(delegates);
+  // What the chosen target devices mean (and a warning for "cpu").
+  choiceNote_ = new QLabel;
+  choiceNote_->setObjectName("targetDeviceNote");
+  choiceNote_->setWordWrap(true);
+  layout->addWidget(choiceNote_);
   layout->addStretch(1);
 
   connect(document_, &Document::editsChanged, this, &PassOptionsPanel::refresh);
@@ -104,20 +157,25 @@ void PassOptionsPanel::refresh() {
   setEnabled(has);
   if (!has) {
     title_->setText(tr("No method"));
+    choiceNote_->hide();
     refreshing_ = false;
     return;
   }
   const Method& method = document_->loadedProgram().methods()[size_t(m)];
-  title_->setText(tr("<b>%1</b>").arg(QString::fromStdString(method.displayName()).toHtmlEscaped()));
+  title_->setText(QString::fromStdString(method.displayName()));
   const auto o = document_->methodOptions(m);
   const auto file = document_->fileOptions(m);
   const passes::DeviceOptions defaults;
   auto set = [&](QCheckBox* box, bool value, bool fileValue, bool defaultValue) {
     box->setChecked(value);
-    box->setText(box->objectName() + tr("   (file: %1, default: %2)").arg(onOff(fileValue), onOff(defaultValue)));
     QFont f = box->font();
     f.setBold(value != fileValue);
     box->setFont(f);
+    const QString origin = tr("file: %1 · default: %2").arg(onOff(fileValue), onOff(defaultValue)) +
+                           (value != fileValue ? tr(" · edited") : QString());
+    origins_[box]->setText(origin);
+    box->setAccessibleName(box->objectName());
+    box->setAccessibleDescription(origin + ". " + box->toolTip());
   };
   set(planning_, o.enable_non_cpu_memory_planning, file.enable_non_cpu_memory_planning, defaults.enable_non_cpu_memory_planning);
   set(skipH2d_, o.skip_h2d_for_method_inputs, file.skip_h2d_for_method_inputs, defaults.skip_h2d_for_method_inputs);
@@ -135,6 +193,8 @@ void PassOptionsPanel::refresh() {
                             (o.skip_d2h_for_method_outputs && o.alloc_graph_output);
   pairFix_->setVisible(needsPairing && o.enable_non_cpu_memory_planning);
 
+  QStringList notes;  // the choices shown, for choiceNote_
+  choiceNote_->hide();
   // Delegate choosers, rebuilt for the method.
   while (delegatesLayout_->rowCount() > 0) delegatesLayout_->removeRow(0);
   delegateChoosers_.clear();
@@ -146,6 +206,7 @@ void PassOptionsPanel::refresh() {
     all->setObjectName("allDelegatesTarget");
     all->addItem(tr("(choose)"));
     all->addItems(deviceChoices());
+    describeChoices(all);
     connect(all, &QComboBox::activated, this, [this, m, all] {
       const QString choice = all->currentText();
       if (all->currentIndex() == 0) return;
@@ -164,6 +225,8 @@ void PassOptionsPanel::refresh() {
     auto* chooser = new QComboBox;
     chooser->setObjectName(QString("delegateTarget%1").arg(d));
     chooser->addItems(deviceChoices());
+    describeChoices(chooser);
+    chooser->setAccessibleName(tr("Target device of delegate %1").arg(d));
     const auto target = document_->delegateTarget(m, int(d));
     const QString text = target ? QString::fromStdString(target->str()) : "none";
     int index = chooser->findText(text == "cpu:0" ? "cpu" : text);
@@ -184,10 +247,21 @@ void PassOptionsPanel::refresh() {
       QMetaObject::invokeMethod(this, [this, m, d, device] { document_->setDelegateTarget(m, int(d), device); },
                                 Qt::QueuedConnection);
     });
-    delegatesLayout_->addRow(QString("%1 %2").arg(d).arg(QString::fromStdString(delegates[d].id.value_or("?"))), chooser);
+    delegatesLayout_->addRow(QString("%1 %2").arg(num(qint64(d)), QString::fromStdString(delegates[d].id.value_or("?"))), chooser);
     delegateChoosers_.push_back(chooser);
+    const QString shown = chooser->currentText();
+    if (!notes.contains(shown)) notes << shown;
   }
   delegatesBox_->setVisible(!delegates.empty());
+  // The meaning of each choice in use, the invalid one first and in red.
+  QStringList lines;
+  const bool cpu = notes.contains("cpu") || notes.contains("cpu:0");
+  if (cpu) lines << deviceChoiceMeaning("cpu");
+  for (const QString& n : notes)
+    if (n != "cpu" && n != "cpu:0") lines << deviceChoiceMeaning(n);
+  choiceNote_->setText(lines.join("\n"));
+  choiceNote_->setStyleSheet(cpu ? QStringLiteral("QLabel { color: #b00020; }") : QString());
+  choiceNote_->setVisible(!lines.isEmpty());
   refreshing_ = false;
 }
 

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include <map>
 #include <vector>
 
 class QCheckBox;
@@ -24,6 +25,11 @@ class PassOptionsPanel : public QWidget {
 
   // Items of the target device choosers: "none", "cpu", "cuda:0" .. "cuda:7".
   static QStringList deviceChoices();
+  // What choosing it does, in a sentence (tooltips, the note under the
+  // choosers, the menus of the graph and the tree).
+  static QString deviceChoiceMeaning(const QString& choice);
+  // Gives each item of a chooser its meaning as tooltip and marks "cpu".
+  static void describeChoices(QComboBox* chooser);
 
  private:
   void refresh();
@@ -37,6 +43,8 @@ class PassOptionsPanel : public QWidget {
   QCheckBox* allocInput_;
   QCheckBox* allocOutput_;
   QLabel* error_;
+  QLabel* choiceNote_;
+  std::map<QCheckBox*, QLabel*> origins_;  // "file: off · default: on" under each option
   QPushButton* pairFix_;
   QWidget* delegatesBox_;
   QFormLayout* delegatesLayout_;

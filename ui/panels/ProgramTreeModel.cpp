@@ -1,4 +1,6 @@
 #include "ui/panels/ProgramTreeModel.h"
+#include "ui/common/PlainText.h"
+#include "ui/common/Format.h"
 
 #include <QFont>
 
@@ -63,7 +65,7 @@ void ProgramTreeModel::rebuild() {
         Node* dn = mn->add(tr("Delegates"), QString::number(delegates.size()), NodeKind::Group, int(m));
         for (size_t d = 0; d < delegates.size(); ++d) {
           const CompileSpec* target = delegates[d].findCompileSpec("target_device");
-          Node* del = dn->add(QString("%1: %2").arg(d).arg(QString::fromStdString(delegates[d].id.value_or("?"))),
+          Node* del = dn->add(QString("%1: %2").arg(num(qint64(d)), QString::fromStdString(delegates[d].id.value_or("?"))),
                               target ? QString::fromStdString(target->valueText()) : tr("host"), NodeKind::Delegate,
                               int(m), int(d));
           for (const auto& spec : items(delegates[d].compile_specs))
@@ -105,7 +107,7 @@ void ProgramTreeModel::rebuild() {
       }
     }
     for (const auto& ext : program.external_data)
-      root_->add(tr("External data"), tr("%1 (%2 entries)").arg(QString::fromStdString(ext.path)).arg(ext.entries.size()),
+      root_->add(tr("External data"), tr("%1 (%2 entries)").arg(QString::fromStdString(ext.path), num(qint64(ext.entries.size()))),
                  NodeKind::ExternalData);
   }
   endResetModel();
@@ -143,7 +145,7 @@ QVariant ProgramTreeModel::data(const QModelIndex& index, int role) const {
   const Node* n = nodeOf(index);
   switch (role) {
     case Qt::DisplayRole: return index.column() == 0 ? n->label : n->detail;
-    case Qt::ToolTipRole: return n->detail.isEmpty() ? n->label : n->label + ": " + n->detail;
+    case Qt::ToolTipRole: return plainToolTip(n->detail.isEmpty() ? n->label : n->label + ": " + n->detail);
     case KindRole: return int(n->kind);
     case MethodRole: return n->method;
     case ItemIndexRole: return n->item;

@@ -1,4 +1,5 @@
 #include "ui/panels/PropertiesPanel.h"
+#include "ui/common/PlainText.h"
 
 #include "ui/common/Format.h"
 
@@ -15,12 +16,12 @@ namespace {
 
 QString valueLabel(const Method& method, int32_t v) {
   const auto& values = items(method.values);
-  if (v < 0 || size_t(v) >= values.size()) return "%" + QString::number(v);
+  if (v < 0 || size_t(v) >= values.size()) return valueRef(v);
   const Value& value = values[size_t(v)];
   if (const Tensor* t = value.tensor()) {
-    return QString("%%1 %2 %3").arg(v).arg(ui::tensorTypeText(*t), QString::fromStdString(t->device().str()));
+    return QString("%1 %2 %3").arg(valueRef(v), ui::tensorTypeText(*t), QString::fromStdString(t->device().str()));
   }
-  return QString("%%1 %2").arg(v).arg(QString::fromStdString(valueKindName(value.kind())));
+  return QString("%1 %2").arg(valueRef(v), QString::fromStdString(valueKindName(value.kind())));
 }
 
 }  // namespace
@@ -36,7 +37,7 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QTreeWid
 
 QTreeWidgetItem* PropertiesPanel::row(const QString& key, const QString& value, QTreeWidgetItem* parent) {
   auto* item = parent ? new QTreeWidgetItem(parent, {key, value}) : new QTreeWidgetItem(this, {key, value});
-  item->setToolTip(1, value);
+  item->setToolTip(1, plainToolTip(value));
   return item;
 }
 
@@ -51,7 +52,7 @@ void PropertiesPanel::showNothing() {
   QStringList buffers;
   const auto& sizes = items(method->non_const_buffer_sizes);
   for (size_t i = 1; i < sizes.size(); ++i)
-    buffers << QString("%1: %2 B %3").arg(i).arg(sizes[i]).arg(QString::fromStdString(method->bufferDevice(int32_t(i)).str()));
+    buffers << QString("%1: %2 B %3").arg(num(qint64(i)), num(sizes[i]), QString::fromStdString(method->bufferDevice(int32_t(i)).str()));
   row(tr("Planned buffers"), buffers.join("; "));
 }
 
@@ -62,7 +63,7 @@ void PropertiesPanel::showValue(int32_t v) {
   if (method == nullptr || dataflow == nullptr || v < 0 || size_t(v) >= items(method->values).size()) return;
   const Value& value = (*method->values)[size_t(v)];
   const auto& facts = dataflow->values()[size_t(v)];
-  row(tr("Value"), "%" + QString::number(v));
+  row(tr("Value"), valueRef(v));
   row(tr("Kind"), QString::fromStdString(valueKindName(value.kind())));
   if (const Tensor* t = value.tensor()) {
     row(tr("DType"), QString::fromStdString(scalarTypeShortName(t->scalar_type)));
@@ -72,9 +73,9 @@ void PropertiesPanel::showValue(int32_t v) {
     row(tr("Dynamism"), QString::fromStdString(shapeDynamismName(t->shape_dynamism)));
     if (t->allocation_info)
       row(tr("Planned"), tr("buffer %1 (%2) at offset %3")
-                             .arg(t->allocation_info->memory_id)
-                             .arg(QString::fromStdString(method->bufferDevice(int32_t(t->allocation_info->memory_id)).str()))
-                             .arg(t->allocation_info->offset()));
+                             .arg(num(t->allocation_info->memory_id),
+                                  QString::fromStdString(method->bufferDevice(int32_t(t->allocation_info->memory_id)).str()),
+                                  num(qint64(t->allocation_info->offset()))));
     else if (t->isConstant())
       row(tr("Storage"), t->isExternal() ? tr("external constant '%1'").arg(QString::fromStdString(
                                                 t->extra_tensor_info->fully_qualified_name.value_or("")))
@@ -89,7 +90,7 @@ void PropertiesPanel::showValue(int32_t v) {
   if (facts.lifetime) row(tr("Lifetime"), QString("%1 – %2").arg(facts.lifetime->first).arg(facts.lifetime->second));
   if (facts.producer) {
     const auto& p = dataflow->instructions()[*facts.producer];
-    row(tr("Producer"), QString("%1  %2").arg(*facts.producer).arg(QString::fromStdString(p.label)));
+    row(tr("Producer"), QString("%1  %2").arg(num(qint64(*facts.producer)), QString::fromStdString(p.label)));
   }
   if (!facts.consumers.empty()) {
     auto* consumers = row(tr("Consumers"), QString::number(facts.consumers.size()));
@@ -110,7 +111,7 @@ void PropertiesPanel::showInstruction(size_t k) {
   row(tr("Operation"), QString::fromStdString(facts.label));
   if (facts.delegate_index >= 0 && size_t(facts.delegate_index) < items(method->delegates).size()) {
     const auto& d = (*method->delegates)[size_t(facts.delegate_index)];
-    auto* del = row(tr("Delegate"), QString("%1 (%2)").arg(facts.delegate_index).arg(QString::fromStdString(d.id.value_or(""))));
+    auto* del = row(tr("Delegate"), QString("%1 (%2)").arg(num(facts.delegate_index), QString::fromStdString(d.id.value_or(""))));
     for (const auto& spec : items(d.compile_specs))
       row(QString::fromStdString(spec.key.value_or("")),
           QString::fromStdString(report::compileSpecValueText(items(spec.value))), del);

@@ -1,4 +1,5 @@
 #include "ui/panels/ValuesModel.h"
+#include "ui/common/PlainText.h"
 
 #include "ui/common/Format.h"
 
@@ -97,7 +98,11 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const {
       default: return {};
     }
   }
-  if (role != Qt::DisplayRole && role != SortRole && role != Qt::ToolTipRole) return {};
+  if (role == Qt::ToolTipRole) {
+    const QVariant shown = data(index, Qt::DisplayRole);
+    return shown.typeId() == QMetaType::QString ? QVariant(plainToolTip(shown.toString())) : shown;
+  }
+  if (role != Qt::DisplayRole && role != SortRole) return {};
   const bool sort = role == SortRole;
   switch (index.column()) {
     case Index: return sort ? QVariant(r.value) : QVariant("%" + QString::number(r.value));

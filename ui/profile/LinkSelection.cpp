@@ -1,4 +1,5 @@
 #include "ui/profile/LinkSelection.h"
+#include "ui/common/PlainText.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -130,7 +131,7 @@ void LinkChooser::refill() {
     QString tip = QString::fromStdString(p.label());
     if (!p.description.empty()) tip += "\n" + QString::fromStdString(p.description);
     if (!p.note.empty()) tip += "\n" + QString::fromStdString(p.note);
-    links_->setItemData(links_->count() - 1, tip, Qt::ToolTipRole);
+    links_->setItemData(links_->count() - 1, plainToolTip(tip), Qt::ToolTipRole);
   }
   links_->setCurrentIndex(selection_->currentIndex());
   memory_->setCurrentIndex(memory_->findData(int(selection_->hostMemory())));

@@ -96,9 +96,8 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
     const auto summary = analysis::summarizeMethod(methods[m]);
     const size_t copies = summary.h2d_copies + summary.d2h_copies;
     method_->addItem(tr("%1  (%2 h2d, %3 d2h copies)")
-                         .arg(QString::fromStdString(methods[m].displayName()))
-                         .arg(summary.h2d_copies)
-                         .arg(summary.d2h_copies),
+                         .arg(QString::fromStdString(methods[m].displayName()), QString::number(summary.h2d_copies),
+                              QString::number(summary.d2h_copies)),
                      int(m));
     if (copies == 0) method_->setItemData(int(m), tr("This method makes no host-device copies"), Qt::ToolTipRole);
   }

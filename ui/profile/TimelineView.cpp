@@ -505,9 +505,8 @@ QString TimelineView::barToolTip(const Bar& bar) const {
     for (const auto& copy : profile_->copies)
       if (copy.instruction == bar.instruction) {
         lines << tr("median %1 over %2 iterations, %3 host memory")
-                     .arg(durationText(copy.seconds.median))
-                     .arg(profile_->iterations)
-                     .arg(QString::fromStdString(exec::hostMemoryKindName(copy.host_memory)));
+                     .arg(durationText(copy.seconds.median), QString::number(profile_->iterations),
+                          QString::fromStdString(exec::hostMemoryKindName(copy.host_memory)));
         break;
       }
     if (profile_->emulated) lines << tr("emulated: a host memcpy, not a GPU link");
@@ -518,8 +517,7 @@ QString TimelineView::barToolTip(const Bar& bar) const {
           lines << tr("not executed: %1").arg(QString::fromStdString(ins.reason).toHtmlEscaped());
         else
           lines << tr("median %1 over %2 iterations (host clock)")
-                       .arg(durationText(ins.host_seconds.median))
-                       .arg(profile_->iterations);
+                       .arg(durationText(ins.host_seconds.median), QString::number(profile_->iterations));
         break;
       }
   }

@@ -1,4 +1,5 @@
 #include "ui/profile/TransfersModel.h"
+#include "ui/common/PlainText.h"
 
 #include <QFont>
 #include <QGuiApplication>
@@ -241,9 +242,8 @@ QString TransfersModel::totalsText() const {
   for (auto direction : program::kHostDeviceDirections) {
     const DirectionSummary s = summary(direction);
     QString text = QString("%1 %2 · %3")
-                       .arg(QString::fromStdString(program::copyDirectionName(direction)))
-                       .arg(s.copies == 1 ? tr("1 copy") : tr("%1 copies").arg(s.copies))
-                       .arg(bytesText(s.bytes));
+                       .arg(QString::fromStdString(program::copyDirectionName(direction)),
+                            s.copies == 1 ? tr("1 copy") : tr("%1 copies").arg(s.copies), bytesText(s.bytes));
     if (latestApplies_) {
       text += " · " + durationText(s.seconds);
       if (s.hasPrevious) text += " " + tr("(%1 vs previous)").arg(signedDurationText(s.seconds - s.previousSeconds));
@@ -288,8 +288,10 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
     case To: return r.to;
     case TensorShape: return r.tensor;
     case PredictedTime: return r.predicted >= 0 ? durationText(r.predicted) : none;
+    // Emulated: a host memcpy over a link's prediction is no ratio a user can
+    // act on; the cell stays empty and its tooltip says why.
     case MeasuredOverPredicted:
-      return l && r.predicted > 0 ? ratioText(l->seconds.median / r.predicted) : none;
+      return l && r.predicted > 0 && !latest_->emulated ? ratioText(l->seconds.median / r.predicted) : none;
     case MedianTime: return l ? durationText(l->seconds.median) : none;
     case MinTime: return l ? durationText(l->seconds.min) : none;
     case MaxTime: return l ? durationText(l->seconds.max) : none;
@@ -321,7 +323,8 @@ QVariant TransfersModel::sortValue(const Row& r, int column) const {
     case Destination: return r.destination;
     case Bytes: return r.bytes;
     case PredictedTime: return r.predicted >= 0 ? r.predicted : kNoNumber;
-    case MeasuredOverPredicted: return l && r.predicted > 0 ? l->seconds.median / r.predicted : kNoNumber;
+    case MeasuredOverPredicted:
+      return l && r.predicted > 0 && !latest_->emulated ? l->seconds.median / r.predicted : kNoNumber;
     case MedianTime: return l ? l->seconds.median : kNoNumber;
     case MinTime: return l ? l->seconds.min : kNoNumber;
     case MaxTime: return l ? l->seconds.max : kNoNumber;
@@ -401,6 +404,9 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
                            gbpsText(l->best_gbps)));
     case MeasuredOverPredicted: {
       if (r.predicted <= 0) return join(tr("No prediction for this copy."));
+      if (latest_->emulated)
+        return join(tr("Not compared: the measurement is a host memcpy (emulated, no GPU), which says nothing about "
+                       "the link the prediction is for. Profile on a GPU to compare."));
       QString text = tr("Measured median %1 / predicted %2 on %3")
                          .arg(durationText(l->seconds.median), durationText(r.predicted),
                               QString::fromStdString(link_ ? link_->label() : std::string()));
@@ -469,7 +475,7 @@ QVariant TransfersModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ToolTipRole: {
       const QString tip = toolTip(r, column);
-      return tip.isEmpty() ? QVariant() : QVariant(tip);
+      return tip.isEmpty() ? QVariant() : QVariant(plainToolTip(tip));
     }
     case SortRole: return sortValue(r, column);
     case Qt::DisplayRole: return displayValue(r, column);

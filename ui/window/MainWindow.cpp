@@ -1,7 +1,13 @@
 #include "ui/window/MainWindow.h"
+#include "ui/common/PlainText.h"
 #include "ui/panels/OutputsPanel.h"
 
+#include <QAbstractSpinBox>
 #include <QAction>
+#include <QGuiApplication>
+#include <QHBoxLayout>
+#include <QRegularExpression>
+#include <QScreen>
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
@@ -31,12 +37,14 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "analysis/Diagnostics.h"
 #include "analysis/Summary.h"
 #include "exec/DeviceRuntime.h"
 #include "report/InfoReport.h"
 #include "ui/panels/ChangesPanel.h"
 #include "ui/panels/DiagnosticsModel.h"
 #include "ui/document/Document.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
 #include "ui/common/ItemRoles.h"
 #include "ui/graph/GraphView.h"
@@ -69,15 +77,25 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
       valuesModel_(new ValuesModel(document, this)),
       valuesProxy_(new DeviceFilterProxy(this)),
       transfersModel_(new TransfersModel(document, this)),
-      statusFile_(new QLabel),
-      statusMethod_(new QLabel),
-      statusCounts_(new QLabel),
-      statusGpu_(new QLabel),
+      statusFile_(new ElidedLabel),
+      statusMessage_(new ElidedLabel),
+      statusMethod_(new ElidedLabel),
+      statusCounts_(new ElidedLabel),
+      statusGpu_(new ElidedLabel),
       watcher_(new QFileSystemWatcher(this)) {
   setObjectName("mainWindow");
   setWindowIcon(QIcon(":/icons/ptescope.svg"));
   setAcceptDrops(true);
-  resize(1400, 900);
+  // 1400 × 900, or less on a smaller screen: the window starts inside the
+  // screen's free area (with room for the window manager's frame).
+  QSize start(1400, 900);
+  // (Offscreen, for --screenshot and the tests, the size stays: its virtual
+  // screen is only 800 × 600.)
+  if (const QScreen* screen = QGuiApplication::primaryScreen(); screen && QGuiApplication::platformName() != "offscreen") {
+    const QRect free = screen->availableGeometry();
+    start = start.boundedTo(QSize(free.width() - 16, free.height() - 48)).expandedTo(QSize(640, 480));
+  }
+  resize(start);
   valuesProxy_->setSourceModel(valuesModel_);
   // Made after the item models, which follow the document themselves: they
   // have rebuilt by the time the selection tells the window.
@@ -85,30 +103,62 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
 
   buildPanels();
   buildMenus();
+  nameControls();
 
-  statusBar()->addWidget(statusFile_, 1);
-  // QStatusBar hides the file label under a temporary message only when the
-  // label is visible at that moment; a message shown before the window is
-  // (an import at start-up) left both drawn over each other. Hide it
-  // explicitly for as long as a message shows.
-  connect(statusBar(), &QStatusBar::messageChanged, statusFile_,
-          [this](const QString& message) { statusFile_->setVisible(message.isEmpty()); });
-  statusBar()->addPermanentWidget(statusMethod_);
-  statusBar()->addPermanentWidget(statusCounts_);
-  statusBar()->addPermanentWidget(statusGpu_);
+  installPlainTextLabels(qApp);
+  // The status bar: the file (or a temporary message in its place) on the
+  // left, method, counts and GPU on the right. Every label is elided rather
+  // than pushing the window wider than the screen, and a message is a label
+  // of the layout, never text QStatusBar paints over the permanent labels.
+  // Both in one box: QStatusBar hides and shows its own widgets around its
+  // messages; the box is shown again as soon as a message is taken over
+  // below, and which of the two labels shows is ours alone.
+  auto* left = new QWidget;
+  left->setObjectName("statusLeft");
+  auto* leftRow = new QHBoxLayout(left);
+  leftRow->setContentsMargins(0, 0, 0, 0);
+  leftRow->addWidget(statusFile_);
+  leftRow->addWidget(statusMessage_);
+  statusBar()->addWidget(left, 3);
+  statusMessage_->hide();
+  statusMessageTimer_ = new QTimer(this);
+  statusMessageTimer_->setSingleShot(true);
+  connect(statusMessageTimer_, &QTimer::timeout, this, [this] { showStatus(QString()); });
+  // Messages Qt shows itself (status tips) take the same place.
+  // (By value: the signal's argument is the status bar's own string, which
+  // clearMessage() empties.)
+  connect(statusBar(), &QStatusBar::messageChanged, this, [this](QString message) {
+    if (message.isEmpty()) return;
+    statusBar()->clearMessage();
+    showStatus(message, 10000);
+  });
+  statusBar()->addPermanentWidget(statusMethod_, 1);
+  statusBar()->addPermanentWidget(statusCounts_, 2);
+  statusBar()->addPermanentWidget(statusGpu_, 1);
   statusGpu_->setObjectName("gpuStatus");
   statusFile_->setObjectName("fileStatus");
+  statusMessage_->setObjectName("statusMessage");
+  statusMethod_->setObjectName("methodStatus");
+  statusCounts_->setObjectName("countsStatus");
+  statusFile_->setAccessibleName(tr("File"));
+  statusMessage_->setAccessibleName(tr("Message"));
+  statusMethod_->setAccessibleName(tr("Method"));
+  statusCounts_->setAccessibleName(tr("Counts"));
+  statusGpu_->setAccessibleName(tr("GPU"));
+  statusMessage_->setElideMode(Qt::ElideRight);
+  statusCounts_->setElideMode(Qt::ElideRight);
+  statusGpu_->setElideMode(Qt::ElideRight);
   // Asked once: the answer does not change while the app runs.
   if (auto selection = exec::selectRuntime(exec::RuntimePreference::Auto); selection && !selection->runtime->isEmulated()) {
     statusGpu_->setText(tr("GPU: %1").arg(QString::fromStdString(selection->runtime->name())));
   } else {
     statusGpu_->setText(tr("GPU: none (profiling emulated on the host)"));
-    if (selection) statusGpu_->setToolTip(QString::fromStdString(selection->notice));
+    if (selection) statusGpu_->setToolTip(plainToolTip(QString::fromStdString(selection->notice)));
   }
 
   connect(document_, &Document::editsChanged, this, &MainWindow::updateTitle);
   connect(document_, &Document::pipelineFinished, this, [this](bool ok) {
-    if (!ok) statusBar()->showMessage(document_->pipelineError(), 10000);
+    if (!ok) showStatus(document_->pipelineError(), 10000);
   });
   connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
     // Editors and exporters often replace the file: wait until it is whole.
@@ -135,7 +185,9 @@ void MainWindow::buildMenus() {
   fileMenu->addAction(tr("Open &Demo Program"), this, [this] { openDemo(); });
   recentMenu_ = fileMenu->addMenu(tr("Open &Recent"));
   fileMenu->addAction(tr("&Import ETDump..."), this, &MainWindow::showImportEtdumpDialog)->setObjectName("importEtdumpAction");
-  fileMenu->addAction(tr("&Reload"), QKeySequence::Refresh, this, [this] {
+  // F5 is Profile Transfers (README): Reload takes Ctrl+Shift+R, beside Run
+  // Once's Ctrl+R. tests/ui/test_main_window checks no two actions share a key.
+  fileMenu->addAction(tr("&Reload"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, [this] {
     QString error;
     if (document_->hasProgram() && !document_->reload(&error)) showLoadError(error);
   });
@@ -143,12 +195,12 @@ void MainWindow::buildMenus() {
   fileMenu->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::showSaveDialog);
   fileMenu->addAction(tr("&Export Report..."), this, &MainWindow::showExportReportDialog);
   fileMenu->addAction(tr("Export Graph as S&VG..."), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export graph"), QString(), tr("SVG (*.svg)"));
+    const QString path = askSavePath(tr("Export graph"), tr("SVG (*.svg)"), QStringLiteral("svg"));
     QString error;
     if (!path.isEmpty() && !graph_->exportSvg(path, &error)) showLoadError(error);
   });
   fileMenu->addAction(tr("Export Graph as &PNG..."), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export graph"), QString(), tr("PNG (*.png)"));
+    const QString path = askSavePath(tr("Export graph"), tr("PNG (*.png)"), QStringLiteral("png"));
     QString error;
     if (!path.isEmpty() && !graph_->exportPng(path, &error)) showLoadError(error);
   });
@@ -160,7 +212,12 @@ void MainWindow::buildMenus() {
   auto* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
   undo->setShortcut(QKeySequence::Undo);
   auto* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
-  redo->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+  // The platform's Redo keys (Ctrl+Shift+Z on Linux) and Ctrl+Y, each once:
+  // a key listed twice is an ambiguous shortcut and fires nothing.
+  QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+  for (const QKeySequence& key : {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
+    if (!redoKeys.contains(key)) redoKeys << key;
+  redo->setShortcuts(redoKeys);
   editMenu->addAction(undo);
   editMenu->addAction(redo);
 
@@ -197,27 +254,69 @@ void MainWindow::buildMenus() {
   }
   findField_ = new QLineEdit;
   findField_->setObjectName("findField");
-  findField_->setPlaceholderText(tr("Find operator, %value ... (Ctrl+F)"));
+  findField_->setAccessibleName(tr("Find"));
+  findField_->setPlaceholderText(tr("Find operator, #instruction, %value (Ctrl+F)"));
+  findField_->setToolTip(tr("Operator, backend or tensor names; #12 is instruction 12 and %12 value 12, also inside "
+                            "closed groups. Enter or F3: next match; Shift+F3: previous."));
   findField_->setClearButtonEnabled(true);
   findField_->setMaximumWidth(320);
+  findField_->setMinimumWidth(120);
   toolbar->addWidget(findField_);
+  // Says what Find found: "2 of 5", "Not found".
+  findStatus_ = new QLabel;
+  findStatus_->setObjectName("findStatus");
+  findStatus_->setAccessibleName(tr("Find status"));
+  findStatus_->setMinimumWidth(findStatus_->fontMetrics().horizontalAdvance(tr("Not found")) + 12);
+  toolbar->addWidget(findStatus_);
+  connect(graph_, &GraphView::findMatchChanged, this, [this](int index, int count) {
+    if (count > 0) findStatus_->setText(tr("%1 of %2").arg(index + 1).arg(count));
+    else findStatus_->setText(findField_->text().trimmed().isEmpty() ? QString() : tr("Not found"));
+    findStatus_->setStyleSheet(count == 0 && !findField_->text().trimmed().isEmpty() ? QStringLiteral("color: #b00020;")
+                                                                                      : QString());
+  });
   connect(findField_, &QLineEdit::returnPressed, this, [this] {
     if (graph_->findMatchCount() > 0 && graph_->findCurrentIndex() >= 0) graph_->findNext();
     else graph_->find(findField_->text());
   });
   connect(findField_, &QLineEdit::textChanged, this, [this](const QString& text) { graph_->find(text); });
-  auto* findAction = new QAction(this);
+  // The View menu offers what the graph's keys do. Those keys belong to the
+  // focused view (the graph and the timeline share Ctrl+= and Ctrl+-), so the
+  // menu shows them after a tab instead of binding them a second time, which
+  // would make them ambiguous.
+  viewMenu->addSeparator();
+  auto keyHint = [](const QString& text, const QKeySequence& key) {
+    return text + "\t" + key.toString(QKeySequence::NativeText);
+  };
+  viewMenu->addAction(keyHint(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal)), this, [this] { graph_->zoomIn(); })
+      ->setObjectName("zoomInAction");
+  viewMenu->addAction(keyHint(tr("Zoom &Out"), QKeySequence(Qt::CTRL | Qt::Key_Minus)), this, [this] { graph_->zoomOut(); })
+      ->setObjectName("zoomOutAction");
+  viewMenu->addAction(keyHint(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0)), this, [this] { graph_->fitToWindow(); })
+      ->setObjectName("fitAction");
+  viewMenu->addSeparator();
+  auto* findAction = viewMenu->addAction(tr("&Find..."));
+  findAction->setObjectName("findAction");
   findAction->setShortcut(QKeySequence::Find);
   connect(findAction, &QAction::triggered, this, [this] {
     findField_->setFocus();
     findField_->selectAll();
   });
-  addAction(findAction);
+  viewMenu->addAction(keyHint(tr("Find &Next"), QKeySequence(Qt::Key_F3)), this, [this] { graph_->findNext(); });
+  viewMenu->addAction(keyHint(tr("Find &Previous"), QKeySequence(Qt::SHIFT | Qt::Key_F3)), this, [this] { graph_->findPrevious(); });
+  viewMenu->addSeparator();
+  auto* openAll = viewMenu->addAction(tr("Open &All Groups"), this, [this] { graph_->expandAll(); });
+  openAll->setObjectName("openAllGroupsAction");
+  auto* closeAll = viewMenu->addAction(tr("&Close All Groups"), this, [this] { graph_->collapseAll(); });
+  closeAll->setObjectName("closeAllGroupsAction");
+  connect(viewMenu, &QMenu::aboutToShow, this, [this, openAll, closeAll] {
+    openAll->setEnabled(graph_->hasGroups());
+    closeAll->setEnabled(graph_->hasGroups());
+  });
 
   auto* runMenu = menuBar()->addMenu(tr("&Run"));
   auto* runOnce = runMenu->addAction(tr("Run &Once"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
     bottomTabs_->setCurrentWidget(outputs_);
-    if (!outputs_->runOnce()) statusBar()->showMessage(outputs_->lastError(), 5000);
+    if (!outputs_->runOnce()) showStatus(outputs_->lastError(), 5000);
   });
   runOnce->setObjectName("runOnceAction");
   runOnce->setToolTip(tr("Execute the method once and show its outputs (Ctrl+R)"));
@@ -231,11 +330,14 @@ bool MainWindow::openFile(const QString& path) {
   if (!confirmDiscard()) return false;
   QString error;
   if (!document_->open(path, &error)) {
+    // A file that is gone or unreadable leaves the recent list.
+    if (!QFileInfo(path).isFile()) removeRecentFile(path);
     showLoadError(error);
     return false;
   }
   addRecentFile(QFileInfo(path).absoluteFilePath());
   watch(path);
+  resetDocumentView();
   return true;
 }
 
@@ -247,7 +349,58 @@ bool MainWindow::openDemo() {
     return false;
   }
   if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+  resetDocumentView();
   return true;
+}
+
+void MainWindow::nameControls() {
+  // Every control has an accessible name, the one a screen reader says and
+  // tests find it by: the panel's title for views, the label beside it for
+  // fields; widgets that show text (buttons, check boxes) are named by it.
+  const std::pair<const char*, QString> names[] = {
+      {"programTree", tr("Program")},           {"properties", tr("Properties")},
+      {"valuesView", tr("Values")},             {"transfersView", tr("Transfers")},
+      {"diagnosticsView", tr("Diagnostics")},
+      {"summary", tr("Summary")},               {"outputsTable", tr("Outputs")},
+      {"changes", tr("Changes")},
+      {"methodSelector", tr("Method")},         {"deviceFilter", tr("Device filter")},
+      {"valuesFilter", tr("Filter values")},    {"overlayMetric", tr("Graph colours")},
+      {"linkProfile", tr("Link profile")},      {"linkHostMemory", tr("Host memory")},
+      {"bottomTabs", tr("Details")},            {"timeline", tr("Timeline")},
+      {"memoryPlan", tr("Memory plan")},        {"passOptions", tr("Pass options")},
+      {"graphView", tr("Graph view")},
+  };
+  for (const auto& [object, name] : names)
+    for (auto* widget : findChildren<QWidget*>(QString::fromLatin1(object)))
+      if (widget->accessibleName().isEmpty()) widget->setAccessibleName(name);
+  // Tab leaves every table and tree for the next control (arrows move
+  // inside): no panel traps a keyboard user.
+  for (auto* view : findChildren<QAbstractItemView*>()) view->setTabKeyNavigation(false);
+  // The rest: from the object name ("iterationChooser" → "Iteration chooser").
+  for (auto* widget : findChildren<QWidget*>()) {
+    const bool control = qobject_cast<QAbstractItemView*>(widget) || qobject_cast<QComboBox*>(widget) ||
+                         qobject_cast<QLineEdit*>(widget) || qobject_cast<QAbstractSpinBox*>(widget);
+    if (!control || !widget->accessibleName().isEmpty() || widget->objectName().isEmpty()) continue;
+    QString words = widget->objectName();
+    words.replace(QRegularExpression(QStringLiteral("([a-z0-9])([A-Z])")), QStringLiteral("\\1 \\2"));
+    words = words.toLower();
+    words[0] = words[0].toUpper();
+    widget->setAccessibleName(words);
+  }
+}
+
+void MainWindow::resetDocumentView() {
+  // What belongs to the document shown before does not carry over to
+  // another one: the Find text and its marks, the overlay mode, the zoom and
+  // scroll position (the new picture starts from its initial view), the
+  // graph mode. A reload of the same file keeps them all.
+  findField_->clear();
+  graph_->find(QString());
+  if (overlayMetric_) setOverlayMetric(GraphView::OverlayMetric::Placement);
+  setGraphModeChecked(GraphMode::Current);
+  wasModified_ = false;
+  graph_->clear();
+  showGraph();
 }
 
 void MainWindow::watch(const QString& path) {
@@ -261,11 +414,22 @@ void MainWindow::showOpenDialog() {
   if (!path.isEmpty()) openFile(path);
 }
 
+void MainWindow::showStatus(const QString& message, int milliseconds) {
+  statusMessageTimer_->stop();
+  statusMessage_->setText(message);
+  statusMessage_->setToolTip(plainToolTip(message));
+  statusMessage_->setVisible(!message.isEmpty());
+  statusFile_->setVisible(message.isEmpty());
+  if (!message.isEmpty() && milliseconds > 0) statusMessageTimer_->start(milliseconds);
+}
+
+QString MainWindow::statusMessage() const { return statusMessage_->isVisibleTo(this) ? statusMessage_->text() : QString(); }
+
 void MainWindow::showLoadError(const QString& message) { showError(tr("Cannot open program"), message); }
 
 void MainWindow::showError(const QString& title, const QString& message) {
   lastError_ = message;
-  statusBar()->showMessage(message, 10000);
+  showStatus(message, 10000);
   if (dialogsAllowed()) QMessageBox::warning(this, title, message);
 }
 
@@ -279,10 +443,33 @@ void MainWindow::addRecentFile(const QString& path) {
   rebuildRecentMenu();
 }
 
+void MainWindow::removeRecentFile(const QString& path) {
+  QSettings settings;
+  QStringList files = settings.value("recentFiles").toStringList();
+  if (files.removeAll(QFileInfo(path).absoluteFilePath()) + files.removeAll(path) == 0) return;
+  settings.setValue("recentFiles", files);
+  rebuildRecentMenu();
+}
+
 void MainWindow::rebuildRecentMenu() {
   recentMenu_->clear();
-  const QStringList files = QSettings().value("recentFiles").toStringList();
-  for (const QString& f : files) recentMenu_->addAction(f, this, [this, f] { openFile(f); });
+  // Files that are gone are dropped from the list, not offered.
+  QSettings settings;
+  const QStringList stored = settings.value("recentFiles").toStringList();
+  QStringList files;
+  for (const QString& f : stored)
+    if (QFileInfo(f).isFile() && !files.contains(f)) files << f;
+  if (files != stored) settings.setValue("recentFiles", files);
+  for (const QString& f : files) {
+    // The file name first (what a user recognises), the folder after it;
+    // "&" in a name is shown, not taken for a mnemonic.
+    const QFileInfo info(f);
+    QString text = QString("%1  —  %2").arg(info.fileName(), info.absolutePath());
+    text.replace('&', QStringLiteral("&&"));
+    auto* action = recentMenu_->addAction(text, this, [this, f] { openFile(f); });
+    action->setToolTip(plainToolTip(f));
+    action->setData(f);
+  }
   recentMenu_->setEnabled(!files.isEmpty());
 }
 
@@ -303,7 +490,7 @@ void MainWindow::refreshProgram() {
   // them (a reload of the same file keeps them, to compare against).
   const QString identity = !document_->hasProgram() ? QString() : document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
   if (identity != profiledPath_ && (profiler_->latest() || profiler_->isRunning())) {
-    if (profiler_->isRunning()) statusBar()->showMessage(tr("Profile stopped: another program was opened"), 10000);
+    if (profiler_->isRunning()) showStatus(tr("Profile stopped: another program was opened"), 10000);
     discardingProfile_ = profiler_->isRunning();
     profiler_->clear();
     transfersModel_->clearProfiles();
@@ -342,7 +529,7 @@ void MainWindow::refreshMethod() {
   if (const Method* method = document_->currentMethod()) {
     auto summary = analysis::summarizeMethod(*method);
     for (const auto& [device, count] : summary.tensors_by_device)
-      deviceFilter_->addItem(QString("%1 (%2)").arg(QString::fromStdString(device)).arg(count), QString::fromStdString(device));
+      deviceFilter_->addItem(QString("%1 (%2)").arg(QString::fromStdString(device), num(qint64(count))), QString::fromStdString(device));
   }
   const int keep = deviceFilter_->findData(previous);
   deviceFilter_->setCurrentIndex(keep >= 0 ? keep : 0);
@@ -366,7 +553,7 @@ void MainWindow::showGraph() {
     case GraphMode::AsLoaded: graph_->setMethod(document_->loadedSnapshot(), index); break;
     case GraphMode::Diff: graph_->setMethod(document_->programSnapshot(), index, document_->methodChanges(index)); break;
   }
-  graph_->setDiffNote(graphMode_ == GraphMode::Diff ? predictedSavingNote() : QString());
+  graph_->setDiffNote(diffNote());
   updateGraphMeasurements();
 }
 
@@ -444,12 +631,16 @@ void MainWindow::populateInstructionMenu(QMenu* menu, size_t instruction) {
 
 void MainWindow::addTargetDeviceActions(QMenu* menu, int method, int delegate) {
   const auto current = document_->delegateTarget(method, delegate);
+  menu->setToolTipsVisible(true);
   for (const QString& choice : PassOptionsPanel::deviceChoices()) {
     std::optional<Device> device;
     if (choice != "none") device = parseDeviceSpec(choice.toStdString()).value();
-    auto* action = menu->addAction(choice, this, [this, method, delegate, device] {
+    const QString text = choice == "cpu" ? tr("cpu (not valid for a device backend)") : choice;
+    auto* action = menu->addAction(text, this, [this, method, delegate, device] {
       document_->setDelegateTarget(method, delegate, device);
     });
+    action->setToolTip(PassOptionsPanel::deviceChoiceMeaning(choice));
+    action->setStatusTip(action->toolTip());
     action->setCheckable(true);
     action->setChecked(current == device);
   }
@@ -462,15 +653,22 @@ void MainWindow::updateTitle() {
   }
   // Qt shows "*" for [*] when the window is modified.
   setWindowTitle(document_->displayName() + "[*] — ptescope");
-  setWindowModified(document_->isModified());
+  setWindowModified(document_->hasUnsavedEdits());
 }
 
 bool MainWindow::confirmDiscard() {
-  if (!document_->hasProgram() || !document_->isModified() || !dialogsAllowed()) return true;
-  const auto answer = QMessageBox::question(this, tr("Discard edits?"),
-                                            tr("The edits to %1 are not saved. Discard them?").arg(document_->displayName()),
-                                            QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
-  return answer == QMessageBox::Discard;
+  if (!document_->hasProgram() || !document_->hasUnsavedEdits() || !dialogsAllowed()) return true;
+  QMessageBox box(QMessageBox::Question, tr("Save edits?"),
+                  tr("The edits to %1 are not saved.").arg(document_->displayName()),
+                  QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+  box.setInformativeText(tr("Save them as a new program before you go on?"));
+  box.setDefaultButton(QMessageBox::Save);
+  box.setEscapeButton(QMessageBox::Cancel);
+  switch (box.exec()) {
+    case QMessageBox::Save: return showSaveDialog();
+    case QMessageBox::Discard: return true;
+    default: return false;
+  }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -494,19 +692,63 @@ bool MainWindow::saveTo(const QString& path) {
   }
   if (!document_->saveAs(path, overwrite, &error)) {
     lastError_ = error;
-    statusBar()->showMessage(error, 10000);
+    showStatus(error, 10000);
     if (dialogsAllowed()) QMessageBox::warning(this, tr("Cannot save"), error);
     return false;
   }
-  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  showStatus(tr("Saved %1").arg(path), 5000);
   return true;
 }
 
-void MainWindow::showSaveDialog() {
-  if (!document_->hasProgram()) return;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Save program as"), QString(),
-                                                    tr("ExecuTorch programs (*.pte)"));
-  if (!path.isEmpty()) saveTo(path);
+QString MainWindow::askSavePath(const QString& title, const QString& filter, const QString& suffix,
+                                const QString& proposedName) {
+  // A dialog of our own rather than getSaveFileName: it appends the default
+  // suffix ("edited" saves as "edited.pte") before it asks about overwriting.
+  QFileDialog dialog(this, title);
+  dialog.setAcceptMode(QFileDialog::AcceptSave);
+  dialog.setFileMode(QFileDialog::AnyFile);
+  dialog.setNameFilter(filter);
+  dialog.setDefaultSuffix(suffix);
+  dialog.setObjectName(QStringLiteral("saveDialog"));
+  const QString folder = document_->hasProgram() && !document_->isDemo()
+                             ? QFileInfo(document_->savedPath().isEmpty() ? document_->path() : document_->savedPath()).absolutePath()
+                             : QString();
+  if (!folder.isEmpty()) dialog.setDirectory(folder);
+  if (!proposedName.isEmpty()) dialog.selectFile(proposedName);
+  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return QString();
+  QString path = dialog.selectedFiles().first();
+  // Some platform dialogs ignore the default suffix.
+  if (!suffix.isEmpty() && QFileInfo(path).suffix().isEmpty()) path += "." + suffix;
+  return path;
+}
+
+bool MainWindow::confirmSaveWithErrors() {
+  if (!dialogsAllowed()) return true;
+  const auto findings = analysis::lintProgram(document_->program());
+  QStringList errors;
+  for (const auto& d : findings)
+    if (d.severity == analysis::Severity::Error)
+      errors << QString::fromStdString(d.id + " " + d.location() + ": " + d.message);
+  if (errors.isEmpty()) return true;
+  QMessageBox box(QMessageBox::Warning, tr("Save a program with errors?"),
+                  tr("The program has %n error-level finding(s): the runtime may refuse it or compute wrong results.",
+                     nullptr, int(errors.size())),
+                  QMessageBox::Save | QMessageBox::Cancel, this);
+  box.setTextFormat(Qt::PlainText);
+  box.setObjectName(QStringLiteral("saveWithErrors"));
+  box.setInformativeText(tr("See the Diagnostics panel for the fix of each."));
+  box.setDetailedText(errors.join("\n"));
+  box.setDefaultButton(QMessageBox::Cancel);
+  return box.exec() == QMessageBox::Save;
+}
+
+bool MainWindow::showSaveDialog() {
+  if (!document_->hasProgram()) return false;
+  if (!confirmSaveWithErrors()) return false;
+  QString proposed = document_->displayName();
+  if (document_->isDemo() && document_->savedPath().isEmpty()) proposed = QStringLiteral("demo-edited.pte");
+  const QString path = askSavePath(tr("Save program as"), tr("ExecuTorch programs (*.pte)"), QStringLiteral("pte"), proposed);
+  return !path.isEmpty() && saveTo(path);
 }
 
 bool MainWindow::exportReportTo(const QString& path) {
@@ -521,7 +763,7 @@ bool MainWindow::exportReportTo(const QString& path) {
 
 void MainWindow::showExportReportDialog() {
   if (!document_->hasProgram()) return;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export pass report"), QString(), tr("JSON (*.json)"));
+  const QString path = askSavePath(tr("Export pass report"), tr("JSON (*.json)"), QStringLiteral("json"));
   if (!path.isEmpty()) exportReportTo(path);
 }
 

@@ -22,12 +22,14 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTableView;
+class QTimer;
 class QTabWidget;
 class QTreeView;
 
 namespace ptescope::ui {
 
 class ChangesPanel;
+class ElidedLabel;
 class LinkSelection;
 class GraphView;
 class DiagnosticsModel;
@@ -55,6 +57,12 @@ class MainWindow : public QMainWindow {
   // "memory", "diagnostics", "changes"); false (lastError set) when unknown.
   bool showMethod(const QString& name);
   bool showPanel(const QString& name);
+
+  // A temporary message in the status bar, in the file label's place (for
+  // `milliseconds`, 0: until the next); an empty message restores the file.
+  void showStatus(const QString& message, int milliseconds = 0);
+  // The temporary message shown now, or empty.
+  QString statusMessage() const;
 
   // What the graph shows: the program with the edits, the file as loaded,
   // or the edited program with its changes against the file marked.
@@ -164,13 +172,25 @@ class MainWindow : public QMainWindow {
   void buildLinks(QVBoxLayout* transfersLayout);
   void applyLink();
   QString predictedSavingNote() const;
+  // The diff banner's note: why an edit changed nothing, the predicted saving.
+  QString diffNote() const;
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
+  void removeRecentFile(const QString& path);
   void watch(const QString& path);
   void updateTitle();
+  // Per-document view state back to a new document's: Find, overlay, zoom.
+  void resetDocumentView();
+  // Gives every control an accessible name.
+  void nameControls();
   // "none", "cpu", "cuda:0".. as checkable actions that edit the delegate.
   void addTargetDeviceActions(QMenu* menu, int method, int delegate);
-  void showSaveDialog();
+  // Save As: warns first about error-level findings; false when cancelled or failed.
+  bool showSaveDialog();
+  bool confirmSaveWithErrors();
+  // A save dialog that adds `suffix` to a name typed without one.
+  QString askSavePath(const QString& title, const QString& filter, const QString& suffix,
+                      const QString& proposedName = QString());
   void showExportReportDialog();
   // False when the user cancels discarding unsaved edits.
   bool confirmDiscard();
@@ -189,6 +209,7 @@ class MainWindow : public QMainWindow {
   QTableView* valuesView_ = nullptr;
   QTableView* transfersView_ = nullptr;
   QLabel* transferTotals_ = nullptr;
+  QLabel* findStatus_ = nullptr;
   QComboBox* deviceFilter_ = nullptr;
   QLineEdit* valuesFilter_ = nullptr;
   QPlainTextEdit* summary_ = nullptr;
@@ -203,10 +224,12 @@ class MainWindow : public QMainWindow {
   ChangesPanel* changes_ = nullptr;
   DiagnosticsModel* diagnosticsModel_ = nullptr;
   QTableView* diagnosticsView_ = nullptr;
-  QLabel* statusFile_;
-  QLabel* statusMethod_;
-  QLabel* statusCounts_;
-  QLabel* statusGpu_;
+  ElidedLabel* statusFile_;
+  ElidedLabel* statusMessage_;
+  ElidedLabel* statusMethod_;
+  ElidedLabel* statusCounts_;
+  ElidedLabel* statusGpu_;
+  QTimer* statusMessageTimer_ = nullptr;
   QFileSystemWatcher* watcher_;
   QString lastError_;
 
@@ -217,7 +240,7 @@ class MainWindow : public QMainWindow {
   // overlayMetric_'s item for the predicted copy time (not a GraphView metric).
   static constexpr int kPredictedOverlay = 100;
   QWidget* profileStatus_ = nullptr;
-  QLabel* profileLabel_ = nullptr;
+  ElidedLabel* profileLabel_ = nullptr;
   QProgressBar* profileBar_ = nullptr;
   QPushButton* profileCancel_ = nullptr;
   QAction* exportProfileAction_ = nullptr;

@@ -27,8 +27,16 @@ void MainWindow::applyLink() {
   transfersModel_->setLink(links_->link(), links_->hostMemory());
   transferTotals_->setText(transfersModel_->totalsText());
   transfersView_->resizeColumnsToContents();
-  graph_->setDiffNote(graphMode_ == GraphMode::Diff ? predictedSavingNote() : QString());
+  graph_->setDiffNote(diffNote());
   updateGraphMeasurements();
+}
+
+QString MainWindow::diffNote() const {
+  if (graphMode_ != GraphMode::Diff) return {};
+  // An edit that changed nothing says why; then what the edits save.
+  QStringList notes = document_->unchangedReasons(document_->currentMethodIndex());
+  if (const QString saving = predictedSavingNote(); !saving.isEmpty()) notes << saving;
+  return notes.join(' ');
 }
 
 QString MainWindow::predictedSavingNote() const {

@@ -2,6 +2,8 @@
 // wired in MainWindowSelection.cpp, not here.
 #include "ui/window/MainWindow.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFontDatabase>
@@ -11,6 +13,7 @@
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -50,6 +53,9 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
   view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
   // Size columns from the first rows only: measuring 100k rows freezes the UI.
   view->horizontalHeader()->setResizeContentsPrecision(200);
+  // Tab moves on to the next control, not from cell to cell (the arrows do
+  // that): a keyboard user can always leave a table.
+  view->setTabKeyNavigation(false);
   return view;
 }
 
@@ -77,7 +83,9 @@ void MainWindow::buildPanels() {
   buildChanges();
   buildBottomTabs(valuesPage, transfersPage);
   buildPassOptions(propertiesDock);
-  resizeDocks({treeDock, propertiesDock}, {280, 300}, Qt::Horizontal);
+  // Side panels a fifth of the window each (280 / 300 px at 1400), so that
+  // the graph keeps the middle on a small screen too.
+  resizeDocks({treeDock, propertiesDock}, {std::min(280, width() / 5), std::min(300, width() / 5)}, Qt::Horizontal);
   connectSelection();
 }
 
@@ -159,6 +167,9 @@ QWidget* MainWindow::buildTransfersPage() {
   transfersView_->sortByColumn(TransfersModel::Instruction, Qt::AscendingOrder);
   transferTotals_ = new QLabel;
   transferTotals_->setObjectName("transferTotals");
+  transferTotals_->setAccessibleName(tr("Transfer totals"));
+  // Wraps: a long line must not set the window's minimum width.
+  transferTotals_->setWordWrap(true);
   buildLinks(layout);
   layout->addWidget(transfersView_);
   layout->addWidget(transferTotals_);
@@ -171,6 +182,18 @@ void MainWindow::buildDiagnostics() {
   proxy->setSourceModel(diagnosticsModel_);
   proxy->setSortRole(SortRole);
   diagnosticsView_ = makeTable(proxy, "diagnosticsView");
+  // The finding takes the width; rule, severity and location are as wide as
+  // their text; the fix gets a column of its own that the user can widen.
+  // Every cell's whole text is its tooltip.
+  auto* header = diagnosticsView_->horizontalHeader();
+  header->setStretchLastSection(false);
+  header->setSectionResizeMode(DiagnosticsModel::Severity, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(DiagnosticsModel::Id, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(DiagnosticsModel::Location, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(DiagnosticsModel::Message, QHeaderView::Stretch);
+  header->setSectionResizeMode(DiagnosticsModel::Hint, QHeaderView::Interactive);
+  header->resizeSection(DiagnosticsModel::Hint, 240);
+  diagnosticsView_->setTextElideMode(Qt::ElideMiddle);
 }
 
 void MainWindow::buildChanges() {
@@ -198,14 +221,19 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   });
   auto* dock = makeDock(this, tr("Details"), "bottomDock", bottomTabs_);
   addDockWidget(Qt::BottomDockWidgetArea, dock);
-  resizeDocks({dock}, {260}, Qt::Vertical);
+  resizeDocks({dock}, {std::min(260, height() * 3 / 10)}, Qt::Vertical);
 }
 
 void MainWindow::buildPassOptions(QDockWidget* besides) {
   passOptions_ = new PassOptionsPanel(document_);
   auto* scroll = new QScrollArea;
+  scroll->setObjectName("passOptionsScroll");
   scroll->setWidget(passOptions_);
   scroll->setWidgetResizable(true);
+  // Scrolls up and down only: the panel is as wide as its widest line needs
+  // (the option names), its notes wrap.
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(passOptions_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
   auto* dock = makeDock(this, tr("Pass options"), "passOptionsDock", scroll);
   addDockWidget(Qt::RightDockWidgetArea, dock);
   tabifyDockWidget(besides, dock);

@@ -19,6 +19,7 @@
 #include "etdump/EtdumpProfile.h"
 #include "ui/document/Document.h"
 #include "ui/window/MainWindow.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/profile/ProfileDialog.h"
 #include "ui/document/Selection.h"
 #include "ui/profile/TimelineView.h"
@@ -73,7 +74,8 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   profileStatus_->setObjectName("profileStatus");
   auto* row = new QHBoxLayout(profileStatus_);
   row->setContentsMargins(0, 0, 0, 0);
-  profileLabel_ = new QLabel;
+  profileLabel_ = new ElidedLabel;
+  profileLabel_->setElideMode(Qt::ElideRight);
   profileBar_ = new QProgressBar;
   profileBar_->setFixedWidth(140);
   profileBar_->setTextVisible(false);
@@ -110,7 +112,7 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     const auto& run = *profiler_->latest();
     QString message = tr("Profiled %1").arg(run.label);
     if (!run.runtimeNotice.isEmpty()) message += " \u2014 " + run.runtimeNotice;
-    statusBar()->showMessage(message, 15000);
+    showStatus(message, 15000);
     // Show what was measured: its method, the expensive copies first.
     if (run.method >= 0 && run.method < document_->methodCount() && run.method != document_->currentMethodIndex())
       document_->setCurrentMethod(run.method);
@@ -124,7 +126,7 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     ended();
     // A run dropped because another program was opened says so already.
     if (!std::exchange(discardingProfile_, false))
-      statusBar()->showMessage(tr("Profile cancelled before any measured iteration; nothing was kept"), 10000);
+      showStatus(tr("Profile cancelled before any measured iteration; nothing was kept"), 10000);
   });
   connect(profiler_, &ProfileSession::failed, this, [this, ended](const QString& message) {
     ended();
@@ -173,7 +175,7 @@ bool MainWindow::exportProfileTo(const QString& path, ProfileSession::Format for
     showError(tr("Cannot export the profile"), error);
     return false;
   }
-  statusBar()->showMessage(tr("Exported the profile as %1 to %2").arg(ProfileSession::formatName(format), path), 5000);
+  showStatus(tr("Exported the profile as %1 to %2").arg(ProfileSession::formatName(format), path), 5000);
   return true;
 }
 
