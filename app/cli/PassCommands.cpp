@@ -4,6 +4,7 @@
 #include "EditFlags.h"
 #include "PredictCommand.h"
 
+#include <filesystem>
 #include <iostream>
 
 #include "analysis/Diagnostics.h"
@@ -12,8 +13,10 @@
 #include "passes/ProgramDiff.h"
 #include "pte/Reader.h"
 #include "pte/Writer.h"
+#include "report/JUnitWriter.h"
 #include "report/PassReportWriter.h"
 #include "report/PredictionWriters.h"
+#include "report/WriterSupport.h"
 
 namespace ptescope::cli {
 namespace {
@@ -46,6 +49,9 @@ class PassCommandsImpl : public PassCommands {
     lint_->add_option("FILE", file_, "Program (.pte)")->required();
     lint_->add_option("--ptd", ptd_, "External data file(s) (.ptd)");
     lint_->add_flag("--json", json_, "Print the findings as JSON");
+    lint_->add_option("--junit", junit_,
+                      "Also write the findings as JUnit XML to this file (one test case per rule and method; "
+                      "error-level findings fail their case)");
   }
 
   std::optional<int> runIfParsed() override {
@@ -155,6 +161,11 @@ class PassCommandsImpl : public PassCommands {
     if (!loaded) return fail(loaded.error().message);
     noteEscapedNames(loaded.value());
     const auto findings = analysis::lintProgram(loaded->program);
+    if (!junit_.empty()) {
+      const std::string name = std::filesystem::path(file_).filename().string();
+      if (auto written = report::writeTextFile(junit_, report::diagnosticsJUnit(loaded->program, findings, name)); !written)
+        return fail(written.error().message);
+    }
     if (json_) {
       std::cout << jsonForStdout(report::diagnosticsJson(findings)) << "\n";
     } else {
@@ -166,7 +177,7 @@ class PassCommandsImpl : public PassCommands {
   CLI::App* propagate_ = nullptr;
   CLI::App* diff_ = nullptr;
   CLI::App* lint_ = nullptr;
-  std::string file_, output_, method_, other_;
+  std::string file_, output_, method_, other_, junit_;
   std::vector<std::string> ptd_;
   EditFlags edits_;
   std::string link_;

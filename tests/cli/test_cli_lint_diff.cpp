@@ -9,6 +9,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
+#include <QXmlStreamReader>
 
 #include "support/TestSupport.h"
 
@@ -157,6 +159,80 @@ class CliLintDiffTest : public QObject {
     QCOMPARE(values, (QSet<int>{inputs[0], inputs[1]}));
     // The documented pairing lints clean.
     QCOMPARE(runCli({"lint", scenarioFile("skip_both_unplanned_io")}).exitCode, 0);
+  }
+
+  // lint --junit: one test case per rule and method, the error-level rule
+  // failed with its findings, a clean rule passed; the file is well-formed
+  // XML also when a method's name is markup (issue 28).
+  void lintWritesJUnitXml() {
+    const QString file = scenarioFile("skip_h2d");
+    const QString xml = path("lint.xml");
+    QFile::remove(xml);
+    auto r = runCli({"lint", file, "--junit", xml});
+    QCOMPARE(r.exitCode, 1);
+    QFile in(xml);
+    QVERIFY(in.open(QIODevice::ReadOnly));
+    QXmlStreamReader reader(&in);
+    int cases = 0, failures = 0, suites = 0;
+    QString failedCase, failureText;
+    QString currentCase;
+    while (!reader.atEnd()) {
+      reader.readNext();
+      if (!reader.isStartElement()) continue;
+      if (reader.name() == u"testsuite") ++suites;
+      if (reader.name() == u"testcase") {
+        ++cases;
+        currentCase = reader.attributes().value("name").toString();
+        QCOMPARE(reader.attributes().value("classname").toString(), QString("ptescope.lint.forward"));
+      }
+      if (reader.name() == u"failure") {
+        ++failures;
+        failedCase = currentCase;
+        failureText = reader.readElementText();
+      }
+    }
+    QVERIFY2(!reader.hasError(), qPrintable(reader.errorString()));
+    const auto listed = runCli({"lint", "--help"}).out;
+    const int rules = int(QString::fromUtf8(listed).count(QRegularExpression("\\n  PTS\\d{3} ")));
+    QVERIFY(rules >= 15);
+    QCOMPARE(suites, 1);
+    QCOMPARE(cases, rules);
+    QCOMPARE(failures, 1);
+    QCOMPARE(failedCase, QString("PTS001 planned-device-input"));
+    QCOMPARE(failureText.count("error method 'forward'"), 2);
+    QVERIFY(failureText.contains("fix: "));
+
+    // A method named like markup stays one well-formed attribute.
+    const QString spec = path("junit-name.json");
+    QFile s(spec);
+    QVERIFY(s.open(QIODevice::WriteOnly));
+    // (A QJsonObject, not a raw string literal: moc does not read those.)
+    const QJsonObject tensor4{{"dtype", "float32"}, {"sizes", QJsonArray{4}}};
+    const QJsonObject method{{"name", "f\"><x y=\"1\">&amp;"},
+                             {"inputs", QJsonArray{"x"}},
+                             {"outputs", QJsonArray{"y"}},
+                             {"tensors", QJsonObject{{"x", tensor4}, {"y", tensor4}}},
+                             {"nodes", QJsonArray{QJsonObject{{"op", "aten::relu.out"}, {"inputs", QJsonArray{"x"}},
+                                                              {"outputs", QJsonArray{"y"}}}}}};
+    s.write(QJsonDocument(QJsonObject{{"methods", QJsonArray{method}}}).toJson());
+    s.close();
+    const QString odd = path("junit-name.pte");
+    QCOMPARE(runCli({"synth", spec, "-o", odd}).exitCode, 0);
+    QCOMPARE(runCli({"lint", odd, "--junit", xml}).exitCode, 0);
+    QFile again(xml);
+    QVERIFY(again.open(QIODevice::ReadOnly));
+    QXmlStreamReader second(&again);
+    QString classname;
+    while (!second.atEnd()) {
+      second.readNext();
+      if (second.isStartElement() && second.name() == u"testcase") classname = second.attributes().value("classname").toString();
+    }
+    QVERIFY2(!second.hasError(), qPrintable(second.errorString()));
+    QCOMPARE(classname, QString("ptescope.lint.f\"><x y=\"1\">&amp;"));
+    // An unwritable target is one clear error.
+    auto bad = runCli({"lint", odd, "--junit", "/nonexistent-dir/x.xml"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("/nonexistent-dir/x.xml"));
   }
 
   void lintBadInputExitsTwo() {
