@@ -5,6 +5,7 @@
 // names the file. tests/e2e drives the same things in a real X session.
 #include <QtTest>
 
+#include <QAccessible>
 #include <QAction>
 #include <QComboBox>
 #include <QFile>
@@ -350,6 +351,36 @@ class FirstMinutesTest : public QObject {
     const auto graph = layout::MethodGraph::analyze(method);
     QVERIFY(graph.dataflow().instructionCount() < 300);
     QCOMPARE(graph.groups().layers, size_t(8));
+  }
+
+  // Accessibility: the graph's regions and the nodes in sight are the
+  // canvas's accessible children (words, region, place on screen); its
+  // description says what is selected; the zoom is a label.
+  void theGraphIsReadableThroughAccessibility() {
+    Window w({1600, 1000});
+    QVERIFY(w.openDemo());
+    w.window.graph()->fitToWindow();
+    QCoreApplication::processEvents();
+    QAccessibleInterface* canvas = QAccessible::queryAccessibleInterface(w.window.graph()->canvas());
+    QVERIFY(canvas != nullptr);
+    QCOMPARE(canvas->text(QAccessible::Name), QString("Graph"));
+    QStringList regions, nodes;
+    for (int i = 0; i < canvas->childCount(); ++i) {
+      QAccessibleInterface* child = canvas->child(i);
+      QVERIFY(child != nullptr && child->parent() == canvas);
+      QVERIFY(!child->rect().isEmpty());
+      if (child->role() == QAccessible::Grouping) regions << child->text(QAccessible::Name);
+      else nodes << child->text(QAccessible::Name) + " | " + child->text(QAccessible::Description);
+    }
+    QCOMPARE(regions, (QStringList{"cpu:0", "cuda:0"}));
+    const QString all = nodes.join('\n');
+    QVERIFY2(all.contains("h2d 256 B #0 cpu:0 → cuda:0 | in the cpu:0 region, instruction #0"), qPrintable(all));
+    QVERIFY2(all.contains("CudaBackend #1 → cuda:0 | in the cuda:0 region, instruction #1"), qPrintable(all));
+    w.window.graph()->selectInstruction(1);
+    QCOMPARE(canvas->text(QAccessible::Description), QString("Selected: CudaBackend · #1 → cuda:0"));
+    auto* zoom = w.window.findChild<QLabel*>("zoomLevel");
+    QVERIFY(zoom != nullptr);
+    QCOMPARE(zoom->text(), QString::number(qRound(w.window.graph()->zoomLevel() * 100)) + "%");
   }
 
   // Item 21: a name from the file is shown as text, never as rich text.

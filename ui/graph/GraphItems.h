@@ -127,6 +127,7 @@ class GraphRegionItem : public QGraphicsItem {
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   const program::Device& device() const { return device_; }
+  const QString& title() const { return title_; }
 
  private:
   program::Device device_;

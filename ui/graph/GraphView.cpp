@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "ui/graph/GraphAccessible.h"
 #include "ui/graph/GraphCanvas.h"
 #include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphLayoutJob.h"
@@ -37,6 +38,7 @@ constexpr double kLegibleZoomFloor = 0.5;
 GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsScene(this)) {
   setObjectName(QStringLiteral("graphView"));
   scene_->setItemIndexMethod(QGraphicsScene::BspTreeIndex);
+  installGraphAccessibility();
   canvas_ = new GraphCanvas(scene_, this);
   canvas_->setAccessibleName(tr("Graph"));
   canvas_->setAccessibleDescription(tr("Nothing selected"));
@@ -49,7 +51,16 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   box->insertWidget(0, legend_);
   overview_ = new GraphOverview(this, canvas_);
   overview_->hide();
-  canvas_->viewChanged = [this] { overview_->viewChanged(); };
+  overview_->setAccessibleName(tr("Overview"));
+  canvas_->viewChanged = [this] {
+    if (overviewShown_) overview_->viewChanged();
+    else overview_->hide();
+    const double scale = canvas_->transform().m11();
+    if (std::abs(scale - lastAnnouncedZoom_) > 1e-9) {
+      lastAnnouncedZoom_ = scale;
+      emit zoomChanged(scale);
+    }
+  };
   canvas_->nodeClicked = [this](size_t node) { selectNode(node, true); };
   canvas_->edgeClicked = [this](size_t edge) { selectEdge(edge, true); };
   canvas_->backgroundClicked = [this] { backgroundClicked(); };
@@ -330,6 +341,7 @@ void GraphView::rebuildScene(std::shared_ptr<SceneItems> made, Announce announce
   scene_->setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin + overviewRoom, kSceneMargin + overviewRoomY));
   graphBounds_ = bounds.adjusted(-kSceneMargin / 2, -kSceneMargin / 2, kSceneMargin / 2, kSceneMargin / 2);
   overview_->setLayout(layout_.get());
+  if (!overviewShown_) overview_->hide();
   applyOverlay();  // also sets the legend
   updateBanner();
   placeOverlays();
@@ -400,7 +412,7 @@ void GraphView::showInitialView() {
     centre.setY(std::max(centre.y(), rect.top() + half.y()));
     canvas_->centerOn(centre);
   }
-  overview_->viewChanged();
+  canvas_->viewChanged();
 }
 
 void GraphView::placeOverlays() {
@@ -424,13 +436,24 @@ void GraphView::resizeEvent(QResizeEvent* event) {
 
 // ---- view ----
 
+void GraphView::setLegendShown(bool shown) {
+  legendShown_ = shown;
+  legend_->setVisible(shown && !legend_->entries().empty());
+}
+
+void GraphView::setOverviewShown(bool shown) {
+  overviewShown_ = shown;
+  if (shown) overview_->viewChanged();
+  else overview_->hide();
+}
+
 void GraphView::fitToWindow() {
   if (scene_->sceneRect().isEmpty()) return;
   canvas_->fitInView(graphBounds_.isEmpty() ? scene_->sceneRect() : graphBounds_, Qt::KeepAspectRatio);
   const double s = canvas_->transform().m11();
   if (s > GraphCanvas::kMaxZoom) canvas_->zoomBy(GraphCanvas::kMaxZoom / s);
   if (s < GraphCanvas::kMinZoom) canvas_->zoomBy(GraphCanvas::kMinZoom / s);
-  overview_->viewChanged();
+  canvas_->viewChanged();
 }
 
 void GraphView::zoomIn() { canvas_->zoomBy(1.25); }
@@ -445,7 +468,7 @@ void GraphView::setZoomLevel(double scale) {
   canvas_->resetTransform();
   canvas_->scale(scale, scale);
   canvas_->centerOn(centre);
-  overview_->viewChanged();
+  canvas_->viewChanged();
 }
 
 

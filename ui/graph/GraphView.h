@@ -138,6 +138,9 @@ class GraphView : public QWidget {
   // Opens every group: the whole method, laid out in stripes (slow for tens
   // of thousands of instructions; cancellable).
   void expandAll();
+  // The legend strip and the overview can be hidden (View menu).
+  void setLegendShown(bool shown);
+  void setOverviewShown(bool shown);
   // Closes every group (the program's outline).
   void collapseAll();
   bool hasGroups() const;
@@ -217,6 +220,8 @@ class GraphView : public QWidget {
   // picture stays.
   void layoutFailed(const QString& message);
   void layoutCancelled();
+  // The scale changed (zoom, fit, initial view); `scale` 1 is 100%.
+  void zoomChanged(double scale);
   // Find moved to match `index` of `count`.
   void findMatchChanged(int index, int count);
 
@@ -307,7 +312,10 @@ class GraphView : public QWidget {
   std::shared_ptr<const layout::GraphLayout> layout_;
   std::set<int> shownExpanded_;
   bool firstLayoutOfMethod_ = true;
-  QRectF graphBounds_;  // the graph's own extent (the scene has room for the overview besides)
+  QRectF graphBounds_;
+  bool legendShown_ = true;
+  bool overviewShown_ = true;
+  double lastAnnouncedZoom_ = -1;  // the graph's own extent (the scene has room for the overview besides)
 
   std::optional<int> focusGroup_;
   double layoutBudgetSeconds_ = 20;

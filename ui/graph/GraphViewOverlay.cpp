@@ -136,6 +136,7 @@ void GraphView::applyOverlay() {
     }
   }
   legend_->setEntries(legendEntries(model, overlayLegendText()));
+  if (!legendShown_) legend_->hide();
   placeOverlays();
 }
 

@@ -141,7 +141,7 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   statusMethod_->setObjectName("methodStatus");
   statusCounts_->setObjectName("countsStatus");
   statusFile_->setAccessibleName(tr("File"));
-  statusMessage_->setAccessibleName(tr("Message"));
+  statusMessage_->setAccessibleName(tr("Status message"));
   statusMethod_->setAccessibleName(tr("Method"));
   statusCounts_->setAccessibleName(tr("Counts"));
   statusGpu_->setAccessibleName(tr("GPU"));
@@ -227,6 +227,16 @@ void MainWindow::buildMenus() {
   toolbar->addWidget(methodSelector_);
   toolbar->addSeparator();
   toolbar->addAction(tr("Fit"), this, [this] { graph_->fitToWindow(); });
+  // The graph's scale, as a percentage.
+  auto* zoom = new QLabel;
+  zoom->setObjectName("zoomLevel");
+  zoom->setAccessibleName(tr("Zoom"));
+  zoom->setToolTip(tr("The graph's scale (Ctrl+= / Ctrl+- to zoom, Ctrl+0 to fit)"));
+  zoom->setMinimumWidth(zoom->fontMetrics().horizontalAdvance(QStringLiteral("8888%")) + 8);
+  zoom->setAlignment(Qt::AlignCenter);
+  toolbar->addWidget(zoom);
+  connect(graph_, &GraphView::zoomChanged, zoom,
+          [zoom](double scale) { zoom->setText(QString::number(qRound(scale * 100)) + "%"); });
   toolbar->addSeparator();
   // Current / As loaded / Diff: a segmented switch in the tool bar and the
   // View menu.
@@ -303,6 +313,18 @@ void MainWindow::buildMenus() {
   });
   viewMenu->addAction(keyHint(tr("Find &Next"), QKeySequence(Qt::Key_F3)), this, [this] { graph_->findNext(); });
   viewMenu->addAction(keyHint(tr("Find &Previous"), QKeySequence(Qt::SHIFT | Qt::Key_F3)), this, [this] { graph_->findPrevious(); });
+  viewMenu->addSeparator();
+  auto* legend = viewMenu->addAction(tr("Show &Legend"));
+  legend->setObjectName("showLegendAction");
+  legend->setCheckable(true);
+  legend->setChecked(true);
+  connect(legend, &QAction::toggled, graph_, &GraphView::setLegendShown);
+  auto* overview = viewMenu->addAction(tr("Show O&verview"));
+  overview->setObjectName("showOverviewAction");
+  overview->setCheckable(true);
+  overview->setChecked(true);
+  overview->setToolTip(tr("The small map of the whole graph, shown while part of it is out of sight"));
+  connect(overview, &QAction::toggled, graph_, &GraphView::setOverviewShown);
   viewMenu->addSeparator();
   auto* openAll = viewMenu->addAction(tr("Open &All Groups"), this, [this] { graph_->expandAll(); });
   openAll->setObjectName("openAllGroupsAction");
