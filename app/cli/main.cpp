@@ -6,6 +6,7 @@
 #include "CliDocs.h"
 
 #include <cstdio>
+#include <optional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,7 @@
 #include "pte/JsonDump.h"
 #include "pte/Reader.h"
 #include "pte/Writer.h"
+#include "report/DataInfo.h"
 #include "report/GraphText.h"
 #include "report/InfoReport.h"
 #include "synth/JsonSpec.h"
@@ -39,7 +41,21 @@ ptescope::Result<ptescope::pte::LoadedProgram> load(const std::string& path, con
   return ptescope::pte::readProgramFile(path, options);
 }
 
+// info on a .ptd (FT01 at byte 4): the data file's entries.
+std::optional<int> runDataInfo(const std::string& path, bool json) {
+  auto bytes = ptescope::mapFile(path);
+  if (!bytes) return std::nullopt;  // the program reader says what is wrong
+  const auto span = bytes->span();
+  if (span.size() < 8 || std::string(reinterpret_cast<const char*>(span.data()) + 4, 4) != "FT01") return std::nullopt;
+  auto data = ptescope::pte::readDataBytes(bytes.value(), path);
+  if (!data) return fail(data.error().message);
+  if (json) std::cout << ptescope::cli::jsonForStdout(ptescope::report::dataInfoJson(data.value(), span.data(), span.size())) << "\n";
+  else std::cout << ptescope::report::dataInfoText(data.value(), span.data(), span.size());
+  return 0;
+}
+
 int runInfo(const std::string& path, const std::vector<std::string>& ptd, bool json, bool graph) {
+  if (auto status = runDataInfo(path, json)) return *status;
   auto loaded = load(path, ptd);
   if (!loaded) return fail(loaded.error().message);
   if (json) {
@@ -175,8 +191,9 @@ int runCli(int argc, char** argv) {
   bool force = false;
   bool graph = false;
 
-  auto* info = app.add_subcommand("info", "Summarize a program: methods, values, instructions, delegates, devices, buffers");
-  info->add_option("FILE", file, "Program (.pte)")->required();
+  auto* info = app.add_subcommand("info", "Summarize a program: methods, values, instructions, delegates, devices, buffers; "
+                                          "or a data file (.ptd): its entries, sizes, offsets and alignment");
+  info->add_option("FILE", file, "Program (.pte) or data file (.ptd)")->required();
   info->add_flag("--json", json, "Print one JSON object instead of text");
   info->add_option("--ptd", ptd, "External data file(s) (.ptd) for EXTERNAL constants");
   info->add_flag("--graph", graph, "Also list every instruction with its input and output values (dtype, sizes, device)");

@@ -2,6 +2,8 @@
 // errors, JSON fields. Expected numbers come from the spec's sample table.
 #include <QtTest>
 
+#include <QDir>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -128,6 +130,54 @@ class CliBasicTest : public QObject {
     auto info = QJsonDocument::fromJson(with.out).object();
     QCOMPARE(info["external_data"].toArray().size(), 1);
     QCOMPARE(info["warnings"].toArray().size(), 0);
+  }
+
+  // info on a .ptd describes the data file (issue 26, item 6): every entry of
+  // `dump --json`'s named_data, with its segment's size, its offset past the
+  // segment base and an alignment that divides it.
+  void infoOnADataFile() {
+    const QString dir = ptescope::test::tempDir() + "/cli-info-ptd";
+    QDir().mkpath(dir);
+    QCOMPARE(runCli({"synth", "--demo", "-o", dir + "/demo.pte"}).exitCode, 0);
+    const QString ptd = dir + "/aoti_cuda_blob.ptd";
+    QVERIFY(QFile::exists(ptd));
+    auto dump = runCli({"dump", ptd, "--json"});
+    QCOMPARE(dump.exitCode, 0);
+    const auto flat = QJsonDocument::fromJson(dump.out).object();
+    const auto named = flat["named_data"].toArray();
+    const auto segments = flat["segments"].toArray();
+    QVERIFY(!named.isEmpty());
+    auto info = runCli({"info", ptd, "--json"});
+    QCOMPARE(info.exitCode, 0);
+    const auto o = QJsonDocument::fromJson(info.out).object();
+    QCOMPARE(o["kind"].toString(), QString("data"));
+    const auto entries = o["entries"].toArray();
+    QCOMPARE(entries.size(), named.size());
+    QFile file(ptd);
+    const qint64 fileSize = file.size();
+    for (int i = 0; i < entries.size(); ++i) {
+      const auto e = entries[i].toObject();
+      const auto n = named[i].toObject();
+      QCOMPARE(e["key"].toString(), n["key"].toString());
+      const auto segment = segments[n["segment_index"].toInt()].toObject();
+      QCOMPARE(e["bytes"].toVariant().toLongLong(), segment["size"].toVariant().toLongLong());
+      const qint64 offset = e["offset"].toVariant().toLongLong();
+      const qint64 alignment = e["alignment"].toVariant().toLongLong();
+      QVERIFY(offset > 0 && offset + e["bytes"].toVariant().toLongLong() <= fileSize);
+      QVERIFY(alignment >= 1 && offset % alignment == 0);
+    }
+    auto text = runCli({"info", ptd});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("ExecuTorch data file, FT01"), text.out.constData());
+    QVERIFY(text.out.contains(("Entries: " + QString::number(named.size())).toUtf8()));
+    // A truncated data file is one clear error naming it.
+    QFile::copy(ptd, dir + "/cut.ptd");
+    QFile cut(dir + "/cut.ptd");
+    QVERIFY(cut.resize(40));
+    auto bad = runCli({"info", dir + "/cut.ptd"});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY(bad.err.contains("cut.ptd"));
+    QCOMPARE(bad.err.count('\n'), 1);
   }
 
   void dumpAndExportRoundTrip() {
