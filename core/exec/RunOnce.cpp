@@ -110,6 +110,13 @@ Result<std::vector<std::string>> writeOutputsAsNpy(const RunOnceResult& result, 
       } else if (const auto* b = std::get_if<program::BoolValue>(&out.literal)) {
         const uint8_t byte = b->value ? 1 : 0;
         tensor = scalarTensor(program::ScalarType::Bool, &byte, 1);
+      } else if (const auto* s = std::get_if<program::StringValue>(&out.literal)) {
+        // A String has no NumPy form: its text, as <i>.txt.
+        const std::string path = (std::filesystem::path(directory) / (std::to_string(out.position) + ".txt")).string();
+        const std::string& text = s->value ? *s->value : std::string();
+        if (auto status = writeFileAtomically(path, std::string_view(text)); !status) return status.error();
+        paths.push_back(path);
+        continue;
       } else {
         continue;
       }

@@ -56,8 +56,8 @@ ValueStats statsOf(const HostTensor& tensor);
 std::vector<double> elementsOf(const HostTensor& tensor);
 
 // Writes output i as <directory>/<i>.npy (tensors in their dtype; Int as a
-// 0-d int64, Double as float64, Bool as bool; other values are skipped),
-// each atomically. Creates the directory when missing. Returns the paths.
+// 0-d int64, Double as float64, Bool as bool), a String as <i>.txt (its
+// text); other values are skipped; each atomically. Creates the directory when missing. Returns the paths.
 Result<std::vector<std::string>> writeOutputsAsNpy(const RunOnceResult& result, const std::string& directory);
 
 }  // namespace ptescope::exec

@@ -20,6 +20,18 @@ std::string outputDescription(const exec::RunOutput& output) {
   if (const auto* v = std::get_if<program::IntValue>(&output.literal)) return "Int " + std::to_string(v->value);
   if (const auto* v = std::get_if<program::DoubleValue>(&output.literal)) return "Double " + formatNumber(v->value);
   if (const auto* v = std::get_if<program::BoolValue>(&output.literal)) return std::string("Bool ") + (v->value ? "true" : "false");
+  if (const auto* v = std::get_if<program::StringValue>(&output.literal)) {
+    // Quoted, with quotes, backslashes and line breaks escaped: one line.
+    std::string text = "String \"";
+    for (char c : v->value.value_or("")) {
+      if (c == '"' || c == '\\') text += '\\';
+      if (c == '\n') text += "\\n";
+      else if (c == '\r') text += "\\r";
+      else if (c == '\t') text += "\\t";
+      else text += c;
+    }
+    return text + "\"";
+  }
   return program::valueKindName(static_cast<program::ValueKind>(output.literal.index()));
 }
 
