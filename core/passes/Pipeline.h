@@ -55,6 +55,9 @@ struct MethodReport {
   size_t device_delegates = 0;
   size_t elided_h2d = 0;
   std::vector<std::string> warnings;
+  // The device passes changed nothing and the options are the file's: the
+  // method was kept as loaded, memory plan and value numbering included.
+  bool plan_kept = false;
   bool changed() const {
     return !copies_added.empty() || !copies_removed.empty() || !retagged.empty() || buffers_before != buffers_after;
   }
