@@ -11,6 +11,10 @@ packages=(
   libgraphviz-dev graphviz
   nlohmann-json3-dev libcli11-dev libbenchmark-dev
   xvfb xauth
+  # The end-to-end suite (tests/e2e): a real X session, a window manager, input,
+  # the accessibility bus and its Python client, screenshots.
+  openbox xdotool x11-utils imagemagick fonts-dejavu-core dbus dbus-x11 at-spi2-core python3-pyatspi python3-gi
+  qt6-qpa-plugins
   # The package and its checks: CPack's file(1), the validators, man -l, the MIME cache.
   file desktop-file-utils appstream man-db shared-mime-info
   clang libclang-rt-14-dev

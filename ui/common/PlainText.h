@@ -16,8 +16,9 @@ namespace ptescope::ui {
 QString plainToolTip(const QString& text);
 
 // Every QLabel of the application is plain text unless it sets the dynamic
-// property "richText" to true before it is first shown; installed once per
-// application (MainWindow does it).
+// property "richText" to true before it is first shown, and a label named for
+// its role carries its text in its accessible description; installed once
+// per application (MainWindow does it, first thing).
 void installPlainTextLabels(QApplication* app);
 
 }  // namespace ptescope::ui

@@ -17,7 +17,8 @@ namespace ptescope::ui {
 
 namespace {
 
-// At most this many nodes are offered at once: those in sight, in scene order.
+// At most this many nodes are offered at once: the groups, then those in
+// sight, in scene order.
 constexpr int kMaxNodes = 400;
 
 class CanvasAccessible;
@@ -94,6 +95,13 @@ class CanvasAccessible : public QAccessibleWidget {
       if (children_[i] == child) return int(i);
     return -1;
   }
+  // Where the graph is drawn: the viewport (the room beside it holds the
+  // overview, and the scroll bars).
+  QRect rect() const override {
+    if (!canvas_) return {};
+    const QWidget* viewport = canvas_->viewport();
+    return QRect(viewport->mapToGlobal(QPoint(0, 0)), viewport->size());
+  }
   QAccessibleInterface* childAt(int x, int y) const override {
     refresh();
     for (auto it = children_.rbegin(); it != children_.rend(); ++it)
@@ -146,10 +154,15 @@ class CanvasAccessible : public QAccessibleWidget {
                                              QObject::tr("device region: instructions and tensors placed on %1")
                                                  .arg(QString::fromStdString(r->device().str())),
                                              r->sceneBoundingRect(), false));
+    // The groups (the program's outline) wherever they are, then the other
+    // nodes in sight.
+    std::vector<const GraphNodeItem*> shown;
+    for (QGraphicsItem* item : canvas_->scene()->items(Qt::AscendingOrder))
+      if (auto* n = qgraphicsitem_cast<GraphNodeItem*>(item); n && n->node().kind == layout::NodeKind::Group) shown.push_back(n);
+    for (QGraphicsItem* item : canvas_->scene()->items(key.visible, Qt::IntersectsItemBoundingRect, Qt::AscendingOrder))
+      if (auto* n = qgraphicsitem_cast<GraphNodeItem*>(item); n && n->node().kind != layout::NodeKind::Group) shown.push_back(n);
     int nodes = 0;
-    for (QGraphicsItem* item : canvas_->scene()->items(key.visible, Qt::IntersectsItemBoundingRect, Qt::AscendingOrder)) {
-      auto* n = qgraphicsitem_cast<GraphNodeItem*>(item);
-      if (n == nullptr) continue;
+    for (const GraphNodeItem* n : shown) {
       if (++nodes > kMaxNodes) break;
       const auto& node = n->node();
       QString name = QString::fromStdString(node.title);

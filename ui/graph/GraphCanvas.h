@@ -29,6 +29,12 @@ class GraphCanvas : public QGraphicsView {
 
   // Multiplies the scale, kept within [kMinZoom, kMaxZoom].
   void zoomBy(double factor);
+  // Room beside the viewport (for the overview, so that it never covers the
+  // graph).
+  void setReservedMargins(const QMargins& margins) {
+    if (viewportMargins() != margins) setViewportMargins(margins);
+  }
+  QMargins reservedMargins() const { return viewportMargins(); }
 
  protected:
   void wheelEvent(QWheelEvent* event) override;

@@ -55,6 +55,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   canvas_->viewChanged = [this] {
     if (overviewShown_) overview_->viewChanged();
     else overview_->hide();
+    reserveOverviewRoom();
     const double scale = canvas_->transform().m11();
     if (std::abs(scale - lastAnnouncedZoom_) > 1e-9) {
       lastAnnouncedZoom_ = scale;
@@ -333,15 +334,11 @@ void GraphView::rebuildScene(std::shared_ptr<SceneItems> made, Announce announce
     text->setBrush(QColor(0x66, 0x66, 0x66));
     bounds = scene_->itemsBoundingRect();
   }
-  // Room at the right and bottom to scroll any part of the graph out from
-  // under the overview (which sits in the bottom right corner while part of
-  // the graph is out of sight).
-  const double overviewRoom = (std::max(overview_->width(), 190) + 24) / kLegibleZoomFloor;
-  const double overviewRoomY = (std::max(overview_->height(), 170) + 24) / kLegibleZoomFloor;
-  scene_->setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin + overviewRoom, kSceneMargin + overviewRoomY));
+  scene_->setSceneRect(bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
   graphBounds_ = bounds.adjusted(-kSceneMargin / 2, -kSceneMargin / 2, kSceneMargin / 2, kSceneMargin / 2);
   overview_->setLayout(layout_.get());
   if (!overviewShown_) overview_->hide();
+  reserveOverviewRoom();
   applyOverlay();  // also sets the legend
   updateBanner();
   placeOverlays();
@@ -415,11 +412,33 @@ void GraphView::showInitialView() {
   canvas_->viewChanged();
 }
 
+void GraphView::reserveOverviewRoom() {
+  // The overview sits beside the viewport, never over it: a column at the
+  // right for a tall graph, a strip at the bottom for a wide one. (Stable:
+  // it shows only while the graph does not fit the smaller viewport, and
+  // hides only when the graph fits it, so it fits the larger one too.)
+  if (reservingRoom_) return;
+  reservingRoom_ = true;
+  QMargins margins;
+  if (overview_->isVisibleTo(this)) {
+    if (overview_->height() >= overview_->width()) margins.setRight(overview_->width() + 12);
+    else margins.setBottom(overview_->height() + 12);
+  }
+  canvas_->setReservedMargins(margins);
+  placeOverlays();
+  reservingRoom_ = false;
+}
+
 void GraphView::placeOverlays() {
   const QRect area = canvas_->geometry();
-  overview_->move(area.right() - overview_->width() - 8 - canvas_->verticalScrollBar()->width() * int(canvas_->verticalScrollBar()->isVisible()),
-                  area.bottom() - overview_->height() - 8 -
-                      canvas_->horizontalScrollBar()->height() * int(canvas_->horizontalScrollBar()->isVisible()));
+  const QRect viewport = canvas_->viewport()->geometry().translated(area.topLeft());
+  const QMargins room = canvas_->reservedMargins();
+  if (room.right() > 0)
+    overview_->move(viewport.right() + 7, std::max(viewport.top(), viewport.bottom() - overview_->height()));
+  else if (room.bottom() > 0)
+    overview_->move(std::max(viewport.left(), viewport.right() - overview_->width()), viewport.bottom() + 7);
+  else
+    overview_->move(viewport.right() - overview_->width() - 6, viewport.bottom() - overview_->height() - 6);
   overview_->raise();
   progressPanel_->setGeometry(area.left(), area.top(), area.width(), progressPanel_->sizeHint().height());
   progressPanel_->raise();
@@ -445,6 +464,7 @@ void GraphView::setOverviewShown(bool shown) {
   overviewShown_ = shown;
   if (shown) overview_->viewChanged();
   else overview_->hide();
+  reserveOverviewRoom();
 }
 
 void GraphView::fitToWindow() {

@@ -256,6 +256,7 @@ class GraphView : public QWidget {
   // The scale at which the graph's text is as large as the UI's.
   double legibleZoom() const;
   void placeOverlays();
+  void reserveOverviewRoom();
   void applyOverlay();
   QString overlayLegendText() const;
   void updateBanner();
@@ -314,6 +315,7 @@ class GraphView : public QWidget {
   bool firstLayoutOfMethod_ = true;
   QRectF graphBounds_;
   bool legendShown_ = true;
+  bool reservingRoom_ = false;
   bool overviewShown_ = true;
   double lastAnnouncedZoom_ = -1;  // the graph's own extent (the scene has room for the overview besides)
 

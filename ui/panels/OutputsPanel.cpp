@@ -1,4 +1,5 @@
 #include "ui/panels/OutputsPanel.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
 
 #include <QHBoxLayout>
@@ -21,9 +22,11 @@ using RunOutcome = std::shared_ptr<Result<exec::RunOnceResult>>;
 
 OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent), document_(document) {
   setObjectName("outputsPanel");
-  header_ = new QLabel(tr("Run the method once to see what it computes (random inputs, seed 0)."));
+  // One line, elided (the whole text in its tooltip): a long summary after a
+  // run must not make the Details panel taller.
+  header_ = new ElidedLabel(tr("Run the method once to see what it computes (random inputs, seed 0)."));
   header_->setObjectName("outputsHeader");
-  header_->setWordWrap(true);
+  header_->setElideMode(Qt::ElideRight);
   runButton_ = new QPushButton(tr("Run Once"));
   runButton_->setObjectName("runOnceButton");
   runButton_->setToolTip(tr("Execute the shown method once and list its outputs (Ctrl+R)"));
@@ -54,14 +57,15 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   notExecutedArea_->setFrameShape(QFrame::NoFrame);
   notExecutedArea_->setMaximumHeight(notExecuted_->fontMetrics().lineSpacing() * 4 + 8);
   notExecutedArea_->hide();
+  // Never part of the panel's minimum height: showing the list takes room
+  // from the table, never from the graph above the Details panel.
+  notExecutedArea_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addWidget(table_, 1);
   layout->addWidget(notExecutedArea_);
-  // The header wraps; the panel asks for no more height than a table row
-  // and two lines need.
-  header_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+
 
   // A new program makes the old outputs stale.
   connect(document_, &Document::programChanged, this, [this] {

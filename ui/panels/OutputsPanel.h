@@ -53,7 +53,7 @@ class OutputsPanel : public QWidget {
   bool showsCurrentMethod() const;
 
   Document* document_;
-  QLabel* header_;
+  class ElidedLabel* header_;
   QPushButton* runButton_;
   QTableWidget* table_;
   QLabel* notExecuted_;

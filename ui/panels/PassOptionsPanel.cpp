@@ -58,6 +58,7 @@ PassOptionsPanel::PassOptionsPanel(Document* document, QWidget* parent) : QWidge
   setObjectName("passOptions");
   auto* layout = new QVBoxLayout(this);
   title_ = new QLabel;
+  title_->setTextFormat(Qt::PlainText);
   title_->setObjectName("passOptionsMethod");
   QFont titleFont = title_->font();
   titleFont.setBold(true);

@@ -84,6 +84,8 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
       statusGpu_(new ElidedLabel),
       watcher_(new QFileSystemWatcher(this)) {
   setObjectName("mainWindow");
+  // Before any widget is made (and polished).
+  installPlainTextLabels(qApp);
   setWindowIcon(QIcon(":/icons/ptescope.svg"));
   setAcceptDrops(true);
   // 1400 × 900, or less on a smaller screen: the window starts inside the
@@ -105,7 +107,6 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   buildMenus();
   nameControls();
 
-  installPlainTextLabels(qApp);
   // The status bar: the file (or a temporary message in its place) on the
   // left, method, counts and GPU on the right. Every label is elided rather
   // than pushing the window wider than the screen, and a message is a label

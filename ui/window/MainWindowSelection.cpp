@@ -123,6 +123,8 @@ void MainWindow::followSelection() {
     }
   });
   connect(selection_, &Selection::cleared, this, [this](const QObject* source) {
+    // Nothing selected: Properties shows the method again, not the last pick.
+    properties_->showNothing();
     memoryPlan_->selectValue(-1);
     showOutputRow(-1);
     if (source != graph_) graph_->clearSelection();

@@ -1,0 +1,168 @@
+"""Issue 24 items 14, 15, 16 and 17: panels show their texts whole.
+
+Contracts:
+  - item 14: the Diagnostics table (a table in the "Diagnostics" tab) has
+    columns Rule, Location, Finding and Fix;
+  - item 17: the temporary status message is an accessible label inside the
+    status bar marked "Status message" (accessible description; its name is its
+    text) or named "Message": QStatusBar's own message is only painted, so its
+    place cannot be checked.
+"""
+
+import os
+import re
+import time
+
+import harness
+from harness import (clipping_area, extents, visible_rect, find_all, has_state, intersects, name_of, on_screen, role_of,
+                     table_headers, table_rows, text_of, text_width, wait_until)
+from scenario_support import (BOTH_SIZES, label_text, labelled, run_profile, show_dock_tab, sizes, status_bar,
+                              tab_table, timeout, toggle_check_box, wait_title)
+
+
+def fit_window(ctx, app):
+    app.move_window(0, 0)
+    app.resize(ctx.width, ctx.height - 40)
+    time.sleep(0.5)
+
+
+def cells_with_extents(table):
+    """[(row, column, text, extents)] of the table's cells (the Table interface)."""
+    out = []
+    t = table.queryTable()
+    for r in range(min(t.nRows, 50)):
+        for c in range(t.nColumns):
+            cell = t.getAccessibleAt(r, c)
+            if cell is not None:
+                out.append((r, c, text_of(cell), extents(cell)))
+    return out
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_diagnostics_columns_readable(ctx):
+    """Item 14: in Diagnostics, the Rule, Location and Finding texts fit their columns (Fix may be the one cut)."""
+    demo = ctx.demo()
+    app = ctx.app(demo)
+    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    fit_window(ctx, app)
+    toggle_check_box(app, "skip_d2h_for_method_outputs")  # PTS002: outputs memory-planned on the device
+    time.sleep(1.0)
+    table = tab_table(app, "Diagnostics", "Diagnostics")
+    wait_until(lambda: table_rows(table), timeout=5, what="a finding in Diagnostics")
+    headers = table_headers(table)
+    ctx.note(f"headers {headers}")
+    ctx.shot("diagnostics")
+    view = extents(table)
+    wanted = {h: i for i, h in enumerate(headers) if h in ("Rule", "Location", "Finding")}
+    ctx.check(len(wanted) == 3, f"Diagnostics has columns {headers}, not Rule, Location and Finding")
+    for r, c, text, ext in cells_with_extents(table):
+        if c not in wanted.values() or not text or not ext:
+            continue
+        column = headers[c]
+        visible = min(ext[0] + ext[2], view[0] + view[2]) - max(ext[0], view[0])
+        need = int(0.95 * text_width(text)) + 4
+        ctx.expect(visible >= need, f"Diagnostics row {r}: {column} {text!r} needs {need} px, shows {visible} px")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_pass_options_not_cut(ctx):
+    """Item 15: every Pass options check box shows its whole text inside the panel, also after "Pair the skips"."""
+    demo = ctx.demo()
+    app = ctx.app(demo)
+    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    fit_window(ctx, app)
+
+    def check(when: str) -> None:
+        show_dock_tab(app, "Pass options")
+        boxes = [b for b in app.find_all(role="check box") if on_screen(b) and "_" in name_of(b)]
+        ctx.check(boxes, "no Pass options check box on screen")
+        panes = [p for p in app.find_all(name="Pass options") if on_screen(p) and role_of(p) != "page tab"]
+        for box in boxes:
+            e = extents(box)
+            seen = visible_rect(box)
+            need = text_width(name_of(box)) + 18  # the text and the box
+            area = clipping_area(box)
+            if area is not None and seen is not None:
+                ctx.expect(e[0] >= area[0] - 1,
+                           f"{when}: {name_of(box)!r} starts left of the panel (it scrolls sideways)")
+            shown = seen[2] if seen else 0
+            ctx.expect(shown >= need, f"{when}: {name_of(box)!r} shows {shown} of the {need} px it needs")
+        bars = [b for b in app.find_all(role="scroll bar") if on_screen(b) and has_state(b, "horizontal")
+                and any(harness.contains(extents(p), extents(b)) for p in panes)]
+        ctx.expect(not bars, f"{when}: the Pass options panel scrolls sideways")
+
+    check("at start")
+    toggle_check_box(app, "skip_h2d_for_method_inputs")
+    time.sleep(1.0)
+    fix = wait_until(lambda: next((b for b in app.find_all(role="push button", name_contains="Pair")
+                                   if on_screen(b)), None), timeout=5)
+    ctx.check(fix is not None, "skip_h2d_for_method_inputs with planned inputs offers no 'Pair the skips' fix")
+    app.click_widget(fix)
+    time.sleep(1.0)
+    ctx.shot("after-pair")
+    check("after 'Pair the skips'")
+
+
+@timeout(90)
+def scenario_emulated_profile_has_no_ratio(ctx):
+    """Item 16: an emulated profile (no GPU) shows no "Measured / predicted" ratio and no "% of peak" in Transfers."""
+    demo = ctx.demo()
+    app = ctx.app(demo)
+    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    run_profile(app)
+    table = tab_table(app, "Transfers", "Transfers")
+    headers = table_headers(table)
+    ctx.note(f"Transfers headers: {headers}")
+    ctx.shot("transfers")
+    if not any("memcpy" in h.lower() for h in headers) and os.path.exists("/dev/nvidia0"):
+        ctx.note("a GPU measured this profile (no 'memcpy' column): not emulated, nothing to check")
+        return
+    rows = table_rows(table)
+    for c, h in enumerate(headers):
+        if "measured" in h.lower() and "predicted" in h.lower():
+            values = [row[c] for row in rows if c < len(row)]
+            numbers = [v for v in values if re.search(r"\d", v or "")]
+            ctx.expect(not numbers, f"an emulated profile shows {h!r}: {numbers[:4]}")
+            if not numbers:
+                ctx.note(f"the {h!r} column is there, without values ({values[:4]})")
+    texts = [c for row in rows for c in row]
+    tab = next((t for t in app.find_all(role="page tab") if name_of(t).startswith("Transfers")), None)
+    if tab is not None:
+        texts += [text_of(o) for o in find_all(harness.parent_of(harness.parent_of(tab)), role="label")
+                  if on_screen(o)]
+    ratio = [t for t in texts if re.search(r"measured\s*/\s*predicted|\d\s*\u00d7", t, re.I)]
+    ctx.expect(not ratio, f"an emulated profile shows a measured / predicted ratio: {ratio[:3]}")
+    # README: "Emulated tables show memcpy GB/s and no share of a peak".
+    for c, h in enumerate(headers):
+        if "peak" in h.lower():
+            values = [row[c] for row in rows if c < len(row) and re.search(r"\d", row[c] or "")]
+            ctx.expect(not values, f"an emulated profile shows {h!r}: {values[:3]}")
+
+
+@timeout(90)
+def scenario_status_message_does_not_overlap(ctx):
+    """Item 17: a temporary status message (after a profile) does not overlap the permanent labels (contract: label "Status message")."""
+    demo = ctx.demo()
+    app = ctx.app(demo)
+    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    fit_window(ctx, app)
+    run_profile(app)
+    bar = status_bar(app)
+    message = wait_until(lambda: labelled(app, "Status message", root=bar) or labelled(app, "Message", root=bar),
+                         timeout=3)
+    ctx.shot("status-message")
+    if message is None:
+        ctx.fail(f"the status message {name_of(bar)!r} is not an accessible label in the status bar "
+                 "(contract: a label marked 'Status message')")
+    m = extents(message)
+    text = label_text(message, "Status message") or label_text(message, "Message") or ""
+    ctx.note(f"message {text!r} at {m}")
+    drawn = (m[0], m[1], min(m[2], text_width(text) + 4), m[3]) if text else m
+    for other in find_all(bar, role=("label", "push button", "progress bar")):
+        if other is message or not on_screen(other) or role_of(other) == "status bar":
+            continue
+        o = extents(other)
+        ctx.expect(not intersects(drawn, o), f"the status message {text!r} {drawn} overlaps "
+                                             f"{name_of(other)!r} {o}")
