@@ -27,13 +27,20 @@ DeviceOptions inferDeviceOptions(const Method& method) {
     return v >= 0 && size_t(v) < values.size() ? values[size_t(v)].tensor() : nullptr;
   };
   auto summary = analysis::summarizeMethod(method);
-  bool anyDevice = false;
+  bool anyDevice = false, plannedDevice = false;
   for (const auto& v : values)
-    if (const Tensor* t = v.tensor(); t && !t->device().isCpu()) anyDevice = true;
+    if (const Tensor* t = v.tensor(); t && !t->device().isCpu()) {
+      anyDevice = true;
+      plannedDevice = plannedDevice || t->isPlanned();
+    }
   const bool deviceBuffers = !items(method.non_const_buffer_device).empty();
   const bool copies = summary.h2d_copies + summary.d2h_copies > 0;
-  // Device tags without copies or device buffers: upstream's legacy mode.
-  options.enable_non_cpu_memory_planning = !anyDevice || deviceBuffers || copies;
+  // Device tags without copies or device buffers, some of them planned in a
+  // CPU buffer: upstream's legacy mode. When no device-tagged tensor is
+  // planned at all (both skips with unplanned graph IO: no copies, no device
+  // buffers either way) the file cannot tell; upstream's current default
+  // (planning on) is taken.
+  options.enable_non_cpu_memory_planning = !anyDevice || deviceBuffers || copies || !plannedDevice;
   size_t inputTensors = 0, plannedInputs = 0, outputTensors = 0, plannedOutputs = 0;
   for (int32_t i : items(method.inputs))
     if (const Tensor* t = tensorAt(i)) {

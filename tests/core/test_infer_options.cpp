@@ -1,0 +1,46 @@
+// The options read off a file when it cannot tell (issue 26, item 5): a
+// method exported with both skips and unplanned graph IO has no copies and
+// no device buffers, as legacy mode (device planning off) would have; but
+// legacy mode plans its device-tagged tensors in CPU buffers, and here none
+// is planned. ptescope takes upstream's current default (planning on), so
+// the skips the file has are accepted again by propagate.
+#include <QtTest>
+
+#include "passes/Pipeline.h"
+#include "pte/Reader.h"
+#include "support/TestSupport.h"
+
+using namespace ptescope;
+
+class InferOptionsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void bothSkipsWithUnplannedIoInferPlanningOn() {
+    const QString file = test::tempDir() + "/skip_both_unplanned_io.pte";
+    QCOMPARE(test::runCli({"synth", "--scenario", "skip_both_unplanned_io", "-o", file}).exitCode, 0);
+    auto loaded = pte::readProgramFile(file.toStdString());
+    QVERIFY(loaded.ok());
+    const auto options = passes::inferDeviceOptions(loaded->program.methods().front());
+    QVERIFY(options.enable_non_cpu_memory_planning);
+    QVERIFY(options.skip_h2d_for_method_inputs);
+    QVERIFY(options.skip_d2h_for_method_outputs);
+    QVERIFY(!options.alloc_graph_input);
+    QVERIFY(!options.alloc_graph_output);
+    // Asking for the skips the file has is no error (it was upstream's
+    // "only meaningful when enable_non_cpu_memory_planning=True").
+    const QString out = test::tempDir() + "/skip_both_again.pte";
+    auto r = test::runCli({"propagate", file, "-o", out, "--skip-h2d-inputs", "--skip-d2h-outputs"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+  }
+
+  void legacyModeStaysLegacy() {
+    const QString file = test::tempDir() + "/no_device_planning.pte";
+    QCOMPARE(test::runCli({"synth", "--scenario", "no_device_planning", "-o", file}).exitCode, 0);
+    auto loaded = pte::readProgramFile(file.toStdString());
+    QVERIFY(loaded.ok());
+    QVERIFY(!passes::inferDeviceOptions(loaded->program.methods().front()).enable_non_cpu_memory_planning);
+  }
+};
+
+QTEST_MAIN(InferOptionsTest)
+#include "test_infer_options.moc"
