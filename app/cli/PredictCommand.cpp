@@ -4,10 +4,13 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cost/CopyCost.h"
 #include "cost/LinkProbe.h"
+#include "exec/MemoryBudget.h"
 #include "pte/Reader.h"
+#include "report/CopyBudgets.h"
 #include "report/PredictionWriters.h"
 #include "report/ProfileWriters.h"
 
@@ -45,6 +48,13 @@ class PredictCommandsImpl : public PredictCommands {
     predict_->add_option("--measured", measured_,
                          "A profile of this method written by `profile --json`: lay its medians beside the prediction");
     predict_->add_flag("--json", json_, "Print the prediction as JSON");
+    predict_->add_option("--baseline", baseline_,
+                         "CI gate: compare with this program's predicted copies (same method, same link); with the "
+                         "budgets below, exit 1 when one is exceeded");
+    predict_->add_option("--max-growth", maxGrowth_, "Budget: most growth of the predicted copy time per call against "
+                                                     "--baseline, in percent (0: no growth at all)");
+    predict_->add_option("--max-copies", maxCopies_, "Budget: most host-device copies per call");
+    predict_->add_option("--max-copy-bytes", maxCopyBytes_, "Budget: most bytes copied per call (bytes, or 64K, 2M, 1G, ...)");
     predict_->add_flag("--list-links", listLinks_, "List the built-in link profiles and exit");
 
     probe_ = app.add_subcommand("probe-link", "Measure this machine's host-device link on a GPU and write a link profile");
@@ -84,6 +94,8 @@ class PredictCommandsImpl : public PredictCommands {
     if (!prediction) return fail(file_ + ": " + prediction.error().message);
     if (measured && measured->method != prediction->method)
       return fail(measured_ + ": a profile of method '" + measured->method + "', not of '" + prediction->method + "'");
+    if (!baseline_.empty() || maxGrowth_ || maxCopies_ || !maxCopyBytes_.empty())
+      return runBudgets(prediction.value(), link.value(), memory);
     report::PredictionContext context;
     context.program_name = std::filesystem::path(file_).filename().string();
     if (computeMs_) context.compute_seconds = *computeMs_ / 1e3;
@@ -94,6 +106,37 @@ class PredictCommandsImpl : public PredictCommands {
     else
       std::cout << report::predictionText(prediction.value(), link.value(), context);
     return 0;
+  }
+
+  // predict --baseline / --max-*: the CI gate. Exit 1 when a budget is
+  // exceeded, with one "budget exceeded:" line each.
+  int runBudgets(const cost::MethodPrediction& current, const cost::LinkProfile& link, exec::HostMemoryKind memory) {
+    report::CopyBudgets budgets;
+    if (maxGrowth_) {
+      if (baseline_.empty()) return fail("--max-growth needs --baseline OLD.pte to compare with");
+      if (!(*maxGrowth_ >= 0)) return fail("--max-growth takes a percentage of 0 or more");
+      budgets.max_growth_percent = *maxGrowth_;
+    }
+    if (maxCopies_) budgets.max_copies = *maxCopies_;
+    if (!maxCopyBytes_.empty()) {
+      auto bytes = exec::parseMemorySize(maxCopyBytes_);
+      if (!bytes) return fail("--max-copy-bytes: '" + maxCopyBytes_ + "' is not a size (bytes, or 64K, 2M, 1G, ...)");
+      budgets.max_copy_bytes = *bytes;
+    }
+    std::optional<cost::MethodPrediction> old;
+    if (!baseline_.empty()) {
+      auto loaded = pte::readProgramFile(baseline_);
+      if (!loaded) return fail(loaded.error().message);
+      auto predicted = cost::predictProgram(loaded->program, current.method, link, memory);
+      if (!predicted) return fail(baseline_ + ": " + predicted.error().message);
+      old = std::move(predicted.value());
+    }
+    const auto checked = report::checkCopyBudgets(current, old ? &*old : nullptr, budgets);
+    const std::string name = std::filesystem::path(file_).filename().string();
+    const std::string baseName = std::filesystem::path(baseline_).filename().string();
+    if (json_) std::cout << jsonForStdout(report::budgetJson(checked, name, baseName)) << "\n";
+    else std::cout << report::budgetText(checked, name, baseName);
+    return checked.exceeded() ? 1 : 0;
   }
 
   int runProbe() {
@@ -124,7 +167,9 @@ class PredictCommandsImpl : public PredictCommands {
 
   CLI::App* predict_ = nullptr;
   CLI::App* probe_ = nullptr;
-  std::string file_, link_, method_, measured_, output_;
+  std::string file_, link_, method_, measured_, output_, baseline_, maxCopyBytes_;
+  std::optional<double> maxGrowth_;
+  std::optional<uint64_t> maxCopies_;
   std::optional<double> computeMs_;
   bool pinned_ = false, json_ = false, listLinks_ = false, emulated_ = false;
   int device_ = 0;

@@ -93,6 +93,49 @@ class CliPredictTest : public QObject {
     QVERIFY(!pointsOf("pcie-gen4-x16", "h2d", "pageable").empty());
   }
 
+  // predict --baseline with budgets, the CI gate (issue 28): the demo has one
+  // h2d copy more than its skip_h2d twin (256 B, so its predicted time is
+  // that of the twin's same-sized h2d): growth = one h2d's time over the
+  // twin's total; exit 1 and one "budget exceeded:" line per budget broken.
+  void baselineBudgetsGateCi() {
+    const QString dir = tempDir() + "/predict-budgets";
+    QDir().mkpath(dir);
+    const QString demo = dir + "/demo.pte", twin = dir + "/twin.pte";
+    QCOMPARE(runCli({"synth", "--demo", "-o", demo}).exitCode, 0);
+    QCOMPARE(runCli({"propagate", demo, "-o", twin, "--skip-h2d-inputs", "--no-alloc-graph-input"}).exitCode, 0);
+    auto totals = [](const QString& file) {
+      auto r = runCli({"predict", file, "--json"});
+      return nlohmann::json::parse(r.out.toStdString());
+    };
+    const auto a = totals(twin), b = totals(demo);
+    const double before = a["copy_us"].get<double>(), after = b["copy_us"].get<double>();
+    QVERIFY(after > before && before > 0);
+    const double growth = (after - before) / before * 100.0;
+
+    auto over = runCli({"predict", demo, "--baseline", twin, "--max-growth", "10", "--max-copies", "3", "--max-copy-bytes", "100K"});
+    QCOMPARE(over.exitCode, 1);
+    QCOMPARE(over.out.count("budget exceeded:"), 2);
+    QVERIFY(over.out.contains("within budget: 832 B copied per call"));
+    auto json = runCli({"predict", demo, "--baseline", twin, "--max-growth", "10", "--json"});
+    QCOMPARE(json.exitCode, 1);
+    const auto j = nlohmann::json::parse(json.out.toStdString());
+    QVERIFY(std::abs(j["growth_percent"].get<double>() - growth) < 1e-6);
+    QCOMPARE(j["copies_added"].get<int>(), 1);
+    QCOMPARE(j["copies_removed"].get<int>(), 0);
+    QCOMPARE(j["current"]["copies"].get<int>(), 4);
+    QCOMPARE(j["baseline"]["copies"].get<int>(), 3);
+    QCOMPARE(j["exceeded"].get<bool>(), true);
+    // Within every budget: exit 0; the other way round the time shrank.
+    QCOMPARE(runCli({"predict", demo, "--baseline", twin, "--max-growth", "50", "--max-copies", "4"}).exitCode, 0);
+    QCOMPARE(runCli({"predict", twin, "--baseline", demo, "--max-growth", "0"}).exitCode, 0);
+    // Usage errors: one line, exit 2.
+    auto noBase = runCli({"predict", demo, "--max-growth", "5"});
+    QCOMPARE(noBase.exitCode, 2);
+    QVERIFY(noBase.err.contains("--baseline"));
+    QCOMPARE(runCli({"predict", demo, "--max-copy-bytes", "lots"}).exitCode, 2);
+    QCOMPARE(runCli({"predict", demo, "--baseline", dir + "/missing.pte"}).exitCode, 2);
+  }
+
   void textOnTheDefaultLink() {
     auto r = runCli({"predict", demoPath(), "--compute-ms", "2"});
     QVERIFY2(r.exitCode == 0, r.err.constData());
