@@ -87,7 +87,13 @@ Result<passes::PipelineOptions> EditFlags::pipelineOptions(const program::Progra
   auto e = edits(program, file, method);
   if (!e) return e.error();
   auto options = passes::pipelineOptionsFor(program, e.value());
-  if (!options) return makeError(file + ": " + options.error().message);
+  if (!options) {
+    std::string message = file + ": " + options.error().message;
+    // Upstream's words name its Python option; say which flag of ours sets it.
+    if (message.find("only meaningful when enable_non_cpu_memory_planning") != std::string::npos)
+      message += " (ptescope-cli: add --device-planning, or drop the skip flags)";
+    return makeError(message);
+  }
   return options;
 }
 

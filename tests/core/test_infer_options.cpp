@@ -39,6 +39,13 @@ class InferOptionsTest : public QObject {
     auto loaded = pte::readProgramFile(file.toStdString());
     QVERIFY(loaded.ok());
     QVERIFY(!passes::inferDeviceOptions(loaded->program.methods().front()).enable_non_cpu_memory_planning);
+    // A skip on a legacy-mode file is upstream's error, and the CLI names the
+    // flag that turns planning on.
+    auto r = test::runCli({"propagate", file, "-o", test::tempDir() + "/legacy-skip.pte", "--skip-h2d-inputs"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("only meaningful when enable_non_cpu_memory_planning"), r.err.constData());
+    QVERIFY2(r.err.contains("add --device-planning"), r.err.constData());
+    QCOMPARE(r.err.count('\n'), 1);
   }
 };
 
