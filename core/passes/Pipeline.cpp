@@ -59,6 +59,22 @@ DeviceOptions inferDeviceOptions(const Method& method) {
   return options;
 }
 
+std::string planningInferenceNote(const Method& method) {
+  bool anyDevice = false, plannedDevice = false;
+  for (const auto& v : items(method.values))
+    if (const Tensor* t = v.tensor(); t && !t->device().isCpu()) {
+      anyDevice = true;
+      plannedDevice = plannedDevice || t->isPlanned();
+    }
+  const auto summary = analysis::summarizeMethod(method);
+  if (!anyDevice || plannedDevice || !items(method.non_const_buffer_device).empty() ||
+      summary.h2d_copies + summary.d2h_copies > 0)
+    return {};
+  return "enable_non_cpu_memory_planning inferred on: the file has device-tagged tensors but no copies, no device "
+         "buffers and no planned device tensor, which it would have either way; upstream's default (on) is taken "
+         "(--no-device-planning for legacy mode)";
+}
+
 namespace {
 
 // The delegates' compile specs are byte for byte those of `original`.
@@ -99,6 +115,7 @@ Result<PipelineResult> runPipeline(const Program& input, const PipelineOptions& 
     report.name = method.displayName();
     report.options = options.forMethod(report.name);
     report.buffers_before = buffersOf(original);
+    report.inference_note = planningInferenceNote(original);
     if (auto valid = validateDeviceOptions(report.options); !valid)
       return makeError("method '" + report.name + "': " + valid.error().message);
 

@@ -58,6 +58,8 @@ struct MethodReport {
   // The device passes changed nothing and the options are the file's: the
   // method was kept as loaded, memory plan and value numbering included.
   bool plan_kept = false;
+  // planningInferenceNote() of the method as loaded.
+  std::string inference_note;
   bool changed() const {
     return !copies_added.empty() || !copies_removed.empty() || !retagged.empty() || buffers_before != buffers_after;
   }
@@ -86,5 +88,10 @@ std::vector<BufferInfo> buffersOf(const program::Method& method);
 // (outputs) mean skip_h2d (skip_d2h), unplanned inputs (outputs) mean
 // alloc_graph_input (output) off. Defaults where the file says nothing.
 DeviceOptions inferDeviceOptions(const program::Method& method);
+// Where the placement cannot tell (device-tagged tensors, but no copies, no
+// device buffers and no planned device tensor: both skips with unplanned
+// graph IO, or legacy mode with the same IO), a sentence saying that device
+// planning was inferred on and why; else empty.
+std::string planningInferenceNote(const program::Method& method);
 
 }  // namespace ptescope::passes

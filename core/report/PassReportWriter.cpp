@@ -75,6 +75,8 @@ json passReportJson(const PassReport& report) {
                        {"buffers_after", buffersJson(m.buffers_after)},
                        {"changed", m.changed()},
                        {"warnings", m.warnings}});
+    // Only where the options were guessed (so the other reports stay as they were).
+    if (!m.inference_note.empty()) methods.back()["options_note"] = m.inference_note;
   }
   return {{"methods", methods}, {"changed", report.changed()}};
 }
@@ -91,6 +93,7 @@ std::string passReportText(const PassReport& report) {
         << (o.skip_h2d_for_method_inputs ? "on" : "off") << ", skip_d2h " << (o.skip_d2h_for_method_outputs ? "on" : "off")
         << ", alloc_graph_input " << (o.alloc_graph_input ? "on" : "off") << ", alloc_graph_output "
         << (o.alloc_graph_output ? "on" : "off") << "\n";
+    if (!m.inference_note.empty()) out << "  note: " << m.inference_note << "\n";
     if (!m.changed()) {
       out << "  unchanged\n";
     } else {

@@ -31,6 +31,12 @@ class InferOptionsTest : public QObject {
     const QString out = test::tempDir() + "/skip_both_again.pte";
     auto r = test::runCli({"propagate", file, "-o", out, "--skip-h2d-inputs", "--skip-d2h-outputs"});
     QVERIFY2(r.exitCode == 0, r.err.constData());
+    // ... and propagate says the option was guessed, and why.
+    QVERIFY(!passes::planningInferenceNote(loaded->program.methods().front()).empty());
+    QVERIFY2(r.out.contains("note: enable_non_cpu_memory_planning inferred on"), r.out.constData());
+    auto json = test::runCli({"propagate", file, "-o", out, "--json"});
+    QCOMPARE(json.exitCode, 0);
+    QVERIFY(json.out.contains("\"options_note\""));
   }
 
   void legacyModeStaysLegacy() {
@@ -39,6 +45,7 @@ class InferOptionsTest : public QObject {
     auto loaded = pte::readProgramFile(file.toStdString());
     QVERIFY(loaded.ok());
     QVERIFY(!passes::inferDeviceOptions(loaded->program.methods().front()).enable_non_cpu_memory_planning);
+    QVERIFY(passes::planningInferenceNote(loaded->program.methods().front()).empty());  // legacy is not a guess
     // A skip on a legacy-mode file is upstream's error, and the CLI names the
     // flag that turns planning on.
     auto r = test::runCli({"propagate", file, "-o", test::tempDir() + "/legacy-skip.pte", "--skip-h2d-inputs"});

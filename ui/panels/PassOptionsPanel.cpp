@@ -11,6 +11,7 @@
 #include <QStyle>
 #include <QVBoxLayout>
 
+#include "passes/Pipeline.h"
 #include "ui/document/Document.h"
 
 namespace ptescope::ui {
@@ -184,6 +185,10 @@ void PassOptionsPanel::refresh() {
   set(allocInput_, o.alloc_graph_input, file.alloc_graph_input, defaults.alloc_graph_input);
   set(allocOutput_, o.alloc_graph_output, file.alloc_graph_output, defaults.alloc_graph_output);
 
+  // A guess the file could not settle is said where the option is shown.
+  const std::string guessed = passes::planningInferenceNote(method);
+  origins_[planning_]->setText(origins_[planning_]->text() +
+                               (guessed.empty() ? QString() : "\n" + QString::fromStdString(guessed)));
   QString problem = document_->pipelineError();
   if (problem.isEmpty()) {
     if (auto valid = passes::validateDeviceOptions(o); !valid) problem = QString::fromStdString(valid.error().message);
