@@ -20,27 +20,45 @@ std::vector<BufferInfo> buffersOf(const Method& method) {
   return out;
 }
 
+namespace {
+
+// What a method's placement says about the planning mode it was exported
+// with; inferDeviceOptions and planningInferenceNote read the same evidence.
+struct PlanningEvidence {
+  bool device_tags = false;      // some tensor is on a device
+  bool planned_device = false;   // ... and some device tensor is planned
+  bool device_buffers = false;   // non_const_buffer_device lists a buffer
+  bool copies = false;           // et_copy instructions
+  // Planning on shows as copies or device buffers; legacy mode as device
+  // tensors planned in CPU buffers. Neither: the file cannot tell.
+  bool undecided() const { return device_tags && !device_buffers && !copies && !planned_device; }
+  bool planningOn() const { return !device_tags || device_buffers || copies || !planned_device; }
+};
+
+PlanningEvidence planningEvidence(const Method& method) {
+  PlanningEvidence e;
+  for (const auto& v : items(method.values))
+    if (const Tensor* t = v.tensor(); t && !t->device().isCpu()) {
+      e.device_tags = true;
+      e.planned_device = e.planned_device || t->isPlanned();
+    }
+  e.device_buffers = !items(method.non_const_buffer_device).empty();
+  const auto summary = analysis::summarizeMethod(method);
+  e.copies = summary.h2d_copies + summary.d2h_copies > 0;
+  return e;
+}
+
+}  // namespace
+
 DeviceOptions inferDeviceOptions(const Method& method) {
   DeviceOptions options;
   const auto& values = items(method.values);
   auto tensorAt = [&](int32_t v) -> const Tensor* {
     return v >= 0 && size_t(v) < values.size() ? values[size_t(v)].tensor() : nullptr;
   };
-  auto summary = analysis::summarizeMethod(method);
-  bool anyDevice = false, plannedDevice = false;
-  for (const auto& v : values)
-    if (const Tensor* t = v.tensor(); t && !t->device().isCpu()) {
-      anyDevice = true;
-      plannedDevice = plannedDevice || t->isPlanned();
-    }
-  const bool deviceBuffers = !items(method.non_const_buffer_device).empty();
-  const bool copies = summary.h2d_copies + summary.d2h_copies > 0;
-  // Device tags without copies or device buffers, some of them planned in a
-  // CPU buffer: upstream's legacy mode. When no device-tagged tensor is
-  // planned at all (both skips with unplanned graph IO: no copies, no device
-  // buffers either way) the file cannot tell; upstream's current default
-  // (planning on) is taken.
-  options.enable_non_cpu_memory_planning = !anyDevice || deviceBuffers || copies || !plannedDevice;
+  // Legacy mode (off) only on its evidence; an undecided file takes
+  // upstream's current default (on).
+  options.enable_non_cpu_memory_planning = planningEvidence(method).planningOn();
   size_t inputTensors = 0, plannedInputs = 0, outputTensors = 0, plannedOutputs = 0;
   for (int32_t i : items(method.inputs))
     if (const Tensor* t = tensorAt(i)) {
@@ -60,16 +78,7 @@ DeviceOptions inferDeviceOptions(const Method& method) {
 }
 
 std::string planningInferenceNote(const Method& method) {
-  bool anyDevice = false, plannedDevice = false;
-  for (const auto& v : items(method.values))
-    if (const Tensor* t = v.tensor(); t && !t->device().isCpu()) {
-      anyDevice = true;
-      plannedDevice = plannedDevice || t->isPlanned();
-    }
-  const auto summary = analysis::summarizeMethod(method);
-  if (!anyDevice || plannedDevice || !items(method.non_const_buffer_device).empty() ||
-      summary.h2d_copies + summary.d2h_copies > 0)
-    return {};
+  if (!planningEvidence(method).undecided()) return {};
   return "enable_non_cpu_memory_planning inferred on: the file has device-tagged tensors but no copies, no device "
          "buffers and no planned device tensor, which it would have either way; upstream's default (on) is taken "
          "(--no-device-planning for legacy mode)";
