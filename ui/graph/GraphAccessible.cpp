@@ -114,7 +114,7 @@ class CanvasAccessible : public QAccessibleWidget {
   struct Key {
     QRectF visible;
     const QGraphicsScene* scene = nullptr;
-    int items = 0;
+    quint64 generation = 0;
     QString selection;
     bool operator==(const Key&) const = default;
   };
@@ -124,7 +124,8 @@ class CanvasAccessible : public QAccessibleWidget {
     if (!canvas_ || !canvas_->scene()) return key;
     key.visible = canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect();
     key.scene = canvas_->scene();
-    key.items = int(canvas_->scene()->items().size());
+    // Cheap: asked on every childCount() and child(i) of a screen reader.
+    key.generation = canvas_->sceneGeneration();
     key.selection = canvas_->accessibleDescription();
     return key;
   }

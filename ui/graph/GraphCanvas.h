@@ -35,6 +35,10 @@ class GraphCanvas : public QGraphicsView {
     if (viewportMargins() != margins) setViewportMargins(margins);
   }
   QMargins reservedMargins() const { return viewportMargins(); }
+  // Counts the pictures put into the scene (a new layout, or the scene made
+  // whole): what reads the items keeps what it made until this changes.
+  quint64 sceneGeneration() const { return sceneGeneration_; }
+  void sceneChanged() { ++sceneGeneration_; }
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
@@ -57,6 +61,7 @@ class GraphCanvas : public QGraphicsView {
 
   QPoint pressPos_;
   bool inDoubleClick_ = false;  // until the double click's release
+  quint64 sceneGeneration_ = 0;
 };
 
 }  // namespace ptescope::ui

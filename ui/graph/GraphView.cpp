@@ -199,6 +199,7 @@ void GraphView::clear() {
   nodeItems_.clear();
   edgeItems_.clear();
   scene_->clear();
+  canvas_->sceneChanged();
   layout_.reset();
   graphBounds_ = QRectF();
   legend_->hide();
@@ -344,6 +345,7 @@ void GraphView::rebuildScene(std::shared_ptr<SceneItems> made, Announce announce
   placeOverlays();
   filling_ = std::move(made);
   announce_ = announce;
+  canvas_->sceneChanged();
 }
 
 void GraphView::fillScene() {
@@ -364,6 +366,7 @@ void GraphView::flushScene() {
 }
 
 void GraphView::sceneComplete() {
+  canvas_->sceneChanged();
   if (announce_ == Announce::Cancelled) {
     emit layoutCancelled();
     return;
