@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "analysis/Summary.h"
+#include "passes/Pipeline.h"
 
 namespace ptescope::report {
 using namespace ptescope::program;
@@ -153,6 +154,7 @@ json infoJson(const pte::LoadedProgram& loaded) {
     for (const auto& d : s.non_const_buffer_device)
       devices.push_back({{"buffer_idx", d.buffer_idx}, {"device", Device{d.device_type, d.device_index}.str()}});
     mj["non_const_buffer_device"] = devices;
+    if (const auto note = passes::planningInferenceNote(m); !note.empty()) mj["options_note"] = note;
     methods.push_back(mj);
   }
   j["methods"] = methods;
@@ -211,6 +213,9 @@ std::string infoText(const Program& program, const pte::FileInfo& file, const st
     out << "    tensors by device:";
     for (const auto& [d, n] : s.tensors_by_device) out << " " << d << " " << n;
     out << " (constants " << s.constant_tensors << ", planned " << s.planned_tensors << ")\n";
+    // Where the file cannot tell which pass options made it, say what
+    // propagate will take and why (as propagate and the Pass options panel do).
+    if (const auto note = passes::planningInferenceNote(m); !note.empty()) out << "    note: " << note << "\n";
     if (!s.operators.empty()) {
       out << "    operators:";
       for (const auto& op : s.operators) out << " " << op;

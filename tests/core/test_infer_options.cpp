@@ -37,6 +37,14 @@ class InferOptionsTest : public QObject {
     auto json = test::runCli({"propagate", file, "-o", out, "--json"});
     QCOMPARE(json.exitCode, 0);
     QVERIFY(json.out.contains("\"options_note\""));
+    // info says the same before anything is edited (text and JSON).
+    auto info = test::runCli({"info", file});
+    QCOMPARE(info.exitCode, 0);
+    QVERIFY2(info.out.contains("note: enable_non_cpu_memory_planning inferred on"), info.out.constData());
+    auto infoJson = test::runCli({"info", file, "--json"});
+    QCOMPARE(infoJson.exitCode, 0);
+    const auto parsed = nlohmann::json::parse(infoJson.out.toStdString());
+    QVERIFY(parsed["methods"][0].contains("options_note"));
   }
 
   void legacyModeStaysLegacy() {
@@ -46,6 +54,8 @@ class InferOptionsTest : public QObject {
     QVERIFY(loaded.ok());
     QVERIFY(!passes::inferDeviceOptions(loaded->program.methods().front()).enable_non_cpu_memory_planning);
     QVERIFY(passes::planningInferenceNote(loaded->program.methods().front()).empty());  // legacy is not a guess
+    QVERIFY(!test::runCli({"info", file}).out.contains("inferred"));
+    QVERIFY(!nlohmann::json::parse(test::runCli({"info", file, "--json"}).out.toStdString())["methods"][0].contains("options_note"));
     // A skip on a legacy-mode file is upstream's error, and the CLI names the
     // flag that turns planning on.
     auto r = test::runCli({"propagate", file, "-o", test::tempDir() + "/legacy-skip.pte", "--skip-h2d-inputs"});
