@@ -5,6 +5,7 @@
 #include <iostream>
 #include <string>
 
+#include "exec/MemoryBudget.h"
 #include "pte/Reader.h"
 #include "report/Json.h"
 #include "util/Utf8.h"
@@ -37,6 +38,24 @@ inline std::string jsonForStdout(const nlohmann::json& value) {
 // print every reader warning anyway do not need this).
 inline void noteEscapedNames(const pte::LoadedProgram& loaded) {
   if (loaded.escaped_strings > 0) std::cerr << "ptescope-cli: note: " << pte::escapedStringsWarning(loaded.escaped_strings) << "\n";
+}
+
+// --max-memory of profile and run: its help, and its value in bytes (0 when
+// not given: the default budget, half of the available host memory);
+// false with the error in `error` for a value that is not a size.
+inline constexpr const char* kMaxMemoryHelp =
+    "Refuse to run when the run would allocate more than SIZE in host memory or on any device (bytes, or with K, M, "
+    "G, T: 512M, 2G); default: half of the host memory available (MemAvailable), and what is free on a device";
+inline bool parseMaxMemory(const std::string& text, uint64_t& bytes, std::string& error) {
+  bytes = 0;
+  if (text.empty()) return true;
+  auto limit = exec::parseMemorySize(text);
+  if (!limit || *limit == 0) {
+    error = "--max-memory: '" + text + "' is not a size (bytes, or 512M, 2G, ...)";
+    return false;
+  }
+  bytes = *limit;
+  return true;
 }
 
 }  // namespace ptescope::cli

@@ -98,9 +98,7 @@ class ProfileCommandImpl : public ProfileCommand {
     command_->add_option("--save-link", saveLink_,
                          "On a GPU: also measure the link (as probe-link does) on the profiled device and write its "
                          "link profile here, for `predict --link FILE`");
-    command_->add_option("--max-memory", maxMemory_,
-                         "Refuse to run when the run would allocate more than SIZE in host memory or on any device "
-                         "(bytes, or with K, M, G, T: 512M, 2G); without it, what is available there is the limit");
+    command_->add_option("--max-memory", maxMemory_, kMaxMemoryHelp);
     command_->add_option("--inputs", inputs_,
                          "Folder of input files, one per method input i: i.npy, input_i.npy, i.bin or i.raw "
                          "(default: random values, seed 0)");
@@ -123,11 +121,7 @@ class ProfileCommandImpl : public ProfileCommand {
     options.warmup = warmup_;
     options.host_memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
     options.inputs.directory = inputs_;
-    if (!maxMemory_.empty()) {
-      auto limit = exec::parseMemorySize(maxMemory_);
-      if (!limit || *limit == 0) return fail("--max-memory: '" + maxMemory_ + "' is not a size (bytes, or 512M, 2G, ...)");
-      options.max_memory = *limit;
-    }
+    if (std::string error; !parseMaxMemory(maxMemory_, options.max_memory, error)) return fail(error);
     if (!method_.empty() && program.findMethod(method_) == nullptr) return fail(file_ + ": no method named '" + method_ + "'");
     if (maxSlowdown_ && compare_.empty()) return fail("--max-slowdown needs --compare PROFILE.json");
     // Read the earlier profile first: a bad file should not cost a run.

@@ -28,6 +28,7 @@ class RunCommandImpl : public RunCommand {
     command_->add_option("--ptd", ptd_, "External data file(s) (.ptd) for EXTERNAL constants");
     command_->add_option("--runtime", runtime_, "cuda or host (default: cuda when a device is present, else host)")
         ->check(CLI::IsMember({"cuda", "host"}));
+    command_->add_option("--max-memory", maxMemory_, kMaxMemoryHelp);
   }
 
   std::optional<int> runIfParsed() override {
@@ -46,12 +47,14 @@ class RunCommandImpl : public RunCommand {
     if (!outputs_.empty() && std::filesystem::exists(outputs_) && !std::filesystem::is_directory(outputs_))
       return fail(outputs_ + ": exists and is not a folder (--outputs needs a folder)");
 
+    exec::RunOnceOptions options;
+    if (std::string error; !parseMaxMemory(maxMemory_, options.max_memory, error)) return fail(error);
+
     const auto preference = runtime_.empty() ? exec::RuntimePreference::Auto : *exec::parseRuntimePreference(runtime_);
     auto selection = exec::selectRuntime(preference);
     if (!selection) return fail(selection.error().message);
     if (!selection->notice.empty()) std::cerr << "ptescope-cli: note: " << selection->notice << "\n";
 
-    exec::RunOnceOptions options;
     options.method = method_;
     options.inputs.directory = inputs_;
     options.inputs.seed = seed_;
@@ -68,7 +71,7 @@ class RunCommandImpl : public RunCommand {
   }
 
   CLI::App* command_ = nullptr;
-  std::string file_, method_, inputs_, outputs_, runtime_;
+  std::string file_, method_, inputs_, outputs_, runtime_, maxMemory_;
   std::vector<std::string> ptd_;
   uint64_t seed_ = 0;
 };

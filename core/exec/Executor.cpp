@@ -38,12 +38,15 @@ struct SplitMix {
 
 // Random contents for an input: floats in [-1, 1), integers in [0, 10)
 // (safe as indices of small tables), booleans 0/1.
-std::vector<uint8_t> randomBytes(const TensorRef& tensor, uint64_t seed, size_t position) {
+// Empty when `cancelRequested` stopped it (polled every 2^20 elements).
+std::optional<std::vector<uint8_t>> randomBytes(const TensorRef& tensor, uint64_t seed, size_t position,
+                                                const std::function<bool()>& cancelRequested) {
   SplitMix rng{seed * 0x100000001b3ull + position};
   const int64_t n = tensor.numel();
   const int size = program::elementSize(tensor.dtype);
   std::vector<uint8_t> bytes(size_t(n) * size_t(size));
   for (int64_t i = 0; i < n; ++i) {
+    if ((i & 0xfffff) == 0 && i != 0 && cancelRequested && cancelRequested()) return std::nullopt;
     uint8_t* p = bytes.data() + i * size;
     switch (tensor.dtype) {
       case program::ScalarType::Float: {
@@ -278,7 +281,7 @@ Result<TensorRef> describeTensor(int32_t value, const program::Tensor& t, const 
 Status Executor::State::checkMemory(const std::string& methodText) const {
   auto demand = methodMemoryDemand(method, *runtime, options.host_memory, options.alongside);
   if (!demand) return demand.error();
-  return checkMemoryDemand(demand.value(), *runtime, options.max_memory, methodText);
+  return checkMemoryDemand(demand.value(), *runtime, options.max_memory, methodText, options.budget_setting);
 }
 
 // Planned buffers: non_const_buffer_sizes[0] is reserved for constants.
@@ -471,9 +474,10 @@ Status Executor::fillInputs(const InputOptions& options) {
                                    ", src device 0. Export with MemoryPlanningPass(alloc_graph_input=False) to share "
                                    "the caller's memory."));
     if (options.directory.empty()) {
-      auto bytes = randomBytes(tensor, options.seed, position);
-      if (auto status = s.copyToTensor(tensor, bytes); !status) return makeError(what + ": " + status.error().message);
-      s.input_bytes[size_t(value)] = std::move(bytes);
+      auto bytes = randomBytes(tensor, options.seed, position, options.cancel_requested);
+      if (!bytes) return makeError(kInputsCancelled);
+      if (auto status = s.copyToTensor(tensor, *bytes); !status) return makeError(what + ": " + status.error().message);
+      s.input_bytes[size_t(value)] = std::move(*bytes);
       continue;
     }
     const std::string path = findInputFile(options.directory, position);

@@ -37,7 +37,14 @@ struct InputOptions {
   // have the input's dtype and its shape (or, for a DYNAMIC_BOUND input, a
   // shape within its capacity); a raw file holds exactly the input's bytes.
   std::string directory;
+  // Polled while random inputs are drawn (every million elements); true
+  // stops fillInputs with kInputsCancelled. A large input takes seconds to
+  // fill, and a user who cancels should not wait for it.
+  std::function<bool()> cancel_requested;
 };
+
+// fillInputs' error when InputOptions::cancel_requested stopped it.
+inline constexpr const char* kInputsCancelled = "cancelled while filling the inputs";
 
 struct ExecutorOptions {
   // Memory of the CPU arenas and of host tensors the caller supplies.
@@ -45,9 +52,12 @@ struct ExecutorOptions {
   // Instructions one run may execute before it is stopped as a runaway
   // JumpFalseCall loop; 0 picks 1000 × the instruction count (at least 10^6).
   size_t max_steps = 0;
-  // Bytes the run may allocate in each memory pool (0: no limit but the
-  // memory available there); checked before anything is allocated.
+  // Bytes the run may allocate in each memory pool (0: the default budget,
+  // half of the available host memory, and what is available on each
+  // device); checked before anything is allocated.
   uint64_t max_memory = 0;
+  // How the user raises that limit, named in the refusal (MemoryBudget.h).
+  std::string budget_setting = kCliMemoryBudgetSetting;
   // Buffers the caller allocates alongside the run, counted in that budget.
   std::vector<ExtraAllocation> alongside;
 };

@@ -6,6 +6,8 @@
 #include <limits>
 #include <map>
 
+#include "util/HostMemory.h"
+
 namespace ptescope::exec {
 
 uint64_t saturatingAdd(uint64_t a, uint64_t b) {
@@ -88,14 +90,20 @@ Result<std::vector<MemoryDemand>> methodMemoryDemand(const program::Method& meth
   return out;
 }
 
+uint64_t defaultHostMemoryBudget(uint64_t available) { return available / 2; }
+
+uint64_t defaultHostMemoryBudget() { return defaultHostMemoryBudget(hostAvailableMemoryBytes()); }
+
 Status checkMemoryDemand(const std::vector<MemoryDemand>& demand, const DeviceRuntime& runtime, uint64_t maxBytes,
-                         const std::string& what) {
+                         const std::string& what, const std::string& setting) {
   for (const auto& d : demand) {
     const uint64_t total = d.total();
     const uint64_t available = runtime.availableMemory(d.pool);
+    const uint64_t budget = maxBytes == 0 && d.pool == "host" ? defaultHostMemoryBudget(available) : 0;
+    const bool overBudget = budget != 0 && total > budget;
     const bool overLimit = maxBytes != 0 && total > maxBytes;
     const bool overAvailable = available != 0 && total > available;
-    if (!overLimit && !overAvailable) continue;
+    if (!overLimit && !overAvailable && !overBudget) continue;
     std::string parts;
     auto part = [&](const char* name, uint64_t bytes) {
       if (bytes == 0) return;
@@ -108,8 +116,11 @@ Status checkMemoryDemand(const std::vector<MemoryDemand>& demand, const DeviceRu
     part("other buffers", d.alongside);
     const std::string needs = total == std::numeric_limits<uint64_t>::max() ? "more than 16 EiB" : memoryText(total) + " (" + std::to_string(total) + " bytes)";
     std::string limit;
-    if (overLimit && (!overAvailable || maxBytes <= available))
-      limit = "the limit of " + memoryText(maxBytes) + " (--max-memory)";
+    if (overBudget)
+      limit = "the default budget of " + memoryText(budget) + " (half of the " + memoryText(available) +
+              " available: " + runtime.availableMemorySource(d.pool) + "); raise it with " + setting;
+    else if (overLimit && (!overAvailable || maxBytes <= available))
+      limit = "the limit of " + memoryText(maxBytes) + " (" + setting + ")";
     else
       limit = "the " + memoryText(available) + " available there (" + runtime.availableMemorySource(d.pool) + ")";
     return makeError(what + ": not run: it would allocate " + needs + " of " + runtime.memoryPoolDescription(d.pool) +

@@ -7,7 +7,9 @@
 // whatever the caller allocates alongside (the profiler's link probe), with
 // arithmetic that saturates instead of wrapping, and refuses the run with one
 // line when a pool would exceed the memory available there or the caller's
-// limit.
+// limit. Without a limit from the caller, host memory gets the default
+// budget (defaultHostMemoryBudget: half of what is available), so a corrupt
+// or accidental size cannot take the whole machine.
 #pragma once
 
 #include <cstdint>
@@ -48,11 +50,26 @@ Result<std::vector<MemoryDemand>> methodMemoryDemand(const program::Method& meth
                                                      HostMemoryKind hostMemory,
                                                      const std::vector<ExtraAllocation>& alongside = {});
 
+// The host memory a run may allocate when nobody set a limit: half of
+// `available` (MemAvailable), leaving the other half to the desktop and
+// the rest of the machine; 0 when `available` is unknown (0). The CLI
+// (profile, run) and the app (Profile, Run Once) all get it through
+// checkMemoryDemand, and show it with this function.
+uint64_t defaultHostMemoryBudget(uint64_t available);
+// The same for this machine now (hostAvailableMemoryBytes).
+uint64_t defaultHostMemoryBudget();
+
+// Where the user sets the limit, for the refusal's "raise it with ...":
+// the CLI's option by default; the app names its own setting.
+inline constexpr const char* kCliMemoryBudgetSetting = "--max-memory SIZE";
+
 // Ok, or one line naming the method, the pool, how much it needs (and of
 // what), and the limit it exceeds: the pool's available memory
-// (DeviceRuntime::availableMemory) or `maxBytes` (per pool; 0: no limit).
+// (DeviceRuntime::availableMemory), `maxBytes` (per pool) or, when
+// `maxBytes` is 0, the host pool's default budget (defaultHostMemoryBudget)
+// and how to raise it (`setting`).
 Status checkMemoryDemand(const std::vector<MemoryDemand>& demand, const DeviceRuntime& runtime, uint64_t maxBytes,
-                         const std::string& what);
+                         const std::string& what, const std::string& setting = kCliMemoryBudgetSetting);
 
 // Bytes from "1073741824", "512M", "2G", "1.5GiB", "64k" (powers of 1024);
 // nullopt for anything else.

@@ -134,6 +134,7 @@ ExecutorOptions executorOptionsFor(const program::Program& program, const std::s
   ExecutorOptions executorOptions;
   executorOptions.host_memory = options.host_memory;
   executorOptions.max_memory = options.max_memory;
+  executorOptions.budget_setting = options.budget_setting;
   executorOptions.max_steps = options.max_steps;
   if (const program::Method* m = program.findMethod(methodName); m != nullptr && options.measure_peak) {
     const auto counts = analysis::summarizeMethod(*m);
@@ -280,7 +281,13 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
   auto executor = Executor::create(program, methodName, runtime, executorOptionsFor(program, methodName, runtime, options));
   if (!executor) return executor.error();
   Executor& exec = *executor.value();
-  if (auto status = exec.fillInputs(options.inputs); !status) return status.error();
+  InputOptions inputs = options.inputs;
+  if (!inputs.cancel_requested) inputs.cancel_requested = options.cancel_requested;
+  if (auto status = exec.fillInputs(inputs); !status) {
+    if (!cancelled()) return status.error();
+    profile.cancelled = true;  // nothing measured yet: iterations stays 0
+    return profile;
+  }
   if (auto note = prePassNote(exec.method()); !note.empty()) profile.notes.push_back(note);
   if (profile.emulated)
     profile.notes.push_back("emulated: the host runtime keeps device memory in host memory and times copies as memcpy; "

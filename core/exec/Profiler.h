@@ -139,8 +139,9 @@ struct ProfileOptions {
   size_t peak_probe_repeats = 5;
   bool measure_peak = true;
   // Bytes the run may allocate in each memory pool (host, each device); 0:
-  // only what is available there limits it (exec/MemoryBudget.h).
+  // the default budget (exec/MemoryBudget.h, ExecutorOptions::max_memory).
   uint64_t max_memory = 0;
+  std::string budget_setting = kCliMemoryBudgetSetting;
   // Instructions one run may execute (ExecutorOptions::max_steps).
   size_t max_steps = 0;
   // How many measured iterations the timeline keeps (the trace output).

@@ -47,12 +47,18 @@ Result<RunOnceResult> runMethodOnce(const program::Program& program, DeviceRunti
   if (program.findMethod(methodName) == nullptr) return makeError("no method named '" + methodName + "'");
   ExecutorOptions executorOptions;
   executorOptions.host_memory = options.host_memory;
+  executorOptions.max_memory = options.max_memory;
+  executorOptions.budget_setting = options.budget_setting;
   auto executor = Executor::create(program, methodName, runtime, executorOptions);
   if (!executor) return executor.error();
   Executor& exec = *executor.value();
-  if (auto status = exec.fillInputs(options.inputs); !status) return status.error();
-  auto record = exec.run();
+  const auto cancelled = [&] { return options.cancel_requested && options.cancel_requested(); };
+  InputOptions inputs = options.inputs;
+  if (!inputs.cancel_requested) inputs.cancel_requested = options.cancel_requested;
+  if (auto status = exec.fillInputs(inputs); !status) return cancelled() ? makeError(kRunCancelled) : status.error();
+  auto record = exec.run(options.cancel_requested);
   if (!record) return record.error();
+  if (record->cancelled) return makeError(kRunCancelled);
 
   RunOnceResult result;
   result.method = methodName;

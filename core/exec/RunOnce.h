@@ -19,7 +19,16 @@ struct RunOnceOptions {
   std::string method;  // empty: "forward" when present, else the first method
   InputOptions inputs;
   HostMemoryKind host_memory = HostMemoryKind::Pageable;
+  // As ExecutorOptions: 0 is the default budget (exec/MemoryBudget.h).
+  uint64_t max_memory = 0;
+  std::string budget_setting = kCliMemoryBudgetSetting;
+  // Polled while the inputs are filled and between instructions; true stops
+  // the run with kRunCancelled.
+  std::function<bool()> cancel_requested;
 };
+
+// runMethodOnce's error when cancel_requested stopped it.
+inline constexpr const char* kRunCancelled = "cancelled";
 
 // min/max/mean over the finite and infinite elements; NaNs are counted apart.
 struct ValueStats {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pte/Writer.h"
+#include "support/BudgetPrograms.h"
 #include "support/TestSupport.h"
 #include "synth/ProgramBuilder.h"
 
@@ -123,12 +124,40 @@ class CliHardeningTest : public QObject {
     auto r = runCli({"profile", "--runtime", "host", "--max-memory", "1G", hugeTensorPath()}, 30000);
     test::expectOneLineCliError(r);
     QVERIFY2(r.err.contains("16.0 GiB") && r.err.contains("limit of 1.0 GiB"), r.err.constData());
-    // Without a limit the memory available is the limit: a 16 GiB input and
-    // its host copy (32 GiB) do not fit on a machine with less available.
+    // Without a limit the default budget (half of the memory available) is
+    // the limit: a 16 GiB input and its host copy (32 GiB) do not fit on a
+    // machine with less than 64 GiB available.
     auto byAvailable = runCli({"profile", "--runtime", "host", hugeTensorPath()}, 30000);
     if (byAvailable.exitCode == 2) QVERIFY2(byAvailable.err.contains("not run"), byAvailable.err.constData());
     auto badLimit = runCli({"profile", "--runtime", "host", "--max-memory", "lots", hugeTensorPath()});
     test::expectOneLineCliError(badLimit);
+  }
+
+  // Issue 27: a ~1 KiB program whose corrupt size declares a 22 GiB input
+  // is refused by profile and run at the default budget (half of the
+  // available memory), before anything is allocated ("not run" comes from
+  // the check that precedes the first allocation), saying the figure and
+  // how to raise it.
+  void profileAndRunRefuseAHugeInputAtTheDefaultBudget() {
+    const QString file = outPath("huge-input-22g.pte");
+    QVERIFY(test::writeHugeInputProgram(file, test::overBudgetInputBytes()));
+    QVERIFY(QFileInfo(file).size() < 2048);
+    for (const char* command : {"profile", "run"}) {
+      auto r = runCli({command, "--runtime", "host", file}, 30000);
+      test::expectOneLineCliError(r);
+      QVERIFY2(r.err.contains("method 'forward': not run: it would allocate"), r.err.constData());
+      QVERIFY2(r.err.contains("more than the default budget of ") && r.err.contains("(half of the ") &&
+                   r.err.contains("MemAvailable"),
+               r.err.constData());
+      QVERIFY2(r.err.contains("raise it with --max-memory SIZE"), r.err.constData());
+    }
+    // An explicit limit is named as such, in run as in profile.
+    auto limited = runCli({"run", "--runtime", "host", "--max-memory", "1G", file}, 30000);
+    test::expectOneLineCliError(limited);
+    QVERIFY2(limited.err.contains("the limit of 1.0 GiB (--max-memory SIZE)"), limited.err.constData());
+    auto badLimit = runCli({"run", "--runtime", "host", "--max-memory", "lots", file});
+    test::expectOneLineCliError(badLimit);
+    QVERIFY2(badLimit.err.contains("--max-memory: 'lots' is not a size"), badLimit.err.constData());
   }
 
   void outputKeepsItsModeAndSymlinksAreWrittenThrough() {

@@ -24,6 +24,7 @@
 #include "report/Json.h"
 #include "synth/JsonSpec.h"
 #include "synth/ProgramBuilder.h"
+#include "support/BudgetPrograms.h"
 #include "support/TestSupport.h"
 #include "util/MappedFile.h"
 #include "util/Utf8.h"
@@ -257,6 +258,59 @@ class HardeningTest : public QObject {
     QVERIFY2(message.find("16.0 GiB") != std::string::npos, message.c_str());
     QVERIFY2(message.find("limit of 1.0 GiB") != std::string::npos, message.c_str());
     QVERIFY(message.find('\n') == std::string::npos);
+    QVERIFY(runtime.liveAllocations().empty());
+  }
+
+  // Issue 27: the default budget is half of what is available, the same
+  // function for the CLI and the app, and the refusal says the figure and
+  // how to raise it.
+  void defaultBudgetIsHalfOfTheAvailableMemory() {
+    QCOMPARE(exec::defaultHostMemoryBudget(20ull << 30), uint64_t(10ull << 30));
+    QCOMPARE(exec::defaultHostMemoryBudget(0), uint64_t(0));  // unknown: no default budget
+    const uint64_t available = ptescope::hostAvailableMemoryBytes();
+    if (available == 0) QSKIP("MemAvailable is unknown here");
+    exec::HostRuntime runtime;
+    // 4/5 of what is available: under the old limit (all of it), over the
+    // default budget (half of it).
+    exec::MemoryDemand demand;
+    demand.pool = "host";
+    demand.inputs = available / 5 * 2;
+    demand.unplanned = available / 5 * 2;
+    auto refused = exec::checkMemoryDemand({demand}, runtime, 0, "method 'forward'");
+    QVERIFY(!refused.ok());
+    const std::string& message = refused.error().message;
+    QVERIFY2(message.find("not run") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("the default budget of ") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("(half of the ") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("MemAvailable") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("raise it with --max-memory SIZE") != std::string::npos, message.c_str());
+    QVERIFY(message.find('\n') == std::string::npos);
+    // The app names its own setting.
+    auto inApp = exec::checkMemoryDemand({demand}, runtime, 0, "method 'forward'", "the memory budget of Run > Memory Budget");
+    QVERIFY(!inApp.ok());
+    QVERIFY2(inApp.error().message.find("raise it with the memory budget of Run > Memory Budget") != std::string::npos,
+             inApp.error().message.c_str());
+    // An explicit limit above the default lets it through (up to what is available).
+    QVERIFY(exec::checkMemoryDemand({demand}, runtime, available, "method 'forward'").ok());
+    // Well under the budget passes by default.
+    demand.inputs = demand.unplanned = available / 8;
+    QVERIFY(exec::checkMemoryDemand({demand}, runtime, 0, "method 'forward'").ok());
+  }
+
+  void aKilobyteProgramDeclaringAHugeInputIsRefusedBeforeAllocating() {
+    const uint64_t bytes = test::overBudgetInputBytes();
+    auto built = test::hugeInputProgram(bytes);
+    QVERIFY2(built.ok(), built.ok() ? "" : built.error().message.c_str());
+    auto serialized = pte::serializeProgram(built.value());
+    QVERIFY(serialized.ok());
+    QVERIFY2(serialized->size() < 2048, QByteArray::number(qulonglong(serialized->size())).constData());
+    exec::HostRuntime runtime;
+    auto executor = exec::Executor::create(built.value(), "forward", runtime);  // the default options
+    QVERIFY(!executor.ok());
+    const std::string& message = executor.error().message;
+    QVERIFY2(message.find("method 'forward': not run") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("default budget") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("--max-memory SIZE") != std::string::npos, message.c_str());
     QVERIFY(runtime.liveAllocations().empty());
   }
 
