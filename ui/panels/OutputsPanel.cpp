@@ -3,6 +3,7 @@
 #include "ui/common/Format.h"
 
 #include <QHBoxLayout>
+#include <QMetaObject>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -10,8 +11,11 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <chrono>
+
 #include "exec/DeviceRuntime.h"
 #include "report/RunText.h"
+#include "ui/common/MemoryBudgetSetting.h"
 #include "ui/document/Document.h"
 
 namespace ptescope::ui {
@@ -31,9 +35,15 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   runButton_->setObjectName("runOnceButton");
   runButton_->setToolTip(tr("Execute the shown method once and list its outputs (Ctrl+R)"));
   connect(runButton_, &QPushButton::clicked, this, [this] { runOnce(); });
+  cancelButton_ = new QPushButton(tr("Cancel"));
+  cancelButton_->setObjectName("cancelRunOnce");
+  cancelButton_->setToolTip(tr("Stop the run (while its inputs are filled, or between instructions)"));
+  cancelButton_->hide();
+  connect(cancelButton_, &QPushButton::clicked, this, &OutputsPanel::cancel);
   auto* top = new QHBoxLayout;
   top->addWidget(header_, 1);
   top->addWidget(runButton_);
+  top->addWidget(cancelButton_);
 
   table_ = new QTableWidget(0, 7);
   table_->setObjectName("outputsTable");
@@ -93,18 +103,35 @@ bool OutputsPanel::runOnce() {
     return false;
   }
   const std::string methodName = method->displayName();
-  header_->setText(tr("Running '%1'…").arg(QString::fromStdString(methodName)));
+  const QString running = tr("Running '%1'…").arg(QString::fromStdString(methodName));
+  header_->setText(running);
   runButton_->setEnabled(false);
+  cancelButton_->show();
+  exec::RunOnceOptions options;
+  options.method = methodName;
+  options.max_memory = memoryBudget();
+  options.budget_setting = memoryBudgetSettingName();
   runJob_.start<RunOutcome>(
-      [program, methodName](const CancelFlag&) -> RunOutcome {
+      [this, program, options, running](const CancelFlag& cancel) mutable -> RunOutcome {
         auto selection = exec::selectRuntime(exec::RuntimePreference::Auto);
         if (!selection) return std::make_shared<Result<exec::RunOnceResult>>(selection.error());
-        exec::RunOnceOptions options;
-        options.method = methodName;
+        // Polled between instructions (and while inputs are filled): it also
+        // counts them, and says how far the run is a few times a second.
+        size_t polls = 0;
+        auto last = std::chrono::steady_clock::now();
+        options.cancel_requested = [&, cancel] {
+          if ((++polls & 0xff) == 0 && std::chrono::steady_clock::now() - last > std::chrono::milliseconds(250)) {
+            last = std::chrono::steady_clock::now();
+            const QString text = tr("%1 %2 step(s) so far; Cancel stops it").arg(running, num(qint64(polls)));
+            QMetaObject::invokeMethod(this, [this, text] { if (isRunning()) header_->setText(text); }, Qt::QueuedConnection);
+          }
+          return cancel->load(std::memory_order_relaxed);
+        };
         return std::make_shared<Result<exec::RunOnceResult>>(exec::runMethodOnce(*program, *selection->runtime, options));
       },
       [this](RunOutcome outcome) {
         runButton_->setEnabled(true);
+        cancelButton_->hide();
         if (!outcome->ok()) {
           showError(QString::fromStdString(outcome->error().message));
           return;
@@ -112,6 +139,12 @@ bool OutputsPanel::runOnce() {
         show(outcome->value());
       });
   return true;
+}
+
+void OutputsPanel::cancel() {
+  if (!isRunning()) return;
+  header_->setText(tr("Cancelling…"));
+  runJob_.stop();
 }
 
 bool OutputsPanel::showsCurrentMethod() const {

@@ -2,7 +2,11 @@
 // the UI thread (random inputs from seed 0, on a GPU when one is present,
 // else emulated on the host) and lists what it computed: per output its
 // dtype and shape, min/max/mean and first values, and the instructions that
-// were not executed with their reasons. A row is one of the window's
+// were not executed with their reasons. The run is limited by the app's
+// memory budget (ui/common/MemoryBudgetSetting: a method declaring more is
+// refused before anything is allocated, naming the setting); while it runs
+// the header counts the instructions executed and Cancel (cancelRunOnce)
+// stops it, while inputs are filled or between instructions. A row is one of the window's
 // selection's views: picking it selects its value, and selecting an output
 // value elsewhere picks its row (MainWindowSelection.cpp).
 #pragma once
@@ -34,6 +38,8 @@ class OutputsPanel : public QWidget {
   // nothing to run or a run is under way.
   bool runOnce();
   bool isRunning() const;
+  // Stops the run under way; failed(kRunCancelled) follows.
+  void cancel();
   const std::optional<exec::RunOnceResult>& lastResult() const { return result_; }
   QString lastError() const { return error_; }
   QTableWidget* table() const { return table_; }
@@ -55,6 +61,7 @@ class OutputsPanel : public QWidget {
   Document* document_;
   class ElidedLabel* header_;
   QPushButton* runButton_;
+  QPushButton* cancelButton_;
   QTableWidget* table_;
   QLabel* notExecuted_;
   QScrollArea* notExecutedArea_;

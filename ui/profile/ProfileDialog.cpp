@@ -21,6 +21,7 @@
 
 #include "analysis/Summary.h"
 #include "exec/DeviceRuntime.h"
+#include "ui/common/MemoryBudgetSetting.h"
 
 namespace ptescope::ui {
 namespace {
@@ -86,6 +87,7 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
       folderInputs_(new QRadioButton(tr("From folder"))),
       folder_(new QLineEdit),
       browse_(new QPushButton(tr("Browse..."))),
+      memoryBudget_(new QLineEdit),
       error_(new QLabel) {
   setObjectName("profileDialog");
   setWindowTitle(tr("Profile transfers"));
@@ -169,6 +171,22 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   inputsBox->addWidget(hintLabel(tr("Input i is read from i.npy, input_i.npy, i.bin or i.raw (as with "
                                     "ptescope-cli profile --inputs); a .npy must have the input's dtype and shape.")));
 
+  // The budget is the app's one setting (Run Once uses it too), shown here.
+  memoryBudget_->setObjectName("memoryBudget");
+  memoryBudget_->setPlaceholderText(tr("default: %1").arg(defaultMemoryBudgetText()));
+  memoryBudget_->setClearButtonEnabled(true);
+  memoryBudget_->setText(memoryBudgetFieldText(ui::memoryBudget()));
+  memoryBudget_->setToolTip(tr("The most host memory a run may allocate (512M, 8G, ...); a method that declares more "
+                               "is refused before anything is allocated. Empty: half of what is available."));
+  connect(memoryBudget_, &QLineEdit::textChanged, error_, &QLabel::clear);
+  auto* budgetBox = new QVBoxLayout;
+  budgetBox->setSpacing(2);
+  budgetBox->addWidget(memoryBudget_);
+  budgetBox->addWidget(hintLabel(tr("Also used by Run Once. Empty: the default, half of the memory available, so "
+                                    "a corrupt size cannot push the machine into swap.")));
+  auto* budgetLabel = new QLabel(tr("Memory &budget:"));
+  budgetLabel->setBuddy(memoryBudget_);
+
   error_->setObjectName("profileError");
   error_->setWordWrap(true);
   error_->setStyleSheet("QLabel { color: #b00020; }");
@@ -190,6 +208,7 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   form->addRow(tr("Host memory:"), hostRow);
   form->addRow(QString(), measurePeak_);
   form->addRow(tr("Inputs:"), inputsBox);
+  form->addRow(budgetLabel, budgetBox);
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
   buttons->setObjectName("buttons");
@@ -223,6 +242,7 @@ ProfileRequest ProfileDialog::request() const {
   r.measurePeak = measurePeak_->isChecked();
   r.seed = uint64_t(seed_->value());
   if (folderInputs_->isChecked()) r.inputDirectory = folder_->text().trimmed();
+  if (!parseMemoryBudget(memoryBudget_->text(), r.maxMemory)) r.maxMemory = 0;  // refused by accept()
   return r;
 }
 
@@ -238,11 +258,15 @@ void ProfileDialog::setRequest(const ProfileRequest& request) {
   // switching back does not mean browsing again.
   if (!request.inputDirectory.isEmpty()) folder_->setText(request.inputDirectory);
   (request.inputDirectory.isEmpty() ? randomInputs_ : folderInputs_)->setChecked(true);
+  memoryBudget_->setText(memoryBudgetFieldText(request.maxMemory));
   error_->clear();
 }
 
 QString ProfileDialog::validationError() const {
   if (method_->count() == 0) return tr("The program has no method to profile.");
+  if (uint64_t bytes = 0; !parseMemoryBudget(memoryBudget_->text(), bytes))
+    return tr("Memory budget: '%1' is not a size (512M, 8G, ...); leave it empty for the default.")
+        .arg(memoryBudget_->text().trimmed());
   if (!folderInputs_->isChecked()) return QString();
   const QString folder = folder_->text().trimmed();
   if (folder.isEmpty()) return tr("Choose the folder of input files, or use random inputs.");
@@ -254,6 +278,7 @@ void ProfileDialog::accept() {
   const QString error = validationError();
   error_->setText(error);
   if (!error.isEmpty()) return;
+  setMemoryBudget(request().maxMemory);
   QDialog::accept();
 }
 

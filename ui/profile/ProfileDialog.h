@@ -1,5 +1,7 @@
 // The choices of a profile run: method, runtime, iterations, warm-up, host
-// memory kind, link peak, inputs (random from a seed, or a folder of files).
+// memory kind, link peak, inputs (random from a seed, or a folder of files),
+// and the app's memory budget (ui/common/MemoryBudgetSetting: shown from the
+// setting, stored back on Profile; Run Once uses it too).
 //
 // Usage:
 //
@@ -19,7 +21,7 @@
 //
 // Object names, for tests and scripts: method, runtime, runtimeInfo,
 // iterations, warmup, hostPageable, hostPinned, measurePeak, inputsRandom,
-// seed, inputsFolder, inputFolder, browseInputs, profileError, and the
+// seed, inputsFolder, inputFolder, browseInputs, memoryBudget, profileError, and the
 // buttons startProfile and cancelProfile.
 #pragma once
 
@@ -80,6 +82,7 @@ class ProfileDialog : public QDialog {
   QRadioButton* folderInputs_;
   QLineEdit* folder_;
   QPushButton* browse_;
+  QLineEdit* memoryBudget_;
   QLabel* error_;
 };
 

@@ -1,4 +1,5 @@
 #include "ui/profile/ProfileSession.h"
+#include "ui/common/MemoryBudgetSetting.h"
 
 #include <QStringList>
 
@@ -105,6 +106,8 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
   options.measure_peak = request.measurePeak;
   options.inputs.seed = request.seed;
   options.inputs.directory = request.inputDirectory.toStdString();
+  options.max_memory = request.maxMemory;
+  options.budget_setting = memoryBudgetSettingName();
 
   std::function<std::shared_ptr<Outcome>(const CancelFlag&)> work =
       [this, program, options, what, preference = request.runtime,

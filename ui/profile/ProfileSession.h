@@ -57,6 +57,7 @@ struct ProfileRequest {
   uint64_t seed = 0;       // random inputs are drawn from it (repeatable)
   QString inputDirectory;  // empty: random inputs from `seed`; else one file per input, as --inputs
   bool measurePeak = true; // measure the link peak so copies show their share of it
+  uint64_t maxMemory = 0;  // the memory budget (ui/common/MemoryBudgetSetting); 0: the default, half of what is available
   friend bool operator==(const ProfileRequest&, const ProfileRequest&) = default;
 };
 
