@@ -182,6 +182,23 @@ KernelResult unary(KernelContext& ctx, Unary op, size_t outArg = 1) {
 }
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+// sigmoid.out(self, *, out) as the portable kernel (op_sigmoid.cpp): in the
+// compute type (double for float64, else float: half, bfloat16 and integer
+// inputs are read as float), 1 / (1 + std::exp(-x)) with std::exp of that
+// type; out must be floating.
+KernelResult sigmoidKernel(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  auto out = a.out(1);
+  if (a.failed()) return a.outcome();
+  if (!isFloating(out.dtype())) return a.fail("sigmoid: out " + a.name(1) + " is not a floating-point tensor");
+  if (self.dtype() == ScalarType::Double) return mapElements({{&self}}, out, [](const double* v) { return sigmoid(v[0]); });
+  return mapElements({{&self}}, out, [](const double* v) {
+    const float x = static_cast<float>(v[0]);
+    return double(1.0f / (1.0f + std::exp(-x)));
+  });
+}
 double geluExact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2)); }
 double geluTanh(double x) {
   const double k = std::sqrt(2.0 / std::numbers::pi);
@@ -289,6 +306,7 @@ void addElementwiseKernels(KernelRegistry& r) {
   r.add("aten::leaky_relu.out", leakyRelu);
   r.add("aten::elu.out", elu);
   r.add("aten::gelu.out", gelu);
+  r.add("aten::sigmoid.out", sigmoidKernel);
 
   const std::pair<const char*, Unary> unaries[] = {
       {"abs", [](double x) { return std::fabs(x); }},
@@ -314,7 +332,6 @@ void addElementwiseKernels(KernelRegistry& r) {
       {"relu", [](double x) { return x > 0 ? x : (std::isnan(x) ? x : 0.0); }},
       {"round", [](double x) { return std::nearbyint(x); }},
       {"rsqrt", [](double x) { return 1.0 / std::sqrt(x); }},
-      {"sigmoid", sigmoid},
       {"sign", sign},
       {"silu", [](double x) { return x * sigmoid(x); }},
       {"sin", [](double x) { return std::sin(x); }},

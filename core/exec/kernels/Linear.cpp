@@ -132,6 +132,85 @@ Result<std::array<int64_t, 2>> spatial(const std::vector<int64_t>& values, size_
                    "-D operation");
 }
 
+struct ConvShape {
+  int64_t n, cin, ih, iw, cout, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups;
+};
+
+// The arithmetic of the portable convolution (op_convolution.cpp) in the
+// element type T, each product and sum rounded by `round` as the element type
+// rounds it (half and bfloat16 round after every operation, as their
+// operators do). Not transposed: each output element sums in * w over its
+// group's input channels, then kernel rows, then kernel columns, from 0, and
+// adds the bias last. Transposed: each output starts at its bias (or 0) and
+// receives in * w in the order of (input row, input column, input channel,
+// kernel row, kernel column).
+template <class T, class Round>
+void convolve(const ConvShape& c, const Operand& input, const Operand& weight, const std::optional<Operand>& bias,
+              const Operand& out, bool transposed, Round round) {
+  const auto load = [](const Operand& t) {
+    std::vector<T> values(size_t(t.numel()));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<T>(t.get(int64_t(i)));
+    return values;
+  };
+  const auto x = load(input), w = load(weight);
+  const auto biasOf = [&](int64_t oc) { return bias ? round(static_cast<T>(bias->get(oc))) : T(0); };
+  const int64_t cinG = c.cin / c.groups, coutG = c.cout / c.groups, plane = c.oh * c.ow;
+  std::vector<T> y(size_t(c.n * c.cout * plane), T(0));
+  if (transposed)
+    for (int64_t i = 0; i < int64_t(y.size()); ++i) y[size_t(i)] = biasOf((i / plane) % c.cout);
+  for (int64_t b = 0; b < c.n; ++b) {
+    for (int64_t g = 0; g < c.groups; ++g) {
+      for (int64_t oc = g * coutG; oc < (g + 1) * coutG; ++oc) {
+        T* target = y.data() + (b * c.cout + oc) * plane;
+        if (!transposed) {
+          // Weight [cout, cin/groups, kh, kw].
+          for (int64_t oy = 0; oy < c.oh; ++oy) {
+            for (int64_t ox = 0; ox < c.ow; ++ox) {
+              T acc = T(0);
+              for (int64_t ic = g * cinG; ic < (g + 1) * cinG; ++ic) {
+                const T* kernel = w.data() + (oc * cinG + (ic - g * cinG)) * c.kh * c.kw;
+                const T* channel = x.data() + (b * c.cin + ic) * c.ih * c.iw;
+                for (int64_t ky = 0; ky < c.kh; ++ky) {
+                  const int64_t iy = c.sh * oy + c.dh * ky - c.ph;
+                  if (iy < 0 || iy >= c.ih) continue;
+                  for (int64_t kx = 0; kx < c.kw; ++kx) {
+                    const int64_t ix = c.sw * ox + c.dw * kx - c.pw;
+                    if (ix < 0 || ix >= c.iw) continue;
+                    acc = round(acc + round(channel[iy * c.iw + ix] * kernel[ky * c.kw + kx]));
+                  }
+                }
+              }
+              if (bias) acc = round(acc + biasOf(oc));
+              target[oy * c.ow + ox] = acc;
+            }
+          }
+        } else {
+          // Weight [cin, cout/groups, kh, kw].
+          for (int64_t iy = 0; iy < c.ih; ++iy) {
+            for (int64_t ix = 0; ix < c.iw; ++ix) {
+              for (int64_t ic = g * cinG; ic < (g + 1) * cinG; ++ic) {
+                const T value = x[size_t((b * c.cin + ic) * c.ih * c.iw + iy * c.iw + ix)];
+                const T* kernel = w.data() + (ic * coutG + (oc - g * coutG)) * c.kh * c.kw;
+                for (int64_t ky = 0; ky < c.kh; ++ky) {
+                  const int64_t oy = c.sh * iy + c.dh * ky - c.ph;
+                  if (oy < 0 || oy >= c.oh) continue;
+                  for (int64_t kx = 0; kx < c.kw; ++kx) {
+                    const int64_t ox = c.sw * ix + c.dw * kx - c.pw;
+                    if (ox < 0 || ox >= c.ow) continue;
+                    T& cell = target[oy * c.ow + ox];
+                    cell = round(cell + round(value * kernel[ky * c.kw + kx]));
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < y.size(); ++i) out.set(int64_t(i), double(y[i]));
+}
+
 // convolution.out(input, weight, bias?, stride, padding, dilation, transposed,
 // output_padding, groups, *, out).
 KernelResult convolution(KernelContext& ctx) {
@@ -181,55 +260,22 @@ KernelResult convolution(KernelContext& ctx) {
   if (bias && bias->numel() != cout) return a.fail("convolution: bias " + a.name(2) + " does not have " + std::to_string(cout) + " elements");
   Sizes sizes = dims == 2 ? Sizes{n, cout, oh, ow} : Sizes{n, cout, ow};
   if (auto status = resize(out, sizes); !status) return status.error();
-  const auto x = loadAll(input), w = loadAll(weight);
-  std::vector<double> y(size_t(n * cout * oh * ow), 0.0);
-  const int64_t cinG = cin / groups, coutG = cout / groups;
-  for (int64_t b = 0; b < n; ++b) {
-    for (int64_t g = 0; g < groups; ++g) {
-      for (int64_t ocg = 0; ocg < coutG; ++ocg) {
-        const int64_t oc = g * coutG + ocg;
-        for (int64_t icg = 0; icg < cinG; ++icg) {
-          const int64_t ic = g * cinG + icg;
-          const double* plane = x.data() + (b * cin + ic) * ih * iw;
-          // Non-transposed weight [cout, cin/g, kh, kw]; transposed [cin, cout/g, kh, kw].
-          const double* kernel = transposed ? w.data() + (ic * coutG + ocg) * kh * kw : w.data() + (oc * cinG + icg) * kh * kw;
-          double* target = y.data() + (b * cout + oc) * oh * ow;
-          for (int64_t ky = 0; ky < kh; ++ky) {
-            for (int64_t kx = 0; kx < kw; ++kx) {
-              const double k = kernel[ky * kw + kx];
-              if (!transposed) {
-                for (int64_t oy = 0; oy < oh; ++oy) {
-                  const int64_t iy = oy * sh - ph + ky * dh;
-                  if (iy < 0 || iy >= ih) continue;
-                  for (int64_t ox = 0; ox < ow; ++ox) {
-                    const int64_t ixx = ox * sw - pw + kx * dw;
-                    if (ixx < 0 || ixx >= iw) continue;
-                    target[oy * ow + ox] += k * plane[iy * iw + ixx];
-                  }
-                }
-              } else {
-                for (int64_t iy = 0; iy < ih; ++iy) {
-                  const int64_t oy = iy * sh - ph + ky * dh;
-                  if (oy < 0 || oy >= oh) continue;
-                  for (int64_t ixx = 0; ixx < iw; ++ixx) {
-                    const int64_t ox = ixx * sw - pw + kx * dw;
-                    if (ox < 0 || ox >= ow) continue;
-                    target[oy * ow + ox] += k * plane[iy * iw + ixx];
-                  }
-                }
-              }
-            }
-          }
-        }
-        if (bias) {
-          double* target = y.data() + (b * cout + oc) * oh * ow;
-          const double v = bias->get(oc);
-          for (int64_t i = 0; i < oh * ow; ++i) target[i] += v;
-        }
-      }
-    }
+  const ConvShape shape{n, cin, ih, iw, cout, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups};
+  switch (input.dtype()) {
+    case ScalarType::Float:
+      convolve<float>(shape, input, weight, bias, out, transposed, [](float v) { return v; });
+      break;
+    case ScalarType::Half:
+      convolve<float>(shape, input, weight, bias, out, transposed, [](float v) { return halfToFloat(floatToHalf(v)); });
+      break;
+    case ScalarType::BFloat16:
+      convolve<float>(shape, input, weight, bias, out, transposed,
+                      [](float v) { return bfloat16ToFloat(floatToBfloat16(v)); });
+      break;
+    default:  // double, and integers (exact in double for the products a test program makes)
+      convolve<double>(shape, input, weight, bias, out, transposed, [](double v) { return v; });
+      break;
   }
-  storeAll(out, y);
   return KernelOutcome::done();
 }
 

@@ -223,22 +223,43 @@ KernelResult cumsum(KernelContext& ctx) {
   });
 }
 
+// One line of _softmax / _log_softmax as the portable kernel computes it
+// (op_softmax.cpp, op_log_softmax.cpp): the maximum taken in the element
+// type with std::max(x, acc) from the first element on, exp(x - max) summed
+// in line order in Acc (float for float32, half and bfloat16; double for
+// float64), std::exp / std::log of Acc, each result rounded to the element
+// type once.
+template <class Acc>
+void softmaxLine(const Operand& self, const Operand& out, int64_t base, const Lines& lines, bool logarithmic) {
+  const auto x = [&](int64_t k) { return static_cast<Acc>(self.get(base + k * lines.inner)); };
+  Acc maximum = x(0);
+  for (int64_t k = 1; k < lines.length; ++k) maximum = std::max(x(k), maximum);
+  Acc sum = std::exp(x(0) - maximum);
+  for (int64_t k = 1; k < lines.length; ++k) sum = sum + std::exp(x(k) - maximum);
+  const Acc logSum = std::log(sum);
+  for (int64_t k = 0; k < lines.length; ++k) {
+    const Acc y = logarithmic ? x(k) - maximum - logSum : std::exp(x(k) - maximum) / sum;
+    out.set(base + k * lines.inner, double(y));
+  }
+}
+
 // _softmax.out / _log_softmax.out(self, dim, half_to_float, *, out).
 KernelResult softmax(KernelContext& ctx, bool logarithmic) {
-  std::vector<double> row;
-  return scanLines(ctx, [&](const Operand& self, const Operand& out, int64_t base, const Lines& lines) {
-    row.resize(size_t(lines.length));
-    double maximum = -INFINITY;
-    for (int64_t k = 0; k < lines.length; ++k) {
-      row[size_t(k)] = self.get(base + k * lines.inner);
-      maximum = std::max(maximum, row[size_t(k)]);
-    }
-    double sum = 0;
-    for (double x : row) sum += std::exp(x - maximum);
-    for (int64_t k = 0; k < lines.length; ++k) {
-      const double shifted = row[size_t(k)] - maximum;
-      out.set(base + k * lines.inner, logarithmic ? shifted - std::log(sum) : std::exp(shifted) / sum);
-    }
+  Args a(ctx);
+  auto self = a.in(0);
+  auto out = a.out(3);
+  if (a.failed()) return a.outcome();
+  const char* name = logarithmic ? "_log_softmax" : "_softmax";
+  if (!isFloating(self.dtype())) return a.fail(std::string(name) + ": " + a.name(0) + " is not a floating-point tensor");
+  if (out.dtype() != self.dtype())
+    return a.fail(std::string(name) + ": out " + a.name(3) + " does not have the dtype of " + a.name(0));
+  const bool wide = self.dtype() == ScalarType::Double;
+  return scanLines(ctx, [&](const Operand& in, const Operand& result, int64_t base, const Lines& lines) {
+    if (lines.length == 0) return;
+    if (wide)
+      softmaxLine<double>(in, result, base, lines, logarithmic);
+    else
+      softmaxLine<float>(in, result, base, lines, logarithmic);
   });
 }
 
