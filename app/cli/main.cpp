@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "AdviseCommand.h"
 #include "EtdumpCommand.h"
 #include "PassCommands.h"
 #include "PredictCommand.h"
@@ -235,6 +236,7 @@ int runCli(int argc, char** argv) {
   auto renderCommand = ptescope::cli::addRenderCommand(app);
   auto etdumpCommand = ptescope::cli::addEtdumpCommand(app);
   auto predictCommands = ptescope::cli::addPredictCommands(app);
+  auto adviseCommand = ptescope::cli::addAdviseCommand(app);
 
   auto runCommand = ptescope::cli::addRunCommand(app);
 
@@ -258,6 +260,7 @@ int runCli(int argc, char** argv) {
   if (auto status = renderCommand->runIfParsed()) return *status;
   if (auto status = etdumpCommand->runIfParsed()) return *status;
   if (auto status = predictCommands->runIfParsed()) return *status;
+  if (auto status = adviseCommand->runIfParsed()) return *status;
   if (auto status = runCommand->runIfParsed()) return *status;
   if (info->parsed()) return runInfo(file, ptd, json, graph);
   if (dump->parsed()) return runDump(file);

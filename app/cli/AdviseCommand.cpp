@@ -1,0 +1,149 @@
+#include "AdviseCommand.h"
+
+#include "CliCommon.h"
+#include "PredictCommand.h"
+
+#include <iostream>
+
+#include "advise/Advise.h"
+#include "exec/MemoryBudget.h"
+#include "passes/Pipeline.h"
+#include "pte/Reader.h"
+#include "pte/Writer.h"
+#include "program/Text.h"
+#include "report/AdviceWriters.h"
+
+namespace ptescope::cli {
+namespace {
+
+class AdviseCommandImpl : public AdviseCommand {
+ public:
+  explicit AdviseCommandImpl(CLI::App& app) {
+    advise_ = app.add_subcommand(
+        "advise",
+        "Search the pass options and delegate devices for the edits that cut the predicted copy time the most, "
+        "valid for the runtime (pipeline accepts, no lint error, no runtime refusal, device memory fits)");
+    advise_->add_option("FILE", file_, "Program (.pte)")->required();
+    advise_->add_option("--link", link_, "Price copies on this link: " + linkOptionHelp());
+    advise_->add_flag("--pinned", pinned_, "Predict with pinned host arenas (default: pageable)");
+    advise_->add_option("--method", method_, "Advise this method only (default: every method)");
+    advise_->add_option("--devices", devices_, "Also offer cuda:0..N-1 as target devices (default: only the devices "
+                                                "the program's delegates already use)")
+        ->check(CLI::Range(0, 128));
+    advise_->add_option("--device-memory", deviceMemory_,
+                        "Most device memory per device a candidate may plan (planned buffers, device tensors and "
+                        "constants, delegate weights; bytes, or 512M, 80G, ...); default: unlimited");
+    advise_->add_option("--top", top_, "Candidates listed per method (0: all)")->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
+    advise_->add_flag("--explain", explain_, "Also list the obvious edits that were rejected, and why");
+    advise_->add_flag("--json", json_, "Print the advice as JSON");
+    advise_->add_option("--apply", apply_,
+                        "Write the program with candidate RANK applied (with -o; what propagate with the same flags "
+                        "writes) and print the equivalent propagate command line");
+    advise_->add_option("-o,--output", output_, "Output program (.pte) for --apply");
+    advise_->add_option("--max-runs", maxRuns_, "Search budget: most pipeline runs per method")
+        ->check(CLI::Range(1, 100000000))->capture_default_str();
+    advise_->add_option("--max-seconds", maxSeconds_, "Search budget: most seconds per method")
+        ->check(CLI::Range(0.001, 1e6))->capture_default_str();
+  }
+
+  std::optional<int> runIfParsed() override {
+    if (!advise_->parsed()) return std::nullopt;
+    return run();
+  }
+
+ private:
+  int run() {
+    if (apply_ && output_.empty()) return fail("--apply needs -o OUT.pte (where to write the program)");
+    if (!apply_ && !output_.empty()) return fail("-o is only for --apply RANK");
+    if (apply_ && *apply_ < 1) return fail("--apply takes a rank of 1 or more");
+    advise::AdviseOptions options;
+    auto link = linkFromOption(link_);
+    if (!link) return fail(link.error().message);
+    options.link = link.value();
+    options.host_memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
+    options.method = method_;
+    options.devices = devices_;
+    if (!deviceMemory_.empty()) {
+      auto bytes = exec::parseMemorySize(deviceMemory_);
+      if (!bytes || *bytes == 0)
+        return fail("--device-memory: '" + deviceMemory_ + "' is not a size (bytes, or 512M, 80G, ...)");
+      options.device_memory = *bytes;
+    }
+    options.top = top_;
+    options.explain = explain_;
+    options.max_runs = maxRuns_;
+    options.max_seconds = maxSeconds_;
+
+    auto loaded = pte::readProgramFile(file_);
+    if (!loaded) return fail(loaded.error().message);
+    noteEscapedNames(loaded.value());
+    const program::Program& program = loaded->program;
+    if (apply_ && method_.empty() && program.methods().size() != 1)
+      return fail("--apply: the program has " + std::to_string(program.methods().size()) +
+                  " methods; name the one the rank belongs to with --method");
+
+    auto advice = advise::advise(program, options);
+    if (!advice) return fail(file_ + ": " + advice.error().message);
+    if (apply_) return runApply(program, advice.value());
+    if (json_)
+      std::cout << jsonForStdout(report::adviceJson(advice.value())) << "\n";
+    else
+      std::cout << report::adviceText(advice.value());
+    return 0;
+  }
+
+  // Applies the candidate through the one edit model, exactly as propagate
+  // applies its flags: edits -> pipeline options -> runPipeline -> writer.
+  int runApply(const program::Program& program, const advise::Advice& advice) {
+    const advise::MethodAdvice& method = advice.methods.front();
+    if (*apply_ > method.candidates.size())
+      return fail("--apply " + std::to_string(*apply_) + ": method '" + method.name + "' has " +
+                  (method.candidates.empty() ? std::string("no candidate (the file's options are already best)")
+                                             : std::to_string(method.candidates.size()) + " candidate" +
+                                                   (method.candidates.size() == 1 ? "" : "s") + " (see --top)"));
+    const advise::Candidate& candidate = method.candidates[*apply_ - 1];
+    auto edits = advise::programEdits(program, candidate.edits);
+    if (!edits) return fail(file_ + ": " + edits.error().message);
+    auto pipeline = passes::pipelineOptionsFor(program, edits.value());
+    if (!pipeline) return fail(file_ + ": " + pipeline.error().message);
+    auto result = passes::runPipeline(program, pipeline.value());
+    if (!result) return fail(file_ + ": " + result.error().message);
+    pte::WriteOptions writeOptions;
+    writeOptions.input_path = file_;
+    auto written = pte::writeProgramFile(result->program, output_, writeOptions);
+    if (!written) return fail(written.error().message);
+    const std::string command = advise::propagateCommand(file_, output_, candidate.edits);
+    if (json_) {
+      nlohmann::json j{{"method", method.name},
+                       {"rank", candidate.rank},
+                       {"edits", report::candidateEditsJson(candidate.edits)},
+                       {"predicted_saving_us", candidate.predicted_saving_us},
+                       {"output", output_},
+                       {"propagate_command", command}};
+      std::cout << jsonForStdout(j) << "\n";
+    } else {
+      std::cout << "applied candidate " << candidate.rank << " of method '" << method.name
+                << "': " << advise::editsText(candidate.edits) << "\n"
+                << "predicted saving: " << program::durationText(candidate.predicted_saving_us / 1e6) << " per call\n"
+                << "the same as: " << command << "\n";
+      std::cerr << "ptescope-cli: wrote " << output_ << "\n";
+    }
+    return 0;
+  }
+
+  CLI::App* advise_ = nullptr;
+  std::string file_, link_, method_, deviceMemory_, output_;
+  int devices_ = 0;
+  size_t top_ = 5;
+  std::optional<size_t> apply_;
+  size_t maxRuns_ = 2000;
+  double maxSeconds_ = 5.0;
+  bool pinned_ = false, explain_ = false, json_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<AdviseCommand> addAdviseCommand(CLI::App& app) { return std::make_unique<AdviseCommandImpl>(app); }
+
+}  // namespace ptescope::cli

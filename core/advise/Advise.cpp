@@ -1,0 +1,735 @@
+#include "advise/Advise.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "analysis/Dataflow.h"
+#include "analysis/Diagnostics.h"
+#include "cost/CopyCost.h"
+#include "exec/MemoryBudget.h"
+#include "exec/RuntimeChecks.h"
+#include "passes/Pipeline.h"
+#include "program/DelegatePayload.h"
+#include "program/Text.h"
+
+namespace ptescope::advise {
+namespace {
+
+using passes::DeviceOptions;
+using program::Device;
+
+constexpr double kEpsilonSeconds = 1e-12;
+
+// The option fields in one order: name, propagate's flag when on / off.
+struct OptionField {
+  bool DeviceOptions::*field;
+  std::optional<bool> passes::OptionChanges::*change;
+  const char* on;
+  const char* off;
+};
+const OptionField kFields[] = {
+    {&DeviceOptions::skip_h2d_for_method_inputs, &passes::OptionChanges::skip_h2d_for_method_inputs,
+     "--skip-h2d-inputs", "--no-skip-h2d-inputs"},
+    {&DeviceOptions::skip_d2h_for_method_outputs, &passes::OptionChanges::skip_d2h_for_method_outputs,
+     "--skip-d2h-outputs", "--no-skip-d2h-outputs"},
+    {&DeviceOptions::enable_non_cpu_memory_planning, &passes::OptionChanges::enable_non_cpu_memory_planning,
+     "--device-planning", "--no-device-planning"},
+    {&DeviceOptions::alloc_graph_input, &passes::OptionChanges::alloc_graph_input, "--alloc-graph-input",
+     "--no-alloc-graph-input"},
+    {&DeviceOptions::alloc_graph_output, &passes::OptionChanges::alloc_graph_output, "--alloc-graph-output",
+     "--no-alloc-graph-output"},
+};
+
+DeviceOptions optionsFromBits(unsigned bits) {
+  DeviceOptions o;
+  for (size_t i = 0; i < std::size(kFields); ++i) o.*kFields[i].field = (bits >> i) & 1U;
+  return o;
+}
+
+passes::OptionChanges changesBetween(const DeviceOptions& file, const DeviceOptions& options) {
+  passes::OptionChanges c;
+  for (const auto& f : kFields)
+    if (file.*f.field != options.*f.field) c.*f.change = options.*f.field;
+  return c;
+}
+
+size_t changeCount(const passes::OptionChanges& c) {
+  size_t n = 0;
+  for (const auto& f : kFields) n += (c.*f.change).has_value() ? 1 : 0;
+  return n;
+}
+
+std::string quoted(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./:=,%+@").find(c) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string joinList(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : ", ") + items[i];
+  return out;
+}
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// One point of the space: the method's options and the device of each
+// searched delegate (an index into the devices considered).
+struct State {
+  unsigned bits = 0;
+  std::vector<uint8_t> device;
+  std::string key() const {
+    std::string k(1, char('a' + bits));
+    for (uint8_t d : device) k += char('0' + d);
+    return k;
+  }
+};
+
+struct Evaluation {
+  CandidateEdits edits;
+  bool valid = false;
+  std::string reason;
+  CopyCounts after;
+  std::vector<DeviceMemory> memory;
+  std::vector<std::string> contract;
+};
+
+class MethodSearch {
+ public:
+  MethodSearch(const program::Program& program, const program::Method& method, const AdviseOptions& options,
+               const std::vector<Device>& devices, const exec::DeviceRuntime& runtime)
+      : program_(program), method_(method), options_(options), devices_(devices), runtime_(runtime) {
+    name_ = method.displayName();
+    file_ = passes::inferDeviceOptions(method);
+    const auto& delegates = program::items(method.delegates);
+    for (size_t d = 0; d < delegates.size(); ++d) {
+      auto device = passes::delegateTargetDevice(delegates[d]);
+      weights_.push_back(weightBytes(delegates[d]));
+      if (!device || !device.value() || device.value()->isCpu()) continue;
+      searched_.push_back(int32_t(d));
+      fileDevice_.push_back(deviceIndex(*device.value()));
+    }
+    computeAdjacency();
+    argBytes_.assign(delegates.size(), 0);
+    for (const auto& chain : program::items(method.chains))
+      for (const auto& instruction : program::items(chain.instructions))
+        if (const auto* call = std::get_if<program::DelegateCall>(&instruction.data)) {
+          if (call->delegate_index < 0 || size_t(call->delegate_index) >= delegates.size()) continue;
+          std::set<int32_t> seen;
+          for (int32_t arg : program::items(call->args)) {
+            if (arg < 0 || size_t(arg) >= program::items(method.values).size() || !seen.insert(arg).second) continue;
+            if (const auto* t = (*method.values)[size_t(arg)].tensor(); t && t->nbytes() > 0)
+              argBytes_[size_t(call->delegate_index)] += uint64_t(t->nbytes());
+          }
+        }
+  }
+
+  Result<MethodAdvice> run() {
+    start_ = Clock::now();
+    MethodAdvice advice;
+    advice.name = name_;
+    advice.devices = devices_;
+    advice.device_delegates = searched_.size();
+
+    if (auto refused = kernelRefusal(); !refused.empty()) refusedAll_ = refused;
+
+    State file{bitsOf(file_), fileDevice_};
+    const Evaluation* fileEval = evaluate(file);
+    if (fileEval == nullptr) return makeError("cancelled");
+    if (!before_) return beforeError_;
+    advice.copies_now = *before_;
+
+    size_t optionCombos = 0;
+    for (unsigned bits = 0; bits < 32; ++bits) optionCombos += passes::validateDeviceOptions(optionsFromBits(bits)) ? 1 : 0;
+    advice.space = double(optionCombos) * std::pow(double(std::max<size_t>(devices_.size(), 1)), double(searched_.size()));
+
+    bool exhaustive = options_.mode == SearchMode::Exhaustive;
+    if (options_.mode == SearchMode::Auto) {
+      const double perRun = runs_ > 0 ? secondsSince(start_) / double(runs_) : 0.0;
+      exhaustive = advice.space <= double(options_.max_runs) && advice.space * perRun <= options_.max_seconds;
+    }
+    bool finished = exhaustive ? searchExhaustive() : searchLocal();
+    if (cancelled()) return makeError("cancelled");
+    if (options_.explain && !budgetReached()) evaluateObvious();
+    if (cancelled()) return makeError("cancelled");
+
+    advice.search = exhaustive ? SearchKind::Exhaustive : SearchKind::Local;
+    advice.pipeline_runs = runs_;
+    advice.seconds = secondsSince(start_);
+    advice.budget_reached = !finished;
+    rank(advice);
+    if (options_.explain) explain(advice);
+    advice.search_note = searchNote(advice);
+    return advice;
+  }
+
+ private:
+  static uint64_t weightBytesOf(const program::DelegatePayload& payload) {
+    uint64_t total = 0;
+    for (const auto& n : payload.named_data)
+      if (n.role == "weights_blob") total += n.size;
+    return total;
+  }
+  uint64_t weightBytes(const program::BackendDelegate& delegate) const {
+    return weightBytesOf(program::describeDelegatePayload(program_, delegate));
+  }
+
+  uint8_t deviceIndex(const Device& device) const {
+    auto it = std::find(devices_.begin(), devices_.end(), device);
+    return uint8_t(it - devices_.begin());
+  }
+
+  // Which searched delegates are next to each other: one reads what the
+  // other writes (copies between them seen through). Only moving a delegate
+  // to its neighbour's device can remove a copy.
+  void computeAdjacency() {
+    adjacent_.assign(searched_.size(), {});
+    auto canonical = passes::canonicalValueIndices(method_);
+    if (!canonical) return;
+    auto canon = [&](int32_t v) { return v >= 0 && size_t(v) < canonical->size() ? (*canonical)[size_t(v)] : v; };
+    std::map<int32_t, size_t> slot;  // delegate index -> position in searched_
+    for (size_t i = 0; i < searched_.size(); ++i) slot[searched_[i]] = i;
+    const auto flow = analysis::Dataflow::build(method_);
+    std::map<int32_t, size_t> writer;  // canonical value -> searched delegate writing it
+    for (const auto& facts : flow.instructions())
+      if (auto it = slot.find(facts.delegate_index); it != slot.end())
+        for (int32_t v : facts.outputs) writer[canon(v)] = it->second;
+    for (const auto& facts : flow.instructions()) {
+      auto it = slot.find(facts.delegate_index);
+      if (it == slot.end()) continue;
+      for (int32_t v : facts.inputs)
+        if (auto w = writer.find(canon(v)); w != writer.end() && w->second != it->second) {
+          adjacent_[it->second].insert(w->second);
+          adjacent_[w->second].insert(it->second);
+        }
+    }
+  }
+  bool nextToDevice(const State& s, size_t i, size_t device) const {
+    return std::any_of(adjacent_[i].begin(), adjacent_[i].end(), [&](size_t j) { return s.device[j] == device; });
+  }
+
+  static unsigned bitsOf(const DeviceOptions& o) {
+    unsigned bits = 0;
+    for (size_t i = 0; i < std::size(kFields); ++i) bits |= (o.*kFields[i].field ? 1U : 0U) << i;
+    return bits;
+  }
+
+  bool cancelled() const { return options_.cancel != nullptr && options_.cancel->load(); }
+  bool budgetReached() const {
+    return runs_ >= options_.max_runs || secondsSince(start_) >= options_.max_seconds || cancelled();
+  }
+
+  CandidateEdits editsOf(const State& s) const {
+    CandidateEdits e;
+    e.method = name_;
+    e.options = optionsFromBits(s.bits);
+    e.changes = changesBetween(file_, e.options);
+    for (size_t i = 0; i < searched_.size(); ++i)
+      if (s.device[i] != fileDevice_[i]) e.moves.push_back(DeviceMove{searched_[i], devices_[fileDevice_[i]], devices_[s.device[i]]});
+    return e;
+  }
+
+  // The runtime refuses a kernel call with the wrong number of arguments
+  // (RT004); the passes never change kernel calls, so this holds for every
+  // candidate alike.
+  std::string kernelRefusal() const {
+    const auto& operators = program::items(method_.operators);
+    size_t flat = 0;
+    for (const auto& chain : program::items(method_.chains))
+      for (const auto& instruction : program::items(chain.instructions)) {
+        ++flat;
+        const auto* call = std::get_if<program::KernelCall>(&instruction.data);
+        if (call == nullptr || call->op_index < 0 || size_t(call->op_index) >= operators.size()) continue;
+        const std::string op = operators[size_t(call->op_index)].qualifiedName();
+        const size_t args = program::items(call->args).size();
+        if (auto expected = exec::portableSchemaArgCount(op); expected && args != *expected + 1)
+          return exec::refusal(exec::runtimeCheck("RT004"),
+                               "method '" + name_ + "' instruction " + std::to_string(flat - 1) + " (" + op + ")",
+                               "Expected " + std::to_string(*expected + 1) + " args received " + std::to_string(args));
+      }
+    return {};
+  }
+
+  Result<CopyCounts> counts(const std::vector<passes::CopyRecord>& copies) const {
+    CopyCounts c;
+    for (const auto& r : copies) {
+      switch (r.direction) {
+        case program::CopyDirection::HostToDevice: ++c.h2d; break;
+        case program::CopyDirection::DeviceToHost: ++c.d2h; break;
+        default: ++c.d2d; break;
+      }
+      c.bytes += uint64_t(std::max<int64_t>(r.bytes, 0));
+    }
+    auto seconds = cost::predictRecords(copies, options_.link, options_.host_memory);
+    if (!seconds) return seconds.error();
+    c.seconds = seconds.value();
+    return c;
+  }
+
+  // The lint finding as a reason: a runtime refusal when a check names the
+  // rule as its predictor.
+  static std::string lintReason(const analysis::Diagnostic& d) {
+    for (const auto& check : exec::runtimeChecks())
+      if (check.lint_rule == d.id)
+        return "the runtime refuses: " + std::string(check.refusal) + " (runtime check " + std::string(check.id) + " " +
+               std::string(check.name) + "; lint " + d.id + "): " + d.message;
+    return "lint " + d.id + " " + d.slug + " (error): " + d.message;
+  }
+
+  Result<std::vector<DeviceMemory>> deviceMemory(const program::Method& result, const State& s) const {
+    auto demand = exec::methodMemoryDemand(result, runtime_, options_.host_memory);
+    if (!demand) return demand.error();
+    std::map<Device, uint64_t> perDevice;
+    for (const auto& d : demand.value()) {
+      if (d.pool == "host") continue;
+      auto device = program::parseDeviceSpec(d.pool);
+      if (!device) continue;
+      perDevice[device.value()] = exec::saturatingAdd(
+          perDevice[device.value()], exec::saturatingAdd(d.planned, exec::saturatingAdd(d.unplanned, d.constants)));
+    }
+    for (size_t i = 0; i < searched_.size(); ++i) {
+      auto& bytes = perDevice[devices_[s.device[i]]];
+      bytes = exec::saturatingAdd(bytes, weights_[size_t(searched_[i])]);
+    }
+    std::vector<DeviceMemory> out;
+    for (const auto& [device, bytes] : perDevice) out.push_back(DeviceMemory{device, bytes});
+    return out;
+  }
+
+  std::vector<std::string> contract(const program::Method& result, const CandidateEdits& e) const {
+    std::vector<std::string> out;
+    auto ioOnDevice = [&](const std::vector<int32_t>& io) {
+      std::map<Device, std::vector<std::string>> byDevice;
+      for (size_t p = 0; p < io.size(); ++p) {
+        const int32_t v = io[p];
+        if (v < 0 || size_t(v) >= program::items(result.values).size()) continue;
+        if (const auto* t = (*result.values)[size_t(v)].tensor(); t && !t->device().isCpu())
+          byDevice[t->device()].push_back(std::to_string(p) + " (%" + std::to_string(v) + ")");
+      }
+      return byDevice;
+    };
+    if (e.options.skip_h2d_for_method_inputs)
+      for (const auto& [device, list] : ioOnDevice(program::items(result.inputs)))
+        out.push_back(list.size() == 1 ? "pass input " + list[0] + " that already lives on " + device.str()
+                                       : "pass inputs " + joinList(list) + " that already live on " + device.str());
+    if (e.options.skip_d2h_for_method_outputs)
+      for (const auto& [device, list] : ioOnDevice(program::items(result.outputs)))
+        out.push_back(list.size() == 1
+                          ? "output " + list[0] + " stays on " + device.str() + "; copy it yourself if the host needs it"
+                          : "outputs " + joinList(list) + " stay on " + device.str() +
+                                "; copy them yourself if the host needs them");
+    if (e.changes.alloc_graph_input == false)
+      out.push_back("inputs are not memory-planned: the method works in the caller's input buffers (keep them alive "
+                    "while it runs)");
+    if (e.changes.alloc_graph_output == false)
+      out.push_back("outputs are not memory-planned: give each output a buffer (Method::set_output_data_ptr) before "
+                    "execute");
+    for (const auto& m : e.moves) {
+      const uint64_t weights = weights_[size_t(m.delegate)], args = argBytes_[size_t(m.delegate)];
+      std::string text = "delegate " + std::to_string(m.delegate) + " computes on " + m.to.str() +
+                         "; its memory: " + program::bytesText(int64_t(weights + args));
+      if (weights > 0)
+        text += " (weights " + program::bytesText(int64_t(weights)) + ", arguments " + program::bytesText(int64_t(args)) + ")";
+      out.push_back(text);
+    }
+    return out;
+  }
+
+  // Evaluates a state once (memoized); nullptr only when cancelled.
+  const Evaluation* evaluate(const State& s) {
+    const std::string key = s.key();
+    if (auto it = seen_.find(key); it != seen_.end()) return &it->second;
+    if (cancelled()) return nullptr;
+    Evaluation e;
+    e.edits = editsOf(s);
+    auto finish = [&]() -> const Evaluation* { return &seen_.emplace(key, std::move(e)).first->second; };
+    if (auto valid = passes::validateDeviceOptions(e.edits.options); !valid) {
+      e.reason = "upstream raises: " + valid.error().message;
+      return finish();
+    }
+    // Legacy mode inserts no copies, but the CUDA backend then gets
+    // host-backed IO, which it rejects (spec/device-semantics.md P13): the
+    // copies are not saved, only hidden. Never offered as a saving.
+    if (!e.edits.options.enable_non_cpu_memory_planning && !searched_.empty()) {
+      e.reason = "legacy mode (device planning off) inserts no copies, but the device delegates then get host "
+                 "memory, which the CUDA backend rejects: not a saving";
+      return finish();
+    }
+    auto edits = programEdits(program_, e.edits);
+    if (!edits) {
+      e.reason = edits.error().message;
+      return finish();
+    }
+    auto pipelineOptions = passes::pipelineOptionsFor(program_, edits.value());
+    if (!pipelineOptions) {
+      e.reason = "upstream raises: " + pipelineOptions.error().message;
+      return finish();
+    }
+    ++runs_;
+    auto result = passes::runPipeline(program_, pipelineOptions.value());
+    if (!result) {
+      e.reason = "upstream's pipeline raises: " + result.error().message;
+      return finish();
+    }
+    const passes::MethodReport* report = nullptr;
+    for (const auto& r : result->report.methods)
+      if (r.name == name_) report = &r;
+    const program::Method* method = result->program.findMethod(name_);
+    if (report == nullptr || method == nullptr) {
+      e.reason = "the pipeline reported nothing for method '" + name_ + "'";
+      return finish();
+    }
+    if (!before_) {
+      auto before = counts(report->copies_before);
+      if (!before) {
+        beforeError_ = makeError("method '" + name_ + "': " + before.error().message);
+        return finish();
+      }
+      before_ = before.value();
+    }
+    auto after = counts(report->copies_after);
+    if (!after) {
+      e.reason = after.error().message;
+      return finish();
+    }
+    e.after = after.value();
+    if (!refusedAll_.empty()) {
+      e.reason = refusedAll_;
+      return finish();
+    }
+    for (const auto& d : analysis::lintMethod(result->program, *method))
+      if (d.severity == analysis::Severity::Error) {
+        e.reason = lintReason(d);
+        return finish();
+      }
+    auto memory = deviceMemory(*method, s);
+    if (!memory) {
+      e.reason = memory.error().message;
+      return finish();
+    }
+    e.memory = std::move(memory.value());
+    if (options_.device_memory)
+      for (const auto& m : e.memory)
+        if (m.bytes > *options_.device_memory) {
+          e.reason = m.device.str() + " would need " + program::bytesText(int64_t(m.bytes)) +
+                     " of device memory, more than the " + program::bytesText(int64_t(*options_.device_memory)) +
+                     " allowed (--device-memory)";
+          return finish();
+        }
+    e.valid = true;
+    if (before_->seconds - e.after.seconds > kEpsilonSeconds) e.contract = contract(*method, e.edits);
+    return finish();
+  }
+
+  double saving(const Evaluation& e) const { return before_ ? before_->seconds - e.after.seconds : 0.0; }
+
+  // Better: valid, then more saving, then fewer edits.
+  bool better(const Evaluation& a, const Evaluation& b) const {
+    if (a.valid != b.valid) return a.valid;
+    if (!a.valid) return false;
+    const double sa = saving(a), sb = saving(b);
+    if (std::abs(sa - sb) > kEpsilonSeconds) return sa > sb;
+    return a.edits.count() < b.edits.count();
+  }
+
+  std::vector<unsigned> validBits() const {
+    std::vector<unsigned> out;
+    for (unsigned bits = 0; bits < 32; ++bits)
+      if (passes::validateDeviceOptions(optionsFromBits(bits))) out.push_back(bits);
+    return out;
+  }
+
+  // Every combination; false when the budget stopped it.
+  bool searchExhaustive() {
+    const size_t k = std::max<size_t>(devices_.size(), 1);
+    std::vector<uint8_t> odometer(searched_.size(), 0);
+    while (true) {
+      for (unsigned bits : validBits()) {
+        if (budgetReached()) return false;
+        if (evaluate(State{bits, odometer}) == nullptr) return false;
+      }
+      size_t i = 0;
+      for (; i < odometer.size(); ++i) {
+        if (++odometer[i] < k) break;
+        odometer[i] = 0;
+      }
+      if (i == odometer.size()) return true;
+    }
+  }
+
+  // Hill climbing from the file's state: option combinations, all delegates
+  // on one device, and whole-device moves next to a neighbour (best of them);
+  // then single delegate moves next to a neighbour (first that improves).
+  bool searchLocal() {
+    State current{bitsOf(file_), fileDevice_};
+    const Evaluation* now = evaluate(current);
+    while (true) {
+      const Evaluation* best = now;
+      State bestState = current;
+      auto consider = [&](const State& s) -> bool {
+        if (budgetReached()) return false;
+        const Evaluation* e = evaluate(s);
+        if (e == nullptr) return false;
+        if (better(*e, *best)) {
+          best = e;
+          bestState = s;
+        }
+        return true;
+      };
+      for (unsigned bits : validBits())
+        if (!consider(State{bits, current.device})) return false;
+      for (size_t to = 0; to < devices_.size(); ++to) {
+        State all = current;
+        std::fill(all.device.begin(), all.device.end(), uint8_t(to));
+        if (!consider(all)) return false;
+        for (size_t from = 0; from < devices_.size(); ++from) {
+          if (from == to) continue;
+          bool touches = false;  // some delegate on `from` next to one on `to`
+          for (size_t i = 0; i < searched_.size() && !touches; ++i)
+            touches = current.device[i] == from && nextToDevice(current, i, to);
+          if (!touches) continue;
+          State group = current;
+          for (auto& d : group.device)
+            if (d == from) d = uint8_t(to);
+          if (!consider(group)) return false;
+        }
+      }
+      if (best == now) {
+        for (size_t i = 0; i < searched_.size() && best == now; ++i)
+          for (size_t to = 0; to < devices_.size() && best == now; ++to) {
+            if (to == current.device[i] || !nextToDevice(current, i, to)) continue;
+            State single = current;
+            single.device[i] = uint8_t(to);
+            if (!consider(single)) return false;
+          }
+      }
+      if (best == now) return true;
+      current = bestState;
+      now = best;
+    }
+  }
+
+  // The obvious edits for --explain: each option alone, the pairs, and each
+  // delegate moved alone.
+  void evaluateObvious() {
+    State file{bitsOf(file_), fileDevice_};
+    for (unsigned bits = 0; bits < 32; ++bits) {
+      if (std::popcount(bits ^ file.bits) > 2) continue;
+      if (budgetReached() || evaluate(State{bits, file.device}) == nullptr) return;
+    }
+    for (size_t i = 0; i < searched_.size(); ++i)
+      for (size_t to = 0; to < devices_.size(); ++to) {
+        if (to == file.device[i]) continue;
+        State single = file;
+        single.device[i] = uint8_t(to);
+        if (budgetReached() || evaluate(single) == nullptr) return;
+      }
+  }
+
+  static bool subsetOf(const CandidateEdits& a, const CandidateEdits& b) {
+    for (const auto& f : kFields)
+      if ((a.changes.*f.change).has_value() && a.changes.*f.change != b.changes.*f.change) return false;
+    for (const auto& m : a.moves)
+      if (std::find(b.moves.begin(), b.moves.end(), m) == b.moves.end()) return false;
+    return true;
+  }
+
+  void rank(MethodAdvice& advice) const {
+    std::vector<const Evaluation*> valid;
+    for (const auto& [key, e] : seen_)
+      if (e.valid && saving(e) > kEpsilonSeconds) valid.push_back(&e);
+    advice.valid_with_saving = valid.size();
+    std::sort(valid.begin(), valid.end(), [&](const Evaluation* a, const Evaluation* b) {
+      const double sa = saving(*a), sb = saving(*b);
+      if (std::abs(sa - sb) > kEpsilonSeconds) return sa > sb;
+      if (a->edits.count() != b->edits.count()) return a->edits.count() < b->edits.count();
+      return editsText(a->edits) < editsText(b->edits);
+    });
+    std::vector<const Evaluation*> kept;
+    for (const Evaluation* e : valid) {
+      if (options_.top != 0 && kept.size() >= options_.top) break;
+      // Dropped: the same edits as a listed candidate plus more, for no more saving.
+      const bool dominated = std::any_of(kept.begin(), kept.end(), [&](const Evaluation* k) {
+        return subsetOf(k->edits, e->edits) && saving(*k) >= saving(*e) - kEpsilonSeconds;
+      });
+      if (dominated) continue;
+      kept.push_back(e);
+      Candidate c;
+      c.rank = kept.size();
+      c.edits = e->edits;
+      c.copies_before = *before_;
+      c.copies_after = e->after;
+      c.predicted_saving_us = program::toMicros(saving(*e));
+      c.device_memory = e->memory;
+      c.caller_contract = e->contract;
+      advice.candidates.push_back(std::move(c));
+    }
+  }
+
+  void explain(MethodAdvice& advice) const {
+    std::vector<const Evaluation*> rejected;
+    for (const auto& [key, e] : seen_)
+      // Legacy mode is said once, alone; its combinations add nothing.
+      if (!e.valid && e.edits.count() > 0 && e.edits.count() <= 2 &&
+          (e.edits.options.enable_non_cpu_memory_planning || e.edits.count() == 1))
+        rejected.push_back(&e);
+    std::sort(rejected.begin(), rejected.end(), [](const Evaluation* a, const Evaluation* b) {
+      if (a->edits.count() != b->edits.count()) return a->edits.count() < b->edits.count();
+      return editsText(a->edits) < editsText(b->edits);
+    });
+    constexpr size_t kMaxRejections = 24;
+    for (const Evaluation* e : rejected) {
+      if (advice.rejected.size() >= kMaxRejections) break;
+      advice.rejected.push_back(Rejection{e->edits, editsText(e->edits), e->reason});
+    }
+  }
+
+  std::string searchNote(const MethodAdvice& advice) const {
+    const std::string runs = std::to_string(advice.pipeline_runs) + " pipeline run" + (advice.pipeline_runs == 1 ? "" : "s");
+    const std::string space = std::isfinite(advice.space) && advice.space < 1e15 ? std::to_string(uint64_t(advice.space))
+                                                                                 : "more than 10^15";
+    std::string note;
+    if (advice.search == SearchKind::Exhaustive)
+      note = "exhaustive search: " + space + " combinations, " + runs;
+    else
+      note = "local search from the file's options (" + space + " combinations exceed the budget of " +
+             std::to_string(options_.max_runs) + " runs or " + program::shortText(options_.max_seconds) + " s): " + runs;
+    if (advice.budget_reached) note += "; stopped at the budget, a better edit may exist";
+    return note;
+  }
+
+  const program::Program& program_;
+  const program::Method& method_;
+  const AdviseOptions& options_;
+  const std::vector<Device>& devices_;
+  const exec::DeviceRuntime& runtime_;
+  std::string name_;
+  DeviceOptions file_;
+  std::vector<int32_t> searched_;     // delegate indices whose device is searched
+  std::vector<uint8_t> fileDevice_;   // their devices in the file (index into devices_)
+  std::vector<uint64_t> weights_;     // by delegate index
+  std::vector<uint64_t> argBytes_;    // by delegate index
+  std::vector<std::set<size_t>> adjacent_;  // by position in searched_
+  std::string refusedAll_;
+  std::optional<CopyCounts> before_;
+  Error beforeError_{"no pipeline run"};
+  std::map<std::string, Evaluation> seen_;
+  size_t runs_ = 0;
+  Clock::time_point start_;
+};
+
+// The target devices to consider: every non-CPU device a delegate of the
+// program targets, and cuda:0..n-1.
+std::vector<Device> devicesOf(const program::Program& program, int n) {
+  std::set<Device> devices;
+  for (const auto& m : program.methods())
+    for (const auto& d : program::items(m.delegates))
+      if (auto device = passes::delegateTargetDevice(d); device && device.value() && !device.value()->isCpu())
+        devices.insert(*device.value());
+  for (int i = 0; i < n && i < 128; ++i) devices.insert(Device{program::DeviceType::Cuda, int8_t(i)});
+  return {devices.begin(), devices.end()};
+}
+
+// The program with only `method`: the pipeline works per method, so the
+// search runs on this and spends nothing on the others.
+program::Program onlyMethod(const program::Program& program, const program::Method& method) {
+  program::Program copy;
+  copy.version = program.version;
+  copy.constant_buffer = program.constant_buffer;
+  copy.backend_delegate_data = program.backend_delegate_data;
+  copy.segments = program.segments;
+  copy.constant_segment = program.constant_segment;
+  copy.mutable_data_segments = program.mutable_data_segments;
+  copy.named_data = program.named_data;
+  copy.external_data = program.external_data;
+  copy.raw_strings = program.raw_strings;
+  copy.execution_plan = std::vector<program::Method>{method};
+  return copy;
+}
+
+}  // namespace
+
+size_t CandidateEdits::count() const { return changeCount(changes) + moves.size(); }
+
+Result<passes::ProgramEdits> programEdits(const program::Program& program, const CandidateEdits& edits) {
+  auto out = passes::editsFromChanges(program, passes::OptionBase::File, edits.changes, edits.method);
+  if (!out) return out.error();
+  for (const auto& m : edits.moves)
+    if (auto set = passes::setTargetDevice(out.value(), program, edits.method, m.delegate, m.to); !set)
+      return set.error();
+  return out;
+}
+
+std::vector<std::string> propagateFlags(const CandidateEdits& edits) {
+  std::vector<std::string> flags{"--method", edits.method};
+  for (const auto& f : kFields)
+    if (auto value = edits.changes.*f.change) flags.push_back(*value ? f.on : f.off);
+  for (const auto& m : edits.moves) {
+    flags.push_back("--set-device");
+    flags.push_back(edits.method + ":" + std::to_string(m.delegate) + "=" + m.to.str());
+  }
+  return flags;
+}
+
+std::string propagateCommand(const std::string& input, const std::string& output, const CandidateEdits& edits) {
+  std::string out = "ptescope-cli propagate " + quoted(input) + " -o " + quoted(output);
+  for (const auto& flag : propagateFlags(edits)) out += " " + quoted(flag);
+  return out;
+}
+
+std::string editsText(const CandidateEdits& edits) {
+  std::string out;
+  const auto flags = propagateFlags(edits);
+  for (size_t i = 2; i < flags.size(); ++i) {
+    if (flags[i] == "--set-device") {
+      out += (out.empty() ? "" : " ") + flags[i] + " " + flags[i + 1];
+      ++i;
+      continue;
+    }
+    out += (out.empty() ? "" : " ") + flags[i];
+  }
+  return out.empty() ? "(the file's options)" : out;
+}
+
+Result<Advice> advise(const program::Program& program, const AdviseOptions& options) {
+  if (!options.method.empty() && program.findMethod(options.method) == nullptr)
+    return makeError("no method named '" + options.method + "'");
+  if (options.devices < 0 || options.devices > 128) return makeError("--devices takes 0..128");
+  AdviseOptions resolved = options;
+  if (resolved.link.curves.empty()) resolved.link = cost::defaultLinkProfile();
+  if (resolved.link.curves.empty()) return makeError("this build has no built-in link profile");
+  auto runtime = exec::selectRuntime(exec::RuntimePreference::Host);
+  if (!runtime) return runtime.error();
+
+  Advice advice;
+  advice.link_name = resolved.link.name;
+  advice.link_label = resolved.link.label();
+  advice.host_memory = resolved.host_memory;
+  const auto start = Clock::now();
+  const std::vector<Device> devices = devicesOf(program, resolved.devices);
+  for (const auto& method : program.methods()) {
+    if (!resolved.method.empty() && method.displayName() != resolved.method) continue;
+    const program::Program single = onlyMethod(program, method);
+    MethodSearch search(single, single.methods()[0], resolved, devices, *runtime->runtime);
+    auto result = search.run();
+    if (!result) return result.error();
+    advice.pipeline_runs += result->pipeline_runs;
+    advice.methods.push_back(std::move(result.value()));
+  }
+  advice.seconds = secondsSince(start);
+  return advice;
+}
+
+}  // namespace ptescope::advise

@@ -1,0 +1,119 @@
+#include "report/AdviceWriters.h"
+
+#include "program/Text.h"
+
+namespace ptescope::report {
+namespace {
+
+using advise::CopyCounts;
+
+nlohmann::json countsJson(const CopyCounts& c) {
+  nlohmann::json j{{"h2d", c.h2d}, {"d2h", c.d2h}};
+  if (c.d2d > 0) j["d2d"] = c.d2d;
+  j["bytes"] = c.bytes;
+  j["predicted_us"] = program::toMicros(c.seconds);
+  return j;
+}
+
+std::string countsText(const CopyCounts& c) {
+  std::string out = std::to_string(c.total()) + (c.total() == 1 ? " copy" : " copies") + " (" + std::to_string(c.h2d) +
+                    " H2D, " + std::to_string(c.d2h) + " D2H";
+  if (c.d2d > 0) out += ", " + std::to_string(c.d2d) + " D2D";
+  return out + "), " + program::bytesText(int64_t(c.bytes)) + ", " + program::durationText(c.seconds);
+}
+
+std::string arrow(size_t before, size_t after) { return std::to_string(before) + " -> " + std::to_string(after); }
+
+}  // namespace
+
+nlohmann::json candidateEditsJson(const advise::CandidateEdits& edits) {
+  const auto& o = edits.options;
+  nlohmann::json j{{"enable_non_cpu_memory_planning", o.enable_non_cpu_memory_planning},
+                   {"skip_h2d_for_method_inputs", o.skip_h2d_for_method_inputs},
+                   {"skip_d2h_for_method_outputs", o.skip_d2h_for_method_outputs},
+                   {"alloc_graph_input", o.alloc_graph_input},
+                   {"alloc_graph_output", o.alloc_graph_output}};
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& m : edits.moves)
+    devices.push_back({{"delegate", m.delegate}, {"device", m.to.str()}, {"from", m.from.str()}});
+  j["target_devices"] = devices;
+  j["flags"] = advise::propagateFlags(edits);
+  return j;
+}
+
+nlohmann::json adviceJson(const advise::Advice& advice) {
+  nlohmann::json methods = nlohmann::json::array();
+  for (const auto& m : advice.methods) {
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const auto& c : m.candidates) {
+      nlohmann::json memory = nlohmann::json::array();
+      for (const auto& d : c.device_memory) memory.push_back({{"device", d.device.str()}, {"bytes", d.bytes}});
+      candidates.push_back({{"rank", c.rank},
+                            {"edits", candidateEditsJson(c.edits)},
+                            {"edit_count", c.edits.count()},
+                            {"copies_before", countsJson(c.copies_before)},
+                            {"copies_after", countsJson(c.copies_after)},
+                            {"bytes_per_call_after", c.copies_after.bytes},
+                            {"predicted_saving_us", c.predicted_saving_us},
+                            {"device_memory", memory},
+                            {"caller_contract", c.caller_contract}});
+    }
+    nlohmann::json rejected = nlohmann::json::array();
+    for (const auto& r : m.rejected)
+      rejected.push_back({{"edits", candidateEditsJson(r.edits)}, {"edits_text", r.edits_text}, {"reason", r.reason}});
+    nlohmann::json devices = nlohmann::json::array();
+    for (const auto& d : m.devices) devices.push_back(d.str());
+    methods.push_back({{"name", m.name},
+                       {"copies_now", countsJson(m.copies_now)},
+                       {"devices", devices},
+                       {"device_delegates", m.device_delegates},
+                       {"search", m.search == advise::SearchKind::Exhaustive ? "exhaustive" : "local"},
+                       {"combinations", m.space},
+                       {"pipeline_runs", m.pipeline_runs},
+                       {"budget_reached", m.budget_reached},
+                       {"search_note", m.search_note},
+                       {"file_is_best", m.file_is_best()},
+                       {"candidates", candidates},
+                       {"rejected", rejected}});
+  }
+  return {{"format", "ptescope-advice"},
+          {"version", kAdviceFormatVersion},
+          {"link", advice.link_name},
+          {"link_label", advice.link_label},
+          {"host_memory", exec::hostMemoryKindName(advice.host_memory)},
+          {"pipeline_runs", advice.pipeline_runs},
+          {"methods", methods}};
+}
+
+std::string adviceText(const advise::Advice& advice) {
+  std::string out = "Copy time predicted on " + advice.link_label + ", " + exec::hostMemoryKindName(advice.host_memory) +
+                    " host memory.\n";
+  for (const auto& m : advice.methods) {
+    out += "\nmethod '" + m.name + "': now " + countsText(m.copies_now) + " per call\n";
+    out += "  " + m.search_note + "\n";
+    if (m.file_is_best())
+      out += "  the file's options are already best: no valid edit saves copy time on this link\n";
+    for (const auto& c : m.candidates) {
+      out += "  " + std::to_string(c.rank) + ". " + advise::editsText(c.edits) + "\n";
+      out += "     saves " + program::durationText(c.predicted_saving_us / 1e6) + " per call: H2D " +
+             arrow(c.copies_before.h2d, c.copies_after.h2d) + ", D2H " + arrow(c.copies_before.d2h, c.copies_after.d2h);
+      if (c.copies_before.d2d + c.copies_after.d2d > 0) out += ", D2D " + arrow(c.copies_before.d2d, c.copies_after.d2d);
+      out += "; " + program::bytesText(int64_t(c.copies_after.bytes)) + " per call after (was " +
+             program::bytesText(int64_t(c.copies_before.bytes)) + ")\n";
+      if (!c.device_memory.empty()) {
+        std::string memory;
+        for (const auto& d : c.device_memory)
+          memory += (memory.empty() ? "" : ", ") + d.device.str() + " " + program::bytesText(int64_t(d.bytes));
+        out += "     device memory: " + memory + "\n";
+      }
+      for (const auto& line : c.caller_contract) out += "     caller: " + line + "\n";
+    }
+    if (!m.rejected.empty()) {
+      out += "  rejected:\n";
+      for (const auto& r : m.rejected) out += "    " + r.edits_text + ": " + r.reason + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace ptescope::report
