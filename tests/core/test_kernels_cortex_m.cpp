@@ -315,6 +315,95 @@ class KernelsCortexMTest : public QObject {
                 "inner dims");
   }
 
+  // Exports made with earlier cortex_m:: schemas (upstream operators.yaml
+  // history, issue 26 item 3): before b581615fa8 / 23b6ba0483 the kernels had
+  // no scratch arguments, before 2cce41f9bf avg_pool2d had no ceil_mode. They
+  // run with the numbers of the current schema; a count that matches no
+  // version is refused naming every version and the change that added what
+  // it lacks.
+  void olderSchemasRun() {
+    KernelHarness h;
+    // conv2d with 14 arguments (no scratch): a 3x3 filter with padding, which
+    // the current schema only runs with a non-empty scratch.
+    const int32_t x = channelsLast(h, {1, 1, 2, 2}, {1, 2, 3, 4});
+    const int32_t w = h.tensor(ST::Char, {1, 3, 3, 1}, std::vector<double>(9, 1));
+    const int32_t mult = h.tensor(ST::Int, {1}, {kHalf});
+    const int32_t shift = h.tensor(ST::Int, {1}, {1});
+    const int32_t out = channelsLastOut(h, {1, 1, 2, 2});
+    std::vector<int32_t> conv = {x, w, h.none(), h.ints({1, 1}), h.ints({1, 1}), h.ints({1, 1}), h.integer(1), h.integer(0), mult,
+                                 shift, h.integer(-128), h.integer(127), out, out};
+    KH_DONE(h.call("cortex_m::quantized_conv2d.out", conv));
+    KH_VALUES(h, out, 0, {14, 14, 14, 14});
+    // 13 arguments match no version: the error names both.
+    conv.erase(conv.begin() + 11);
+    auto r = h.call("cortex_m::quantized_conv2d.out", conv);
+    QVERIFY(!r.ok());
+    const std::string message = r.error().message;
+    QVERIFY2(message.find("13 arguments match no version") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("takes 15") != std::string::npos && message.find("takes 14 (without scratch)") != std::string::npos,
+             message.c_str());
+    QVERIFY2(message.find("b581615fa8") != std::string::npos && message.find("Expected") == std::string::npos, message.c_str());
+
+    // depthwise_conv2d with 15 (no scratch).
+    const int32_t xd = h.tensor(ST::Char, {1, 1, 3, 1}, {1, 2, 3});
+    const int32_t wd = h.tensor(ST::Char, {1, 3, 1, 2}, {1, 0, 1, 1, 1, -1});
+    const int32_t multd = h.tensor(ST::Int, {2}, {kHalf, kHalf});
+    const int32_t shiftd = h.tensor(ST::Int, {2}, {1, 0});
+    const int32_t outd = channelsLastOut(h, {1, 2, 3, 1});
+    KH_DONE(h.call("cortex_m::quantized_depthwise_conv2d.out",
+                   {xd, wd, h.none(), h.ints({1, 1}), h.ints({1, 0}), h.ints({1, 1}), h.integer(2), h.integer(1), h.integer(0), multd,
+                    shiftd, h.integer(-128), h.integer(127), outd, outd}));
+    KH_VALUES(h, outd, 0, {5, 0, 9, 0, 7, 2});
+
+    // transpose_conv2d with 15 (neither scratch nor output_scratch).
+    const int32_t xt = h.tensor(ST::Char, {1, 1, 1, 2}, {1, 2});
+    const int32_t wt = h.tensor(ST::Char, {1, 1, 2, 1}, {1, 10});
+    const int32_t outt = channelsLastOut(h, {1, 1, 1, 4});
+    KH_DONE(h.call("cortex_m::quantized_transpose_conv2d.out",
+                   {xt, wt, h.none(), h.ints({1, 2}), h.ints({0, 0}), h.ints({0, 0}), h.ints({1, 1}), h.integer(0), h.integer(0), mult,
+                    shift, h.integer(-128), h.integer(127), outt, outt}));
+    KH_VALUES(h, outt, 0, {1, 10, 2, 20});
+
+    // batch_matmul with 9 (no scratch).
+    const int32_t lhs = h.tensor(ST::Char, {1, 1, 2}, {1, 2});
+    const int32_t rhs = h.tensor(ST::Char, {1, 2, 2}, {3, 4, -1, 0});
+    const int32_t outm = h.staticOutput(ST::Char, {1, 1, 2});
+    KH_DONE(h.call("cortex_m::quantized_batch_matmul.out",
+                   {lhs, h.integer(1), rhs, h.integer(0), h.integer(0), h.integer(int64_t(kHalf)), h.integer(1), outm, outm}));
+    KH_VALUES(h, outm, 0, {18, -2});
+
+    // avg_pool2d with 10 (no ceil_mode) and 9 (no ceil_mode, no scratch).
+    const int32_t xp = h.tensor(ST::Char, {1, 1, 2, 3}, {1, 2, 4, -3, -4, -4});
+    const int32_t scratch = h.tensor(ST::Byte, {0}, {});
+    const int32_t outp = channelsLastOut(h, {1, 1, 2, 2});
+    KH_DONE(h.call("cortex_m::quantized_avg_pool2d.out", {xp, h.ints({2, 2}), h.ints({2, 2}), h.ints({1, 1}), h.integer(0), h.integer(0),
+                                                           h.integer(0), scratch, outp, outp}));
+    KH_VALUES(h, outp, 0, {1, 3, -3, -4});
+    const int32_t outp9 = channelsLastOut(h, {1, 1, 2, 2});
+    KH_DONE(h.call("cortex_m::quantized_avg_pool2d.out",
+                   {xp, h.ints({2, 2}), h.ints({2, 2}), h.ints({1, 1}), h.integer(0), h.integer(0), h.integer(0), outp9, outp9}));
+    KH_VALUES(h, outp9, 0, {1, 3, -3, -4});
+    auto r8 = h.call("cortex_m::quantized_avg_pool2d.out",
+                     {xp, h.ints({2, 2}), h.ints({2, 2}), h.ints({1, 1}), h.integer(0), h.integer(0), outp9, outp9});
+    QVERIFY(!r8.ok());
+    QVERIFY2(r8.error().message.find("takes 10 (without ceil_mode)") != std::string::npos &&
+                 r8.error().message.find("takes 9 (without ceil_mode and scratch)") != std::string::npos &&
+                 r8.error().message.find("2cce41f9bf") != std::string::npos,
+             r8.error().message.c_str());
+  }
+
+  // max_pool2d on contiguous (NCHW) tensors: upstream's runtime refuses them
+  // at every version; the refusal names the tensor's dim order and why.
+  void maxPoolOnContiguousTensors() {
+    KernelHarness h;
+    const int32_t x = h.tensor(ST::Char, {1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+    const int32_t out = h.staticOutput(ST::Char, {1, 2, 1, 1});
+    expectError(h, "cortex_m::quantized_max_pool2d.out",
+                {x, h.ints({2, 2}), h.ints({1, 1}), h.ints({0, 0}), h.ints({1, 1}), h.boolean(false), h.integer(0), h.integer(0),
+                 h.integer(-128), h.integer(127), out, out},
+                "has dim order (0, 1, 2, 3) (contiguous). Upstream's runtime refuses it too");
+  }
+
   void averageAndMaxPooling() {
     KernelHarness h;
     // [1, 1, 2, 3]: rows (1, 2, 4) and (-3, -4, -4).

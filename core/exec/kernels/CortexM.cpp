@@ -51,6 +51,22 @@ bool channelsLast(const Operand& t) {
 
 std::string dtypeName(ScalarType type) { return program::scalarTypeShortName(type); }
 
+// "(0, 1, 2, 3) (contiguous)" / "(0, 2, 3, 1)".
+std::string dimOrderText(const Operand& t) {
+  std::vector<int64_t> order = t.tensor->dim_order;
+  const bool identity = t.tensor->default_dim_order || order.empty();
+  if (identity) {
+    order.clear();
+    for (size_t d = 0; d < t.rank(); ++d) order.push_back(int64_t(d));
+  }
+  std::string text = "(";
+  for (size_t i = 0; i < order.size(); ++i) text += (i ? ", " : "") + std::to_string(order[i]);
+  text += ")";
+  bool contiguous = true;
+  for (size_t i = 0; i < order.size(); ++i) contiguous = contiguous && order[i] == int64_t(i);
+  return contiguous ? text + " (contiguous)" : text;
+}
+
 bool inInt32(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
 
 // The generated unboxing: schema arguments + the return slot.
@@ -59,6 +75,48 @@ std::optional<KernelResult> checkArgCount(KernelContext& ctx, const char* op, si
     return KernelResult(makeError(std::string(op) + ": Expected " + std::to_string(schemaArgs + 1) + " args received " +
                                   std::to_string(ctx.argCount())));
   return std::nullopt;
+}
+
+// ---- older schemas -------------------------------------------------------------
+//
+// Exports made with an earlier cortex_m:: operator version carry fewer
+// arguments (upstream backends/cortex_m/ops/operators.yaml, git history):
+// the scratch buffers CMSIS-NN needs were planned ahead of time from
+// b581615fa8 (2026-05-26, "Cortex-M backend: Add AoT scratch-buffer
+// planning", #19636) and 23b6ba0483 (2026-06-09, "plan avg_pool2d scratch
+// buffer AoT", #19825); before, the kernel allocated its scratch from the
+// runtime's temp allocator, with the same arithmetic. avg_pool2d gained
+// ceil_mode at 2cce41f9bf (2026-07-23, "Support avg_pool2d ceil_mode
+// lowering", #21039); before it was always floor. Such programs run with the
+// missing arguments at those values.
+
+// One schema of an operator: the argument count an export writes (schema
+// arguments + the return slot) and, for an older one, what it lacks and the
+// upstream change that added it.
+struct SchemaVersion {
+  size_t args;
+  const char* lacks = nullptr;
+  const char* change = nullptr;
+};
+
+constexpr const char* kScratchPlanning = "b581615fa8 (2026-05-26, \"Cortex-M backend: Add AoT scratch-buffer planning\", #19636)";
+constexpr const char* kAvgPoolScratch = "23b6ba0483 (2026-06-09, \"Cortex-M backend: plan avg_pool2d scratch buffer AoT\", #19825)";
+constexpr const char* kAvgPoolCeil = "2cce41f9bf (2026-07-23, \"Cortex-M: Support avg_pool2d ceil_mode lowering\", #21039)";
+
+// Which of `versions` (the current schema first) the call's argument count
+// matches; otherwise an error that lists every version with its count.
+Result<size_t> matchSchema(KernelContext& ctx, const char* op, std::initializer_list<SchemaVersion> versions) {
+  size_t index = 0;
+  for (const auto& v : versions) {
+    if (ctx.argCount() == v.args) return index;
+    ++index;
+  }
+  std::string message = std::string(op) + ": " + std::to_string(ctx.argCount()) +
+                        " arguments match no version of its schema: upstream cff6f4dd's takes " +
+                        std::to_string(versions.begin()->args) + " (the schema's arguments and the return slot)";
+  for (auto v = versions.begin() + 1; v != versions.end(); ++v)
+    message += std::string("; the version before ") + v->change + " takes " + std::to_string(v->args) + " (without " + v->lacks + ")";
+  return makeError(message);
 }
 
 // Checks every tensor is int8; names the first that is not.
@@ -132,6 +190,12 @@ std::optional<KernelResult> checkBias(Args& a, const char* op, const std::option
 
 #define CM_TRY(expr)                  \
   if (auto failure_ = (expr)) return *failure_
+
+// The index of the schema version the call matches (see matchSchema), or return its error.
+#define CM_SCHEMA(var, ...)                                  \
+  const auto var##_ = matchSchema(ctx, op, {__VA_ARGS__});   \
+  if (!var##_) return KernelResult(var##_.error());          \
+  const size_t var = *var##_
 
 // ---- quantize / dequantize ---------------------------------------------------
 
@@ -447,17 +511,18 @@ KernelResult quantizedLinear(KernelContext& ctx) {
 //   output_multiplier, output_shift, scratch, *, out): the zero points are the offsets CMSIS-NN adds.
 KernelResult quantizedBatchMatmul(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_batch_matmul";
-  CM_TRY(checkArgCount(ctx, op, 9));
+  // The version before AoT scratch planning has no scratch (out at 7).
+  CM_SCHEMA(version, {10}, {9, "scratch", kScratchPlanning});
+  const size_t outArg = version == 0 ? 8 : 7;
   Args a(ctx);
   auto lhs = a.in(0);
   const int64_t lhsOff = a.integer(1);
   auto rhs = a.in(2);
   const int64_t rhsOff = a.integer(3), outOff = a.integer(4), mult = a.integer(5), shift = a.integer(6);
-  auto scratch = a.inAnyLayout(7);
-  auto out = a.out(8);
+  if (version == 0) (void)a.inAnyLayout(7);  // scratch: the portable arithmetic needs none
+  auto out = a.out(outArg);
   if (a.failed()) return a.outcome();
-  (void)scratch;
-  CM_TRY(requireInt8(a, op, {{&lhs, 0}, {&rhs, 2}, {&out, 8}}));
+  CM_TRY(requireInt8(a, op, {{&lhs, 0}, {&rhs, 2}, {&out, outArg}}));
   if (lhs.rank() != 3 || rhs.rank() != 3 || out.rank() != 3) return a.fail(std::string(op) + ": all tensors must be 3-D");
   if (lhs.size(0) != rhs.size(0)) return a.fail(std::string(op) + ": batch dims must match");
   if (lhs.size(2) != rhs.size(2)) return a.fail(std::string(op) + ": inner dims must match");
@@ -579,7 +644,8 @@ KernelResult pad(KernelContext& ctx) {
 // ---- convolutions --------------------------------------------------------------
 
 struct ConvArgs {
-  Operand input, weight, out, multipliers, shifts, scratch;
+  Operand input, weight, out, multipliers, shifts;
+  std::optional<Operand> scratch;  // absent in the schemas before AoT scratch planning
   std::optional<Operand> bias;
   std::vector<int64_t> stride, padding, dilation;
   int64_t inputOffset = 0, outputOffset = 0, actMin = 0, actMax = 0;
@@ -647,8 +713,9 @@ std::optional<KernelResult> checkGeometry(Args& a, const char* op, const cmsis::
 
 // The argument list the three convolutions share: input, weight, bias?, stride[], padding[];
 // dilation[] at `dilation`; from `tail` on input_offset, output_offset, the requantize
-// multipliers and shifts, activation_min, activation_max and the scratch buffer; out at `out`.
-ConvArgs readConvArgs(Args& a, size_t dilation, size_t tail, size_t out) {
+// multipliers and shifts, activation_min, activation_max and (withScratch) the scratch
+// buffer; out at `out`.
+ConvArgs readConvArgs(Args& a, size_t dilation, size_t tail, size_t out, bool withScratch) {
   ConvArgs c;
   c.input = a.inAnyLayout(0);
   c.weight = a.in(1);
@@ -662,7 +729,7 @@ ConvArgs readConvArgs(Args& a, size_t dilation, size_t tail, size_t out) {
   c.shifts = a.in(tail + 3);
   c.actMin = a.integer(tail + 4);
   c.actMax = a.integer(tail + 5);
-  c.scratch = a.inAnyLayout(tail + 6);
+  if (withScratch) c.scratch = a.inAnyLayout(tail + 6);
   c.out = a.outAnyLayout(out);
   return c;
 }
@@ -672,13 +739,14 @@ ConvArgs readConvArgs(Args& a, size_t dilation, size_t tail, size_t out) {
 //   scratch, *, out); weight [out_c, kh, kw, in_c / groups].
 KernelResult quantizedConv2d(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_conv2d";
-  CM_TRY(checkArgCount(ctx, op, 14));
+  CM_SCHEMA(version, {15}, {14, "scratch", kScratchPlanning});
+  const size_t outArg = version == 0 ? 13 : 12;
   Args a(ctx);
-  const ConvArgs c = readConvArgs(a, 5, 6, 13);
+  const ConvArgs c = readConvArgs(a, 5, 6, outArg, version == 0);
   if (a.failed()) return a.outcome();
   CM_TRY(checkPairs(a, op, {{&c.stride, "stride"}, {&c.padding, "padding"}, {&c.dilation, "dilation"}}));
   PerChannel pc;
-  CM_TRY(checkConvCommon(a, op, c, 13, 8, pc));
+  CM_TRY(checkConvCommon(a, op, c, outArg, 8, pc));
   cmsis::ConvShape s = convShape(c);
   CM_TRY(checkGeometry(a, op, s));
   s.kernel_h = int32_t(c.weight.size(1));
@@ -697,7 +765,7 @@ KernelResult quantizedConv2d(KernelContext& ctx) {
   const bool oneByOne = s.pad_h == 0 && s.pad_w == 0 && s.kernel_h == 1 && s.kernel_w == 1 && s.dilation_h == 1 &&
                         s.dilation_w == 1 && !grouped;
   const bool oneByN = s.in_h == 1 && s.dilation_w == 1 && s.kernel_h == 1 && (s.stride_w * s.in_c) % 4 == 0 && !grouped;
-  if (!oneByOne && c.scratch.tensor->nbytes() == 0)
+  if (!oneByOne && c.scratch && c.scratch->tensor->nbytes() == 0)
     return a.fail(std::string(op) + ": CMSIS-NN's " + (oneByN ? "1xN" : "general") + " convolution needs a scratch buffer; " +
                   a.name(12) + " has 0 bytes");
   std::vector<int32_t> biasValues;
@@ -712,9 +780,10 @@ KernelResult quantizedConv2d(KernelContext& ctx) {
 //   activation_max, scratch, *, out); weight [1, kh, kw, in_c * depth_multiplier].
 KernelResult quantizedDepthwiseConv2d(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_depthwise_conv2d";
-  CM_TRY(checkArgCount(ctx, op, 15));
+  CM_SCHEMA(version, {16}, {15, "scratch", kScratchPlanning});
+  const size_t outArg = version == 0 ? 14 : 13;
   Args a(ctx);
-  const ConvArgs c = readConvArgs(a, 5, 7, 14);
+  const ConvArgs c = readConvArgs(a, 5, 7, outArg, version == 0);
   const int64_t multiplier = a.integer(6);
   if (a.failed()) return a.outcome();
   CM_TRY(checkPairs(a, op, {{&c.stride, "stride"}, {&c.padding, "padding"}, {&c.dilation, "dilation"}}));
@@ -723,7 +792,7 @@ KernelResult quantizedDepthwiseConv2d(KernelContext& ctx) {
   if (c.weight.rank() == 4 && c.weight.size(0) != 1)
     return a.fail(std::string(op) + ": weight " + shapeText(c.weight.sizes()) + " must be [1, kh, kw, channels]");
   PerChannel pc;
-  CM_TRY(checkConvCommon(a, op, c, 14, 9, pc));
+  CM_TRY(checkConvCommon(a, op, c, outArg, 9, pc));
   cmsis::ConvShape s = convShape(c);
   CM_TRY(checkGeometry(a, op, s));
   if (c.weight.size(3) != s.out_c)
@@ -747,15 +816,17 @@ KernelResult quantizedDepthwiseConv2d(KernelContext& ctx) {
 // ignores output_padding and dilation (upstream's quantizer only lowers 0 and 1).
 KernelResult quantizedTransposeConv2d(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_transpose_conv2d";
-  CM_TRY(checkArgCount(ctx, op, 16));
+  CM_SCHEMA(version, {17}, {15, "scratch and output_scratch", kScratchPlanning});
+  const size_t outArg = version == 0 ? 15 : 13;
   Args a(ctx);
-  const ConvArgs c = readConvArgs(a, 6, 7, 15);
+  const ConvArgs c = readConvArgs(a, 6, 7, outArg, version == 0);
   const auto outputPadding = a.ints(5);
-  auto reverseScratch = a.inAnyLayout(14);
+  std::optional<Operand> reverseScratch;
+  if (version == 0) reverseScratch = a.inAnyLayout(14);
   if (a.failed()) return a.outcome();
   CM_TRY(checkPairs(a, op, {{&c.stride, "stride"}, {&c.padding, "padding"}, {&outputPadding, "output_padding"}, {&c.dilation, "dilation"}}));
   PerChannel pc;
-  CM_TRY(checkConvCommon(a, op, c, 15, 9, pc));
+  CM_TRY(checkConvCommon(a, op, c, outArg, 9, pc));
   cmsis::ConvShape s = convShape(c);
   s.dilation_h = s.dilation_w = 1;
   CM_TRY(checkGeometry(a, op, s));
@@ -766,10 +837,10 @@ KernelResult quantizedTransposeConv2d(KernelContext& ctx) {
     return a.fail(std::string(op) + ": weight " + shapeText(c.weight.sizes()) + " does not read " + std::to_string(s.in_c) + " input channels");
   s.kernel_h = int32_t(c.weight.size(1));
   s.kernel_w = int32_t(c.weight.size(2));
-  if (c.scratch.tensor->nbytes() == 0)
+  if (c.scratch && c.scratch->tensor->nbytes() == 0)
     return a.fail(std::string(op) + ": CMSIS-NN's transposed convolution needs a scratch buffer; " + a.name(13) + " has 0 bytes");
   const bool reverse = s.stride_h <= 2 && s.stride_w <= 2 && s.in_c > 16;
-  if (reverse && reverseScratch.tensor->nbytes() == 0)
+  if (reverse && reverseScratch && reverseScratch->tensor->nbytes() == 0)
     return a.fail(std::string(op) + ": CMSIS-NN's reverse-convolution path needs output_scratch; " + a.name(14) + " has 0 bytes");
   std::vector<int32_t> biasValues;
   if (c.bias) biasValues = int32Values(*c.bias);
@@ -791,7 +862,13 @@ std::optional<KernelResult> checkPool(Args& a, const char* op, const Operand& in
   if (input.size(0) != out.size(0) || input.size(1) != out.size(1))
     return a.fail(std::string(op) + ": batch and channel dimensions must match between input " + shapeText(input.sizes()) +
                   " and out " + shapeText(out.sizes()));
-  if (!channelsLast(input) || !channelsLast(out)) return a.fail(std::string(op) + ": tensors must use channels_last dimension order");
+  for (const auto& [t, arg] : {std::pair{&input, size_t(0)}, std::pair{&out, outArg}})
+    if (!channelsLast(*t))
+      return a.fail(std::string(op) + ": tensors must use channels_last dimension order; " + a.name(arg) + " " +
+                    shapeText(t->sizes()) + " has dim order " + dimOrderText(*t) +
+                    ". Upstream's runtime refuses it too (prepare_cmsis_pool2d_config, since max_pool2d was added at a00bad2e3a and "
+                    "avg_pool2d's check at 0112adaa0c, 2026-03-11; avg_pool2d kernels before that read the bytes as NHWC "
+                    "whatever the dim order); re-export so the pooling tensors are channels_last");
   CM_TRY(checkPairs(a, op, {{&kernel, "kernel_size"}, {&stride, "stride"}, {&padding, "padding"}}));
   for (size_t d = 0; d < 4; ++d)
     if (input.size(d) > INT32_MAX || out.size(d) > INT32_MAX) return a.fail(std::string(op) + ": sizes must fit int32");
@@ -826,20 +903,20 @@ int32_t pooledSize(int32_t input, int32_t kernel, int32_t stride, int32_t paddin
 // (the zero point, multiplier and shift are not used: averaging commutes with the affine map).
 KernelResult quantizedAvgPool2d(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_avg_pool2d";
-  CM_TRY(checkArgCount(ctx, op, 10));
+  // Older versions: without ceil_mode (always floor), and before that without scratch too.
+  CM_SCHEMA(version, {11}, {10, "ceil_mode", kAvgPoolCeil}, {9, "ceil_mode and scratch", kAvgPoolScratch});
+  const size_t first = version == 0 ? 5 : 4;  // zero_point, multiplier, shift
+  const size_t outArg = version == 2 ? 7 : first + 4;
   Args a(ctx);
   auto input = a.inAnyLayout(0);
   const auto kernel = a.ints(1), stride = a.ints(2), padding = a.ints(3);
-  const bool ceil = a.flag(4);
-  (void)a.integer(5);
-  (void)a.integer(6);
-  (void)a.integer(7);
-  auto scratch = a.inAnyLayout(8);
-  auto out = a.outAnyLayout(9);
+  const bool ceil = version == 0 ? a.flag(4) : false;
+  for (size_t arg = first; arg < first + 3; ++arg) (void)a.integer(arg);
+  if (version != 2) (void)a.inAnyLayout(first + 3);  // scratch: the portable arithmetic needs none
+  auto out = a.outAnyLayout(outArg);
   if (a.failed()) return a.outcome();
-  (void)scratch;
   cmsis::PoolShape s;
-  CM_TRY(checkPool(a, op, input, out, 9, kernel, stride, padding, s));
+  CM_TRY(checkPool(a, op, input, out, outArg, kernel, stride, padding, s));
   const int32_t h = pooledSize(s.in_h, s.kernel_h, s.stride_h, s.pad_h, ceil);
   const int32_t w = pooledSize(s.in_w, s.kernel_w, s.stride_w, s.pad_w, ceil);
   if (h != s.out_h || w != s.out_w)
