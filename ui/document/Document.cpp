@@ -64,7 +64,8 @@ Document::Document(QObject* parent)
 
 Document::~Document() = default;
 
-void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo) {
+void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo,
+                       bool keepHistory) {
   pipelineJob_.cancel();
   loaded_ = std::move(loaded);
   current_ = std::shared_ptr<const Program>(loaded_, &loaded_->program);
@@ -77,7 +78,7 @@ void Document::install(std::shared_ptr<const pte::LoadedProgram> loaded, const Q
   savedPath_.clear();
   report_.reset();
   pipelineError_.clear();
-  undo_->clear();
+  if (!keepHistory) undo_->clear();
   resetDerived();
   currentMethod_ = loaded_->program.methods().empty() ? -1 : 0;
   // Open on "forward" when there is one: it is what users look at first.
@@ -127,7 +128,9 @@ QStringList Document::unchangedReasons(int method) const {
   return reasons;
 }
 
-bool Document::open(const QString& path, QString* error) {
+bool Document::open(const QString& path, QString* error) { return load(path, false, error); }
+
+bool Document::load(const QString& path, bool keepHistory, QString* error) {
   auto loaded = pte::readProgramFile(path.toStdString());
   if (!loaded) {
     const QString message = QString::fromStdString(loaded.error().message);
@@ -135,7 +138,7 @@ bool Document::open(const QString& path, QString* error) {
     emit loadFailed(message);
     return false;
   }
-  install(std::make_shared<const pte::LoadedProgram>(std::move(loaded.value())), path, false);
+  install(std::make_shared<const pte::LoadedProgram>(std::move(loaded.value())), path, false, keepHistory);
   return true;
 }
 
@@ -170,7 +173,10 @@ bool Document::reload(QString* error) {
   const passes::ProgramEdits edits = edits_;
   const passes::ProgramEdits savedEdits = savedEdits_;
   const QString savedPath = savedPath_;
-  const bool ok = (demo_ || path_.isEmpty()) ? openDemo(error) : open(path_, error);
+  // The undo stack stays: its commands hold whole edit states (keyed by
+  // method name and delegate index), so they apply to the new file as they
+  // did to the old one, and nothing the user did is lost by a reload.
+  const bool ok = (demo_ || path_.isEmpty()) ? openDemo(error) : load(path_, true, error);
   if (!ok) return false;
   savedEdits_ = savedEdits;
   savedPath_ = savedPath;

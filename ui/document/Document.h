@@ -38,8 +38,9 @@ class Document : public QObject {
   bool open(const QString& path, QString* error = nullptr);
   // The built-in demo: two CUDA delegates per method, copies, two methods.
   bool openDemo(QString* error = nullptr);
-  // Re-reads the current file (e.g. after it changed on disk); edits are kept
-  // when they still apply.
+  // Re-reads the current file (e.g. after it changed on disk); the edits are
+  // applied to what was read (a pipeline error says when one no longer
+  // applies) and the undo history is kept. On failure nothing changes.
   bool reload(QString* error = nullptr);
   void close();
 
@@ -125,7 +126,8 @@ class Document : public QObject {
     std::optional<passes::PassReport> report;
     QString error;
   };
-  void install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo);
+  bool load(const QString& path, bool keepHistory, QString* error);
+  void install(std::shared_ptr<const pte::LoadedProgram> loaded, const QString& path, bool demo, bool keepHistory = false);
   void finishPipeline(PipelineOutcome outcome);
   void resetDerived();
 

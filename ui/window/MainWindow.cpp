@@ -1,5 +1,6 @@
 #include "ui/window/MainWindow.h"
 #include "ui/common/PlainText.h"
+#include "ui/document/FileChangeWatcher.h"
 #include "ui/panels/OutputsPanel.h"
 
 #include <QAbstractSpinBox>
@@ -18,7 +19,6 @@
 #include <QDragEnterEvent>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFileSystemWatcher>
 #include <QFontDatabase>
 #include <QHeaderView>
 #include <QLabel>
@@ -81,8 +81,7 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
       statusMessage_(new ElidedLabel),
       statusMethod_(new ElidedLabel),
       statusCounts_(new ElidedLabel),
-      statusGpu_(new ElidedLabel),
-      watcher_(new QFileSystemWatcher(this)) {
+      statusGpu_(new ElidedLabel) {
   setObjectName("mainWindow");
   // Before any widget is made (and polished).
   installPlainTextLabels(qApp);
@@ -161,15 +160,7 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   connect(document_, &Document::pipelineFinished, this, [this](bool ok) {
     if (!ok) showStatus(document_->pipelineError(), 10000);
   });
-  connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this](const QString& path) {
-    // Editors and exporters often replace the file: wait until it is whole.
-    QTimer::singleShot(300, this, [this, path] {
-      if (path != document_->path() || !QFileInfo::exists(path)) return;
-      QString error;
-      if (!document_->reload(&error)) showLoadError(error);
-      watch(path);
-    });
-  });
+  buildFileWatch();
   refreshProgram();
 }
 
@@ -188,10 +179,8 @@ void MainWindow::buildMenus() {
   fileMenu->addAction(tr("&Import ETDump..."), this, &MainWindow::showImportEtdumpDialog)->setObjectName("importEtdumpAction");
   // F5 is Profile Transfers (README): Reload takes Ctrl+Shift+R, beside Run
   // Once's Ctrl+R. tests/ui/test_main_window checks no two actions share a key.
-  fileMenu->addAction(tr("&Reload"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, [this] {
-    QString error;
-    if (document_->hasProgram() && !document_->reload(&error)) showLoadError(error);
-  });
+  fileMenu->addAction(tr("&Reload"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, [this] { reloadFromDisk(); })
+      ->setObjectName("reloadAction");
   fileMenu->addSeparator();
   fileMenu->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::showSaveDialog);
   fileMenu->addAction(tr("&Export Report..."), this, &MainWindow::showExportReportDialog);
@@ -371,7 +360,7 @@ bool MainWindow::openDemo() {
     showLoadError(error);
     return false;
   }
-  if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+  watch(QString());
   resetDocumentView();
   return true;
 }
@@ -424,11 +413,6 @@ void MainWindow::resetDocumentView() {
   wasModified_ = false;
   graph_->clear();
   showGraph();
-}
-
-void MainWindow::watch(const QString& path) {
-  if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
-  if (!path.isEmpty()) watcher_->addPath(path);
 }
 
 void MainWindow::showOpenDialog() {
@@ -719,6 +703,9 @@ bool MainWindow::saveTo(const QString& path) {
     if (dialogsAllowed()) QMessageBox::warning(this, tr("Cannot save"), error);
     return false;
   }
+  // Saved over the open file (after confirmation): what is on disk now is
+  // this program, not a change made elsewhere.
+  if (QFileInfo(path) == QFileInfo(document_->path())) fileWatch_->acknowledge();
   showStatus(tr("Saved %1").arg(path), 5000);
   return true;
 }

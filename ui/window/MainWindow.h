@@ -14,7 +14,6 @@
 
 class QVBoxLayout;
 class QComboBox;
-class QFileSystemWatcher;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -99,6 +98,7 @@ class MainWindow : public QMainWindow {
   // For tests and --screenshot.
   QTabWidget* bottomTabs() const { return bottomTabs_; }
   class OutputsPanel* outputsPanel() const { return outputs_; }
+  class ReloadBar* reloadBar() const { return reloadBar_; }
   QTableView* valuesView() const { return valuesView_; }
   QTableView* transfersView() const { return transfersView_; }
   LinkSelection* linkSelection() const { return links_; }
@@ -177,7 +177,13 @@ class MainWindow : public QMainWindow {
   void addRecentFile(const QString& path);
   void rebuildRecentMenu();
   void removeRecentFile(const QString& path);
+  // The open file on disk (MainWindowFileWatch.cpp): watch it (empty: none),
+  // notice changes, offer Reload.
+  void buildFileWatch();
   void watch(const QString& path);
+  // File > Reload and the reload bar's Reload: false (and the error shown)
+  // when the file cannot be read; the program then stays.
+  bool reloadFromDisk();
   void updateTitle();
   // Per-document view state back to a new document's: Find, overlay, zoom.
   void resetDocumentView();
@@ -230,7 +236,8 @@ class MainWindow : public QMainWindow {
   ElidedLabel* statusCounts_;
   ElidedLabel* statusGpu_;
   QTimer* statusMessageTimer_ = nullptr;
-  QFileSystemWatcher* watcher_;
+  class FileChangeWatcher* fileWatch_ = nullptr;
+  class ReloadBar* reloadBar_ = nullptr;
   QString lastError_;
 
   ProfileSession* profiler_ = nullptr;

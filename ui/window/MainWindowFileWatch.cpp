@@ -1,0 +1,55 @@
+// The main window and the open file on disk: a change (a script re-exports
+// the file) is noticed by FileChangeWatcher. With nothing unsaved the
+// program is reloaded at once (edits and undo history are kept by
+// Document::reload) and the status bar says so; with unsaved edits the
+// ReloadBar asks, without a modal dialog, and nothing changes until the
+// user chooses Reload. A file that is gone is said so; the program stays.
+#include <QFileInfo>
+
+#include "ui/document/Document.h"
+#include "ui/document/FileChangeWatcher.h"
+#include "ui/window/MainWindow.h"
+#include "ui/window/ReloadBar.h"
+
+namespace ptescope::ui {
+
+void MainWindow::buildFileWatch() {
+  fileWatch_ = new FileChangeWatcher(this);
+  reloadBar_ = new ReloadBar(this);
+  addToolBarBreak();
+  addToolBar(Qt::TopToolBarArea, reloadBar_);
+  connect(fileWatch_, &FileChangeWatcher::changed, this, [this](const QString& path) {
+    if (path != document_->path()) return;
+    if (!document_->hasUnsavedEdits()) {
+      if (reloadFromDisk()) showStatus(tr("Reloaded %1: it changed on disk").arg(QFileInfo(path).fileName()), 10000);
+      return;
+    }
+    reloadBar_->showChanged(QFileInfo(path).fileName(), true);
+    showStatus(reloadBar_->text(), 10000);
+  });
+  connect(fileWatch_, &FileChangeWatcher::removed, this, [this](const QString& path) {
+    if (path != document_->path()) return;
+    reloadBar_->showRemoved(QFileInfo(path).fileName());
+  });
+  connect(reloadBar_, &ReloadBar::reloadRequested, this, [this] { reloadFromDisk(); });
+  connect(reloadBar_, &ReloadBar::dismissed, this, [this] { fileWatch_->acknowledge(); });
+}
+
+bool MainWindow::reloadFromDisk() {
+  if (!document_->hasProgram()) return false;
+  reloadBar_->hide();
+  QString error;
+  if (!document_->reload(&error)) {
+    showLoadError(error);
+    return false;
+  }
+  fileWatch_->acknowledge();
+  return true;
+}
+
+void MainWindow::watch(const QString& path) {
+  reloadBar_->hide();
+  fileWatch_->watch(path);
+}
+
+}  // namespace ptescope::ui
