@@ -297,6 +297,11 @@ void Document::setAllDelegateTargets(int method, const std::optional<Device>& de
                               tr("set %1 delegates of '%2' to %3").arg(QString::number(changed), QString::fromStdString(m.displayName()), target)));
 }
 
+void Document::pushEdits(const passes::ProgramEdits& after, const QString& text) {
+  if (!loaded_ || after == edits_) return;
+  undo_->push(new EditCommand(this, edits_, after, text));
+}
+
 void Document::applyEdits(const passes::ProgramEdits& edits) {
   if (!loaded_) return;
   edits_ = edits;

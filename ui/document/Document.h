@@ -85,6 +85,10 @@ class Document : public QObject {
   // Every delegate of the method that has a target device gets `device`
   // (one edit); delegates without a target device are left alone.
   void setAllDelegateTargets(int method, const std::optional<program::Device>& device);
+  // Replaces the whole edit state with `after` as one undoable edit named
+  // `text` (the Advisor's Apply: options and target devices at once);
+  // nothing happens when it equals the current edits.
+  void pushEdits(const passes::ProgramEdits& after, const QString& text);
   // Applies an edit state directly (used by the undo commands).
   void applyEdits(const passes::ProgramEdits& edits);
   // The current program differs from the file as loaded.

@@ -550,6 +550,7 @@ void MainWindow::refreshMethod() {
 }
 
 void MainWindow::showGraph() {
+  advisorPreview_ = false;
   const int index = document_->currentMethodIndex();
   if (!document_->hasProgram() || index < 0) {
     graph_->clear();

@@ -110,6 +110,7 @@ class MainWindow : public QMainWindow {
   GraphView* graph() const { return graph_; }
   MemoryPlanView* memoryPlan() const { return memoryPlan_; }
   ChangesPanel* changes() const { return changes_; }
+  class AdvisorPanel* advisor() const { return advisor_; }
   QTableView* diagnosticsView() const { return diagnosticsView_; }
   DiagnosticsModel* diagnostics() const { return diagnosticsModel_; }
   // What every view shows selected (MainWindowSelection.cpp wires them).
@@ -144,6 +145,12 @@ class MainWindow : public QMainWindow {
   QWidget* buildTransfersPage();
   void buildDiagnostics();
   void buildChanges();
+  // The Advisor tab and its preview of a candidate in the graph
+  // (MainWindowAdvisor.cpp).
+  void buildAdvisor();
+  // The graph shows the document's program (Current, Diff), numbered as the
+  // panels number it: not the file as loaded, not an Advisor preview.
+  bool graphNumbersAsPanels() const;
   void buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage);
   void buildPassOptions(class QDockWidget* besides);
   // Views publish to selection_ and follow it (MainWindowSelection.cpp).
@@ -228,6 +235,8 @@ class MainWindow : public QMainWindow {
   QLineEdit* findField_ = nullptr;
   MemoryPlanView* memoryPlan_ = nullptr;
   ChangesPanel* changes_ = nullptr;
+  class AdvisorPanel* advisor_ = nullptr;
+  bool advisorPreview_ = false;  // the graph shows an Advisor candidate
   DiagnosticsModel* diagnosticsModel_ = nullptr;
   QTableView* diagnosticsView_ = nullptr;
   ElidedLabel* statusFile_;

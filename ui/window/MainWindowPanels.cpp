@@ -95,7 +95,7 @@ void MainWindow::buildGraph() {
   setCentralWidget(graph_);
   // A delegate's target device is editable from its node in the graph too.
   graph_->setInstructionMenuProvider([this](QMenu* menu, size_t instruction) {
-    if (graphMode_ != GraphMode::AsLoaded) populateInstructionMenu(menu, instruction);
+    if (graphNumbersAsPanels()) populateInstructionMenu(menu, instruction);
   });
 }
 
@@ -212,6 +212,7 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   bottomTabs_->addTab(memoryPlan_, tr("Memory plan"));
   bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
   bottomTabs_->addTab(changes_, tr("Changes"));
+  buildAdvisor();
   bottomTabs_->addTab(summary_, tr("Summary"));
   outputs_ = new OutputsPanel(document_);
   bottomTabs_->addTab(outputs_, tr("Outputs"));

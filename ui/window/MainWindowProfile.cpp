@@ -246,11 +246,11 @@ void MainWindow::updateGraphMeasurements() {
   // The overlay shows on the program the measurements were matched to: the
   // current one (Current and Diff views), not the file as loaded.
   std::vector<GraphView::CopyMeasurement> measured;
-  if (graphMode_ != GraphMode::AsLoaded && overlayMetric_ && overlayMetric_->currentData().toInt() == kPredictedOverlay) {
+  if (graphNumbersAsPanels() && overlayMetric_ && overlayMetric_->currentData().toInt() == kPredictedOverlay) {
     for (const auto& row : transfersModel_->rows())
       if (!row.removed && row.predicted > 0)
         measured.push_back({row.instruction, row.predicted, double(row.bytes) / row.predicted / 1e9, uint64_t(row.bytes)});
-  } else if (graphMode_ != GraphMode::AsLoaded && transfersModel_->hasMeasurements())
+  } else if (graphNumbersAsPanels() && transfersModel_->hasMeasurements())
     for (const auto& row : transfersModel_->rows())
       if (!row.removed && row.latest != nullptr)
         measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes});

@@ -47,12 +47,13 @@ void MainWindow::connectSelection() {
 
 void MainWindow::publishFromViews() {
   // The "as loaded" view numbers instructions and values as the file does,
-  // the panels as the edited program does: only the other views select.
+  // an Advisor preview as the candidate does, the panels as the edited
+  // program does: only the other views select.
   connect(graph_, &GraphView::instructionSelected, this, [this](size_t i) {
-    if (graphMode_ != GraphMode::AsLoaded) selection_->selectInstruction(i, graph_);
+    if (graphNumbersAsPanels()) selection_->selectInstruction(i, graph_);
   });
   connect(graph_, &GraphView::valueSelected, this, [this](int32_t v) {
-    if (graphMode_ != GraphMode::AsLoaded) selection_->selectValue(v, graph_);
+    if (graphNumbersAsPanels()) selection_->selectValue(v, graph_);
   });
   connect(graph_, &GraphView::selectionCleared, this, [this] { selection_->clear(graph_); });
   connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& index) {

@@ -1,0 +1,379 @@
+#include "ui/panels/AdvisorPanel.h"
+#include "ui/common/ElidedLabel.h"
+#include "ui/common/Format.h"
+#include "ui/common/PlainText.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include "analysis/Dataflow.h"
+#include "passes/Pipeline.h"
+#include "report/PassReportChanges.h"
+#include "ui/document/Document.h"
+#include "ui/profile/LinkSelection.h"
+
+namespace ptescope::ui {
+
+namespace {
+
+using SearchOutcome = std::shared_ptr<Result<advise::Advice>>;
+
+struct Preview {
+  std::shared_ptr<const program::Program> program;
+  std::shared_ptr<const layout::MethodChanges> changes;
+  QString error;
+};
+
+// "2 h2d, 1 d2h" (d2d only when there is one); "none" for no copy.
+QString copiesText(const advise::CopyCounts& c) {
+  QStringList parts;
+  if (c.h2d) parts << QObject::tr("%1 h2d").arg(c.h2d);
+  if (c.d2h) parts << QObject::tr("%1 d2h").arg(c.d2h);
+  if (c.d2d) parts << QObject::tr("%1 d2d").arg(c.d2d);
+  return parts.isEmpty() ? QObject::tr("none") : parts.join(", ");
+}
+
+QString memoryText(const std::vector<advise::DeviceMemory>& memory) {
+  QStringList parts;
+  for (const auto& m : memory)
+    if (!m.device.isCpu()) parts << qText(m.device.str()) + ": " + bytesText(qint64(m.bytes));
+  return parts.join(", ");
+}
+
+enum Column { RankColumn, EditsColumn, CopiesColumn, BytesColumn, SavingColumn, MemoryColumn, ContractColumn, ColumnCount };
+
+}  // namespace
+
+AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* parent)
+    : QWidget(parent), document_(document), links_(links) {
+  setObjectName("advisorPanel");
+  header_ = new ElidedLabel(tr("Open a program to see which edits save the most copy time."));
+  header_->setObjectName("advisorHeader");
+  header_->setAccessibleName(tr("Advisor status"));
+  header_->setElideMode(Qt::ElideRight);
+  showRejected_ = new QCheckBox(tr("Show &rejected edits"));
+  showRejected_->setObjectName("advisorShowRejected");
+  showRejected_->setToolTip(tr("List the obvious edits the runtime or upstream's passes would refuse, and why"));
+  applyButton_ = new QPushButton(tr("&Apply"));
+  applyButton_->setObjectName("advisorApply");
+  applyButton_->setToolTip(tr("Apply the selected candidate to the method as one edit (Edit > Undo takes it back)"));
+  applyButton_->setEnabled(false);
+  auto* top = new QHBoxLayout;
+  top->addWidget(header_, 1);
+  top->addWidget(showRejected_);
+  top->addWidget(applyButton_);
+
+  table_ = new QTableWidget(0, ColumnCount);
+  table_->setObjectName("advisorTable");
+  table_->setAccessibleName(tr("Advisor"));
+  table_->setHorizontalHeaderLabels({tr("#"), tr("Edits"), tr("Copies after"), tr("Bytes per call"), tr("Saves per call"),
+                                     tr("Device memory"), tr("Asks of the caller")});
+  table_->verticalHeader()->hide();
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setTabKeyNavigation(false);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setWordWrap(false);
+
+  notes_ = new QLabel;
+  notes_->setObjectName("advisorNotes");
+  notes_->setAccessibleName(tr("Advisor notes"));
+  notes_->setWordWrap(true);
+  notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  notesArea_ = new QScrollArea;
+  notesArea_->setWidget(notes_);
+  notesArea_->setWidgetResizable(true);
+  notesArea_->setFrameShape(QFrame::NoFrame);
+  notesArea_->setMaximumHeight(notes_->fontMetrics().lineSpacing() * 5 + 8);
+  // Never part of the panel's minimum height: the notes take room from the
+  // table, never from the graph above the Details panel.
+  notesArea_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(table_, 1);
+  layout->addWidget(notesArea_);
+
+  connect(applyButton_, &QPushButton::clicked, this, [this] {
+    const auto rows = table_->selectionModel()->selectedRows();
+    if (!rows.isEmpty()) applyRow(rows.front().row());
+  });
+  connect(table_, &QTableWidget::itemSelectionChanged, this, &AdvisorPanel::selectionChanged);
+  connect(table_, &QTableWidget::cellActivated, this, [this](int row, int) { applyRow(row); });
+  connect(showRejected_, &QCheckBox::toggled, this, [this] {
+    // The rejected list is only filled when asked for: search again.
+    markStale();
+  });
+  // Another method or program, or another link: the answer is stale. An edit
+  // changes which row is applied, and cancels a search under way (it starts
+  // again for the program now edited).
+  connect(document_, &Document::programChanged, this, [this] {
+    if (isSearching() || !advice_ || adviceMethod_ != (document_->currentMethod() ? qText(document_->currentMethod()->displayName()) : QString()))
+      markStale();
+    else
+      updateApplied();
+  });
+  connect(document_, &Document::currentMethodChanged, this, [this] { markStale(); });
+  connect(document_, &Document::editsChanged, this, [this] {
+    endPreview();
+    if (isSearching()) markStale();
+    updateApplied();
+  });
+  if (links_ != nullptr) connect(links_, &LinkSelection::changed, this, [this] { markStale(); });
+}
+
+AdvisorPanel::~AdvisorPanel() = default;
+
+bool AdvisorPanel::isSearching() const { return searchJob_.running(); }
+
+void AdvisorPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (stale_) refresh();
+}
+
+void AdvisorPanel::markStale() {
+  const bool wasSearching = isSearching();
+  stale_ = true;
+  searchJob_.cancel();
+  endPreview();
+  if (isVisible() || wasSearching) {
+    refresh();
+  } else if (!document_->hasProgram()) {
+    advice_.reset();
+    table_->setRowCount(0);
+  }
+}
+
+bool AdvisorPanel::refresh() {
+  endPreview();
+  const program::Method* method = document_->hasProgram() ? document_->currentMethod() : nullptr;
+  if (method == nullptr) {
+    searchJob_.cancel();
+    advice_.reset();
+    table_->setRowCount(0);
+    applyButton_->setEnabled(false);
+    showMessage(tr("Open a program to see which edits save the most copy time."));
+    return false;
+  }
+  stale_ = false;
+  advise::AdviseOptions options;
+  options.method = method->displayName();
+  if (links_ != nullptr) {
+    options.link = *links_->link();
+    options.host_memory = links_->hostMemory();
+  }
+  options.top = 20;
+  options.explain = showRejected_->isChecked();
+  const QString name = qText(options.method);
+  const QString linkText = links_ != nullptr ? links_->shortText() : QString();
+  header_->setText(tr("Searching the edits of '%1' on %2…").arg(name, linkText));
+  table_->setRowCount(0);
+  applyButton_->setEnabled(false);
+  notesArea_->hide();
+  // The advice is of the program as loaded: every candidate is a whole edit
+  // of the method against the file, as `ptescope-cli advise` gives it.
+  const auto loaded = document_->loadedSnapshot();
+  searchJob_.start<SearchOutcome>(
+      [loaded, options](const CancelFlag& cancel) mutable -> SearchOutcome {
+        options.cancel = cancel.get();
+        return std::make_shared<Result<advise::Advice>>(advise::advise(*loaded, options));
+      },
+      [this, name](SearchOutcome outcome) {
+        if (!outcome->ok()) {
+          advice_.reset();
+          error_ = qText(outcome->error().message);
+          showMessage(tr("The advisor cannot search '%1': %2").arg(name, error_));
+        } else if (outcome->value().methods.empty()) {
+          advice_.reset();
+          error_ = tr("no method '%1'").arg(name);
+          showMessage(error_);
+        } else {
+          error_.clear();
+          advice_ = outcome->value().methods.front();
+          adviceMethod_ = name;
+          showAdvice();
+        }
+        emit searchFinished();
+      });
+  return true;
+}
+
+void AdvisorPanel::showMessage(const QString& text) {
+  header_->setText(text);
+  header_->setToolTip(plainToolTip(text));
+}
+
+void AdvisorPanel::showAdvice() {
+  const auto& a = *advice_;
+  const QString name = qText(a.name);
+  const QString linkText = links_ != nullptr ? links_->shortText() : QString();
+  if (a.file_is_best()) {
+    showMessage(tr("'%1': no valid edit saves copy time on %2; the file's options are already the best (%3 copies, %4 per call).")
+                    .arg(name, linkText, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds)));
+  } else {
+    showMessage(tr("'%1' now: %2 copies, %3 per call on %4. %5 edit(s) save time; best first.")
+                    .arg(name, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds), linkText,
+                         num(qint64(a.valid_with_saving))));
+  }
+  table_->setRowCount(int(a.candidates.size()));
+  for (size_t row = 0; row < a.candidates.size(); ++row) {
+    const auto& c = a.candidates[row];
+    const QString contract = qText([&] {
+      std::string all;
+      for (const auto& line : c.caller_contract) all += (all.empty() ? "" : "; ") + line;
+      return all;
+    }());
+    const QStringList cells{num(qint64(c.rank)),
+                            qText(advise::editsText(c.edits)),
+                            copiesText(c.copies_before) + QStringLiteral(" → ") + copiesText(c.copies_after),
+                            bytesText(qint64(c.copies_after.bytes)),
+                            durationText(c.predicted_saving_us * 1e-6),
+                            memoryText(c.device_memory),
+                            contract};
+    for (int column = 0; column < ColumnCount; ++column) {
+      auto* item = new QTableWidgetItem(cells[column]);
+      item->setToolTip(plainToolTip(cells[column]));
+      if (column == RankColumn || column == BytesColumn || column == SavingColumn)
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table_->setItem(int(row), column, item);
+    }
+  }
+  table_->resizeColumnsToContents();
+  for (int column : {EditsColumn, MemoryColumn})
+    table_->setColumnWidth(column, std::min(table_->columnWidth(column), 360));
+
+  QStringList notes;
+  if (!a.search_note.empty()) notes << qText(a.search_note);
+  if (showRejected_->isChecked()) {
+    if (a.rejected.empty()) notes << tr("No obvious edit was rejected.");
+    for (const auto& r : a.rejected) notes << tr("Rejected %1: %2").arg(qText(r.edits_text), qText(r.reason));
+  }
+  notes_->setText(notes.join("\n"));
+  notesArea_->setVisible(!notes.isEmpty());
+  updateApplied();
+}
+
+std::optional<passes::ProgramEdits> AdvisorPanel::mergedEdits(const advise::Candidate& candidate, QString* error) const {
+  auto edits = advise::programEdits(document_->loadedProgram(), candidate.edits);
+  if (!edits) {
+    if (error != nullptr) *error = qText(edits.error().message);
+    return std::nullopt;
+  }
+  passes::ProgramEdits merged = document_->edits();
+  const std::string& method = candidate.edits.method;
+  merged.options.erase(method);
+  for (auto it = merged.target_devices.begin(); it != merged.target_devices.end();)
+    it = it->first.first == method ? merged.target_devices.erase(it) : std::next(it);
+  for (const auto& [name, options] : edits->options)
+    if (name == method) merged.options[name] = options;
+  for (const auto& [key, device] : edits->target_devices)
+    if (key.first == method) merged.target_devices[key] = device;
+  return merged;
+}
+
+int AdvisorPanel::appliedRow() const {
+  if (!advice_ || !document_->hasProgram()) return -1;
+  for (size_t row = 0; row < advice_->candidates.size(); ++row) {
+    auto merged = mergedEdits(advice_->candidates[row], nullptr);
+    if (merged && *merged == document_->edits()) return int(row);
+  }
+  return -1;
+}
+
+void AdvisorPanel::updateApplied() {
+  const int applied = appliedRow();
+  for (int row = 0; row < table_->rowCount(); ++row) {
+    auto* rank = table_->item(row, RankColumn);
+    if (rank == nullptr) continue;
+    const QString text = num(qint64(advice_->candidates[size_t(row)].rank));
+    rank->setText(row == applied ? tr("%1 (applied)").arg(text) : text);
+  }
+  selectionChanged();
+}
+
+bool AdvisorPanel::applyRow(int row) {
+  if (!advice_ || stale_ || row < 0 || size_t(row) >= advice_->candidates.size()) return false;
+  const auto& candidate = advice_->candidates[size_t(row)];
+  auto merged = mergedEdits(candidate, &error_);
+  if (!merged) {
+    showMessage(tr("Cannot apply candidate %1: %2").arg(num(qint64(candidate.rank)), error_));
+    return false;
+  }
+  endPreview();
+  document_->pushEdits(*merged, tr("apply advisor candidate %1 to '%2' (%3)")
+                                    .arg(num(qint64(candidate.rank)), qText(candidate.edits.method),
+                                         qText(advise::editsText(candidate.edits))));
+  return true;
+}
+
+void AdvisorPanel::selectionChanged() {
+  const auto rows = table_->selectionModel()->selectedRows();
+  const int row = rows.isEmpty() ? -1 : rows.front().row();
+  const bool valid = advice_ && !stale_ && row >= 0 && size_t(row) < advice_->candidates.size();
+  applyButton_->setEnabled(valid && row != appliedRow());
+  if (!valid || row == appliedRow()) {
+    endPreview();
+    return;
+  }
+  const auto& candidate = advice_->candidates[size_t(row)];
+  QString error;
+  auto merged = mergedEdits(candidate, &error);
+  if (!merged) return;
+  const int method = document_->currentMethodIndex();
+  const auto loaded = document_->loadedSnapshot();
+  const QString note = tr("preview of advisor candidate %1 (not applied: Apply keeps it), saves %2 per call")
+                           .arg(num(qint64(candidate.rank)), durationText(candidate.predicted_saving_us * 1e-6));
+  previewJob_.start<std::shared_ptr<Preview>>(
+      [loaded, edits = *merged, method](const CancelFlag&) {
+        auto preview = std::make_shared<Preview>();
+        auto options = passes::pipelineOptionsFor(*loaded, edits);
+        if (!options) {
+          preview->error = qText(options.error().message);
+          return preview;
+        }
+        auto result = passes::runPipeline(*loaded, options.value());
+        if (!result) {
+          preview->error = qText(result.error().message);
+          return preview;
+        }
+        auto program = std::make_shared<const program::Program>(std::move(result->program));
+        auto changes = std::make_shared<layout::MethodChanges>();
+        if (method >= 0 && size_t(method) < result->report.methods.size() && size_t(method) < program->methods().size()) {
+          const auto& shown = program->methods()[size_t(method)];
+          const auto flow = analysis::Dataflow::build(shown);
+          *changes = report::methodChanges(result->report.methods[size_t(method)], loaded->methods()[size_t(method)], shown, flow);
+        }
+        preview->program = std::move(program);
+        preview->changes = std::move(changes);
+        return preview;
+      },
+      [this, method, note](std::shared_ptr<Preview> preview) {
+        if (!preview->program) {
+          showMessage(tr("Cannot preview: %1").arg(preview->error));
+          return;
+        }
+        previewing_ = true;
+        emit previewReady(preview->program, method, preview->changes, note);
+      });
+}
+
+void AdvisorPanel::endPreview() {
+  previewJob_.cancel();
+  if (!previewing_) return;
+  previewing_ = false;
+  emit previewEnded();
+}
+
+void AdvisorPanel::waitForIdle() {
+  searchJob_.waitForIdle();
+  previewJob_.waitForIdle();
+}
+
+}  // namespace ptescope::ui

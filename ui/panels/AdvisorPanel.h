@@ -1,0 +1,101 @@
+// The Advisor panel: the edits that cut the current method's predicted copy
+// time the most on the link chosen in the link chooser (core/advise), ranked,
+// each with what it asks of the calling code.
+//
+// The search runs off the UI thread (BackgroundJob) whenever the panel is
+// shown and its answer is stale (another method, another link, an edit); a
+// new edit cancels a search under way and starts it again. Selecting a row
+// previews the candidate as the diff view shows an edit (previewReady: the
+// program with the candidate applied and its changes against the file);
+// Apply makes it one undoable edit of the document.
+#pragma once
+
+#include <QWidget>
+
+#include <memory>
+#include <optional>
+
+#include "advise/Advise.h"
+#include "layout/DiffMarks.h"
+#include "ui/document/BackgroundJob.h"
+
+class QCheckBox;
+class QLabel;
+class QPushButton;
+class QScrollArea;
+class QTableWidget;
+
+namespace ptescope::program {
+class Program;
+}
+
+namespace ptescope::ui {
+
+class Document;
+class ElidedLabel;
+class LinkSelection;
+
+class AdvisorPanel : public QWidget {
+  Q_OBJECT
+ public:
+  AdvisorPanel(Document* document, LinkSelection* links, QWidget* parent = nullptr);
+  ~AdvisorPanel() override;
+
+  // Starts a search for the current method now (even when hidden); false when
+  // there is no program.
+  bool refresh();
+  bool isSearching() const;
+  // The last answer for the method it was asked for (nullopt before one).
+  const std::optional<advise::MethodAdvice>& advice() const { return advice_; }
+  QString lastError() const { return error_; }
+  QTableWidget* table() const { return table_; }
+  // Applies candidate `row` (0-based) as one undoable edit; false when there
+  // is no such row or the advice is stale.
+  bool applyRow(int row);
+  // The row whose candidate the document's edits already are, or -1.
+  int appliedRow() const;
+  // Blocks until the search (and any preview) under way has been delivered
+  // (tests).
+  void waitForIdle();
+
+ signals:
+  void searchFinished();
+  // The graph should show `program` (the file with the candidate applied),
+  // method `method`, marked with `changes`; `note` is the banner's last part.
+  void previewReady(std::shared_ptr<const program::Program> program, int method,
+                    std::shared_ptr<const layout::MethodChanges> changes, const QString& note);
+  // Show the document's own program again.
+  void previewEnded();
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void markStale();
+  void showAdvice();
+  void showMessage(const QString& text);
+  void updateApplied();
+  void selectionChanged();
+  void endPreview();
+  // The document's edits with the method's options and target devices
+  // replaced by the candidate's.
+  std::optional<passes::ProgramEdits> mergedEdits(const advise::Candidate& candidate, QString* error) const;
+
+  Document* document_;
+  LinkSelection* links_;
+  ElidedLabel* header_;
+  QPushButton* applyButton_;
+  QCheckBox* showRejected_;
+  QTableWidget* table_;
+  QLabel* notes_;
+  QScrollArea* notesArea_;
+  std::optional<advise::MethodAdvice> advice_;
+  QString adviceMethod_;  // the method name advice_ is for
+  QString error_;
+  bool stale_ = true;
+  bool previewing_ = false;
+  BackgroundJob previewJob_;
+  BackgroundJob searchJob_;  // last members: destroyed (and waited for) first
+};
+
+}  // namespace ptescope::ui
