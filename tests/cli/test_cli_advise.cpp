@@ -1,0 +1,177 @@
+// ptescope-cli advise as a user runs it (issue 25): the ranked candidates in
+// text and JSON, --explain, --device-memory, --devices, and --apply, whose
+// file must equal what `propagate` with the printed flags writes, byte for
+// byte, and lint clean.
+#include <QtTest>
+
+#include <QDir>
+
+#include <nlohmann/json.hpp>
+
+#include "pte/Writer.h"
+#include "support/AdvisePrograms.h"
+#include "support/TestSupport.h"
+
+using ptescope::test::expectOneLineCliError;
+using ptescope::test::runCli;
+using ptescope::test::tempDir;
+namespace testprograms = ptescope::testprograms;
+
+namespace {
+
+QString outPath(const QString& name) { return QDir(tempDir()).filePath(name); }
+
+QString written(const QString& name, ptescope::Result<ptescope::program::Program> program) {
+  if (!program) qFatal("%s: %s", qPrintable(name), program.error().message.c_str());
+  const QString file = outPath(name);
+  if (auto w = ptescope::pte::writeProgramFile(program.value(), file.toStdString()); !w)
+    qFatal("%s: %s", qPrintable(name), w.error().message.c_str());
+  return file;
+}
+
+const QString& singlePath() {
+  static const QString path = written("single.pte", testprograms::singleGpuProgram());
+  return path;
+}
+const QString& sharedPath() {
+  static const QString path = written("shared.pte", testprograms::sharedPlaceholderProgram());
+  return path;
+}
+const QString& chainPath() {
+  static const QString path = written("chain.pte", testprograms::chainProgram({"cuda:0", "cuda:1", "cuda:0"}));
+  return path;
+}
+const QString& fourPath() {
+  static const QString path =
+      written("four.pte", testprograms::chainProgram({"cuda:0", "cuda:1", "cuda:2", "cuda:3"}, 1 << 20));
+  return path;
+}
+
+nlohmann::json parse(const QByteArray& text) { return nlohmann::json::parse(text.begin(), text.end(), nullptr, false); }
+
+nlohmann::json adviceJson(const QStringList& args) {
+  auto r = runCli(QStringList{"advise"} + args + QStringList{"--json"});
+  if (r.exitCode != 0) qFatal("advise: %s", r.err.constData());
+  return parse(r.out);
+}
+
+}  // namespace
+
+class TestCliAdvise : public QObject {
+  Q_OBJECT
+ private slots:
+  void singleGpuJsonShape() {
+    const auto j = adviceJson({singlePath()});
+    QVERIFY(!j.is_discarded());
+    QCOMPARE(j["link"].get<std::string>(), std::string("pcie-gen4-x16"));
+    const auto& m = j["methods"][0];
+    QCOMPARE(m["name"].get<std::string>(), std::string("forward"));
+    QCOMPARE(m["search"].get<std::string>(), std::string("exhaustive"));
+    const auto& c = m["candidates"][0];
+    QCOMPARE(c["rank"].get<int>(), 1);
+    QCOMPARE(c["edits"]["skip_h2d_for_method_inputs"].get<bool>(), true);
+    QCOMPARE(c["edits"]["skip_d2h_for_method_outputs"].get<bool>(), true);
+    QCOMPARE(c["edits"]["alloc_graph_input"].get<bool>(), false);
+    QVERIFY(c["edits"]["target_devices"].empty());
+    QCOMPARE(c["copies_before"]["h2d"].get<int>(), 1);
+    QCOMPARE(c["copies_before"]["d2h"].get<int>(), 1);
+    QCOMPARE(c["copies_after"]["h2d"].get<int>(), 0);
+    QCOMPARE(c["copies_after"]["d2h"].get<int>(), 0);
+    QCOMPARE(c["bytes_per_call_after"].get<int>(), 0);
+    QVERIFY(c["predicted_saving_us"].get<double>() > 0);
+    QVERIFY(c["caller_contract"].size() >= 2);
+    QVERIFY(m["rejected"].empty());
+  }
+
+  void textListsCandidatesInPropagatesWords() {
+    auto r = runCli({"advise", singlePath()});
+    QCOMPARE(r.exitCode, 0);
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.contains("  1. --skip-h2d-inputs --skip-d2h-outputs --no-alloc-graph-input\n"), qPrintable(out));
+    QVERIFY(out.contains("H2D 1 -> 0, D2H 1 -> 0; 0 B per call after (was 32.0 KiB)"));
+    QVERIFY(out.contains("caller: pass input 0 (%0) that already lives on cuda:0"));
+    QVERIFY(out.contains("caller: output 0 (%1) stays on cuda:0; copy it yourself if the host needs it"));
+    QVERIFY(out.contains("exhaustive search: 20 combinations"));
+  }
+
+  void explainSaysWhySkipH2dIsRefused() {
+    auto r = runCli({"advise", sharedPath(), "--explain", "--top", "0"});
+    QCOMPARE(r.exitCode, 0);
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.contains("    --skip-h2d-inputs: upstream's pipeline raises: method 'forward': "
+                          "skip_h2d_for_method_inputs=True requires placeholder '%0' to have exactly one user, but "
+                          "it has 2 users."),
+             qPrintable(out));
+    // Never offered as a candidate.
+    for (const auto& line : out.split('\n'))
+      if (QRegularExpression("^  \\d+\\. ").match(line).hasMatch()) QVERIFY2(!line.contains("--skip-h2d-inputs"), qPrintable(line));
+  }
+
+  void deviceMemoryCapAndDevices() {
+    const auto free = adviceJson({fourPath(), "--top", "1"});
+    QCOMPARE(free["methods"][0]["candidates"][0]["device_memory"].size(), size_t(1));
+    const auto capped = adviceJson({fourPath(), "--device-memory", "2.5M", "--top", "0"});
+    const auto& candidates = capped["methods"][0]["candidates"];
+    QVERIFY(!candidates.empty());
+    for (const auto& c : candidates)
+      for (const auto& d : c["device_memory"]) QVERIFY(d["bytes"].get<uint64_t>() <= 2621440);
+    QCOMPARE(capped["methods"][0]["search"].get<std::string>(), std::string("local"));
+
+    const auto two = adviceJson({singlePath(), "--devices", "2"});
+    QCOMPARE(two["methods"][0]["devices"], nlohmann::json({"cuda:0", "cuda:1"}));
+  }
+
+  // Every candidate of the chain: --apply writes what propagate writes with
+  // the printed flags, byte for byte; the file re-reads and lints clean.
+  void applyEqualsPropagate() {
+    for (const QString& input : {chainPath(), singlePath()}) {
+      const auto j = adviceJson({input, "--top", "0"});
+      const auto& candidates = j["methods"][0]["candidates"];
+      QVERIFY(candidates.size() >= 2);
+      for (const auto& c : candidates) {
+        const QString rank = QString::number(c["rank"].get<int>());
+        const QString applied = outPath("applied-" + rank + ".pte");
+        const QString propagated = outPath("propagated-" + rank + ".pte");
+        auto r = runCli({"advise", input, "--top", "0", "--apply", rank, "-o", applied});
+        QCOMPARE(r.exitCode, 0);
+        QVERIFY2(r.out.contains("the same as: ptescope-cli propagate " + input.toUtf8() + " -o " + applied.toUtf8() +
+                                " --method forward"),
+                 r.out.constData());
+        QStringList args{"propagate", input, "-o", propagated};
+        for (const auto& flag : c["edits"]["flags"]) args << QString::fromStdString(flag.get<std::string>());
+        auto p = runCli(args);
+        QVERIFY2(p.exitCode == 0, p.err.constData());
+        QCOMPARE(ptescope::test::readAll(applied), ptescope::test::readAll(propagated));
+        auto lint = runCli({"lint", applied});
+        QVERIFY2(lint.exitCode == 0, lint.out.constData());
+        const auto after = adviceJson({applied});
+        QCOMPARE(after["methods"][0]["copies_now"]["h2d"], c["copies_after"]["h2d"]);
+        QCOMPARE(after["methods"][0]["copies_now"]["d2h"], c["copies_after"]["d2h"]);
+      }
+    }
+  }
+
+  void badInputIsOneLine() {
+    const QString out = outPath("never.pte");
+    auto bad = runCli({"advise", singlePath(), "--apply", "99", "-o", out});
+    expectOneLineCliError(bad);
+    QVERIFY2(bad.err.contains("--apply 99: method 'forward' has"), bad.err.constData());
+    QVERIFY(!QFile::exists(out));
+    auto noOut = runCli({"advise", singlePath(), "--apply", "1"});
+    expectOneLineCliError(noOut);
+    QVERIFY(noOut.err.contains("--apply needs -o"));
+    auto method = runCli({"advise", singlePath(), "--method", "nope"});
+    expectOneLineCliError(method);
+    QVERIFY(method.err.contains("no method named 'nope'"));
+    auto size = runCli({"advise", singlePath(), "--device-memory", "12Q"});
+    expectOneLineCliError(size);
+    QVERIFY(size.err.contains("--device-memory: '12Q' is not a size"));
+    auto link = runCli({"advise", singlePath(), "--link", "no-such-link"});
+    expectOneLineCliError(link);
+    auto missing = runCli({"advise", outPath("missing.pte")});
+    expectOneLineCliError(missing);
+  }
+};
+
+QTEST_GUILESS_MAIN(TestCliAdvise)
+#include "test_cli_advise.moc"
