@@ -1,7 +1,8 @@
 // softmax, log_softmax, sigmoid and convolution bit for bit as the portable
 // kernels compute them (issue 26, item 1): float32 arithmetic in their order
 // with std::exp / std::log of float, not double rounded once at the end (that
-// differed from the runtime by 1-2 ulp in 8 to 32 elements of each case here).
+// differed from the runtime by 1-2 ulp in 8 to 32 elements of each case here);
+// and var_mean (item 2), whose float arithmetic differs from double's too.
 //
 // How the expected bits were obtained: ExecuTorch built from upstream source
 // at commit cff6f4dd32e6 (runtime/, kernels/portable (these kernels and
@@ -16,6 +17,7 @@
 // ((k * 7919 + 131 i) mod 1013) / 127 - 4.
 #include <QtTest>
 
+#include <cmath>
 #include <cstring>
 
 #include "support/KernelHarness.h"
@@ -139,6 +141,31 @@ class KernelsBitExactTest : public QObject {
     0x41691531, 0xc13f99a9, 0xc11d4561, 0x4067ca8a, 0x40757808, 0x3f882e9a,
     0x410341ba, 0xc0684678,
     });
+  }
+
+  // var_mean.correction_out(self, dim?, *, correction?, keepdim, out0, out1) -> one TensorList:
+  // over the last dimension (upstream's fast path: the variance divided in float) and over
+  // the first (divided in double), correction 1.
+  void varMean() {
+    KernelHarness h;
+    const int32_t x = input(h, {3, 7}, 0);
+    const int32_t var = h.staticOutput(ST::Float, {3}), mean = h.staticOutput(ST::Float, {3});
+    KH_DONE(h.call("aten::var_mean.correction_out",
+                   {x, h.ints({1}), h.integer(1), h.boolean(false), var, mean, h.list({var, mean})}));
+    compareBits(bits(h, var), {0x40fbe524, 0x409af245, 0x409af245});
+    compareBits(bits(h, mean), {0xbec99327, 0x3f4de4ef, 0xbe8dada5});
+    const int32_t var0 = h.staticOutput(ST::Float, {7}), mean0 = h.staticOutput(ST::Float, {7});
+    KH_DONE(h.call("aten::var_mean.correction_out",
+                   {x, h.ints({0}), h.integer(1), h.boolean(false), var0, mean0, h.list({var0, mean0})}));
+    compareBits(bits(h, var0), {0x4106d3c9, 0x409dc6a4, 0x409dc6a2, 0x4106d3c9, 0x4106d3c9, 0x4106d3ca, 0x409dc6a2});
+    compareBits(bits(h, mean0), {0xbf67239c, 0x3e993265, 0xbf942851, 0x3d36c2d5, 0x3f9f947f, 0xbe57035d, 0x3f7dfbf8});
+    // Fewer elements than the correction: NaN, as upstream.
+    const int32_t one = input(h, {2, 1}, 0);
+    const int32_t var1 = h.output(ST::Float, 2), mean1 = h.output(ST::Float, 2);
+    KH_DONE(h.call("aten::var_mean.correction_out",
+                   {one, h.ints({1}), h.none(), h.boolean(true), var1, mean1, h.list({var1, mean1})}));
+    KH_SIZES(h, var1, {2, 1});
+    QVERIFY(std::isnan(h.values(var1)[0]) && std::isnan(h.values(mean1)[1]));
   }
 };
 

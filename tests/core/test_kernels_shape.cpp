@@ -10,6 +10,14 @@ using namespace ptescope;
 using ptescope::testing::KernelHarness;
 using ST = program::ScalarType;
 
+namespace {
+void expectError(KernelHarness& h, std::string_view op, std::vector<int32_t> args, const char* needle) {
+  auto result = h.call(op, std::move(args));
+  QVERIFY2(!result.ok(), "the kernel accepted bad arguments");
+  QVERIFY2(result.error().message.find(needle) != std::string::npos, result.error().message.c_str());
+}
+}  // namespace
+
 class KernelsShapeTest : public QObject {
   Q_OBJECT
  private slots:
@@ -150,6 +158,60 @@ class KernelsShapeTest : public QObject {
     const int32_t row = h.tensor(ST::Float, {5}, {9, 9, 9, 9, 9});
     KH_DONE(h.call("aten::select_scatter.out", {x, row, h.integer(0), h.integer(0), out, out}));
     KH_VALUES(h, out, 0, {9, 9, 9, 9, 9, 5, 6, 7, 8, 9});
+  }
+
+  // as_strided_copy / diagonal_copy / unfold_copy (issue 26, item 2), with
+  // upstream's semantics (op_as_strided_copy.cpp, op_diagonal_copy.cpp,
+  // op_unfold_copy.cpp and copy_ops_util.cpp). The values are worked by hand;
+  // the same calls on larger tensors gave the bytes of the real runtime (see
+  // DEVELOPERS.md; upstream cff6f4dd).
+  void stridedWindows() {
+    KernelHarness h;
+    std::vector<double> iota(24);
+    for (size_t i = 0; i < iota.size(); ++i) iota[i] = double(i);
+    const int32_t x = h.tensor(ST::Float, {4, 6}, iota);
+    const int32_t out = h.output(ST::Float, 24);
+    // as_strided_copy.out(self, size, stride, storage_offset?, *, out): element 1 + 5 i + 2 j.
+    KH_DONE(h.call("aten::as_strided_copy.out", {x, h.ints({3, 3}), h.ints({5, 2}), h.integer(1), out, out}));
+    KH_SIZES(h, out, {3, 3});
+    KH_VALUES(h, out, 0, {1, 3, 5, 6, 8, 10, 11, 13, 15});
+    KH_DONE(h.call("aten::as_strided_copy.out", {x, h.ints({2, 2}), h.ints({0, 1}), h.none(), out, out}));
+    KH_VALUES(h, out, 0, {0, 1, 0, 1});  // stride 0 repeats
+    // The window must lie inside the input, strides and the offset be non-negative.
+    expectError(h, "aten::as_strided_copy.out", {x, h.ints({3, 3}), h.ints({5, 2}), h.integer(10), out, out}, "read 25 elements");
+    expectError(h, "aten::as_strided_copy.out", {x, h.ints({3}), h.ints({-1}), h.none(), out, out}, "negative strides");
+    expectError(h, "aten::as_strided_copy.out", {x, h.ints({3, 3}), h.ints({1}), h.none(), out, out}, "length of strides");
+
+    // diagonal_copy.out(self, offset, dim1, dim2, *, out): x[i][i + 1]; x[i + 2][i] (dim1 = 1); none.
+    KH_DONE(h.call("aten::diagonal_copy.out", {x, h.integer(1), h.integer(0), h.integer(1), out, out}));
+    KH_SIZES(h, out, {4});
+    KH_VALUES(h, out, 0, {1, 8, 15, 22});
+    KH_DONE(h.call("aten::diagonal_copy.out", {x, h.integer(2), h.integer(1), h.integer(0), out, out}));
+    KH_VALUES(h, out, 0, {12, 19});
+    KH_DONE(h.call("aten::diagonal_copy.out", {x, h.integer(7), h.integer(0), h.integer(-1), out, out}));
+    KH_SIZES(h, out, {0});
+    // The remaining dimensions come first, the diagonal last.
+    const int32_t cube = h.tensor(ST::Float, {2, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+    KH_DONE(h.call("aten::diagonal_copy.out", {cube, h.integer(0), h.integer(0), h.integer(2), out, out}));
+    KH_SIZES(h, out, {2, 2});
+    KH_VALUES(h, out, 0, {0, 7, 3, 10});  // [j][i] = cube[i][j][i]
+    expectError(h, "aten::diagonal_copy.out", {x, h.integer(0), h.integer(1), h.integer(-1), out, out}, "both dimension 1");
+
+    // unfold_copy.out(self, dimension, size, step, *, out): windows of 2 every 2 along dim 1.
+    const int32_t rows = h.tensor(ST::Float, {2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    KH_DONE(h.call("aten::unfold_copy.out", {rows, h.integer(1), h.integer(2), h.integer(2), out, out}));
+    KH_SIZES(h, out, {2, 2, 2});
+    KH_VALUES(h, out, 0, {0, 1, 2, 3, 5, 6, 7, 8});
+    // Along dim 0 the window becomes the last dimension: [1, 5, 2].
+    KH_DONE(h.call("aten::unfold_copy.out", {rows, h.integer(0), h.integer(2), h.integer(1), out, out}));
+    KH_SIZES(h, out, {1, 5, 2});
+    KH_VALUES(h, out, 0, {0, 5, 1, 6, 2, 7, 3, 8, 4, 9});
+    // Into another dtype (converted, as upstream's two dtype switches do).
+    const int32_t longs = h.output(ST::Long, 10);
+    KH_DONE(h.call("aten::unfold_copy.out", {rows, h.integer(-1), h.integer(5), h.integer(3), longs, longs}));
+    QCOMPARE(h.longValues(longs), (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    expectError(h, "aten::unfold_copy.out", {rows, h.integer(1), h.integer(6), h.integer(1), out, out}, "maximum size");
+    expectError(h, "aten::unfold_copy.out", {rows, h.integer(1), h.integer(2), h.integer(0), out, out}, "step is 0");
   }
 
   void flipRepeatTril() {

@@ -194,6 +194,89 @@ KernelResult variance(KernelContext& ctx, bool correctionForm) {
   return KernelOutcome::done();
 }
 
+// The arithmetic of the portable var_mean (op_var_mean.cpp) in the output's
+// element type T (`round` rounds as that type: half and bfloat16 after every
+// operation): per output element, the sum of its inputs in memory order
+// starting from the first, mean = sum / num, then the sum of (x - mean)^2 in
+// the same order. The variance divides by the denominator in double, except
+// on upstream's fast path (one dimension, the last, input dtype = output
+// dtype), which divides by the denominator converted to T.
+template <class T, class Round>
+void varMean(const Operand& self, const ReductionPlan& plan, double denominator, bool fastPath, Round round,
+             std::vector<double>& variances, std::vector<double>& means) {
+  const size_t outputs = size_t(numelOf(plan.out_sizes));
+  const T num = round(static_cast<T>(plan.group));
+  std::vector<T> sums(outputs, T(0)), mean(outputs), squares(outputs, T(0));
+  std::vector<bool> started(outputs, false);
+  const auto fold = [&](std::vector<T>& acc, auto map) {
+    std::fill(started.begin(), started.end(), false);
+    forEachIndex<1>(self.sizes(), {plan.out_strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      const size_t o = size_t(off[0]);
+      const T value = map(round(static_cast<T>(self.get(i))), o);
+      acc[o] = started[o] ? round(acc[o] + value) : value;
+      started[o] = true;
+    });
+  };
+  fold(sums, [](T x, size_t) { return x; });
+  for (size_t o = 0; o < outputs; ++o) mean[o] = round(sums[o] / num);
+  fold(squares, [&](T x, size_t o) {
+    const T d = round(x - mean[o]);
+    return round(d * d);
+  });
+  means.assign(mean.begin(), mean.end());
+  variances.resize(outputs);
+  for (size_t o = 0; o < outputs; ++o)
+    variances[o] = fastPath ? double(round(squares[o] / round(static_cast<T>(denominator))))
+                            : double(squares[o]) / denominator;
+}
+
+// var_mean.correction_out(self, dim?, *, correction?, keepdim, out0 (var), out1 (mean)).
+KernelResult varMeanKernel(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto dims = a.optInts(1);
+  const double correction = a.optScalar(2).value_or(1.0);
+  const bool keepdim = a.flag(3);
+  auto var = a.out(4), mean = a.out(5);
+  if (a.failed()) return a.outcome();
+  for (const auto& [t, arg] : {std::pair{&self, size_t(0)}, std::pair{&var, size_t(4)}})
+    if (!isFloating(t->dtype())) return a.fail("var_mean: " + a.name(arg) + " is not a floating-point tensor");
+  if (mean.dtype() != var.dtype()) return a.fail("var_mean: " + a.name(5) + " does not have the dtype of " + a.name(4));
+  auto plan = planReduction(self.sizes(), dims, keepdim);
+  if (!plan) return plan.error();
+  if (auto status = resize(var, plan->out_sizes); !status) return status.error();
+  if (auto status = resize(mean, plan->out_sizes); !status) return status.error();
+  const double denominator = double(plan->group) - correction;
+  std::vector<double> variances, means;
+  if (plan->group == 0 || denominator <= 0) {
+    variances.assign(size_t(numelOf(plan->out_sizes)), NAN);
+    means = variances;
+  } else if (self.numel() > 0) {
+    const bool fastPath = dims && dims->size() == 1 && self.rank() > 0 && self.dtype() == var.dtype() &&
+                          ((*dims)[0] == int64_t(self.rank()) - 1 || (*dims)[0] == -1);
+    switch (var.dtype()) {
+      case ScalarType::Double:
+        varMean<double>(self, *plan, denominator, fastPath, [](double v) { return v; }, variances, means);
+        break;
+      case ScalarType::Half:
+        varMean<float>(self, *plan, denominator, fastPath, [](float v) { return halfToFloat(floatToHalf(v)); }, variances, means);
+        break;
+      case ScalarType::BFloat16:
+        varMean<float>(self, *plan, denominator, fastPath, [](float v) { return bfloat16ToFloat(floatToBfloat16(v)); }, variances,
+                       means);
+        break;
+      default:
+        varMean<float>(self, *plan, denominator, fastPath, [](float v) { return v; }, variances, means);
+        break;
+    }
+  }
+  for (size_t i = 0; i < variances.size(); ++i) {
+    var.set(int64_t(i), variances[i]);
+    mean.set(int64_t(i), means[i]);
+  }
+  return KernelOutcome::done();
+}
+
 // The kernels that turn each line along `dim` into a line of the same
 // length: (self, dim, ..., *, out) with out at argument 3. scan(self, out,
 // first element, lines) fills one line.
@@ -436,6 +519,7 @@ void addReductionKernels(KernelRegistry& r) {
   r.add("aten::min.dim_min", [](KernelContext& c) { return extremeDim(c, false); });
   r.add("aten::var.correction_out", [](KernelContext& c) { return variance(c, true); });
   r.add("aten::var.out", [](KernelContext& c) { return variance(c, false); });
+  r.add("aten::var_mean.correction_out", varMeanKernel);
   r.add("aten::cumsum.out", cumsum);
   r.add("aten::_softmax.out", [](KernelContext& c) { return softmax(c, false); });
   r.add("aten::_log_softmax.out", [](KernelContext& c) { return softmax(c, true); });

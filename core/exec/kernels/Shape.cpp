@@ -2,6 +2,7 @@
 // transpose, (un)squeeze, expand, the alias/clone/to copies, cat/stack,
 // split/unbind, slice/select/narrow, flip, repeat, tril and the scatters of
 // a slice or a select. Same-dtype copies move bytes.
+#include <algorithm>
 #include <numeric>
 
 #include "exec/kernels/KernelSupport.h"
@@ -550,9 +551,104 @@ KernelResult plainCopy(KernelContext& ctx) {
   return copyAll(out, self.sizes(), self);
 }
 
+// as_strided_copy.out(self, size, stride, storage_offset?, *, out), as the
+// portable kernel: out[index] = self's storage at offset + sum(index[d] *
+// stride[d]); strides and the offset non-negative, and the window inside
+// self's elements.
+KernelResult asStridedCopy(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto size = a.ints(1), stride = a.ints(2);
+  const int64_t offset = a.optInteger(3).value_or(0);
+  auto out = a.out(4);
+  if (a.failed()) return a.outcome();
+  if (out.dtype() != self.dtype()) return a.fail("as_strided_copy: out " + a.name(4) + " does not have the dtype of " + a.name(0));
+  if (size.size() != stride.size())
+    return a.fail("as_strided_copy: mismatch in length of strides and shape; size has " + std::to_string(size.size()) +
+                  " entries, stride " + std::to_string(stride.size()));
+  for (int64_t v : stride)
+    if (v < 0) return a.fail("as_strided_copy: negative strides are not supported: " + shapeText(stride));
+  for (int64_t v : size)
+    if (v < 0) return a.fail("as_strided_copy: negative size " + shapeText(size));
+  if (offset < 0) return a.fail("as_strided_copy: negative storage offset " + std::to_string(offset));
+  // Elements the window spans: 1 past the last one it reads (0 when it is empty).
+  int64_t span = 1;
+  for (size_t d = 0; d < size.size(); ++d) span = size[d] == 0 || span == 0 ? 0 : span + stride[d] * (size[d] - 1);
+  if (span > 0 && span + offset > self.numel())
+    return a.fail("as_strided_copy: size " + shapeText(size) + ", stride " + shapeText(stride) + " and offset " +
+                  std::to_string(offset) + " read " + std::to_string(span + offset) + " elements; " + a.name(0) + " has " +
+                  std::to_string(self.numel()));
+  if (self.numel() == 0) {
+    if (auto status = resize(out, size); !status) return status.error();
+    return KernelOutcome::done();
+  }
+  return gatherStrided(out, size, self, stride, offset);
+}
+
+// diagonal_copy.out(self, offset, dim1, dim2, *, out): the diagonal of the
+// (dim1, dim2) planes, moved to the last dimension (upstream's
+// diagonal_copy_impl over as_strided_copy).
+KernelResult diagonalCopy(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const int64_t offset = a.integer(1), dim1Arg = a.integer(2), dim2Arg = a.integer(3);
+  auto out = a.out(4);
+  if (a.failed()) return a.outcome();
+  if (out.dtype() != self.dtype()) return a.fail("diagonal_copy: out " + a.name(4) + " does not have the dtype of " + a.name(0));
+  if (self.rank() < 2) return a.fail("diagonal_copy: " + a.name(0) + " needs at least 2 dimensions, has " + std::to_string(self.rank()));
+  auto dim1 = normalizeDim(dim1Arg, self.rank()), dim2 = normalizeDim(dim2Arg, self.rank());
+  if (!dim1) return dim1.error();
+  if (!dim2) return dim2.error();
+  if (*dim1 == *dim2) return a.fail("diagonal_copy: dim1 and dim2 are both dimension " + std::to_string(*dim1));
+  const int64_t rows = self.size(*dim1), columns = self.size(*dim2);
+  int64_t length = 0;
+  if (offset >= 0 && columns > offset) length = std::min(rows, columns - offset);
+  if (offset < 0 && rows > -offset) length = std::min(rows + offset, columns);
+  const Sizes inStrides = contiguousStrides(self.sizes());
+  Sizes sizes, strides;
+  for (size_t d = 0; d < self.rank(); ++d)
+    if (d != *dim1 && d != *dim2) {
+      sizes.push_back(self.size(d));
+      strides.push_back(inStrides[d]);
+    }
+  sizes.push_back(length);
+  strides.push_back(inStrides[*dim1] + inStrides[*dim2]);
+  const int64_t start = length == 0 ? 0 : offset >= 0 ? offset * inStrides[*dim2] : -offset * inStrides[*dim1];
+  return gatherStrided(out, sizes, self, strides, start);
+}
+
+// unfold_copy.out(self, dimension, size, step, *, out): the windows of `size`
+// elements every `step` along the dimension, each window a new last
+// dimension; out may have another real dtype (converted).
+KernelResult unfoldCopy(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const int64_t dimArg = a.integer(1), size = a.integer(2), step = a.integer(3);
+  auto out = a.out(4);
+  if (a.failed()) return a.outcome();
+  if (self.rank() == 0) return a.fail("unfold_copy: " + a.name(0) + " is a scalar");
+  auto dim = normalizeDim(dimArg, self.rank());
+  if (!dim) return dim.error();
+  if (size < 0) return a.fail("unfold_copy: size is " + std::to_string(size) + " but must be >= 0");
+  if (size > self.size(*dim))
+    return a.fail("unfold_copy: maximum size for dimension " + std::to_string(*dim) + " of " + a.name(0) + " is " +
+                  std::to_string(self.size(*dim)) + " but size is " + std::to_string(size));
+  if (step <= 0) return a.fail("unfold_copy: step is " + std::to_string(step) + " but must be > 0");
+  Sizes sizes = self.sizes(), strides = contiguousStrides(self.sizes());
+  sizes[*dim] = (self.size(*dim) - size + step) / step;
+  const int64_t along = strides[*dim];
+  strides[*dim] = along * step;
+  sizes.push_back(size);
+  strides.push_back(along);
+  return gatherStrided(out, sizes, self, strides);
+}
+
 }  // namespace
 
 void addShapeKernels(KernelRegistry& r) {
+  r.add("aten::as_strided_copy.out", asStridedCopy);
+  r.add("aten::diagonal_copy.out", diagonalCopy);
+  r.add("aten::unfold_copy.out", unfoldCopy);
   r.add("aten::view_copy.out", viewCopy);
   r.add("aten::_unsafe_view.out", viewCopy);
   r.add("aten::permute_copy.out", permuteCopy);
