@@ -20,6 +20,7 @@ namespace ptescope::cli {
 namespace {
 
 constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
+constexpr int kExitPartial = 1;        // a later iteration failed: the output is partial
 
 // Ctrl+C asks the profile to stop after the current instruction; a second
 // Ctrl+C (the default handler is back by then) ends the process.
@@ -162,7 +163,7 @@ class ProfileCommandImpl : public ProfileCommand {
       if (auto status = report::writeProfileCsv(profile, csv_); !status) return fail(status.error().message);
     if (!trace_.empty())
       if (auto status = report::writeProfileTrace(profile, trace_); !status) return fail(status.error().message);
-    if (!saveLink_.empty() && !profile.cancelled) {
+    if (!saveLink_.empty() && !profile.cancelled && !profile.partial()) {
       cost::ProbeOptions probe;
       if (!profile.peak.device.isCpu()) probe.device = profile.peak.device;
       for (const auto& c : profile.copies) {
@@ -178,6 +179,11 @@ class ProfileCommandImpl : public ProfileCommand {
       std::cerr << "ptescope-cli: interrupted; the results above cover the " << profile.iterations
                 << " iteration(s) that completed\n";
       return kExitInterrupted;
+    }
+    if (profile.partial()) {
+      std::cerr << "ptescope-cli: " << file_ << ": " << profile.failure << "; the profile above is partial: it covers the "
+                << profile.iterations << " iteration(s) that completed\n";
+      return kExitPartial;
     }
     if (previous && maxSlowdown_) {
       const double change = report::copyTimeChange(profile, *previous) * 100;

@@ -28,6 +28,9 @@ double gigabytesPerSecond(uint64_t bytes, double seconds) { return seconds > 0 ?
 
 double median(std::vector<double> samples) { return TimingStats::of(std::move(samples)).median; }
 
+// "2 of 20" for the iteration at 0-based `index`.
+std::string iterationText(size_t index, size_t total) { return std::to_string(index + 1) + " of " + std::to_string(total); }
+
 // The device the method's copies go to: its first device buffer, else its
 // first device-tagged tensor, else cuda:0.
 program::Device probeDevice(const program::Method& method) {
@@ -305,7 +308,7 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
 
   for (size_t i = 0; i < options.warmup && !profile.cancelled; ++i) {
     auto record = exec.run(options.cancel_requested);
-    if (!record) return record.error();
+    if (!record) return makeError("warm-up iteration " + iterationText(i, options.warmup) + ": " + record.error().message);
     if (record->cancelled) profile.cancelled = true;
     progress(ProfileProgress::Phase::WarmUp, i + 1, options.warmup);
   }
@@ -315,7 +318,13 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
   for (size_t iteration = 0; iteration < options.iterations && !profile.cancelled; ++iteration) {
     const double runOffset = std::chrono::duration<double>(Clock::now() - measureStart).count();
     auto record = exec.run(options.cancel_requested);
-    if (!record) return record.error();
+    if (!record) {
+      const std::string failure =
+          "measured iteration " + iterationText(iteration, options.iterations) + ": " + record.error().message;
+      if (iteration == 0) return makeError(failure);
+      profile.failure = failure;  // partial: the completed iterations are kept
+      break;
+    }
     if (record->cancelled) {
       profile.cancelled = true;  // the partial iteration is dropped
       break;

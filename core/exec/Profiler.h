@@ -5,7 +5,9 @@
 //
 // Runs may take long (a GPU program of thousands of instructions, many
 // iterations), so the caller can watch progress and cancel; a cancelled
-// profile keeps the iterations that completed.
+// profile keeps the iterations that completed, and so does one whose later
+// iteration failed (TransferProfile::failure: partial). A failure before any
+// measured iteration completed is an error naming the phase and iteration.
 #pragma once
 
 #include <cstdint>
@@ -101,6 +103,11 @@ struct TransferProfile {
   size_t requested_iterations = 0;
   size_t iterations = 0;     // measured iterations that completed
   bool cancelled = false;
+  // Set when a measured iteration failed after at least one had completed
+  // (a device lost mid-profile): what failed and where. The profile then
+  // covers the completed iterations only and is partial.
+  std::string failure;
+  bool partial() const { return !failure.empty(); }
 
   std::vector<CopyProfile> copies;              // in instruction order
   std::vector<InstructionProfile> instructions; // every instruction that ran, in instruction order

@@ -32,8 +32,11 @@ nlohmann::json totalsJson(const exec::DirectionTotals& totals) {
 }
 
 std::string emulatedLabel(const exec::TransferProfile& profile) {
-  return profile.emulated ? "EMULATED (no GPU: device memory lives in host memory, copy times are memcpy times)"
-                          : "measured on the GPU";
+  if (profile.emulated) return "EMULATED (no GPU: device memory lives in host memory, copy times are memcpy times)";
+  // tests/cudart-standin names its devices "cudart stand-in (not a GPU)".
+  if (profile.runtime.find("stand-in") != std::string::npos)
+    return "STAND-IN (no GPU: a test library answered the CUDA calls, copy times are a link model's)";
+  return "measured on the GPU";
 }
 
 std::string trackName(TimelineSlice::Track track) {
@@ -66,6 +69,9 @@ std::string profileText(const exec::TransferProfile& p) {
          " warm-up + " + std::to_string(p.iterations) + " measured iteration(s)";
   if (p.cancelled)
     out += " (cancelled: " + std::to_string(p.iterations) + " of " + std::to_string(p.requested_iterations) + " completed)";
+  if (p.partial())
+    out += " (PARTIAL: " + std::to_string(p.iterations) + " of " + std::to_string(p.requested_iterations) +
+           " completed)\n  failed: " + p.failure;
   out += "\n\n";
 
   if (p.copies.empty()) {
@@ -146,7 +152,9 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
                       {"warmup_iterations", p.warmup_iterations},
                       {"requested_iterations", p.requested_iterations},
                       {"iterations", p.iterations},
-                      {"cancelled", p.cancelled}};
+                      {"cancelled", p.cancelled},
+                      {"partial", p.partial()},
+                      {"failure", p.failure}};
   j["link_peak"] = {{"measured", p.peak.measured},     {"device", p.peak.device.str()}, {"bytes", p.peak.bytes},
                     {"repeats", p.peak.repeats},       {"h2d_gbps", p.peak.h2d_gbps},   {"d2h_gbps", p.peak.d2h_gbps},
                     {"host_memory", "pinned"},         {"note", p.peak.note}};
@@ -340,6 +348,8 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     p.host_memory = memory == "pinned" ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
     p.iterations = iterations;
     p.cancelled = cancelled;
+    // Profiles written before partial ones were kept have no failure.
+    if (auto failure = j.find("failure"); failure != j.end() && failure->is_string()) p.failure = failure->get<std::string>();
   }
   PTESCOPE_FIELD(totals, top, nlohmann::json, "totals");
   for (auto direction : program::kHostDeviceDirections) {

@@ -29,7 +29,14 @@
 # PTESCOPE_GPU_ITERATIONS (measured iterations, default 20),
 # PTESCOPE_GPU_JOBS (build parallelism, default nproc),
 # PTESCOPE_GPU_RUNTIME (default cuda; "host" is a dry run of this script on a
-# machine without a GPU: everything runs, and the GPU checks then fail).
+# machine without a GPU: everything runs, and the GPU checks then fail),
+# PTESCOPE_GPU_PREBUILT=1 (use the build folder as it is: no configure, no
+# build), PTESCOPE_GPU_CTEST_REGEX (the suites of step 2, default
+# 'exec|profile'; empty skips them), PTESCOPE_GPU_LINK (the link the GPU sits
+# on, e.g. pcie-gen5-x16, when nvidia-smi and sysfs cannot tell).
+# CI runs this script once against the cudart stand-in (tests/cudart-standin,
+# test gpu_run_sh_standin): every step runs, nothing of it measures a GPU, and
+# the summary says STAND-IN.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -37,6 +44,8 @@ BUILD="${PTESCOPE_GPU_BUILD:-$ROOT/build-gpu}"
 ITERATIONS="${PTESCOPE_GPU_ITERATIONS:-20}"
 JOBS="${PTESCOPE_GPU_JOBS:-$(nproc)}"
 RUNTIME="${PTESCOPE_GPU_RUNTIME:-cuda}"
+PREBUILT="${PTESCOPE_GPU_PREBUILT:-0}"
+CTEST_REGEX="${PTESCOPE_GPU_CTEST_REGEX-exec|profile}"
 THRESHOLD=0.90                    # share of the link peak large pinned copies must reach
 LARGE_COPY_BYTES=$((64 << 20))    # copies at least this big count as "large"
 RESULTS="${OUT:-}"
@@ -68,16 +77,17 @@ gui=OFF
 if [ -d /usr/lib/x86_64-linux-gnu/cmake/Qt6Widgets ] || [ -d /usr/lib/cmake/Qt6Widgets ]; then gui=ON; fi
 generator=()
 if command -v ninja > /dev/null; then generator=(-G Ninja); fi
-say "configuring in $BUILD"
-if ! cmake -S "$ROOT" -B "$BUILD" ${generator[@]+"${generator[@]}"} -DCMAKE_BUILD_TYPE=Release \
+if [ "$PREBUILT" = 1 ]; then
+  say "using the build in $BUILD as it is (PTESCOPE_GPU_PREBUILT=1)"
+  if [ ! -x "$BUILD/app/ptescope" ]; then gui=OFF; fi
+elif say "configuring in $BUILD" && ! cmake -S "$ROOT" -B "$BUILD" ${generator[@]+"${generator[@]}"} -DCMAKE_BUILD_TYPE=Release \
     -DPTESCOPE_WITH_CUDA=ON -DPTESCOPE_BUILD_GUI=$gui -DPTESCOPE_BUILD_BENCHMARKS=OFF \
     > "$RESULTS/configure.log" 2>&1; then
   tail -n 30 "$RESULTS/configure.log" >&2
   say "FAIL: cmake configure failed (is the CUDA toolkit installed? log: $RESULTS/configure.log)"
   exit 1
 fi
-say "building with $JOBS jobs"
-if ! cmake --build "$BUILD" -j "$JOBS" > "$RESULTS/build.log" 2>&1; then
+if [ "$PREBUILT" != 1 ] && say "building with $JOBS jobs" && ! cmake --build "$BUILD" -j "$JOBS" > "$RESULTS/build.log" 2>&1; then
   grep -E "error|Error" "$RESULTS/build.log" | head -n 30 >&2
   say "FAIL: build failed (log: $RESULTS/build.log)"
   exit 1
@@ -94,11 +104,15 @@ else
   fail "test_exec_cuda failed (see $RESULTS/test_exec_cuda.txt)"
 fi
 gpu_tests="$(grep -m1 '^Totals' "$RESULTS/test_exec_cuda.txt" 2> /dev/null || echo 'Totals: not run')"
-say "executor and profile suites (ctest -R 'exec|profile')"
-if ! ctest --test-dir "$BUILD" -R 'exec|profile' --output-on-failure > "$RESULTS/ctest.log" 2>&1; then
-  fail "ctest -R 'exec|profile' failed (see $RESULTS/ctest.log)"
+if [ -n "$CTEST_REGEX" ]; then
+  say "executor and profile suites (ctest -R '$CTEST_REGEX')"
+  if ! ctest --test-dir "$BUILD" -R "$CTEST_REGEX" --output-on-failure > "$RESULTS/ctest.log" 2>&1; then
+    fail "ctest -R '$CTEST_REGEX' failed (see $RESULTS/ctest.log)"
+  fi
+  ctest_summary="$(grep -m1 'tests passed' "$RESULTS/ctest.log" || echo 'no summary')"
+else
+  ctest_summary="skipped (PTESCOPE_GPU_CTEST_REGEX is empty)"
 fi
-ctest_summary="$(grep -m1 'tests passed' "$RESULTS/ctest.log" || echo 'no summary')"
 
 # ---- 3. profiles --------------------------------------------------------------
 say "building the programs"
@@ -121,7 +135,7 @@ for program in demo large-500 large-copy; do
     fi
     profiles+=("$name")
     if grep -q "EMULATED" "$RESULTS/$name.txt"; then fail "profile $name ran emulated on a GPU machine"; fi
-    if grep -q "^  H2D: 0 copies" "$RESULTS/$name.txt"; then fail "profile $name measured no H2D copy"; fi
+    if grep -q "^  h2d: 0 copies" "$RESULTS/$name.txt"; then fail "profile $name measured no H2D copy"; fi
   done
 done
 
@@ -159,8 +173,8 @@ if [ -f "$RESULTS/large-copy-pinned.csv" ]; then
              $2, $7 / 1048576, $13, $12, peak, ratio * 100, verdict
     }
     END {
-      if (!seen["H2D"]) { print "  no large H2D copy measured"; low = 1 }
-      if (!seen["D2H"]) { print "  no large D2H copy measured"; low = 1 }
+      if (!seen["h2d"]) { print "  no large H2D copy measured"; low = 1 }
+      if (!seen["d2h"]) { print "  no large D2H copy measured"; low = 1 }
       exit low
     }' "$RESULTS/large-copy-pinned.csv")"; then
     fail "large pinned copies below $(awk -v t="$THRESHOLD" 'BEGIN { print t * 100 }')% of the link peak"
@@ -195,6 +209,13 @@ if [ -z "$gen" ] || [ -z "$width" ]; then
     break
   done
 fi
+if [ -z "$gen" ] && [ -n "${PTESCOPE_GPU_LINK:-}" ]; then
+  case "$PTESCOPE_GPU_LINK" in
+    nvlink-c2c) link_kind=nvlink-c2c ;;
+    pcie-gen*-x*) gen="${PTESCOPE_GPU_LINK#pcie-gen}"; width="${gen#*-x}"; gen="${gen%%-*}" ;;
+    *) say "PTESCOPE_GPU_LINK=$PTESCOPE_GPU_LINK is not pcie-genG-xW or nvlink-c2c; ignored" ;;
+  esac
+fi
 if [ "$link_kind" = unknown ] && [ -n "$gen" ] && [ -n "$width" ]; then
   link_kind="pcie-gen$gen-x$width"
   link_raw="$(awk -v g="$gen" -v w="$width" 'BEGIN { split("0.25 0.5 0.985 1.969 3.938 7.563", lane, " "); print lane[g] * w }')"
@@ -216,7 +237,7 @@ def curve(profile, direction, memory):
             return c["points"]
     return []
 bad = False
-for direction in ("H2D", "D2H"):
+for direction in ("h2d", "d2h"):
     for memory in ("pinned", "pageable"):
         points = curve(probe, direction, memory)
         if not points:
@@ -262,30 +283,36 @@ fi
 printf '%s\n' "$link_lines" > "$RESULTS/link-check.txt"
 
 # ---- 5. the table ---------------------------------------------------------------
+# The runtime every profile ran on, from its text ("  runtime: cuda (...)  [...]").
+runtime_line="$(grep -h -m1 '^  runtime:' "$RESULTS"/*-pinned.txt 2> /dev/null | head -n 1 | sed 's/^  runtime: //')"
+if grep -q "stand-in" <<< "$runtime_line"; then
+  gpu_name="the cudart STAND-IN, not a GPU (tests/cudart-standin: the script and CudaRuntime's calls ran, no GPU was measured)"
+fi
 # Totals lines of the text output look like
-#   "  H2D: 2 copies, 512 B, median 1.23 us, 0.42 GB/s, 1.0% of peak"
+#   "  h2d: 2 copies, 512 B, median 1.23 us, 0.42 GB/s, 1.0% of peak"
 #   "  run: median 5.48 us (min ..., max ...), copies 0.10 us = 1.8% of the run"
-#   "  link peak (pinned, 256.0 MiB each way on cuda:0, best of 5): H2D 55.1 GB/s, D2H 54.9 GB/s"
+#   "  link peak (pinned, 256.0 MiB each way on cuda:0, best of 5): h2d 55.1 GB/s, d2h 54.9 GB/s"
 field() {  # field FILE PREFIX SED-EXPRESSION
   grep -m1 "^  $2" "$1" | sed -E "$3"
 }
 {
   echo
   echo "ptescope GPU checks on $gpu_name"
+  echo "  runtime: ${runtime_line:-unknown (no profile ran)}"
   echo "  GPU tests: $gpu_tests"
   echo "  ctest -R 'exec|profile': $ctest_summary"
   echo "  app profile of the demo (GUI code path): $gui_result"
   printf "  %-20s %5s %11s %9s %5s %11s %9s %7s  %s\n" profile H2D bytes "GB/s" D2H bytes "GB/s" "copies" "link peak H2D/D2H GB/s"
   for name in ${profiles[@]+"${profiles[@]}"}; do
     txt="$RESULTS/$name.txt"
-    h2d_n=$(field "$txt" "H2D:" 's/^  H2D: ([0-9]+) copies.*/\1/')
-    h2d_b=$(field "$txt" "H2D:" 's/^  H2D: [0-9]+ copies, ([^,]+),.*/\1/')
-    h2d_g=$(field "$txt" "H2D:" 's/.* us, ([0-9.]+) GB\/s.*/\1/')
-    d2h_n=$(field "$txt" "D2H:" 's/^  D2H: ([0-9]+) copies.*/\1/')
-    d2h_b=$(field "$txt" "D2H:" 's/^  D2H: [0-9]+ copies, ([^,]+),.*/\1/')
-    d2h_g=$(field "$txt" "D2H:" 's/.* us, ([0-9.]+) GB\/s.*/\1/')
+    h2d_n=$(field "$txt" "h2d:" 's/^  h2d: ([0-9]+) copies.*/\1/')
+    h2d_b=$(field "$txt" "h2d:" 's/^  h2d: [0-9]+ copies, ([^,]+),.*/\1/')
+    h2d_g=$(field "$txt" "h2d:" 's/.* us, ([0-9.]+) GB\/s.*/\1/')
+    d2h_n=$(field "$txt" "d2h:" 's/^  d2h: ([0-9]+) copies.*/\1/')
+    d2h_b=$(field "$txt" "d2h:" 's/^  d2h: [0-9]+ copies, ([^,]+),.*/\1/')
+    d2h_g=$(field "$txt" "d2h:" 's/.* us, ([0-9.]+) GB\/s.*/\1/')
     share=$(field "$txt" "run:" 's/.* = ([0-9.]+%) of the run.*/\1/')
-    peak=$(field "$txt" "link peak" 's/.*: H2D ([0-9.]+) GB\/s, D2H ([0-9.]+) GB\/s.*/\1 \/ \2/')
+    peak=$(field "$txt" "link peak" 's/.*: h2d ([0-9.]+) GB\/s, d2h ([0-9.]+) GB\/s.*/\1 \/ \2/')
     printf "  %-20s %5s %11s %9s %5s %11s %9s %7s  %s\n" "$name" "$h2d_n" "$h2d_b" "$h2d_g" "$d2h_n" "$d2h_b" "$d2h_g" "$share" "$peak"
   done
   echo "  large pinned copies (>= $((LARGE_COPY_BYTES >> 20)) MiB) against the link peak, threshold $(awk -v t="$THRESHOLD" 'BEGIN { print t * 100 }')%:"
