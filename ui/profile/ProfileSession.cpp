@@ -34,6 +34,10 @@ QString labelFor(const exec::TransferProfile& profile) {
   parts << QString::fromStdString(exec::hostMemoryKindName(profile.host_memory));
   if (profile.cancelled)
     parts << QObject::tr("%1 of %2 iterations (cancelled)").arg(profile.iterations).arg(profile.requested_iterations);
+  else if (profile.partial())
+    parts << QObject::tr("%1 of %2 iterations (partial: a later one failed)")
+                 .arg(profile.iterations)
+                 .arg(profile.requested_iterations);
   else
     parts << iterationsText(profile.iterations);
   return parts.join(QStringLiteral(" · "));

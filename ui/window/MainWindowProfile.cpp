@@ -121,6 +121,13 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     applyProfiles();
     bottomTabs_->setCurrentWidget(transfersView_->parentWidget());
     transfersView_->sortByColumn(TransfersModel::MedianTime, Qt::DescendingOrder);
+    // A run whose later iteration failed (a device lost) is kept and shown,
+    // and the failure is said as an error: what failed, where.
+    if (run.profile->partial())
+      showError(tr("Profile incomplete"),
+                tr("%1. The profile shown covers the %2 iteration(s) that completed.")
+                    .arg(QString::fromStdString(run.profile->failure))
+                    .arg(run.profile->iterations));
   });
   connect(profiler_, &ProfileSession::cancelled, this, [this, ended] {
     ended();
