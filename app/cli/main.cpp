@@ -18,6 +18,7 @@
 #include "ProfileCommand.h"
 #include "RunCommand.h"
 #include "RenderCommand.h"
+#include "ReportCommand.h"
 #include "exec/MemoryBudget.h"
 #include "pte/JsonDump.h"
 #include "pte/Reader.h"
@@ -234,6 +235,7 @@ int runCli(int argc, char** argv) {
   auto passCommands = ptescope::cli::addPassCommands(app);
   auto profileCommand = ptescope::cli::addProfileCommand(app);
   auto renderCommand = ptescope::cli::addRenderCommand(app);
+  auto reportCommand = ptescope::cli::addReportCommand(app);
   auto etdumpCommand = ptescope::cli::addEtdumpCommand(app);
   auto predictCommands = ptescope::cli::addPredictCommands(app);
   auto adviseCommand = ptescope::cli::addAdviseCommand(app);
@@ -258,6 +260,7 @@ int runCli(int argc, char** argv) {
   if (auto status = passCommands->runIfParsed()) return *status;
   if (auto status = profileCommand->runIfParsed()) return *status;
   if (auto status = renderCommand->runIfParsed()) return *status;
+  if (auto status = reportCommand->runIfParsed()) return *status;
   if (auto status = etdumpCommand->runIfParsed()) return *status;
   if (auto status = predictCommands->runIfParsed()) return *status;
   if (auto status = adviseCommand->runIfParsed()) return *status;
