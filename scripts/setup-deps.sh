@@ -15,6 +15,8 @@ packages=(
   # the accessibility bus and its Python client, screenshots.
   openbox xdotool x11-utils imagemagick fonts-dejavu-core dbus dbus-x11 at-spi2-core python3-pyatspi python3-gi
   qt6-qpa-plugins
+  # The HTML report in a real browser (tests/browser): headless Chromium.
+  chromium
   # The package and its checks: CPack's file(1), the validators, man -l, the MIME cache.
   file desktop-file-utils appstream man-db shared-mime-info
   clang libclang-rt-14-dev
