@@ -26,12 +26,25 @@ void GraphOverview::setLayout(const layout::GraphLayout* graph) {
     hide();
     return;
   }
-  // Keep the graph's aspect within a box of at most 190 x 170 pixels.
-  const double w = graph_->bounds.width, h = graph_->bounds.height;
-  const double scale = std::min(190.0 / w, 170.0 / h);
-  resize(std::max(36, int(w * scale) + 8), std::max(36, int(h * scale) + 8));
-  cache_ = QPixmap();
+  fitSize();
   viewChanged();
+}
+
+void GraphOverview::setMaxBox(const QSize& box) {
+  if (box == maxBox_) return;
+  maxBox_ = box;
+  if (graph_ && graph_->bounds.width > 0 && graph_->bounds.height > 0) fitSize();
+}
+
+void GraphOverview::fitSize() {
+  // Keep the graph's aspect within the box.
+  const double w = graph_->bounds.width, h = graph_->bounds.height;
+  const double scale = std::min(std::max(28, maxBox_.width() - 8) / w, std::max(28, maxBox_.height() - 8) / h);
+  const QSize size(std::max(36, int(w * scale) + 8), std::max(36, int(h * scale) + 8));
+  if (size == this->size()) return;
+  resize(size);
+  cache_ = QPixmap();
+  update();
 }
 
 void GraphOverview::viewChanged() {

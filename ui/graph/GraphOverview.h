@@ -21,6 +21,10 @@ class GraphOverview : public QWidget {
   void setLayout(const layout::GraphLayout* graph);
   // The view scrolled or zoomed.
   void viewChanged();
+  // The largest box the overview may take (it keeps the graph's aspect
+  // inside it); the view sets it from its own size so that a small window
+  // keeps most of its room for the graph itself. Default 190 x 170.
+  void setMaxBox(const QSize& box);
 
  protected:
   void paintEvent(QPaintEvent*) override;
@@ -34,6 +38,8 @@ class GraphOverview : public QWidget {
 
   QGraphicsView* view_;
   const layout::GraphLayout* graph_ = nullptr;
+  QSize maxBox_{190, 170};
+  void fitSize();
   QPixmap cache_;
 };
 

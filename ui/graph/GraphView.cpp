@@ -417,14 +417,19 @@ void GraphView::showInitialView() {
 
 void GraphView::reserveOverviewRoom() {
   // The overview sits beside the viewport, never over it: a column at the
-  // right for a tall graph, a strip at the bottom for a wide one. (Stable:
+  // right or a strip at the bottom, whichever takes the smaller share of the
+  // graph area (its size is bounded by that area in resizeEvent). (Stable:
   // it shows only while the graph does not fit the smaller viewport, and
   // hides only when the graph fits it, so it fits the larger one too.)
   if (reservingRoom_) return;
   reservingRoom_ = true;
   QMargins margins;
   if (overview_->isVisibleTo(this)) {
-    if (overview_->height() >= overview_->width()) margins.setRight(overview_->width() + 12);
+    // Along the side where it costs the smaller share of the graph's room.
+    const QSize area = canvas_->size();
+    const double widthShare = double(overview_->width() + 12) / std::max(1, area.width());
+    const double heightShare = double(overview_->height() + 12) / std::max(1, area.height());
+    if (widthShare <= heightShare) margins.setRight(overview_->width() + 12);
     else margins.setBottom(overview_->height() + 12);
   }
   canvas_->setReservedMargins(margins);
@@ -452,7 +457,11 @@ void GraphView::placeOverlays() {
 
 void GraphView::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
-  placeOverlays();
+  // At most a quarter of the graph area's width and height (and 190 x 170):
+  // in a small window the overview must not take the room it helps to use.
+  const QSize area = canvas_->size();
+  overview_->setMaxBox(QSize(std::clamp(area.width() / 4, 44, 190), std::clamp(area.height() / 4, 44, 170)));
+  reserveOverviewRoom();
 }
 
 
