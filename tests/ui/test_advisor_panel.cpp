@@ -86,6 +86,9 @@ class AdvisorPanelTest : public QObject {
     QVERIFY(previewed.wait(30000));
     QVERIFY(apply->isEnabled());
     QVERIFY(!document.isModified());
+    // The selected candidate's duties are shown whole below the table.
+    const QString notes = panel->findChild<QLabel*>("advisorNotes")->text();
+    QVERIFY2(notes.contains("Candidate 1 asks of the caller") && notes.contains("already live on cuda:0"), qPrintable(notes));
     auto* graph = window.findChild<ui::GraphView*>("graphView");
     QVERIFY(graph->isDiffView());
     QVERIFY(!graph->diffSummary().isEmpty());

@@ -12,6 +12,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "analysis/Dataflow.h"
 #include "passes/Pipeline.h"
 #include "report/PassReportChanges.h"
@@ -94,7 +96,8 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   notesArea_->setMaximumHeight(notes_->fontMetrics().lineSpacing() * 5 + 8);
   // Never part of the panel's minimum height: the notes take room from the
   // table, never from the graph above the Details panel.
-  notesArea_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
+  notesArea_->setMinimumHeight(0);
+  notesArea_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
@@ -218,9 +221,11 @@ void AdvisorPanel::showAdvice() {
     showMessage(tr("'%1': no valid edit saves copy time on %2; the file's options are already the best (%3 copies, %4 per call).")
                     .arg(name, linkText, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds)));
   } else {
-    showMessage(tr("'%1' now: %2 copies, %3 per call on %4. %5 edit(s) save time; best first.")
+    // valid_with_saving counts every valid edit that saves time, also those
+    // that only add edits to a listed one without saving more.
+    showMessage(tr("'%1' now: %2 copies, %3 per call on %4. Best first: %5 of the %6 valid edits that save time.")
                     .arg(name, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds), linkText,
-                         num(qint64(a.valid_with_saving))));
+                         num(qint64(a.candidates.size())), num(qint64(std::max(a.valid_with_saving, a.candidates.size())))));
   }
   table_->setRowCount(int(a.candidates.size()));
   for (size_t row = 0; row < a.candidates.size(); ++row) {
@@ -249,15 +254,30 @@ void AdvisorPanel::showAdvice() {
   for (int column : {EditsColumn, MemoryColumn})
     table_->setColumnWidth(column, std::min(table_->columnWidth(column), 360));
 
+  updateApplied();
+}
+
+void AdvisorPanel::updateNotes() {
   QStringList notes;
-  if (!a.search_note.empty()) notes << qText(a.search_note);
-  if (showRejected_->isChecked()) {
-    if (a.rejected.empty()) notes << tr("No obvious edit was rejected.");
-    for (const auto& r : a.rejected) notes << tr("Rejected %1: %2").arg(qText(r.edits_text), qText(r.reason));
+  if (advice_) {
+    const auto& a = *advice_;
+    // The selected candidate's duties whole (its table cell is cut to the
+    // column), then how the search went and, when asked, what was rejected.
+    const auto rows = table_->selectionModel()->selectedRows();
+    if (!rows.isEmpty() && size_t(rows.front().row()) < a.candidates.size()) {
+      const auto& c = a.candidates[size_t(rows.front().row())];
+      notes << tr("Candidate %1 asks of the caller:").arg(num(qint64(c.rank)));
+      for (const auto& line : c.caller_contract) notes << QStringLiteral("  • ") + qText(line);
+      if (c.caller_contract.empty()) notes << tr("  • nothing");
+    }
+    if (!a.search_note.empty()) notes << qText(a.search_note);
+    if (showRejected_->isChecked()) {
+      if (a.rejected.empty()) notes << tr("No obvious edit was rejected.");
+      for (const auto& r : a.rejected) notes << tr("Rejected %1: %2").arg(qText(r.edits_text), qText(r.reason));
+    }
   }
   notes_->setText(notes.join("\n"));
   notesArea_->setVisible(!notes.isEmpty());
-  updateApplied();
 }
 
 std::optional<passes::ProgramEdits> AdvisorPanel::mergedEdits(const advise::Candidate& candidate, QString* error) const {
@@ -295,6 +315,7 @@ void AdvisorPanel::updateApplied() {
     const QString text = num(qint64(advice_->candidates[size_t(row)].rank));
     rank->setText(row == applied ? tr("%1 (applied)").arg(text) : text);
   }
+  if (table_->rowCount() > 0) table_->resizeColumnToContents(RankColumn);
   selectionChanged();
 }
 
@@ -318,6 +339,7 @@ void AdvisorPanel::selectionChanged() {
   const int row = rows.isEmpty() ? -1 : rows.front().row();
   const bool valid = advice_ && !stale_ && row >= 0 && size_t(row) < advice_->candidates.size();
   applyButton_->setEnabled(valid && row != appliedRow());
+  updateNotes();
   if (!valid || row == appliedRow()) {
     endPreview();
     return;

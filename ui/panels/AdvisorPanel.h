@@ -75,6 +75,7 @@ class AdvisorPanel : public QWidget {
   void showAdvice();
   void showMessage(const QString& text);
   void updateApplied();
+  void updateNotes();
   void selectionChanged();
   void endPreview();
   // The document's edits with the method's options and target devices
