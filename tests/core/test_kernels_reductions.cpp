@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "support/KernelHarness.h"
@@ -165,6 +166,39 @@ class KernelsReductionsTest : public QObject {
     KH_DONE(h.call("aten::_native_batch_norm_legit_no_training.out",
                    {x, w, b, rm, rv, h.real(0.1), h.real(0), o2, sm, si, h.list({o2, sm, si})}));
     KH_VALUES(h, o2, 1e-6, {0, 1, 1, 5});
+  }
+
+  // topk.values(self, k, dim, largest, sorted, *, values, indices) -> one TensorList (issue 26,
+  // item 2). NaN ranks above every number (upstream's float_less_than), and equal values come
+  // out in the order of upstream's std::nth_element / std::sort, which is not their input
+  // order. Expected values: the real runtime (upstream cff6f4dd, built as DEVELOPERS.md says)
+  // ran a program of this one call (`ptescope-cli synth`) on these inputs and wrote them.
+  void topkTiesAndNaN() {
+    KernelHarness h;
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    const int32_t x = h.tensor(ST::Float, {2, 12}, {1, nan, 3, 3, -2, nan, 0, 3, 7, -1, inf, 2,  //
+                                                     5, 5, 5, 5, 5, 5, nan, 1, 1, 1, 1, 1});
+    const int32_t values = h.output(ST::Float, 12), indices = h.output(ST::Long, 12);
+    KH_DONE(h.call("aten::topk.values", {x, h.integer(5), h.integer(1), h.boolean(true), h.boolean(true), values, indices,
+                                         h.list({values, indices})}));
+    KH_SIZES(h, values, {2, 5});
+    const std::vector<double> want = {nan, nan, inf, 7, 3, nan, 5, 5, 5, 5}, got = h.values(values);
+    QCOMPARE(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      QVERIFY2(std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i], qPrintable(QString("element %1: %2").arg(i).arg(got[i])));
+    QCOMPARE(h.longValues(indices), (std::vector<int64_t>{1, 5, 10, 8, 2, 6, 1, 5, 4, 2}));
+    // Smallest 6, unsorted: nth_element's order.
+    KH_DONE(h.call("aten::topk.values", {x, h.integer(6), h.integer(-1), h.boolean(false), h.boolean(false), values, indices,
+                                         h.list({values, indices})}));
+    KH_VALUES(h, values, 0, {2, 1, -1, 0, -2, 3, 1, 1, 1, 1, 1, 5});
+    QCOMPARE(h.longValues(indices), (std::vector<int64_t>{11, 0, 9, 6, 4, 7, 9, 7, 8, 10, 11, 1}));
+    // k = 0 gives empty outputs; k beyond the dimension is refused.
+    KH_DONE(h.call("aten::topk.values", {x, h.integer(0), h.integer(1), h.boolean(true), h.boolean(true), values, indices,
+                                         h.list({values, indices})}));
+    KH_SIZES(h, values, {2, 0});
+    QVERIFY(!h.call("aten::topk.values", {x, h.integer(13), h.integer(1), h.boolean(true), h.boolean(true), values, indices,
+                                          h.list({values, indices})})
+                 .ok());
   }
 };
 

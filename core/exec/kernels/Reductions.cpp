@@ -1,8 +1,10 @@
 // Reductions (sum, mean, prod, amax/amin, argmax/argmin, max/min over a
 // dim, var, any, cumsum), softmax and log_softmax, and the norms
 // (native_layer_norm, native_group_norm, batch norm in inference).
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "exec/kernels/KernelSupport.h"
 
@@ -277,6 +279,87 @@ KernelResult varMeanKernel(KernelContext& ctx) {
   return KernelOutcome::done();
 }
 
+// One line of topk as upstream's perform_topk (op_topk.cpp): (value, position)
+// pairs ordered on the value only, NaN above every number, with the same
+// standard algorithms (std::partial_sort when k * 64 <= the line's length,
+// else std::nth_element, then std::sort of the first k - 1 when sorted), so
+// equal values come out in the same order as the runtime's (the same C++
+// library: libstdc++); values are copied as bytes from their positions.
+template <class T>
+void topkLine(const Operand& self, const Operand& values, const Operand& indices, int64_t baseIn, int64_t baseOut, int64_t stride,
+              int64_t length, int64_t k, bool largest, bool sorted, std::vector<std::pair<T, int64_t>>& queue) {
+  using Elem = std::pair<T, int64_t>;
+  for (int64_t i = 0; i < length; ++i) {
+    const int64_t at = baseIn + i * stride;
+    if constexpr (std::is_integral_v<T>)
+      queue[size_t(i)] = {self.index(at), i};
+    else
+      queue[size_t(i)] = {self.get(at), i};
+  }
+  bool (*greater)(const Elem&, const Elem&) = [](const Elem& x, const Elem& y) {
+    return (!std::is_integral_v<T> && !std::isnan(double(y.first)) && std::isnan(double(x.first))) || y.first < x.first;
+  };
+  bool (*lesser)(const Elem&, const Elem&) = [](const Elem& x, const Elem& y) {
+    return (!std::is_integral_v<T> && !std::isnan(double(x.first)) && std::isnan(double(y.first))) || x.first < y.first;
+  };
+  const auto cmp = largest ? greater : lesser;
+  auto* first = queue.data();
+  if (k * 64 <= length) {
+    std::partial_sort(first, first + k, first + length, cmp);
+  } else {
+    std::nth_element(first, first + k - 1, first + length, cmp);
+    if (sorted) std::sort(first, first + k - 1, cmp);
+  }
+  for (int64_t i = 0; i < k; ++i) {
+    copyElement(values, baseOut + i * stride, self, baseIn + queue[size_t(i)].second * stride);
+    indices.set(baseOut + i * stride, double(queue[size_t(i)].second));
+  }
+}
+
+// topk.values(self, k, dim, largest, sorted, *, values, indices).
+KernelResult topk(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const int64_t k = a.integer(1), dimArg = a.integer(2);
+  const bool largest = a.flag(3), sorted = a.flag(4);
+  auto values = a.out(5), indices = a.out(6);
+  if (a.failed()) return a.outcome();
+  if (values.dtype() != self.dtype()) return a.fail("topk: values " + a.name(5) + " does not have the dtype of " + a.name(0));
+  if (indices.dtype() != ScalarType::Long) return a.fail("topk: indices " + a.name(6) + " must be int64");
+  if (self.dtype() == ScalarType::Bool) return a.fail("topk: " + a.name(0) + " is bool, which topk does not take");
+  auto dimIndex = normalizeDim(dimArg, self.rank());
+  if (!dimIndex) return dimIndex.error();
+  const size_t dim = self.rank() ? *dimIndex : 0;
+  const int64_t length = self.rank() ? self.size(dim) : 1;
+  const int64_t nonempty = std::max<int64_t>(length, 1);
+  if (k < 0 || k > nonempty)
+    return a.fail("topk: selected index k out of range; k = " + std::to_string(k) + ", dim = " + std::to_string(dim) + " of size " +
+                  std::to_string(length));
+  Sizes sizes = self.sizes();
+  if (!sizes.empty()) sizes[dim] = k;
+  if (auto status = resize(values, sizes); !status) return status.error();
+  if (auto status = resize(indices, sizes); !status) return status.error();
+  if (self.numel() == 0 || (k == 0 && self.rank() > 0)) return KernelOutcome::done();
+  if (self.rank() == 0) {
+    copyElement(values, 0, self, 0);
+    indices.set(0, 0);
+    return KernelOutcome::done();
+  }
+  const Lines lines(self.sizes(), dim);
+  const bool integral = !isFloating(self.dtype());
+  std::vector<std::pair<double, int64_t>> realQueue(integral ? 0 : size_t(length));
+  std::vector<std::pair<int64_t, int64_t>> intQueue(integral ? size_t(length) : 0);
+  for (int64_t line = 0; line < lines.count(); ++line) {
+    const int64_t baseIn = lines.base(line);
+    const int64_t baseOut = (line / lines.inner) * k * lines.inner + line % lines.inner;
+    if (integral)
+      topkLine(self, values, indices, baseIn, baseOut, lines.inner, length, k, largest, sorted, intQueue);
+    else
+      topkLine(self, values, indices, baseIn, baseOut, lines.inner, length, k, largest, sorted, realQueue);
+  }
+  return KernelOutcome::done();
+}
+
 // The kernels that turn each line along `dim` into a line of the same
 // length: (self, dim, ..., *, out) with out at argument 3. scan(self, out,
 // first element, lines) fills one line.
@@ -521,6 +604,7 @@ void addReductionKernels(KernelRegistry& r) {
   r.add("aten::var.out", [](KernelContext& c) { return variance(c, false); });
   r.add("aten::var_mean.correction_out", varMeanKernel);
   r.add("aten::cumsum.out", cumsum);
+  r.add("aten::topk.values", topk);
   r.add("aten::_softmax.out", [](KernelContext& c) { return softmax(c, false); });
   r.add("aten::_log_softmax.out", [](KernelContext& c) { return softmax(c, true); });
   r.add("aten::native_layer_norm.out", layerNorm);
