@@ -98,7 +98,10 @@ struct State {
 };
 
 struct Evaluation {
+  State state;
   CandidateEdits edits;
+  bool copies_known = false;    // the pipeline ran: `after` holds its copies
+  bool pipeline_error = false;  // the pipeline (or its options) refused
   bool valid = false;
   std::string reason;
   CopyCounts after;
@@ -157,8 +160,10 @@ class MethodSearch {
 
     bool exhaustive = options_.mode == SearchMode::Exhaustive;
     if (options_.mode == SearchMode::Auto) {
+      // About two runs per option group (see evaluateGroup) and device assignment.
       const double perRun = runs_ > 0 ? secondsSince(start_) / double(runs_) : 0.0;
-      exhaustive = advice.space <= double(options_.max_runs) && advice.space * perRun <= options_.max_seconds;
+      const double runs = 2.0 * 4.0 * std::pow(double(std::max<size_t>(devices_.size(), 1)), double(searched_.size()));
+      exhaustive = runs <= double(options_.max_runs) && runs * perRun <= options_.max_seconds;
     }
     bool finished = exhaustive ? searchExhaustive() : searchLocal();
     if (cancelled()) return makeError("cancelled");
@@ -353,6 +358,7 @@ class MethodSearch {
     if (auto it = seen_.find(key); it != seen_.end()) return &it->second;
     if (cancelled()) return nullptr;
     Evaluation e;
+    e.state = s;
     e.edits = editsOf(s);
     auto finish = [&]() -> const Evaluation* { return &seen_.emplace(key, std::move(e)).first->second; };
     if (auto valid = passes::validateDeviceOptions(e.edits.options); !valid) {
@@ -380,6 +386,7 @@ class MethodSearch {
     ++runs_;
     auto result = passes::runPipeline(program_, pipelineOptions.value());
     if (!result) {
+      e.pipeline_error = true;
       e.reason = "upstream's pipeline raises: " + result.error().message;
       return finish();
     }
@@ -405,6 +412,7 @@ class MethodSearch {
       return finish();
     }
     e.after = after.value();
+    e.copies_known = true;
     if (!refusedAll_.empty()) {
       e.reason = refusedAll_;
       return finish();
@@ -444,11 +452,43 @@ class MethodSearch {
     return a.edits.count() < b.edits.count();
   }
 
-  std::vector<unsigned> validBits() const {
+  // The options are searched in groups: the two skips (which decide the
+  // copies) with device planning on; legacy mode is never a saving. The
+  // alloc_graph_* options reach only the memory planner, so every variant
+  // of a group has the same copies: the group's answer is its first valid
+  // variant, fewest changes against the file first. A group stops early when
+  // its copies save nothing, or when two variants fail with the same
+  // pipeline error (raised before planning, where the alloc options are not
+  // read).
+  static constexpr unsigned kPlanningBit = 1U << 2;
+  std::vector<unsigned> groupBits(unsigned skips) const {
+    const unsigned fileBits = bitsOf(file_);
     std::vector<unsigned> out;
-    for (unsigned bits = 0; bits < 32; ++bits)
-      if (passes::validateDeviceOptions(optionsFromBits(bits))) out.push_back(bits);
+    for (unsigned alloc = 0; alloc < 4; ++alloc) out.push_back(skips | kPlanningBit | (alloc << 3));
+    std::stable_sort(out.begin(), out.end(), [&](unsigned a, unsigned b) {
+      return std::popcount((a ^ fileBits) & 0x18U) < std::popcount((b ^ fileBits) & 0x18U);
+    });
     return out;
+  }
+
+  // The best evaluation of a group; nullptr when cancelled or out of budget
+  // before anything was evaluated.
+  const Evaluation* evaluateGroup(unsigned skips, const std::vector<uint8_t>& device) {
+    const Evaluation* best = nullptr;
+    std::string lastError;
+    for (unsigned bits : groupBits(skips)) {
+      if (budgetReached()) break;
+      const Evaluation* e = evaluate(State{bits, device});
+      if (e == nullptr) return nullptr;
+      if (best == nullptr || better(*e, *best)) best = e;
+      if (e->valid) break;
+      if (e->copies_known && saving(*e) <= kEpsilonSeconds) break;
+      if (e->pipeline_error) {
+        if (e->reason == lastError) break;
+        lastError = e->reason;
+      }
+    }
+    return best;
   }
 
   // Every combination; false when the budget stopped it.
@@ -456,40 +496,37 @@ class MethodSearch {
     const size_t k = std::max<size_t>(devices_.size(), 1);
     std::vector<uint8_t> odometer(searched_.size(), 0);
     while (true) {
-      for (unsigned bits : validBits()) {
+      for (unsigned skips = 0; skips < 4; ++skips) {
         if (budgetReached()) return false;
-        if (evaluate(State{bits, odometer}) == nullptr) return false;
+        evaluateGroup(skips, odometer);
       }
       size_t i = 0;
       for (; i < odometer.size(); ++i) {
         if (++odometer[i] < k) break;
         odometer[i] = 0;
       }
-      if (i == odometer.size()) return true;
+      if (i == odometer.size()) return !budgetReached();
     }
   }
 
-  // Hill climbing from the file's state: option combinations, all delegates
+  // Hill climbing from the file's state: the option groups, all delegates
   // on one device, and whole-device moves next to a neighbour (best of them);
   // then single delegate moves next to a neighbour (first that improves).
   bool searchLocal() {
-    State current{bitsOf(file_), fileDevice_};
-    const Evaluation* now = evaluate(current);
+    const Evaluation* now = evaluate(State{bitsOf(file_), fileDevice_});
+    if (now == nullptr) return false;
     while (true) {
+      const State current = now->state;
       const Evaluation* best = now;
-      State bestState = current;
       auto consider = [&](const State& s) -> bool {
         if (budgetReached()) return false;
-        const Evaluation* e = evaluate(s);
+        const Evaluation* e = evaluateGroup(s.bits & 3U, s.device);
         if (e == nullptr) return false;
-        if (better(*e, *best)) {
-          best = e;
-          bestState = s;
-        }
+        if (better(*e, *best)) best = e;
         return true;
       };
-      for (unsigned bits : validBits())
-        if (!consider(State{bits, current.device})) return false;
+      for (unsigned skips = 0; skips < 4; ++skips)
+        if (!consider(State{skips, current.device})) return false;
       for (size_t to = 0; to < devices_.size(); ++to) {
         State all = current;
         std::fill(all.device.begin(), all.device.end(), uint8_t(to));
@@ -516,7 +553,6 @@ class MethodSearch {
           }
       }
       if (best == now) return true;
-      current = bestState;
       now = best;
     }
   }
@@ -604,7 +640,7 @@ class MethodSearch {
     if (advice.search == SearchKind::Exhaustive)
       note = "exhaustive search: " + space + " combinations, " + runs;
     else
-      note = "local search from the file's options (" + space + " combinations exceed the budget of " +
+      note = "local search from the file's options (searching all " + space + " combinations would exceed the budget of " +
              std::to_string(options_.max_runs) + " runs or " + program::shortText(options_.max_seconds) + " s): " + runs;
     if (advice.budget_reached) note += "; stopped at the budget, a better edit may exist";
     return note;

@@ -16,8 +16,12 @@
 //
 // Search: exhaustive when (option combinations) × (devices ^ device
 // delegates) fits the budget; otherwise a local search from the file's own
-// options and devices (option changes, moving all delegates of one device to
-// another, moving one delegate), and MethodAdvice says which was used.
+// options and devices (option changes, all delegates on one device, moving
+// the delegates of one device, or one delegate, next to a neighbour), and
+// MethodAdvice says which was used. Either way the alloc_graph_* options,
+// which change no copy, are tried per skip combination only until one
+// variant is valid; legacy mode (device planning off) hides copies inside
+// the backend and is never offered.
 //
 // Ranking: predicted saving per call, descending; then fewer edits first;
 // then the edits' text (deterministic). Candidates that save nothing are not

@@ -196,7 +196,7 @@ class TestAdvise : public QObject {
     const auto m = adviseOne(program, options);
     QCOMPARE(m.search, advise::SearchKind::Local);
     QVERIFY(m.pipeline_runs <= 50);
-    QVERIFY(m.search_note.find("exceed the budget of 50 runs") != std::string::npos);
+    QVERIFY(m.search_note.find("would exceed the budget of 50 runs") != std::string::npos);
   }
 
   // The 10k llm and moe shapes: a result within the budget, the same as the
