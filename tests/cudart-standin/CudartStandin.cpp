@@ -369,11 +369,11 @@ cudaError_t classifyCopy(State& s, void* dst, const void* src, size_t bytes, cud
   return cudaSuccess;
 }
 
-// The copy faults: the k-th copy fails; after the lose-device count, the device is gone.
-cudaError_t copyFault(State& s, const char* call) {
-  ++s.copy_calls;
-  const Fault& f = s.config.fail_memcpy;
-  if (f.at > 0 && s.copy_calls == f.at) return fail(s, f.code, call, "injected fault on copy " + std::to_string(f.at));
+// Counts one call of a kind; the fault's k-th one fails.
+cudaError_t injected(State& s, long& counter, const Fault& f, const char* call, const char* what) {
+  ++counter;
+  if (f.at > 0 && counter == f.at)
+    return fail(s, f.code, call, std::string("injected fault on ") + what + " " + std::to_string(f.at));
   return cudaSuccess;
 }
 
@@ -403,7 +403,7 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, 
   bool pinned = false;
   int device = 0;
   if (auto e = classifyCopy(s, dst, src, bytes, kind, call, &dir, &pinned, &device)) return e;
-  if (auto e = copyFault(s, call)) return e;
+  if (auto e = injected(s, s.copy_calls, s.config.fail_memcpy, call, "copy")) return e;
   // The stand-in is stricter than CUDA here: device memory of another device
   // than the stream's shows a stream or a cudaSetDevice mixed up.
   if (dir != Dir::H2H && device != stream->device)
@@ -423,13 +423,6 @@ cudaError_t copy(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, 
     stream->pending.push_back(op);
   }
   afterCopy(s);
-  return cudaSuccess;
-}
-
-cudaError_t eventFault(State& s, const char* call) {
-  ++s.event_calls;
-  const Fault& f = s.config.fail_event;
-  if (f.at > 0 && s.event_calls == f.at) return fail(s, f.code, call, "injected fault on event call " + std::to_string(f.at));
   return cudaSuccess;
 }
 
@@ -597,10 +590,7 @@ cudaError_t CUDARTAPI cudaMalloc(void** devPtr, size_t size) {
   if (auto e = enter(s, "cudaMalloc")) return done(e);
   if (devPtr == nullptr) return done(cudaErrorInvalidValue);
   *devPtr = nullptr;
-  ++s.malloc_calls;
-  const Fault& f = s.config.fail_malloc;
-  if (f.at > 0 && s.malloc_calls == f.at)
-    return fail(s, f.code, "cudaMalloc", "injected fault on allocation " + std::to_string(f.at));
+  if (auto e = injected(s, s.malloc_calls, s.config.fail_malloc, "cudaMalloc", "allocation")) return e;
   const size_t d = size_t(tCurrent);
   if (size > s.config.memory - s.used[d]) return done(cudaErrorMemoryAllocation);
   // 256-byte aligned as cudaMalloc's; host memory, so the sanitizers see it.
@@ -637,10 +627,7 @@ cudaError_t CUDARTAPI cudaHostAlloc(void** pHost, size_t size, unsigned int flag
   if (auto e = enter(s, "cudaHostAlloc")) return done(e);
   if (pHost == nullptr || flags > 0xf) return done(cudaErrorInvalidValue);
   *pHost = nullptr;
-  ++s.host_alloc_calls;
-  const Fault& f = s.config.fail_host_alloc;
-  if (f.at > 0 && s.host_alloc_calls == f.at)
-    return fail(s, f.code, "cudaHostAlloc", "injected fault on pinned allocation " + std::to_string(f.at));
+  if (auto e = injected(s, s.host_alloc_calls, s.config.fail_host_alloc, "cudaHostAlloc", "pinned allocation")) return e;
   void* data = std::aligned_alloc(4096, (std::max<size_t>(size, 1) + 4095) / 4096 * 4096);
   if (data == nullptr) return done(cudaErrorMemoryAllocation);
   s.allocations[reinterpret_cast<uintptr_t>(data)] = Allocation{size, -1};
@@ -758,7 +745,7 @@ cudaError_t CUDARTAPI cudaEventRecord(cudaEvent_t handle, cudaStream_t streamHan
   if (stream->device != event->device)
     return fail(s, cudaErrorInvalidResourceHandle, "cudaEventRecord",
                 "event of cuda:" + std::to_string(event->device) + " recorded on a stream of cuda:" + std::to_string(stream->device));
-  if (auto e = eventFault(s, "cudaEventRecord")) return e;
+  if (auto e = injected(s, s.event_calls, s.config.fail_event, "cudaEventRecord", "event call")) return e;
   event->recorded = true;
   event->stream = stream;
   if (stream->pending.empty()) {
@@ -777,7 +764,7 @@ cudaError_t CUDARTAPI cudaEventSynchronize(cudaEvent_t handle) {
   if (auto e = enter(s, "cudaEventSynchronize")) return done(e);
   auto* event = reinterpret_cast<Event*>(handle);
   if (!s.events.count(event)) return fail(s, cudaErrorInvalidResourceHandle, "cudaEventSynchronize", "unknown event " + hex(handle));
-  if (auto e = eventFault(s, "cudaEventSynchronize")) return e;
+  if (auto e = injected(s, s.event_calls, s.config.fail_event, "cudaEventSynchronize", "event call")) return e;
   if (!event->complete && event->stream != nullptr) drain(s, *event->stream, event);
   return cudaSuccess;
 }
@@ -791,7 +778,7 @@ cudaError_t CUDARTAPI cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEve
   if (ms == nullptr) return done(cudaErrorInvalidValue);
   if (!s.events.count(a) || !s.events.count(b))
     return fail(s, cudaErrorInvalidResourceHandle, "cudaEventElapsedTime", "unknown event");
-  if (auto e = eventFault(s, "cudaEventElapsedTime")) return e;
+  if (auto e = injected(s, s.event_calls, s.config.fail_event, "cudaEventElapsedTime", "event call")) return e;
   if (!a->recorded || !b->recorded)
     return fail(s, cudaErrorInvalidResourceHandle, "cudaEventElapsedTime", "an event was never recorded");
   if (!a->complete || !b->complete)
