@@ -44,6 +44,10 @@ bool MainWindow::reloadFromDisk() {
     return false;
   }
   fileWatch_->acknowledge();
+  showStatus(document_->hasUnsavedEdits()
+                 ? tr("Reloaded %1; your edits are applied to it (Undo still works)").arg(document_->displayName())
+                 : tr("Reloaded %1").arg(document_->displayName()),
+             10000);
   return true;
 }
 

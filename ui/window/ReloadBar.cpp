@@ -6,12 +6,14 @@
 #include <QPushButton>
 #include <QWidget>
 
+#include "ui/common/ElidedLabel.h"
+
 namespace ptescope::ui {
 
 ReloadBar::ReloadBar(QWidget* parent)
     : QToolBar(tr("File changed on disk"), parent),
-      text_(new QLabel),
-      reload_(new QPushButton(tr("&Reload"))),
+      text_(new ElidedLabel),
+      reload_(new QPushButton(tr("Reload"))),  // Ctrl+Shift+R (File > Reload); Alt+R opens Run
       dismiss_(new QPushButton(tr("&Keep This Version"))) {
   setObjectName("reloadBar");
   setMovable(false);
@@ -20,8 +22,9 @@ ReloadBar::ReloadBar(QWidget* parent)
   toggleViewAction()->setVisible(false);
   setStyleSheet("QToolBar#reloadBar { background: #fff4ce; border-bottom: 1px solid #e0c060; }");
   text_->setObjectName("reloadBarText");
-  text_->setWordWrap(true);
-  text_->setTextFormat(Qt::PlainText);
+  // One line (elided, the whole text in its tooltip): the bar stays one row
+  // high at any width.
+  text_->setElideMode(Qt::ElideRight);
   text_->setAccessibleName(tr("File changed on disk"));
   reload_->setObjectName("reloadBarReload");
   reload_->setToolTip(tr("Read the file again (Ctrl+Shift+R); your edits are applied to it and stay undoable"));
@@ -46,8 +49,8 @@ ReloadBar::ReloadBar(QWidget* parent)
 }
 
 void ReloadBar::showChanged(const QString& fileName, bool unsavedEdits) {
-  showText(unsavedEdits ? tr("%1 changed on disk. You have unsaved edits: they stay as they are until you choose "
-                             "Reload, which reads the new file and applies your edits to it (Undo still works).")
+  showText(unsavedEdits ? tr("%1 changed on disk. Your unsaved edits stay as they are until you choose Reload, "
+                             "which reads the new file and applies them to it (Undo still works).")
                               .arg(fileName)
                         : tr("%1 changed on disk.").arg(fileName),
            true);

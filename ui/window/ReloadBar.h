@@ -10,10 +10,11 @@
 
 #include <QToolBar>
 
-class QLabel;
 class QPushButton;
 
 namespace ptescope::ui {
+
+class ElidedLabel;
 
 class ReloadBar : public QToolBar {
   Q_OBJECT
@@ -34,7 +35,7 @@ class ReloadBar : public QToolBar {
  private:
   void showText(const QString& text, bool canReload);
 
-  QLabel* text_;
+  ElidedLabel* text_;
   QPushButton* reload_;
   QPushButton* dismiss_;
 };
