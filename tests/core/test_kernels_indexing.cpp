@@ -201,6 +201,27 @@ class KernelsIndexingTest : public QObject {
     KH_VALUES(h, hn, 1e-6, {0.5 * std::tanh(c2)});
     KH_VALUES(h, cn, 1e-6, {c2});
   }
+
+  // masked_scatter.out(self, mask, source, *, out) (issue 26, item 2): the mask broadcast
+  // over self's rows takes source's elements in order; too few is refused as upstream does.
+  // The same calls on the real runtime (upstream cff6f4dd, DEVELOPERS.md) wrote these values
+  // and refused the short source.
+  void maskedScatter() {
+    KernelHarness h;
+    const int32_t self = h.tensor(ST::Float, {2, 3}, {1, 2, 3, 4, 5, 6});
+    const int32_t mask = h.tensor(ST::Bool, {3}, {1, 0, 1});
+    const int32_t source = h.tensor(ST::Float, {5}, {10, 20, 30, 40, 50});
+    const int32_t out = h.output(ST::Float, 6);
+    KH_DONE(h.call("aten::masked_scatter.out", {self, mask, source, out, out}));
+    KH_SIZES(h, out, {2, 3});
+    KH_VALUES(h, out, 0, {10, 2, 20, 30, 5, 40});
+    const int32_t shortSource = h.tensor(ST::Float, {3}, {10, 20, 30});
+    auto r = h.call("aten::masked_scatter.out", {self, mask, shortSource, out, out});
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("doesn't have enough elements") != std::string::npos, r.error().message.c_str());
+    const int32_t longs = h.tensor(ST::Long, {2}, {1, 2});
+    QVERIFY(!h.call("aten::masked_scatter.out", {self, mask, longs, out, out}).ok());  // source of another dtype
+  }
 };
 
 QTEST_APPLESS_MAIN(KernelsIndexingTest)

@@ -310,9 +310,41 @@ KernelResult scatter(KernelContext& ctx, bool scalarValue, bool add) {
   return KernelOutcome::done();
 }
 
+// masked_scatter.out(self, mask, source, *, out): self and the bool mask
+// broadcast to out; where the mask is set, the next element of source (in
+// source's memory order), elsewhere self's element (op_masked_scatter.cpp).
+KernelResult maskedScatter(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0), mask = a.in(1), source = a.in(2);
+  auto out = a.out(3);
+  if (a.failed()) return a.outcome();
+  if (mask.dtype() != ScalarType::Bool) return a.fail("masked_scatter: mask " + a.name(1) + " must be bool");
+  if (source.dtype() != self.dtype() || out.dtype() != self.dtype())
+    return a.fail("masked_scatter: source " + a.name(2) + " and out " + a.name(3) + " must have the dtype of " + a.name(0));
+  auto sizes = broadcastShapes({self.sizes(), mask.sizes()});
+  if (!sizes) return sizes.error();
+  if (auto status = resize(out, *sizes); !status) return status.error();
+  int64_t next = 0;
+  bool enough = true;
+  forEachIndex<2>(*sizes, {broadcastStrides(self.sizes(), *sizes), broadcastStrides(mask.sizes(), *sizes)},
+                  [&](int64_t i, const std::array<int64_t, 2>& off) {
+                    if (mask.get(off[1]) != 0 && next < source.numel())
+                      copyElement(out, i, source, next++);
+                    else {
+                      enough = enough && mask.get(off[1]) == 0;
+                      copyElement(out, i, self, off[0]);
+                    }
+                  });
+  if (!enough)
+    return a.fail("masked_scatter: source " + a.name(2) + " doesn't have enough elements (" + std::to_string(source.numel()) +
+                  ") for the set elements of the mask");
+  return KernelOutcome::done();
+}
+
 }  // namespace
 
 void addIndexingKernels(KernelRegistry& r) {
+  r.add("aten::masked_scatter.out", maskedScatter);
   r.add("aten::index.Tensor_out", indexTensor);
   r.add("aten::index_put.out", [](KernelContext& c) { return indexPut(c, false); });
   r.add("aten::index_put_", [](KernelContext& c) { return indexPut(c, true); });
