@@ -295,6 +295,26 @@ class ProfileWritersTest : public QObject {
     QVERIFY(!absent && absent.error().message.find("absent.json") != std::string::npos);
   }
 
+  // A profile whose later iteration failed says so in text and JSON, and
+  // reads back partial with its failure (older files have none).
+  void partialProfileIsMarkedAndReadsBack() {
+    auto profile = profileDemo();
+    profile.failure = "measured iteration 3 of 4: cudaEventRecord failed (code 46)";
+    profile.iterations = 2;
+    const std::string text = report::profileText(profile);
+    QVERIFY2(text.find("(PARTIAL: 2 of 4 completed)") != std::string::npos, text.c_str());
+    QVERIFY(text.find("failed: measured iteration 3 of 4") != std::string::npos);
+    const std::string path = (test::tempDir() + "/partial.json").toStdString();
+    QVERIFY(report::writeProfileJson(profile, path).ok());
+    const auto json = report::profileJson(profile);
+    QCOMPARE(json["partial"].get<bool>(), true);
+    auto back = report::readProfileJson(path);
+    QVERIFY2(back.ok(), back ? "" : back.error().message.c_str());
+    QVERIFY(back->partial());
+    QCOMPARE(back->failure, profile.failure);
+    QVERIFY(!report::profileJson(profileDemo())["partial"].get<bool>());
+  }
+
   void progressAndCancellation() {
     ProfileOptions options = quickOptions();
     options.iterations = 1000;

@@ -171,6 +171,20 @@ class CliStandinTest : public QObject {
     expectOneError(run, 2, {"cudaMalloc", "code 2"});
   }
 
+  void pinnedAllocationFails() {
+    ScopedEnv env("PTESCOPE_STANDIN_FAIL_HOST_ALLOC", "1");
+    auto r = profile(programs_[0], "cuda", dir_ + "/pinned.json", {"--pinned"});
+    expectOneError(r, 2, {"planned buffer 1", "host (pinned)", "cudaHostAlloc of", "cudaErrorMemoryAllocation, code 2"});
+  }
+
+  // The memory budget reads a device's free memory from cudaMemGetInfo.
+  void aSmallDeviceIsRefusedBeforeAnyAllocation() {
+    ScopedEnv env("PTESCOPE_STANDIN_MEMORY", "1M");
+    auto r = profile(programs_[0], "cuda", dir_ + "/small.json");
+    expectOneError(r, 2, {"cuda:0 memory", "1.0 MiB available", "cudaMemGetInfo"});
+    QVERIFY2(!r.err.contains("cudaMalloc"), r.err.constData());
+  }
+
   // Faults during the measured iterations, at calls counted on a clean run:
   // its copies and event calls less those of the iterations are the link
   // probe's.
