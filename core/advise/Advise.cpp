@@ -666,6 +666,27 @@ class MethodSearch {
   Clock::time_point start_;
 };
 
+// A runtime that only names memory pools, one per device (the base class's
+// rule), so that exec::methodMemoryDemand adds up each device apart. It
+// allocates nothing: the advisor runs nothing.
+class PoolsOnly final : public exec::DeviceRuntime {
+ public:
+  std::string name() const override { return "memory pools (advise)"; }
+  bool isEmulated() const override { return true; }
+  Status checkDevice(program::Device) const override { return Ok{}; }
+  Result<void*> allocateDevice(size_t, program::Device) override { return refuse(); }
+  void freeDevice(void*, program::Device) override {}
+  Result<void*> allocateHost(size_t, exec::HostMemoryKind) override { return refuse(); }
+  void freeHost(void*, exec::HostMemoryKind) override {}
+  Result<exec::CopyTiming> copy(void*, const void*, size_t, program::CopyDirection, program::Device) override {
+    return makeError("the advisor copies nothing");
+  }
+  Status fill(void*, const exec::MemoryPlace&, uint8_t, size_t) override { return makeError("the advisor fills nothing"); }
+
+ private:
+  static Result<void*> refuse() { return makeError("the advisor allocates nothing"); }
+};
+
 // The target devices to consider: every non-CPU device a delegate of the
 // program targets, and cuda:0..n-1.
 std::vector<Device> devicesOf(const program::Program& program, int n) {
@@ -746,8 +767,7 @@ Result<Advice> advise(const program::Program& program, const AdviseOptions& opti
   AdviseOptions resolved = options;
   if (resolved.link.curves.empty()) resolved.link = cost::defaultLinkProfile();
   if (resolved.link.curves.empty()) return makeError("this build has no built-in link profile");
-  auto runtime = exec::selectRuntime(exec::RuntimePreference::Host);
-  if (!runtime) return runtime.error();
+  const PoolsOnly runtime;
 
   Advice advice;
   advice.link_name = resolved.link.name;
@@ -758,7 +778,7 @@ Result<Advice> advise(const program::Program& program, const AdviseOptions& opti
   for (const auto& method : program.methods()) {
     if (!resolved.method.empty() && method.displayName() != resolved.method) continue;
     const program::Program single = onlyMethod(program, method);
-    MethodSearch search(single, single.methods()[0], resolved, devices, *runtime->runtime);
+    MethodSearch search(single, single.methods()[0], resolved, devices, runtime);
     auto result = search.run();
     if (!result) return result.error();
     advice.pipeline_runs += result->pipeline_runs;

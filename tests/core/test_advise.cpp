@@ -93,6 +93,11 @@ class TestAdvise : public QObject {
     // Legacy mode hides the copies (the backend gets host memory): never a saving.
     for (const auto& c : m.candidates) QVERIFY(c.edits.options.enable_non_cpu_memory_planning);
     QCOMPARE(copiesIn(applied(program, best.edits)), size_t(0));
+    // Device memory: the input unplanned on cuda:0 (the caller's) and the
+    // output planned there, 64x64 float32 each.
+    QCOMPARE(best.device_memory.size(), size_t(1));
+    QCOMPARE(best.device_memory[0].device.str(), std::string("cuda:0"));
+    QCOMPARE(best.device_memory[0].bytes, uint64_t(2 * 64 * 64 * 4));
   }
 
   // The placeholder is read by the delegate and a CPU op: skip_h2d is never
@@ -138,7 +143,14 @@ class TestAdvise : public QObject {
     const auto& best = m.candidates.front();
     QCOMPARE(best.copies_after.total(), size_t(0));
     QVERIFY(!best.edits.moves.empty());
-    QCOMPARE(copiesIn(applied(program, move->edits)), size_t(2));
+    const auto moved = applied(program, move->edits);
+    QCOMPARE(copiesIn(moved), size_t(2));
+    // Its memory is the planned device buffers of the result (no weights here).
+    int64_t planned = 0;
+    for (const auto& b : passes::buffersOf(moved.methods()[0]))
+      if (!b.device.isCpu()) planned += b.size;
+    QVERIFY(planned > 0);
+    QCOMPARE(move->device_memory[0].bytes, uint64_t(planned));
     // Removing a target_device is never a candidate.
     for (const auto& c : m.candidates)
       for (const auto& mv : c.edits.moves) QVERIFY(!mv.to.isCpu());
