@@ -289,8 +289,8 @@ class MethodSearch {
     for (const auto& check : exec::runtimeChecks())
       if (check.lint_rule == d.id)
         return "the runtime refuses: " + std::string(check.refusal) + " (runtime check " + std::string(check.id) + " " +
-               std::string(check.name) + "; lint " + d.id + "): " + d.message;
-    return "lint " + d.id + " " + d.slug + " (error): " + d.message;
+               std::string(check.name) + "; lint " + d.id + "): " + d.message + (d.hint.empty() ? "" : "; " + d.hint);
+    return "lint " + d.id + " " + d.slug + " (error): " + d.message + (d.hint.empty() ? "" : "; " + d.hint);
   }
 
   Result<std::vector<DeviceMemory>> deviceMemory(const program::Method& result, const State& s) const {
@@ -628,7 +628,11 @@ class MethodSearch {
     constexpr size_t kMaxRejections = 24;
     for (const Evaluation* e : rejected) {
       if (advice.rejected.size() >= kMaxRejections) break;
-      advice.rejected.push_back(Rejection{e->edits, editsText(e->edits), e->reason});
+      // The same refusal for the same edit plus another says nothing new.
+      const bool repeated = std::any_of(advice.rejected.begin(), advice.rejected.end(), [&](const Rejection& r) {
+        return r.reason == e->reason && subsetOf(r.edits, e->edits);
+      });
+      if (!repeated) advice.rejected.push_back(Rejection{e->edits, editsText(e->edits), e->reason});
     }
   }
 
