@@ -64,6 +64,14 @@ namespace {
 
 constexpr int kMaxRecentFiles = 10;
 
+// The Find field asks the tool bar for little room and takes what is spare
+// (up to its maximum): a tool bar lays widgets out at their size hint, so a
+// wide hint pushed the tool bar's last controls under its » menu at 1000 px.
+class FindField : public QLineEdit {
+ public:
+  QSize sizeHint() const override { return {minimumWidth(), QLineEdit::sizeHint().height()}; }
+};
+
 bool dialogsAllowed() {
   return !qEnvironmentVariableIsSet("PTESCOPE_NO_DIALOGS") && QApplication::platformName() != "offscreen";
 }
@@ -169,7 +177,10 @@ void MainWindow::buildMenus() {
   toolbar->setObjectName("mainToolbar");
   methodSelector_ = new QComboBox;
   methodSelector_->setObjectName("methodSelector");
-  methodSelector_->setMinimumContentsLength(18);
+  // Room for "forward", "prefill", "decode"; a longer name is elided (the
+  // list shows it whole): the tool bar must keep its controls at 1000 px.
+  methodSelector_->setMinimumContentsLength(10);
+  methodSelector_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   connect(methodSelector_, &QComboBox::activated, this, [this](int index) { selection_->selectMethod(index); });
 
   auto* fileMenu = menuBar()->addMenu(tr("&File"));
@@ -183,7 +194,8 @@ void MainWindow::buildMenus() {
       ->setObjectName("reloadAction");
   fileMenu->addSeparator();
   fileMenu->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::showSaveDialog);
-  fileMenu->addAction(tr("&Export Report..."), this, &MainWindow::showExportReportDialog);
+  fileMenu->addAction(tr("&Export Report..."), this, &MainWindow::showExportHtmlReportDialog);
+  fileMenu->addAction(tr("Export Pass Report as &JSON..."), this, &MainWindow::showExportReportDialog);
   fileMenu->addAction(tr("Export Graph as S&VG..."), this, [this] {
     const QString path = askSavePath(tr("Export graph"), tr("SVG (*.svg)"), QStringLiteral("svg"));
     QString error;
@@ -252,7 +264,8 @@ void MainWindow::buildMenus() {
     toolbar->addAction(action);
     viewMenu->addAction(action);
   }
-  findField_ = new QLineEdit;
+  findField_ = new FindField;
+  findField_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   findField_->setObjectName("findField");
   findField_->setAccessibleName(tr("Find"));
   findField_->setPlaceholderText(tr("Find operator, #instruction, %value (Ctrl+F)"));
@@ -260,13 +273,15 @@ void MainWindow::buildMenus() {
                             "closed groups. Enter or F3: next match; Shift+F3: previous."));
   findField_->setClearButtonEnabled(true);
   findField_->setMaximumWidth(320);
-  findField_->setMinimumWidth(120);
+  findField_->setMinimumWidth(110);
   toolbar->addWidget(findField_);
   // Says what Find found: "2 of 5", "Not found".
   findStatus_ = new QLabel;
   findStatus_->setObjectName("findStatus");
   findStatus_->setAccessibleName(tr("Find status"));
-  findStatus_->setMinimumWidth(findStatus_->fontMetrics().horizontalAdvance(tr("Not found")) + 12);
+  // As wide as its text (none until Find runs): the Find field beside it
+  // gives up the room, so the tool bar's other controls keep theirs.
+  findStatus_->setContentsMargins(6, 0, 6, 0);
   toolbar->addWidget(findStatus_);
   connect(graph_, &GraphView::findMatchChanged, this, [this](int index, int count) {
     if (count > 0) findStatus_->setText(tr("%1 of %2").arg(index + 1).arg(count));

@@ -116,8 +116,10 @@ class MainWindow : public QMainWindow {
   // What every view shows selected (MainWindowSelection.cpp wires them).
   Selection* selection() const { return selection_; }
 
-  // File > Save As / Export Report without dialogs (the dialogs call these).
+  // File > Save As / Export Report / Export Pass Report as JSON without
+  // dialogs (the dialogs call these). The HTML report: MainWindowReport.cpp.
   bool saveTo(const QString& path);
+  bool exportHtmlReportTo(const QString& path);
   bool exportReportTo(const QString& path);
 
   // The graph's context menu entries for an instruction (target devices of a
@@ -205,6 +207,7 @@ class MainWindow : public QMainWindow {
   QString askSavePath(const QString& title, const QString& filter, const QString& suffix,
                       const QString& proposedName = QString());
   void showExportReportDialog();
+  void showExportHtmlReportDialog();
   // False when the user cancels discarding unsaved edits.
   bool confirmDiscard();
 

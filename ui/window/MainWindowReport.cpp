@@ -1,0 +1,50 @@
+// The main window's File > Export Report...: the one-file HTML report
+// (report/HtmlReport.h, what `ptescope-cli report` writes) of the program
+// as the window shows it, edits included, with copies priced on the link
+// chosen in the Transfers panel. File > Export Pass Report as JSON... keeps
+// the pipeline's JSON report (exportReportTo).
+#include <QApplication>
+#include <QFileInfo>
+
+#include "report/HtmlReport.h"
+#include "ui/document/Document.h"
+#include "ui/profile/LinkSelection.h"
+#include "ui/window/MainWindow.h"
+
+namespace ptescope::ui {
+
+bool MainWindow::exportHtmlReportTo(const QString& path) {
+  const QString title = tr("Cannot export the report");
+  if (!document_->hasProgram()) {
+    showError(title, tr("Open a program first"));
+    return false;
+  }
+  document_->waitForPipeline();  // the edits' program, not the one before them
+  report::HtmlReportInput input;
+  input.program = &document_->program();
+  input.program_name = document_->displayName().toStdString();
+  const auto link = links_->link();
+  input.link = link.get();
+  input.host_memory = links_->hostMemory();
+  if (document_->isModified())
+    input.notes.push_back("The program as ptescope shows it, with edits not saved to " + input.program_name + ".");
+  for (const auto& warning : document_->loaded().warnings) input.notes.push_back(warning);
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  const auto written = report::writeHtmlReport(path.toStdString(), input);
+  QApplication::restoreOverrideCursor();
+  if (!written) {
+    showError(title, tr("%1: %2").arg(path, QString::fromStdString(written.error().message)));
+    return false;
+  }
+  showStatus(tr("Wrote the report %1").arg(path), 5000);
+  return true;
+}
+
+void MainWindow::showExportHtmlReportDialog() {
+  if (!document_->hasProgram()) return;
+  const QString proposed = QFileInfo(document_->displayName()).completeBaseName() + QStringLiteral(".report.html");
+  const QString path = askSavePath(tr("Export report"), tr("HTML report (*.html)"), QStringLiteral("html"), proposed);
+  if (!path.isEmpty()) exportHtmlReportTo(path);
+}
+
+}  // namespace ptescope::ui
