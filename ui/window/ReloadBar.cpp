@@ -11,7 +11,7 @@
 namespace ptescope::ui {
 
 ReloadBar::ReloadBar(QWidget* parent)
-    : QToolBar(tr("File changed on disk"), parent),
+    : QToolBar(tr("Reload bar"), parent),
       text_(new ElidedLabel),
       reload_(new QPushButton(tr("Reload"))),  // Ctrl+Shift+R (File > Reload); Alt+R opens Run
       dismiss_(new QPushButton(tr("&Keep This Version"))) {
