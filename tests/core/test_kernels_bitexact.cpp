@@ -2,7 +2,8 @@
 // kernels compute them (issue 26, item 1): float32 arithmetic in their order
 // with std::exp / std::log of float, not double rounded once at the end (that
 // differed from the runtime by 1-2 ulp in 8 to 32 elements of each case here);
-// and var_mean (item 2), whose float arithmetic differs from double's too.
+// and var_mean and upsample_bilinear2d (item 2), whose float arithmetic differs
+// from double's too.
 //
 // How the expected bits were obtained: ExecuTorch built from upstream source
 // at commit cff6f4dd32e6 (runtime/, kernels/portable (these kernels and
@@ -166,6 +167,46 @@ class KernelsBitExactTest : public QObject {
                    {one, h.ints({1}), h.none(), h.boolean(true), var1, mean1, h.list({var1, mean1})}));
     KH_SIZES(h, var1, {2, 1});
     QVERIFY(std::isnan(h.values(var1)[0]) && std::isnan(h.values(mean1)[1]));
+  }
+
+  // upsample_bilinear2d.vec_out(input, output_size?, align_corners, scale_factors?, *, out)
+  // (item 2): float weights and blends as upstream's; [1, 2, 2, 3] to [1, 2, 3, 4] by
+  // output_size, then with align_corners by scale factors 1.5.
+  void upsampleBilinear() {
+    const std::vector<uint32_t> bySize = {
+        0xc0800000, 0x3d993260, 0x3ffc9932, 0x3f881020, 0xc00c9932, 0xbf1d5ab6, 0xbe58b168, 0xbf8f9f3f,
+        0xbec99326, 0xbfa6eddc, 0xc01962c6, 0xc053a74f, 0x404d9b36, 0x401356ad, 0x3f9ad5ac, 0x3e993265,
+        0x3f83870e, 0x3defdfc0, 0x3f052a56, 0x40068d1a, 0xbf942851, 0xc00458b1, 0xbe2d5ab0, 0x4079f3e8};
+    const std::vector<uint32_t> aligned = {
+        0xc0800000, 0x3eb162c8, 0x40022f08, 0x3f881020, 0xc00c9932, 0xbf025a09, 0xbe1a8a70, 0xbf8f9f3f,
+        0xbec99326, 0xbfaeb2bb, 0xc0158056, 0xc053a74f, 0x404d9b36, 0x400f743e, 0x3fa29a8a, 0x3e993265,
+        0x3f83870e, 0x3d6723a0, 0x3ed45356, 0x40068d1a, 0xbf942851, 0xc0083b21, 0xbee1c37c, 0x4079f3e8};
+    KernelHarness h;
+    const int32_t x = input(h, {1, 2, 2, 3}, 0);
+    const int32_t out = h.output(ST::Float, 24, {1, 2, 3, 4});
+    KH_DONE(h.call("aten::upsample_bilinear2d.vec_out", {x, h.ints({3, 4}), h.boolean(false), h.none(), out, out}));
+    KH_SIZES(h, out, {1, 2, 3, 4});
+    compareBits(bits(h, out), bySize);
+    KH_DONE(h.call("aten::upsample_bilinear2d.vec_out", {x, h.none(), h.boolean(true), h.doubles({1.5, 1.5}), out, out}));
+    compareBits(bits(h, out), aligned);
+    // The same input stored channels_last gives the same numbers, written channels_last.
+    const auto nchw = inputValues(12, 0);
+    std::vector<double> nhwc(12);
+    for (int c = 0; c < 2; ++c)
+      for (int p = 0; p < 6; ++p) nhwc[size_t(p * 2 + c)] = nchw[size_t(c * 6 + p)];
+    const int32_t xl = h.tensor(ST::Float, {1, 2, 2, 3}, nhwc);
+    const int32_t outl = h.output(ST::Float, 24, {1, 2, 3, 4});
+    for (int32_t id : {xl, outl}) {
+      h.ref(id).default_dim_order = false;
+      h.ref(id).dim_order = {0, 2, 3, 1};
+    }
+    KH_DONE(h.call("aten::upsample_bilinear2d.vec_out", {xl, h.ints({3, 4}), h.boolean(false), h.none(), outl, outl}));
+    std::vector<uint32_t> bySizeNhwc(24);
+    for (size_t c = 0; c < 2; ++c)
+      for (size_t p = 0; p < 12; ++p) bySizeNhwc[p * 2 + c] = bySize[c * 12 + p];
+    compareBits(bits(h, outl), bySizeNhwc);
+    // Both or neither of output_size and scale_factors: refused.
+    QVERIFY(!h.call("aten::upsample_bilinear2d.vec_out", {x, h.ints({3, 4}), h.boolean(false), h.doubles({1.5, 1.5}), out, out}).ok());
   }
 };
 

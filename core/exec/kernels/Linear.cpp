@@ -474,6 +474,118 @@ KernelResult constantPad(KernelContext& ctx) {
   return KernelOutcome::done();
 }
 
+// Where output index `o` reads along one axis and with what weights, as
+// upstream's compute_source_index_and_lambda<float, float> (upsample_util.h).
+struct BilinearTap {
+  int64_t first = 0, second = 0;
+  float weightFirst = 1, weightSecond = 0;
+};
+
+BilinearTap bilinearTap(float ratio, int64_t o, int64_t inSize, int64_t outSize, bool alignCorners) {
+  BilinearTap tap;
+  if (outSize == inSize) {
+    tap.first = tap.second = o;
+    return tap;
+  }
+  float real = alignCorners ? ratio * float(o) : ratio * (float(o) + 0.5f) - 0.5f;
+  if (!alignCorners && real < 0.0f) real = 0.0f;
+  tap.first = std::min(int64_t(std::floor(real)), inSize - 1);
+  const float lambda = std::min(std::max(real - float(tap.first), 0.0f), 1.0f);
+  tap.second = tap.first + (tap.first < inSize - 1 ? 1 : 0);
+  tap.weightSecond = lambda;
+  tap.weightFirst = 1.0f - lambda;
+  return tap;
+}
+
+// The ratio upstream passes to the kernel: (in - 1) / (out - 1) with
+// align_corners, else 1 / scale, where scale is the scale factor or out / in
+// (area_pixel_compute_scale<double>, narrowed to float).
+float bilinearRatio(int64_t inSize, int64_t outSize, bool alignCorners, double scale) {
+  if (alignCorners) return outSize > 1 ? float(double(inSize - 1) / double(outSize - 1)) : 0.0f;
+  return float(1.0 / scale);
+}
+
+// The four-tap blend in T (float, or double for float64 inputs) with float weights.
+template <class T>
+void bilinearBlend(const Operand& input, const Operand& out, const BilinearTap* ys, const BilinearTap* xs, const Sizes& inStrides,
+                   const Sizes& outStrides) {
+  for (int64_t n = 0; n < out.size(0); ++n)
+    for (int64_t c = 0; c < out.size(1); ++c)
+      for (int64_t h = 0; h < out.size(2); ++h)
+        for (int64_t w = 0; w < out.size(3); ++w) {
+          const BilinearTap& y = ys[h];
+          const BilinearTap& x = xs[w];
+          const int64_t base = n * inStrides[0] + c * inStrides[1];
+          const auto at = [&](int64_t row, int64_t col) {
+            return static_cast<T>(input.get(base + row * inStrides[2] + col * inStrides[3]));
+          };
+          const T top = at(y.first, x.first) * x.weightFirst + at(y.first, x.second) * x.weightSecond;
+          const T bottom = at(y.second, x.first) * x.weightFirst + at(y.second, x.second) * x.weightSecond;
+          const T value = top * y.weightFirst + bottom * y.weightSecond;
+          out.set(n * outStrides[0] + c * outStrides[1] + h * outStrides[2] + w * outStrides[3], double(value));
+        }
+}
+
+// upsample_bilinear2d.vec_out(input, output_size?, align_corners, scale_factors?, *, out), as
+// op_upsample_bilinear2d.cpp: contiguous or channels_last input (out in the same dim order),
+// exactly one of output_size and scale_factors, the arithmetic in float.
+KernelResult upsampleBilinear(KernelContext& ctx) {
+  Args a(ctx);
+  auto input = a.inAnyLayout(0);
+  const auto outputSize = a.optInts(1);
+  const bool alignCorners = a.flag(2);
+  std::optional<std::vector<double>> scales;
+  if (!ctx.isNullArg(3)) scales = a.doubles(3);
+  auto out = a.outAnyLayout(4);
+  if (a.failed()) return a.outcome();
+  const char* op = "upsample_bilinear2d: ";
+  if (input.rank() != 4 || out.rank() != 4) return a.fail(std::string(op) + "needs 4-D input and out, not " + shapeText(input.sizes()));
+  if (out.dtype() != input.dtype()) return a.fail(std::string(op) + "out " + a.name(4) + " does not have the dtype of " + a.name(0));
+  if (input.dtype() == ScalarType::Bool) return a.fail(std::string(op) + a.name(0) + " is bool");
+  const auto order = [](const Operand& t) {
+    return t.tensor->default_dim_order || t.tensor->dim_order.empty() ? std::vector<int64_t>{0, 1, 2, 3} : t.tensor->dim_order;
+  };
+  const auto inOrder = order(input), outOrder = order(out);
+  if (inOrder != std::vector<int64_t>{0, 1, 2, 3} && inOrder != std::vector<int64_t>{0, 2, 3, 1})
+    return a.fail(std::string(op) + a.name(0) + " is neither contiguous nor channels_last");
+  if (outOrder != inOrder) return a.fail(std::string(op) + "out " + a.name(4) + " does not have the dim order of " + a.name(0));
+  if (outputSize.has_value() == scales.has_value())
+    return a.fail(std::string(op) + "needs exactly one of output_size and scale_factors");
+  const int64_t ih = input.size(2), iw = input.size(3);
+  int64_t oh, ow;
+  double scaleH, scaleW;
+  if (scales) {
+    if (scales->size() != 2 || (*scales)[0] <= 0 || (*scales)[1] <= 0)
+      return a.fail(std::string(op) + "scale_factors must be two positive numbers");
+    scaleH = (*scales)[0];
+    scaleW = (*scales)[1];
+    oh = int64_t(int32_t(double(ih) * scaleH));
+    ow = int64_t(int32_t(double(iw) * scaleW));
+  } else {
+    if (outputSize->size() != 2 || (*outputSize)[0] <= 0 || (*outputSize)[1] <= 0)
+      return a.fail(std::string(op) + "output_size must be two positive sizes");
+    oh = (*outputSize)[0];
+    ow = (*outputSize)[1];
+    scaleH = double(oh) / double(ih);
+    scaleW = double(ow) / double(iw);
+  }
+  if (oh <= 0 || ow <= 0)
+    return a.fail(std::string(op) + "upsampled output size must be non-empty, but was " + std::to_string(oh) + " x " + std::to_string(ow));
+  const Sizes sizes{input.size(0), input.size(1), oh, ow};
+  if (auto status = resize(out, sizes); !status) return status.error();
+  if (out.numel() == 0 || input.numel() == 0) return KernelOutcome::done();
+  const float ratioH = bilinearRatio(ih, oh, alignCorners, scaleH), ratioW = bilinearRatio(iw, ow, alignCorners, scaleW);
+  std::vector<BilinearTap> ys, xs;
+  for (int64_t h = 0; h < oh; ++h) ys.push_back(bilinearTap(ratioH, h, ih, oh, alignCorners));
+  for (int64_t w = 0; w < ow; ++w) xs.push_back(bilinearTap(ratioW, w, iw, ow, alignCorners));
+  const Sizes inStrides = stridesForDimOrder(input.sizes(), inOrder), outStrides = stridesForDimOrder(sizes, outOrder);
+  if (input.dtype() == ScalarType::Double)
+    bilinearBlend<double>(input, out, ys.data(), xs.data(), inStrides, outStrides);
+  else
+    bilinearBlend<float>(input, out, ys.data(), xs.data(), inStrides, outStrides);
+  return KernelOutcome::done();
+}
+
 // upsample_nearest2d.vec_out(input, output_size?, scale_factors?, *, out).
 KernelResult upsampleNearest(KernelContext& ctx) {
   Args a(ctx);
@@ -521,6 +633,7 @@ void addLinearKernels(KernelRegistry& r) {
   r.add("aten::addmm.out", addmm);
   r.add("aten::linear.out", linear);
   r.add("aten::convolution.out", convolution);
+  r.add("aten::upsample_bilinear2d.vec_out", upsampleBilinear);
   r.add("aten::max_pool2d_with_indices.out", maxPool);
   r.add("aten::avg_pool2d.out", avgPool);
   r.add("aten::_adaptive_avg_pool2d.out", adaptiveAvgPool);
