@@ -24,7 +24,6 @@ import concurrent.futures
 import os
 import random
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,8 +34,9 @@ from sweep import make_seeds, mutate, run  # noqa: E402  (the CLI sweep's mutati
 BUDGET_BYTES = 256 << 20
 
 
-def app_env(work):
-    env = dict(os.environ)
+def set_app_env(work):
+    """The app's environment, set on this process (its children inherit it)."""
+    env = os.environ
     env["QT_QPA_PLATFORM"] = "offscreen"
     env["PTESCOPE_NO_DIALOGS"] = "1"
     config = os.path.join(work, "config")
@@ -46,33 +46,23 @@ def app_env(work):
     env["XDG_CONFIG_HOME"] = config
     env.setdefault("XDG_RUNTIME_DIR", os.path.join(work, "runtime"))
     os.makedirs(env["XDG_RUNTIME_DIR"], mode=0o700, exist_ok=True)
-    return env
 
 
-def open_one(app, env, work, n, run_once, timeout):
+def open_one(app, work, n, run_once, timeout):
     mutant = os.path.join(work, "mutant-%d.pte" % n)
     shot = os.path.join(work, "shot-%d.png" % n)
     cmd = [app, "--screenshot", shot] + (["--run-once", "--tab", "outputs"] if run_once else ["--tab", "diagnostics"])
     cmd.append(mutant)
     began = time.time()
-    code, _, stderr, timed_out = run_env(cmd, timeout, env)
+    code, _, stderr, timed_out = run(cmd, timeout)
     slow = False
     if timed_out:
         slow = True
-        code, _, stderr, timed_out = run_env(cmd, 4 * timeout, env)
+        code, _, stderr, timed_out = run(cmd, 4 * timeout)
     seconds = time.time() - began
-    for path in (shot,):
-        if os.path.exists(path):
-            os.unlink(path)
+    if os.path.exists(shot):
+        os.unlink(shot)
     return n, code, stderr, timed_out, slow, seconds
-
-
-def run_env(cmd, timeout, env):
-    try:
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout, env=env)
-        return p.returncode, p.stdout, p.stderr, False
-    except subprocess.TimeoutExpired:
-        return None, b"", b"", True
 
 
 def main():
@@ -96,7 +86,7 @@ def main():
     if not seeds:
         print("gui sweep: no seed programs", file=sys.stderr)
         return 2
-    env = app_env(work)
+    set_app_env(work)
     kinds = {}
     mutants = {}
     readable = 0
@@ -122,7 +112,7 @@ def main():
     slowest = 0.0
     start = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(open_one, app, env, work, n, n % 2 == 0, args.timeout) for n in range(args.mutants)]
+        futures = [pool.submit(open_one, app, work, n, n % 2 == 0, args.timeout) for n in range(args.mutants)]
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             n, code, stderr, timed_out, slow, seconds = future.result()
             slowest = max(slowest, seconds)
