@@ -96,6 +96,7 @@ class AdviseCommandImpl : public AdviseCommand {
   // Applies the candidate through the one edit model, exactly as propagate
   // applies its flags: edits -> pipeline options -> runPipeline -> writer.
   int runApply(const program::Program& program, const advise::Advice& advice) {
+    if (advice.methods.empty()) return fail(file_ + ": the program has no method to apply a candidate to");
     const advise::MethodAdvice& method = advice.methods.front();
     if (*apply_ > method.candidates.size())
       return fail("--apply " + std::to_string(*apply_) + ": method '" + method.name + "' has " +

@@ -151,7 +151,8 @@ class MethodSearch {
     State file{bitsOf(file_), fileDevice_};
     const Evaluation* fileEval = evaluate(file);
     if (fileEval == nullptr) return makeError("cancelled");
-    if (!before_) return beforeError_;
+    if (!before_) return fileEval->copies_known || fileEval->reason.empty() ? beforeError_
+                                                                            : makeError(fileEval->reason);
     advice.copies_now = *before_;
 
     size_t optionCombos = 0;
@@ -368,7 +369,7 @@ class MethodSearch {
     // Legacy mode inserts no copies, but the CUDA backend then gets
     // host-backed IO, which it rejects (spec/device-semantics.md P13): the
     // copies are not saved, only hidden. Never offered as a saving.
-    if (!e.edits.options.enable_non_cpu_memory_planning && !searched_.empty()) {
+    if (!e.edits.options.enable_non_cpu_memory_planning && !searched_.empty() && e.edits.count() > 0) {
       e.reason = "legacy mode (device planning off) inserts no copies, but the device delegates then get host "
                  "memory, which the CUDA backend rejects: not a saving";
       return finish();

@@ -11,6 +11,8 @@
 #include "pte/Writer.h"
 #include "support/AdvisePrograms.h"
 #include "support/TestSupport.h"
+#include "synth/JsonSpec.h"
+#include "synth/Scenarios.h"
 
 using ptescope::test::expectOneLineCliError;
 using ptescope::test::runCli;
@@ -149,6 +151,32 @@ class TestCliAdvise : public QObject {
         QCOMPARE(after["methods"][0]["copies_now"]["d2h"], c["copies_after"]["d2h"]);
       }
     }
+  }
+
+  // Two methods: the rank belongs to the one --method names; the others keep
+  // their options, as with propagate --method.
+  void applyNamesTheMethodOfTwo() {
+    auto demo = ptescope::synth::synthesizeDemo();
+    QVERIFY(demo.ok());
+    const QString input = written("demo.pte", ptescope::synth::applyDevicePasses(demo.value()));
+    const auto j = adviceJson({input});
+    QCOMPARE(j["methods"].size(), size_t(2));
+    auto ambiguous = runCli({"advise", input, "--apply", "1", "-o", outPath("demo-any.pte")});
+    expectOneLineCliError(ambiguous);
+    QVERIFY(ambiguous.err.contains("the program has 2 methods; name the one the rank belongs to with --method"));
+    const QString method = QString::fromStdString(j["methods"][1]["name"].get<std::string>());
+    const auto& best = j["methods"][1]["candidates"][0];
+    const QString applied = outPath("demo-applied.pte"), propagated = outPath("demo-propagated.pte");
+    auto r = runCli({"advise", input, "--method", method, "--apply", "1", "-o", applied});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QStringList args{"propagate", input, "-o", propagated};
+    for (const auto& flag : best["edits"]["flags"]) args << QString::fromStdString(flag.get<std::string>());
+    QVERIFY(args.contains("--method") && args.contains(method));
+    QCOMPARE(runCli(args).exitCode, 0);
+    QCOMPARE(ptescope::test::readAll(applied), ptescope::test::readAll(propagated));
+    // The other method is as the file has it: advising it again gives the same.
+    const auto after = adviceJson({applied, "--method", QString::fromStdString(j["methods"][0]["name"].get<std::string>())});
+    QCOMPARE(after["methods"][0]["copies_now"], j["methods"][0]["copies_now"]);
   }
 
   void badInputIsOneLine() {
