@@ -127,6 +127,29 @@ class KernelsIndexingTest : public QObject {
     KH_VALUES(h, y, 1e-6, {0.5, -0.5, 0, 63.5, -64});
   }
 
+  // Channels-last tensors (issue 26, item 2): upstream's per-tensor kernels map
+  // element i in memory to element i in memory, whatever the dim order; the
+  // real runtime (cff6f4dd) gave the same bytes as ptescope on quantize +
+  // dequantize programs whose 4-D tensors were all channels_last.
+  void quantizePerTensorChannelsLast() {
+    KernelHarness h;
+    auto channelsLast = [&](int32_t id) {
+      h.ref(id).default_dim_order = false;
+      h.ref(id).dim_order = {0, 2, 3, 1};
+      return id;
+    };
+    // [1, 2, 1, 2] channels_last: memory (pixel 0: c0, c1), (pixel 1: c0, c1).
+    const int32_t x = channelsLast(h.tensor(ST::Float, {1, 2, 1, 2}, {0.5, -0.5, 0.05, 100}));
+    const int32_t q = channelsLast(h.output(ST::Char, 4, {1, 2, 1, 2}));
+    KH_DONE(h.call("quantized_decomposed::quantize_per_tensor.out",
+                   {x, h.real(0.1), h.integer(3), h.integer(-128), h.integer(127), h.integer(int(ST::Char)), q, q}));
+    KH_VALUES(h, q, 0, {8, -2, 3, 127});
+    const int32_t y = channelsLast(h.output(ST::Float, 4, {1, 2, 1, 2}));
+    KH_DONE(h.call("quantized_decomposed::dequantize_per_tensor.out",
+                   {q, h.real(0.1), h.integer(3), h.integer(-128), h.integer(127), h.integer(int(ST::Char)), h.none(), y, y}));
+    KH_VALUES(h, y, 1e-6, {0.5, -0.5, 0, 12.4});
+  }
+
   // Found by fuzz_exec (UBSan: "-inf is outside the range of representable
   // values of type 'long'"): a scale of 0 or an infinite input made the
   // quantizer convert inf/NaN to an integer. The result is what the cast gives

@@ -75,14 +75,17 @@ KernelResult checkParamTensors(Args& a, bool tensorParams, const std::string& ke
 // quantize_per_tensor.out / .Tensor_out(input, scale, zero_point, quant_min,
 // quant_max, dtype, *, out) (quantizing) and dequantize_per_tensor.out /
 // .Tensor_out(..., dtype, *, out_dtype?, out): the arguments read and
-// checked, then out[i] = convert(input[i], parameters).
+// checked, then out[i] = convert(input[i], parameters). As upstream's
+// kernels, element i in memory of the input becomes element i in memory of
+// out whatever the tensors' dim orders (channels_last included): the runtime
+// neither checks nor converts the layout here.
 template <class Convert>
 KernelResult perTensor(KernelContext& ctx, bool tensorParams, bool quantizing, Convert convert) {
   const std::string kernel = quantizing ? "quantize_per_tensor" : "dequantize_per_tensor";
   Args a(ctx);
-  auto input = a.in(0);
+  auto input = a.inAnyLayout(0);
   const PerTensor p = readPerTensor(a, tensorParams);
-  auto out = a.out(quantizing ? 6 : 7);
+  auto out = a.outAnyLayout(quantizing ? 6 : 7);
   if (a.failed()) return a.outcome();
   if (auto r = checkParamTensors(a, tensorParams, kernel); !r) return r;
   if (quantizing) {
