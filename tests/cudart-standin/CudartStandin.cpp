@@ -460,7 +460,9 @@ struct ExitCheck {
     if (device == 0 && s.pinned_bytes == 0 && s.streams.empty() && s.events.empty()) return;
     std::fprintf(stderr, "cudart stand-in: leak at exit: %llu bytes of device memory, %llu bytes of pinned memory, %zu stream(s), %zu event(s) not freed\n",
                  (unsigned long long)device, (unsigned long long)s.pinned_bytes, s.streams.size(), s.events.size());
-    if (s.config.leaks_fatal) _exit(86);
+    if (!s.config.leaks_fatal) return;
+    std::fflush(nullptr);  // what the program printed still arrives
+    _exit(86);
   }
 } gExitCheck;
 
