@@ -119,7 +119,7 @@ class ProfileWritersTest : public QObject {
     const auto lines = split(report::profileCsv(profile), '\n');
     QCOMPARE(lines.size(), size_t(1 + 4));
     const auto header = split(lines[0], ',');
-    QCOMPARE(header.size(), size_t(15));
+    QCOMPARE(header.size(), size_t(16));
     for (size_t row = 0; row < 4; ++row) {
       const auto fields = split(lines[row + 1], ',');
       QCOMPARE(fields.size(), header.size());

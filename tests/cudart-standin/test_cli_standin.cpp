@@ -102,7 +102,8 @@ class CliStandinTest : public QObject {
     for (const QString& program : programs_) {
       for (const QString memory : {"--pageable", "--pinned"}) {
         const QString host = dir_ + "/host.json", cuda = dir_ + "/cuda.json";
-        const QStringList extra{memory, "--iterations", "2", "--warmup", "1"};
+        const QString csv = dir_ + "/cuda.csv", trace = dir_ + "/cuda.trace.json";
+        const QStringList extra{memory, "--iterations", "2", "--warmup", "1", "--csv", csv, "--trace", trace};
         auto a = profile(program, "host", host, extra);
         auto b = profile(program, "cuda", cuda, extra);
         QVERIFY2(a.exitCode == 0, a.err.constData());
@@ -110,6 +111,12 @@ class CliStandinTest : public QObject {
         QVERIFY2(b.out.contains("STAND-IN") && b.out.contains("cudart stand-in (not a GPU)"), b.out.constData());
         QVERIFY2(!b.out.contains("measured on the GPU"), b.out.constData());
         QVERIFY2(b.err.isEmpty(), b.err.constData());
+        // Every output of the run says where it came from.
+        for (const QString& file : {csv, trace}) {
+          const auto bytes = ptescope::test::readAll(file);
+          QVERIFY2(QByteArray(reinterpret_cast<const char*>(bytes.data()), qsizetype(bytes.size())).contains("cudart stand-in (not a GPU)"),
+                   qPrintable(file));
+        }
         const auto x = readJson(host), y = readJson(cuda);
         QVERIFY(y["runtime"].get<std::string>().find("stand-in") != std::string::npos);
         QCOMPARE(y["emulated"].get<bool>(), false);
