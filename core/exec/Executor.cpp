@@ -678,6 +678,7 @@ Result<RunRecord> Executor::run(const std::function<bool()>& cancelRequested) {
   record.steps.reserve(total);
   const auto start = Clock::now();
   size_t steps = 0;
+  const KernelCancelScope kernelCancel(cancelRequested ? &cancelRequested : nullptr);
   const auto& chains = program::items(s.method.chains);
   for (size_t chain = 0; chain < chains.size(); ++chain) {
     const size_t count = program::items(chains[chain].instructions).size();
@@ -701,6 +702,8 @@ Result<RunRecord> Executor::run(const std::function<bool()>& cancelRequested) {
       index = next->value_or(index + 1);
     }
   }
+  // A kernel that saw the cancel stopped early: its output is not a result.
+  record.cancelled = cancelRequested && cancelRequested();
   record.wall_seconds = secondsSince(start);
   return record;
 }

@@ -107,4 +107,16 @@ const KernelRegistry& KernelRegistry::builtin() {
   return registry;
 }
 
+namespace {
+thread_local const std::function<bool()>* tKernelCancelPoll = nullptr;
+}
+
+bool kernelCancelRequested() { return tKernelCancelPoll != nullptr && *tKernelCancelPoll && (*tKernelCancelPoll)(); }
+
+KernelCancelScope::KernelCancelScope(const std::function<bool()>* poll) : previous_(tKernelCancelPoll) {
+  tKernelCancelPoll = poll;
+}
+
+KernelCancelScope::~KernelCancelScope() { tKernelCancelPoll = previous_; }
+
 }  // namespace ptescope::exec

@@ -131,4 +131,21 @@ void addCopyKernels(KernelRegistry& registry);
 // indexing, creation, quantize/dequantize, executorch_prim scalar ops).
 void addPortableKernels(KernelRegistry& registry);
 
+// A long kernel (a matrix product, a convolution) polls this between rows of
+// its work: true when the run that called it is being cancelled. The kernel
+// then stops early and the executor drops the run (RunRecord::cancelled), so
+// Cancel does not wait for one kernel of billions of multiply-adds.
+// Executor::run sets the poll for its thread (KernelCancelScope).
+bool kernelCancelRequested();
+class KernelCancelScope {
+ public:
+  explicit KernelCancelScope(const std::function<bool()>* poll);
+  ~KernelCancelScope();
+  KernelCancelScope(const KernelCancelScope&) = delete;
+  KernelCancelScope& operator=(const KernelCancelScope&) = delete;
+
+ private:
+  const std::function<bool()>* previous_;
+};
+
 }  // namespace ptescope::exec

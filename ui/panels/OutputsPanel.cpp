@@ -115,14 +115,18 @@ bool OutputsPanel::runOnce() {
       [this, program, options, running](const CancelFlag& cancel) mutable -> RunOutcome {
         auto selection = exec::selectRuntime(exec::RuntimePreference::Auto);
         if (!selection) return std::make_shared<Result<exec::RunOnceResult>>(selection.error());
-        // Polled between instructions (and while inputs are filled): it also
-        // counts them, and says how far the run is a few times a second.
+        // Polled while inputs are filled, between instructions and inside
+        // long kernels: it also says, about once a second, how long the run
+        // has taken.
         size_t polls = 0;
-        auto last = std::chrono::steady_clock::now();
+        const auto began = std::chrono::steady_clock::now();
+        auto last = began;
         options.cancel_requested = [&, cancel] {
-          if ((++polls & 0xff) == 0 && std::chrono::steady_clock::now() - last > std::chrono::milliseconds(250)) {
-            last = std::chrono::steady_clock::now();
-            const QString text = tr("%1 %2 step(s) so far; Cancel stops it").arg(running, num(qint64(polls)));
+          if ((++polls & 0x3f) == 0 && std::chrono::steady_clock::now() - last > std::chrono::seconds(1)) {
+            const auto now = std::chrono::steady_clock::now();
+            last = now;
+            const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - began).count();
+            const QString text = tr("%1 %2 s so far; Cancel stops it").arg(running, num(qint64(seconds)));
             QMetaObject::invokeMethod(this, [this, text] { if (isRunning()) header_->setText(text); }, Qt::QueuedConnection);
           }
           return cancel->load(std::memory_order_relaxed);

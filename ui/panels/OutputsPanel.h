@@ -5,8 +5,8 @@
 // were not executed with their reasons. The run is limited by the app's
 // memory budget (ui/common/MemoryBudgetSetting: a method declaring more is
 // refused before anything is allocated, naming the setting); while it runs
-// the header counts the instructions executed and Cancel (cancelRunOnce)
-// stops it, while inputs are filled or between instructions. A row is one of the window's
+// the header says for how long and Cancel (cancelRunOnce) stops it, while
+// inputs are filled, between instructions or inside a long kernel. A row is one of the window's
 // selection's views: picking it selects its value, and selecting an output
 // value elsewhere picks its row (MainWindowSelection.cpp).
 #pragma once

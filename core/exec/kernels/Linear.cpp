@@ -21,8 +21,10 @@ void storeAll(const Operand& t, const std::vector<double>& values) {
 }
 
 // c[m,n] = sum_k a[m,k] * b[k,n] (bTransposed: b is [n,k]).
+// Stops early when the run is cancelled (kernelCancelRequested, every 16 rows).
 void matmul(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n, bool bTransposed) {
   for (int64_t i = 0; i < m; ++i) {
+    if ((i & 15) == 15 && kernelCancelRequested()) return;
     for (int64_t j = 0; j < n; ++j) {
       double sum = 0;
       for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * (bTransposed ? b[j * k + p] : b[p * n + j]);
@@ -161,6 +163,7 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
   for (int64_t b = 0; b < c.n; ++b) {
     for (int64_t g = 0; g < c.groups; ++g) {
       for (int64_t oc = g * coutG; oc < (g + 1) * coutG; ++oc) {
+        if (kernelCancelRequested()) return;  // the run is dropped: out is not written
         T* target = y.data() + (b * c.cout + oc) * plane;
         if (!transposed) {
           // Weight [cout, cin/groups, kh, kw].
