@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 #include "support/KernelHarness.h"
 
@@ -60,18 +61,42 @@ void compareBits(const std::vector<uint32_t>& got, const std::vector<uint32_t>& 
   }
 }
 
+// Runs `op` on input 0 of `sizes`, the arguments `extra` makes, then out
+// (twice, as the emitter writes a single out), and compares out's bits.
+void expectOneInputBits(std::string_view op, std::vector<int64_t> sizes,
+                        const std::function<std::vector<int32_t>(KernelHarness&)>& extra, const std::vector<uint32_t>& want) {
+  KernelHarness h;
+  const int32_t x = input(h, sizes, 0);
+  const int32_t out = h.staticOutput(ST::Float, sizes);
+  std::vector<int32_t> args{x};
+  for (int32_t arg : extra(h)) args.push_back(arg);
+  args.insert(args.end(), {out, out});
+  KH_DONE(h.call(op, args));
+  compareBits(bits(h, out), want);
+}
+
+// The runtime's output of convolution() below (and, stored channels_last, of
+// convolutionChannelsLast()).
+const std::vector<uint32_t> kConvolutionBits = {
+    0xc135a643, 0x41926732, 0xc1dfb4d4, 0xc1d27282, 0x4110430a, 0xc17ce522,
+    0x423d15a0, 0xc05f724e, 0xc1e4876c, 0xbf1bc0a4, 0xc002638b, 0x42159746,
+    0x41a76b50, 0xc236257d, 0xc1d9a716, 0x4154d2b8, 0x418bcd88, 0x41bd6c9a,
+    0xc05a04a8, 0xc0ca58ba, 0xc18459b4, 0x41c5c51d, 0x42166006, 0xc1c1ae74,
+    0xc1d53c7d, 0xc1215920, 0x41b2fc25, 0xc112350c, 0xbfc2a9ac, 0xc185e16f,
+    0x418e2d1a, 0x41d8dcb1, 0x408914b0, 0xc0c1564f, 0xc18fe4b2, 0x41c0c36b,
+    0x40f66230, 0x41995757, 0xc1e134b0, 0x41276475, 0x41dcbd83, 0xc1d13bcc,
+    0x40ff955a, 0x408e3928, 0x4192fc24, 0xc102eeaf, 0x42011625, 0x40fc95e4,
+    0xc1dc4fae, 0xc142713a,
+};
+
 }  // namespace
 
 class KernelsBitExactTest : public QObject {
   Q_OBJECT
  private slots:
   void softmax() {
-    KernelHarness h;
-    const int32_t x = input(h, {2, 9}, 0);
-    const int32_t out = h.staticOutput(ST::Float, {2, 9});
     // _softmax.out(self, dim, half_to_float, *, out)
-    KH_DONE(h.call("aten::_softmax.out", {x, h.integer(1), h.boolean(false), out, out}));
-    compareBits(bits(h, out), {
+    expectOneInputBits("aten::_softmax.out", {2, 9}, [](KernelHarness& h) { return std::vector<int32_t>{h.integer(1), h.boolean(false)}; }, {
     0x39c7470e, 0x3e8403b7, 0x3d7614b8, 0x3c655a58, 0x3b55c314, 0x3a473b23,
     0x3f03fbd0, 0x3df605ff, 0x3ce54ca0, 0x3b6949de, 0x3a596e20, 0x3f100a3b,
     0x3e063f9a, 0x3cfa3ebe, 0x3be93bea, 0x3ad96118, 0x39ca9a35, 0x3e863791,
@@ -79,11 +104,7 @@ class KernelsBitExactTest : public QObject {
   }
 
   void logSoftmax() {
-    KernelHarness h;
-    const int32_t x = input(h, {2, 9}, 0);
-    const int32_t out = h.staticOutput(ST::Float, {2, 9});
-    KH_DONE(h.call("aten::_log_softmax.out", {x, h.integer(1), h.boolean(false), out, out}));
-    compareBits(bits(h, out), {
+    expectOneInputBits("aten::_log_softmax.out", {2, 9}, [](KernelHarness& h) { return std::vector<int32_t>{h.integer(1), h.boolean(false)}; }, {
     0xc0fc00cd, 0xbfad7e2a, 0xc033f98a, 0xc0889a00, 0xc0b7373a, 0xc0e5d474,
     0xbf299991, 0xc007a0d9, 0xc064db4d, 0xc0b46b24, 0xc0e3085e, 0xbf1338e2,
     0xc00208ae, 0xc05f4322, 0xc09e3ecb, 0xc0ccdc06, 0xc0fb7940, 0xbfab5ff9,
@@ -91,11 +112,7 @@ class KernelsBitExactTest : public QObject {
   }
 
   void sigmoid() {
-    KernelHarness h;
-    const int32_t x = input(h, {32}, 0);
-    const int32_t out = h.staticOutput(ST::Float, {32});
-    KH_DONE(h.call("aten::sigmoid.out", {x, out, out}));
-    compareBits(bits(h, out), {
+    expectOneInputBits("aten::sigmoid.out", {32}, [](KernelHarness&) { return std::vector<int32_t>{}; }, {
     0x3c9357d1, 0x3f6cee3e, 0x3f3e466a, 0x3ece3f4e, 0x3e0b1626, 0x3d10b502,
     0x3f761821, 0x3f5a4a4b, 0x3f13020c, 0x3e74dd4c, 0x3d8bbd1e, 0x3f7af2c1,
     0x3f6ba440, 0x3f3ac103, 0x3ec59514, 0x3e02c955, 0x3d07223f, 0x3f75659c,
@@ -112,17 +129,36 @@ class KernelsBitExactTest : public QObject {
     // convolution.out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out)
     KH_DONE(h.call("aten::convolution.out", {x, w, b, h.ints({1, 1}), h.ints({1, 1}), h.ints({1, 1}), h.boolean(false),
                                              h.ints({0, 0}), h.integer(1), out, out}));
-    compareBits(bits(h, out), {
-    0xc135a643, 0x41926732, 0xc1dfb4d4, 0xc1d27282, 0x4110430a, 0xc17ce522,
-    0x423d15a0, 0xc05f724e, 0xc1e4876c, 0xbf1bc0a4, 0xc002638b, 0x42159746,
-    0x41a76b50, 0xc236257d, 0xc1d9a716, 0x4154d2b8, 0x418bcd88, 0x41bd6c9a,
-    0xc05a04a8, 0xc0ca58ba, 0xc18459b4, 0x41c5c51d, 0x42166006, 0xc1c1ae74,
-    0xc1d53c7d, 0xc1215920, 0x41b2fc25, 0xc112350c, 0xbfc2a9ac, 0xc185e16f,
-    0x418e2d1a, 0x41d8dcb1, 0x408914b0, 0xc0c1564f, 0xc18fe4b2, 0x41c0c36b,
-    0x40f66230, 0x41995757, 0xc1e134b0, 0x41276475, 0x41dcbd83, 0xc1d13bcc,
-    0x40ff955a, 0x408e3928, 0x4192fc24, 0xc102eeaf, 0x42011625, 0x40fc95e4,
-    0xc1dc4fae, 0xc142713a,
-    });
+    compareBits(bits(h, out), kConvolutionBits);
+  }
+
+  // The same convolution with input, weight and out channels_last (dim order 0, 2, 3, 1):
+  // upstream reads them through strides made from the dim order, so the numbers are the same,
+  // stored channels_last (programs like this gave the runtime's bytes too).
+  void convolutionChannelsLast() {
+    KernelHarness h;
+    const auto nhwc = [](const std::vector<double>& nchw, int64_t n, int64_t c, int64_t hw) {
+      std::vector<double> out(nchw.size());
+      for (int64_t b = 0; b < n; ++b)
+        for (int64_t ch = 0; ch < c; ++ch)
+          for (int64_t p = 0; p < hw; ++p) out[size_t((b * hw + p) * c + ch)] = nchw[size_t((b * c + ch) * hw + p)];
+      return out;
+    };
+    const auto channelsLast = [&](int32_t id) {
+      h.ref(id).default_dim_order = false;
+      h.ref(id).dim_order = {0, 2, 3, 1};
+      return id;
+    };
+    const int32_t x = channelsLast(h.tensor(ST::Float, {1, 3, 5, 5}, nhwc(inputValues(75, 0), 1, 3, 25)));
+    const int32_t w = channelsLast(h.tensor(ST::Float, {2, 3, 3, 3}, nhwc(inputValues(54, 1), 2, 3, 9)));
+    const int32_t b = input(h, {2}, 2);
+    const int32_t out = channelsLast(h.staticOutput(ST::Float, {1, 2, 5, 5}));
+    KH_DONE(h.call("aten::convolution.out", {x, w, b, h.ints({1, 1}), h.ints({1, 1}), h.ints({1, 1}), h.boolean(false),
+                                             h.ints({0, 0}), h.integer(1), out, out}));
+    std::vector<uint32_t> wantNhwc(kConvolutionBits.size());
+    for (size_t ch = 0; ch < 2; ++ch)
+      for (size_t p = 0; p < 25; ++p) wantNhwc[p * 2 + ch] = kConvolutionBits[ch * 25 + p];
+    compareBits(bits(h, out), wantNhwc);
   }
 
   void transposedConvolution() {

@@ -134,6 +134,15 @@ Result<std::array<int64_t, 2>> spatial(const std::vector<int64_t>& values, size_
                    "-D operation");
 }
 
+// The memory position of each element of `t` in logical (row-major) order.
+std::vector<int64_t> memoryOffsets(const Operand& t) {
+  std::vector<int64_t> offsets(size_t(t.numel()));
+  const Sizes strides =
+      t.tensor->default_dim_order || t.tensor->dim_order.empty() ? contiguousStrides(t.sizes()) : stridesForDimOrder(t.sizes(), t.tensor->dim_order);
+  forEachIndex<1>(t.sizes(), {strides}, [&](int64_t i, const std::array<int64_t, 1>& off) { offsets[size_t(i)] = off[0]; });
+  return offsets;
+}
+
 struct ConvShape {
   int64_t n, cin, ih, iw, cout, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups;
 };
@@ -149,9 +158,12 @@ struct ConvShape {
 template <class T, class Round>
 void convolve(const ConvShape& c, const Operand& input, const Operand& weight, const std::optional<Operand>& bias,
               const Operand& out, bool transposed, Round round) {
+  // Tensors in any dim order (upstream computes their strides from it): read
+  // and written here in logical (contiguous) order.
   const auto load = [](const Operand& t) {
-    std::vector<T> values(size_t(t.numel()));
-    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<T>(t.get(int64_t(i)));
+    const auto offsets = memoryOffsets(t);
+    std::vector<T> values(offsets.size());
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<T>(t.get(offsets[i]));
     return values;
   };
   const auto x = load(input), w = load(weight);
@@ -211,21 +223,32 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
       }
     }
   }
-  for (size_t i = 0; i < y.size(); ++i) out.set(int64_t(i), double(y[i]));
+  const auto outOffsets = memoryOffsets(out);
+  for (size_t i = 0; i < y.size(); ++i) out.set(outOffsets[i], double(y[i]));
 }
 
 // convolution.out(input, weight, bias?, stride, padding, dilation, transposed,
 // output_padding, groups, *, out).
 KernelResult convolution(KernelContext& ctx) {
   Args a(ctx);
-  auto input = a.in(0), weight = a.in(1);
+  // Any dim order (channels_last included), as upstream's kernel; input and out alike.
+  auto input = a.inAnyLayout(0), weight = a.inAnyLayout(1);
   const auto bias = a.optIn(2);
   const auto strideArg = a.ints(3), paddingArg = a.ints(4), dilationArg = a.ints(5);
   const bool transposed = a.flag(6);
   const auto outputPaddingArg = a.ints(7);
   const int64_t groups = a.integer(8);
-  auto out = a.out(9);
+  auto out = a.outAnyLayout(9);
   if (a.failed()) return a.outcome();
+  // The dim order, empty when it is the contiguous one.
+  const auto orderOf = [](const Operand& t) {
+    std::vector<int64_t> order = t.tensor->default_dim_order ? std::vector<int64_t>{} : t.tensor->dim_order;
+    bool identity = true;
+    for (size_t d = 0; d < order.size(); ++d) identity = identity && order[d] == int64_t(d);
+    return identity ? std::vector<int64_t>{} : order;
+  };
+  if (orderOf(input) != orderOf(out))
+    return a.fail("convolution: out " + a.name(9) + " does not have the dim order of " + a.name(0));
   if ((input.rank() != 3 && input.rank() != 4) || weight.rank() != input.rank())
     return a.fail("convolution: " + a.name(0) + " " + shapeText(input.sizes()) + " and weight " + shapeText(weight.sizes()) +
                   " are not a 1-D or 2-D convolution");
