@@ -291,28 +291,46 @@ void writeSummary(Html& html, const HtmlReportInput& input, const std::vector<Me
   }
   html.raw("</tbody></table>\n");
 
+  // Delegates with the same id and compile specs share a row (a 50k-instruction
+  // program has thousands of them, mostly alike).
   html.raw("<h3>Delegates</h3>\n");
   bool any = false;
   for (const auto& m : methods) {
     const auto& list = program::items(m.method->delegates);
     if (list.empty()) continue;
-    if (!any) html.raw("<table><thead><tr><th>Method</th><th>Delegate</th><th>Compile specs</th></tr></thead><tbody>\n");
+    if (!any)
+      html.raw("<div class=\"table-wrap\"><table><thead><tr><th>Method</th><th>Delegate</th><th class=\"num\">Count</th>"
+               "<th>Indices</th><th>Compile specs</th></tr></thead><tbody>\n");
     any = true;
+    using Specs = std::vector<std::pair<std::string, std::string>>;
+    std::map<std::pair<std::string, Specs>, std::vector<size_t>> alike;
+    std::vector<std::pair<std::string, Specs>> order;
     for (size_t d = 0; d < list.size(); ++d) {
-      html.raw("<tr>").cell(m.method->displayName()).cell(std::to_string(d) + ": " + list[d].id.value_or("<no id>"));
-      html.raw("<td>");
+      Specs specs;
       for (const auto& spec : program::items(list[d].compile_specs))
-        html.raw("<div>")
-            .element("code", spec.key.value_or(""))
-            .raw(" = ")
-            .element("code", compileSpecValueText(program::items(spec.value)))
-            .raw("</div>");
+        specs.emplace_back(spec.key.value_or(""), compileSpecValueText(program::items(spec.value)));
+      std::pair<std::string, Specs> key{list[d].id.value_or("<no id>"), std::move(specs)};
+      auto& indices = alike[key];
+      if (indices.empty()) order.push_back(key);
+      indices.push_back(d);
+    }
+    for (const auto& key : order) {
+      const auto& indices = alike[key];
+      std::string shown;
+      for (size_t i = 0; i < indices.size() && i < 8; ++i) shown += (i ? ", " : "") + std::to_string(indices[i]);
+      if (indices.size() > 8) shown += ", …";
+      html.raw("<tr>").cell(m.method->displayName()).cell(key.first).number(std::to_string(indices.size()), double(indices.size()));
+      html.cell(shown).raw("<td>");
+      for (const auto& [specKey, value] : key.second)
+        html.raw("<div>").element("code", specKey).raw(" = ").element("code", value).raw("</div>");
       html.raw("</td></tr>\n");
     }
   }
-  html.raw(any ? "</tbody></table>\n" : "<p>None.</p>\n");
+  html.raw(any ? "</tbody></table></div>\n" : "<p>None.</p>\n");
   html.raw("</section>\n");
 }
+
+constexpr size_t kOpenCopiesUpTo = 1000;
 
 void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
   html.raw("<h3>Copies</h3>\n");
@@ -329,7 +347,15 @@ void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
                           " iterations), medians beside the predictions" +
                           (m.measured_only ? "; " + std::to_string(m.measured_only) + " measured copies are not in this program" : ""),
                   "class=\"note\"");
-  html.raw("<div class=\"copies-wrap\"><table class=\"sortable copies\" data-method=\"" + m.anchor + "\">");
+  // A long table starts folded: laying out 20,000 rows takes a browser
+  // seconds, which the report should not cost before anyone asks for them.
+  const size_t n = m.prediction->copies.size();
+  const auto bytes = m.prediction->host_to_device.bytes + m.prediction->device_to_host.bytes;
+  html.raw(n <= kOpenCopiesUpTo ? "<details class=\"copies\" open><summary>" : "<details class=\"copies\"><summary>")
+      .text(std::to_string(n) + " copies per call, " + bytesText(int64_t(bytes)) + ", predicted " +
+            durationText(m.prediction->copySeconds()) + (n <= kOpenCopiesUpTo ? "" : " (click to list them)"))
+      .raw("</summary>\n");
+  html.raw("<div class=\"table-wrap\"><table class=\"sortable copies\" data-method=\"" + m.anchor + "\">");
   std::vector<std::string> columns = {"n:Instruction", "Direction", "n:Source", "Device", "n:Bytes", "n:Predicted"};
   if (m.measured) columns.push_back("n:Measured");
   columns.push_back("Shown in");
@@ -354,7 +380,7 @@ void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
     html.raw("</tr>\n");
     ++*rows;
   }
-  html.raw("</tbody></table></div>\n");
+  html.raw("</tbody></table></div></details>\n");
 }
 
 void writeFindings(Html& html, const MethodFacts& m, const std::vector<analysis::Diagnostic>& findings) {

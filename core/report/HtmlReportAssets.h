@@ -13,7 +13,7 @@ const std::string& htmlReportStyle();
 // match; "#find=TEXT" in the address finds TEXT in the first graph), the
 // sortable tables, a click on a copy row shows its node. When ready it sets
 // on <body>: data-report="ready", data-nodes (every g.node), data-copy-rows,
-// data-find-matches (after a #find), data-csp-violations.
+// data-find-matches (after a #find), data-csp-violations, data-ready-ms.
 const std::string& htmlReportScript();
 
 }  // namespace ptescope::report

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The HTML report (`ptescope-cli report`) in a real browser: headless Chromium.
 
-For each program (the demo, an llm of ~2,000 instructions whose first picture
-has collapsed groups, and one whose names carry markup, script and quotes) it
-writes a report, loads it with `chromium --headless --dump-dom` and checks what
-the report's script wrote on <body> once it ran:
+For each program (the demo; an llm of ~4,000 instructions whose first picture
+has collapsed groups and whose ~1,500 copies start folded; one whose names
+carry markup, script and quotes) it writes a report, loads it with
+`chromium --headless --dump-dom` and checks what the report's script wrote on
+<body> once it ran:
   - data-report="ready" (the script ran to its end),
   - data-nodes: the g.node count equals the app's first picture, summed over
     the methods (`ptescope-cli render --method M` says how many nodes it drew),
@@ -132,8 +133,8 @@ def main():
         cli(ptescope_cli, "synth", "--demo", "-o", demo)
         check_report(chromium, ptescope_cli, demo, "%0", work, "demo")
         llm = os.path.join(work, "llm.pte")
-        cli(ptescope_cli, "synth", "--shape", "llm", "--instructions", "2000", "-o", llm)
-        check_report(chromium, ptescope_cli, llm, "layer", work, "llm-2000")
+        cli(ptescope_cli, "synth", "--shape", "llm", "--instructions", "4000", "-o", llm)
+        check_report(chromium, ptescope_cli, llm, "layer", work, "llm-4000")
         spec = os.path.join(work, "hostile.json")
         with open(spec, "w") as f:
             json.dump(HOSTILE_SPEC, f)

@@ -223,7 +223,7 @@ class CliReportTest : public QObject {
     static const std::set<QString> allowed = {
         "!doctype", "html", "head", "meta", "title", "style", "body", "header", "h1", "h2", "h3", "p", "nav", "a",
         "main", "section", "table", "thead", "tbody", "tr", "th", "td", "div", "code", "q", "input", "span",
-        "button", "footer", "script", "svg", "g", "polygon", "polyline", "path", "ellipse", "text"};
+        "button", "footer", "details", "summary", "script", "svg", "g", "polygon", "polyline", "path", "ellipse", "text"};
     int scripts = 0;
     for (const auto& tag : tags) {
       QVERIFY2(allowed.count(tag.name), qPrintable("unexpected tag <" + tag.name + ">"));
