@@ -103,6 +103,15 @@ class KernelsBitExactTest : public QObject {
     });
   }
 
+  void softmaxRefusesHalfToFloat() {
+    KernelHarness h;
+    const int32_t x = input(h, {2, 9}, 0);
+    const int32_t out = h.staticOutput(ST::Float, {2, 9});
+    auto r = h.call("aten::_softmax.out", {x, h.integer(1), h.boolean(true), out, out});
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("half to float conversion is not supported") != std::string::npos, r.error().message.c_str());
+  }
+
   void logSoftmax() {
     expectOneInputBits("aten::_log_softmax.out", {2, 9}, [](KernelHarness& h) { return std::vector<int32_t>{h.integer(1), h.boolean(false)}; }, {
     0xc0fc00cd, 0xbfad7e2a, 0xc033f98a, 0xc0889a00, 0xc0b7373a, 0xc0e5d474,

@@ -413,9 +413,11 @@ void softmaxLine(const Operand& self, const Operand& out, int64_t base, const Li
 KernelResult softmax(KernelContext& ctx, bool logarithmic) {
   Args a(ctx);
   auto self = a.in(0);
+  const bool halfToFloat = a.flag(2);
   auto out = a.out(3);
   if (a.failed()) return a.outcome();
   const char* name = logarithmic ? "_log_softmax" : "_softmax";
+  if (halfToFloat) return a.fail(std::string(name) + ": half to float conversion is not supported on CPU (half_to_float=True)");
   if (!isFloating(self.dtype())) return a.fail(std::string(name) + ": " + a.name(0) + " is not a floating-point tensor");
   if (out.dtype() != self.dtype())
     return a.fail(std::string(name) + ": out " + a.name(3) + " does not have the dtype of " + a.name(0));
