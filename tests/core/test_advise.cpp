@@ -90,8 +90,18 @@ class TestAdvise : public QObject {
       QVERIFY(m.candidates[i].predicted_saving_us > 0);
       QCOMPARE(m.candidates[i].rank, i + 1);
     }
-    // Legacy mode hides the copies (the backend gets host memory): never a saving.
-    for (const auto& c : m.candidates) QVERIFY(c.edits.options.enable_non_cpu_memory_planning);
+    // Legacy mode hides the copies (the backend gets host memory): never a
+    // saving, even where --explain tries it.
+    advise::AdviseOptions explain;
+    explain.explain = true;
+    explain.top = 0;
+    const auto explained = adviseOne(program, explain);
+    for (const auto& c : explained.candidates) QVERIFY(c.edits.options.enable_non_cpu_memory_planning);
+    QCOMPARE(explained.candidates.front().edits, best.edits);
+    const auto legacy = std::find_if(explained.rejected.begin(), explained.rejected.end(),
+                                     [](const advise::Rejection& r) { return r.edits_text == "--no-device-planning"; });
+    QVERIFY(legacy != explained.rejected.end());
+    QVERIFY(legacy->reason.find("not a saving") != std::string::npos);
     QCOMPARE(copiesIn(applied(program, best.edits)), size_t(0));
     // Device memory: the input unplanned on cuda:0 (the caller's) and the
     // output planned there, 64x64 float32 each.
