@@ -32,6 +32,16 @@ QString scenario(const QString& name) {
   return file;
 }
 
+// A window on a synth scenario, its Advisor panel at hand.
+struct Opened {
+  ui::Document document;
+  ui::MainWindow window{&document};
+  ui::AdvisorPanel* panel = nullptr;
+  explicit Opened(const QString& name) {
+    if (window.openFile(scenario(name))) panel = window.advisor();
+  }
+};
+
 bool searched(ui::AdvisorPanel* panel) {
   QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
   if (!panel->isSearching() && !panel->refresh()) return false;
@@ -44,12 +54,10 @@ class AdvisorPanelTest : public QObject {
   Q_OBJECT
  private slots:
   void bestEditFirstWithItsContract() {
-    ui::Document document;
-    ui::MainWindow window(&document);
     // a+b on cuda:0, default options: an H2D per input, a D2H for the output.
-    QVERIFY(window.openFile(scenario("h2d_d2h")));
-    ui::AdvisorPanel* panel = window.advisor();
-    QVERIFY(panel != nullptr);
+    Opened opened("h2d_d2h");
+    QVERIFY(opened.panel != nullptr);
+    ui::AdvisorPanel* panel = opened.panel;
     QVERIFY(searched(panel));
     QVERIFY2(panel->lastError().isEmpty(), qPrintable(panel->lastError()));
     QVERIFY(panel->advice().has_value());
@@ -69,10 +77,11 @@ class AdvisorPanelTest : public QObject {
   }
 
   void selectingPreviewsApplyIsOneUndoableEdit() {
-    ui::Document document;
-    ui::MainWindow window(&document);
-    QVERIFY(window.openFile(scenario("h2d_d2h")));
-    ui::AdvisorPanel* panel = window.advisor();
+    Opened opened("h2d_d2h");
+    QVERIFY(opened.panel != nullptr);
+    ui::AdvisorPanel* panel = opened.panel;
+    ui::Document& document = opened.document;
+    ui::MainWindow& window = opened.window;
     QVERIFY(searched(panel));
     QTableWidget* table = panel->table();
     QVERIFY(table->rowCount() >= 1);
@@ -116,11 +125,10 @@ class AdvisorPanelTest : public QObject {
   }
 
   void fileAlreadyBestSaysSo() {
-    ui::Document document;
-    ui::MainWindow window(&document);
     // Both skips already: no copy to save.
-    QVERIFY(window.openFile(scenario("skip_both")));
-    ui::AdvisorPanel* panel = window.advisor();
+    Opened opened("skip_both");
+    QVERIFY(opened.panel != nullptr);
+    ui::AdvisorPanel* panel = opened.panel;
     QVERIFY(searched(panel));
     QCOMPARE(panel->table()->rowCount(), 0);
     const QString header = panel->findChild<QLabel*>("advisorHeader")->text();
@@ -128,12 +136,11 @@ class AdvisorPanelTest : public QObject {
   }
 
   void rejectedEditsAreExplainedOnRequest() {
-    ui::Document document;
-    ui::MainWindow window(&document);
     // t = a+b on cuda:0 read by a delegate and a CPU relu: skip_h2d cannot be
     // offered (upstream raises for a placeholder with a CPU user).
-    QVERIFY(window.openFile(scenario("gpu_and_cpu_consumers")));
-    ui::AdvisorPanel* panel = window.advisor();
+    Opened opened("gpu_and_cpu_consumers");
+    QVERIFY(opened.panel != nullptr);
+    ui::AdvisorPanel* panel = opened.panel;
     QVERIFY(searched(panel));
     for (const auto& c : panel->advice()->candidates) QVERIFY(c.edits.changes.skip_h2d_for_method_inputs != true);
     QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
@@ -146,10 +153,10 @@ class AdvisorPanelTest : public QObject {
   }
 
   void anEditCancelsASearchUnderWay() {
-    ui::Document document;
-    ui::MainWindow window(&document);
-    QVERIFY(window.openFile(scenario("cross_device")));
-    ui::AdvisorPanel* panel = window.advisor();
+    Opened opened("cross_device");
+    QVERIFY(opened.panel != nullptr);
+    ui::AdvisorPanel* panel = opened.panel;
+    ui::Document& document = opened.document;
     QVERIFY(panel->refresh());
     QVERIFY(panel->isSearching());
     // An edit while it searches: the old search is dropped and a new one runs
