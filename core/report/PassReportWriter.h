@@ -1,5 +1,5 @@
 // The pipeline's report as readable text and as JSON (for `propagate --json`
-// and the GUI's File > Export Report).
+// and the GUI's File > Export Pass Report as JSON).
 #pragma once
 
 #include <string>
