@@ -21,11 +21,12 @@ void storeAll(const Operand& t, const std::vector<double>& values) {
 }
 
 // c[m,n] = sum_k a[m,k] * b[k,n] (bTransposed: b is [n,k]).
-// Stops early when the run is cancelled (kernelCancelRequested, every 16 rows).
+// Stops early when the run is cancelled (kernelCancelRequested, every 256
+// outputs: at most 256 × k multiply-adds between two looks).
 void matmul(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n, bool bTransposed) {
   for (int64_t i = 0; i < m; ++i) {
-    if ((i & 15) == 15 && kernelCancelRequested()) return;
     for (int64_t j = 0; j < n; ++j) {
+      if ((j & 255) == 0 && kernelCancelRequested()) return;
       double sum = 0;
       for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * (bTransposed ? b[j * k + p] : b[p * n + j]);
       c[i * n + j] = sum;
@@ -175,11 +176,11 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
   for (int64_t b = 0; b < c.n; ++b) {
     for (int64_t g = 0; g < c.groups; ++g) {
       for (int64_t oc = g * coutG; oc < (g + 1) * coutG; ++oc) {
-        if (kernelCancelRequested()) return;  // the run is dropped: out is not written
         T* target = y.data() + (b * c.cout + oc) * plane;
         if (!transposed) {
           // Weight [cout, cin/groups, kh, kw].
           for (int64_t oy = 0; oy < c.oh; ++oy) {
+            if (kernelCancelRequested()) return;
             for (int64_t ox = 0; ox < c.ow; ++ox) {
               T acc = T(0);
               for (int64_t ic = g * cinG; ic < (g + 1) * cinG; ++ic) {
@@ -202,6 +203,7 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
         } else {
           // Weight [cin, cout/groups, kh, kw].
           for (int64_t iy = 0; iy < c.ih; ++iy) {
+            if (kernelCancelRequested()) return;
             for (int64_t ix = 0; ix < c.iw; ++ix) {
               for (int64_t ic = g * cinG; ic < (g + 1) * cinG; ++ic) {
                 const T value = x[size_t((b * c.cin + ic) * c.ih * c.iw + iy * c.iw + ix)];
