@@ -91,7 +91,9 @@ std::string adviceText(const advise::Advice& advice) {
   for (const auto& m : advice.methods) {
     out += "\nmethod '" + m.name + "': now " + countsText(m.copies_now) + " per call\n";
     out += "  " + m.search_note + "\n";
-    if (m.file_is_best())
+    if (m.file_is_best() && m.device_delegates == 0 && m.copies_now.total() == 0)
+      out += "  no delegate targets a device and nothing is copied: nothing to advise\n";
+    else if (m.file_is_best())
       out += "  the file's options are already best: no valid edit saves copy time on this link\n";
     for (const auto& c : m.candidates) {
       out += "  " + std::to_string(c.rank) + ". " + advise::editsText(c.edits) + "\n";

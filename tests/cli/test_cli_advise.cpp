@@ -179,6 +179,27 @@ class TestCliAdvise : public QObject {
     QCOMPARE(after["methods"][0]["copies_now"], j["methods"][0]["copies_now"]);
   }
 
+  // A CPU-only program and a program already at its best say so.
+  void nothingToAdvise() {
+    ptescope::synth::ProgramBuilder builder;
+    auto& m = builder.addMethod("forward");
+    const auto a = m.addTensor(ptescope::program::ScalarType::Float, {4});
+    const auto y = m.addTensor(ptescope::program::ScalarType::Float, {4});
+    m.addKernelCall("aten::add.out", {a, a, m.addInt(1)}, {y});
+    m.setInputs({a});
+    m.setOutputs({y});
+    const QString cpu = written("cpu.pte", builder.build());
+    auto r = runCli({"advise", cpu});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("no delegate targets a device and nothing is copied: nothing to advise"), r.out.constData());
+    const QString best = outPath("single-best.pte");
+    QCOMPARE(runCli({"advise", singlePath(), "--apply", "1", "-o", best}).exitCode, 0);
+    auto again = runCli({"advise", best});
+    QCOMPARE(again.exitCode, 0);
+    QVERIFY2(again.out.contains("the file's options are already best"), again.out.constData());
+    QCOMPARE(adviceJson({best})["methods"][0]["file_is_best"].get<bool>(), true);
+  }
+
   void badInputIsOneLine() {
     const QString out = outPath("never.pte");
     auto bad = runCli({"advise", singlePath(), "--apply", "99", "-o", out});
