@@ -112,6 +112,34 @@ class KernelsBitExactTest : public QObject {
     QVERIFY2(r.error().message.find("half to float conversion is not supported") != std::string::npos, r.error().message.c_str());
   }
 
+  // On channels_last tensors upstream's apply_over_dim steps by the dimension's
+  // stride under the dim order: over dim 1 of [1, 3, 2, 2] it computes only the
+  // first pixel's channels (the runtime's output: the other nine elements are
+  // left as they were), and over dim 2 or 3 it would walk past the tensor's end
+  // (the runtime aborts with heap corruption), which is refused.
+  void softmaxOnChannelsLast() {
+    KernelHarness h;
+    const auto channelsLast = [&](int32_t id) {
+      h.ref(id).default_dim_order = false;
+      h.ref(id).dim_order = {0, 2, 3, 1};
+      return id;
+    };
+    const int32_t x = channelsLast(h.tensor(ST::Float, {1, 3, 2, 2}, {-1, 1, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0}));
+    const int32_t out = channelsLast(h.staticOutput(ST::Float, {1, 3, 2, 2}));
+    std::memset(h.ref(out).data, 0, 48);
+    KH_DONE(h.call("aten::_softmax.out", {x, h.integer(1), h.boolean(false), out, out}));
+    const auto got = h.values(out);
+    // exp(x - 5) / sum over (-1, 1, 5) in float, as the runtime computed them for these inputs.
+    const float e0 = std::exp(-6.0f), e1 = std::exp(-4.0f), e2 = std::exp(0.0f), sum = e0 + e1 + e2;
+    QCOMPARE(got[0], double(e0 / sum));
+    QCOMPARE(got[1], double(e1 / sum));
+    QCOMPARE(got[2], double(e2 / sum));
+    for (size_t i = 3; i < got.size(); ++i) QCOMPARE(got[i], 0.0);
+    auto r = h.call("aten::_softmax.out", {x, h.integer(3), h.boolean(false), out, out});
+    QVERIFY(!r.ok());
+    QVERIFY2(r.error().message.find("walk past the end") != std::string::npos, r.error().message.c_str());
+  }
+
   void logSoftmax() {
     expectOneInputBits("aten::_log_softmax.out", {2, 9}, [](KernelHarness& h) { return std::vector<int32_t>{h.integer(1), h.boolean(false)}; }, {
     0xc0fc00cd, 0xbfad7e2a, 0xc033f98a, 0xc0889a00, 0xc0b7373a, 0xc0e5d474,

@@ -412,23 +412,39 @@ void softmaxLine(const Operand& self, const Operand& out, int64_t base, const Li
 // _softmax.out / _log_softmax.out(self, dim, half_to_float, *, out).
 KernelResult softmax(KernelContext& ctx, bool logarithmic) {
   Args a(ctx);
-  auto self = a.in(0);
+  auto self = a.inAnyLayout(0);
+  const int64_t dimArg = a.integer(1);
   const bool halfToFloat = a.flag(2);
-  auto out = a.out(3);
+  auto out = a.outAnyLayout(3);
   if (a.failed()) return a.outcome();
-  const char* name = logarithmic ? "_log_softmax" : "_softmax";
-  if (halfToFloat) return a.fail(std::string(name) + ": half to float conversion is not supported on CPU (half_to_float=True)");
-  if (!isFloating(self.dtype())) return a.fail(std::string(name) + ": " + a.name(0) + " is not a floating-point tensor");
-  if (out.dtype() != self.dtype())
-    return a.fail(std::string(name) + ": out " + a.name(3) + " does not have the dtype of " + a.name(0));
-  const bool wide = self.dtype() == ScalarType::Double;
-  return scanLines(ctx, [&](const Operand& in, const Operand& result, int64_t base, const Lines& lines) {
-    if (lines.length == 0) return;
-    if (wide)
-      softmaxLine<double>(in, result, base, lines, logarithmic);
+  const std::string name = logarithmic ? "_log_softmax" : "_softmax";
+  if (halfToFloat) return a.fail(name + ": half to float conversion is not supported on CPU (half_to_float=True)");
+  if (!isFloating(self.dtype())) return a.fail(name + ": " + a.name(0) + " is not a floating-point tensor");
+  if (out.dtype() != self.dtype()) return a.fail(name + ": out " + a.name(3) + " does not have the dtype of " + a.name(0));
+  const auto orderOf = [](const Operand& t) { return t.tensor->default_dim_order ? std::vector<int64_t>{} : t.tensor->dim_order; };
+  const auto inOrder = orderOf(self);
+  if (self.rank() > 1 && inOrder != orderOf(out) && !(inOrder.empty() || orderOf(out).empty()))
+    return a.fail(name + ": out " + a.name(3) + " does not have the dim order of " + a.name(0));
+  auto dim = normalizeDim(dimArg, self.rank());
+  if (!dim) return dim.error();
+  if (auto status = resize(out, self.sizes()); !status) return status.error();
+  if (self.numel() == 0) return KernelOutcome::done();
+  // upstream's apply_over_dim: lines of the dimension's size, `stride` apart
+  // in memory, where stride is the dimension's stride under the dim order;
+  // on channels_last that walks only part of the tensor, as the runtime does.
+  Lines lines(self.rank() ? self.sizes() : Sizes{1}, self.rank() ? *dim : 0);
+  if (self.rank() > 1 && !inOrder.empty()) lines.inner = stridesForDimOrder(self.sizes(), inOrder)[*dim];
+  if (lines.outer * lines.length * lines.inner > self.numel())
+    return a.fail(name + ": on " + a.name(0) + "'s dim order, dim " + std::to_string(*dim) +
+                  " makes upstream's apply_over_dim walk past the end of the tensor (the runtime reads and writes outside it "
+                  "and corrupts memory); export it contiguous");
+  for (int64_t line = 0; line < lines.count(); ++line) {
+    if (self.dtype() == ScalarType::Double)
+      softmaxLine<double>(self, out, lines.base(line), lines, logarithmic);
     else
-      softmaxLine<float>(in, result, base, lines, logarithmic);
-  });
+      softmaxLine<float>(self, out, lines.base(line), lines, logarithmic);
+  }
+  return KernelOutcome::done();
 }
 
 // native_layer_norm.out(input, normalized_shape, weight?, bias?, eps, *, out, mean, rstd).
