@@ -256,6 +256,21 @@ const std::string& htmlReportScript() {
     });
   });
 
+  // "#copy=N" in the address: the copy at instruction N of the first method
+  // with one, as if its row were clicked (a link to one copy).
+  function revealCopy(instruction) {
+    var rows = document.querySelectorAll('table.copies tr.copy');
+    for (var i = 0; i < rows.length; i += 1) {
+      if (rows[i].cells[0].getAttribute('data-v') !== instruction) continue;
+      var details = rows[i].closest('details');
+      if (details) details.open = true;
+      rows[i].click();
+      var shown = document.querySelector('.graph g.node.current');
+      return shown ? shown.id : '';
+    }
+    return '';
+  }
+
   var data = {};
   try { data = JSON.parse(document.getElementById('report-data').textContent); } catch (e) { data = {}; }
   var expected = (data.methods || []).reduce(function (sum, m) { return sum + m.nodes; }, 0);
@@ -263,6 +278,7 @@ const std::string& htmlReportScript() {
   body.setAttribute('data-nodes', String(drawn));
   body.setAttribute('data-copy-rows', String(document.querySelectorAll('table.copies tbody tr').length));
   body.setAttribute('data-csp-violations', String(violations));
+  if (location.hash.indexOf('#copy=') === 0) body.setAttribute('data-revealed', revealCopy(location.hash.slice(6)));
   if (location.hash.indexOf('#find=') === 0) {
     var first = graphs[Object.keys(graphs)[0]];
     var query = location.hash.slice(6);

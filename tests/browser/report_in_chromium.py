@@ -12,6 +12,8 @@ carry markup, script and quotes) it writes a report, loads it with
   - data-copy-rows: one row per copy (`info --json` h2d_copies + d2h_copies),
   - data-find-matches: Find (#find=TEXT) finds a value that is there and
     nothing for a word that is not,
+  - data-revealed: #copy=N (a click on the copy's row) highlights the node
+    the row names, in a folded table and in a collapsed group too,
   - no console message at all (script errors and Content-Security-Policy
     violations are console messages; the report logs nothing itself) and
     data-csp-violations="0".
@@ -100,7 +102,20 @@ def check_report(chromium, ptescope_cli, program, find, work, name):
             check(matches >= 1, f"{name}: Find '{query}' matched {matches} nodes")
         else:
             check(matches == 0, f"{name}: Find '{query}' matched {matches} nodes")
-    print(f"PASS {name}: {nodes} nodes, {copies} copy rows, Find '{find}' found, no console message")
+    # A copy shown as if its row were clicked (#copy=N): the node the row
+    # names gets the highlight; in a big method also a copy inside a
+    # collapsed group, whose group node is shown.
+    rows = re.findall(r'<tr class="copy" data-node="(m0-[^"]+)"><td class="num" data-v="(\d+)">', open(html).read())
+    revealed = []
+    in_groups = [row for row in rows if row[0].startswith("m0-g")]
+    for node, instruction in ([rows[0]] + (in_groups[:1] or rows[-1:]) if rows else []):
+        body, console = load(chromium, html, "#copy=" + instruction, work)
+        check(not console, f"{name}: console messages:\n" + "\n".join(console))
+        check(body.get("data-revealed") == node,
+              f"{name}: #copy={instruction} highlighted {body.get('data-revealed')!r}, its row names {node!r}")
+        revealed.append(node)
+    print(f"PASS {name}: {nodes} nodes, {copies} copy rows, Find '{find}' found, copies {revealed} shown, "
+          "no console message")
 
 
 HOSTILE_SPEC = {

@@ -315,6 +315,15 @@ class CliReportTest : public QObject {
     }  // instruction 0: 1000 ticks of 1 ns
   }
 
+  void methodLimitsTheReport() {
+    const QString out = outPath("prefill.html");
+    auto r = runCli({"report", demoPath(), "--method", "prefill", "-o", out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString html = readText(out);
+    QVERIFY(graphNodes(html, "m1") > 0);
+    QVERIFY(!html.contains("<section class=\"method\" id=\"m0\">"));
+  }
+
   void defaultNameAndBadInput() {
     QDir dir(outPath("cwd"));
     QVERIFY(dir.mkpath("."));
