@@ -278,6 +278,8 @@ class KernelsBitExactTest : public QObject {
     for (size_t c = 0; c < 2; ++c)
       for (size_t p = 0; p < 12; ++p) bySizeNhwc[p * 2 + c] = bySize[c * 12 + p];
     compareBits(bits(h, outl), bySizeNhwc);
+    // A scale whose output size is beyond int32 (upstream's cast would be undefined): refused.
+    QVERIFY(!h.call("aten::upsample_bilinear2d.vec_out", {x, h.none(), h.boolean(false), h.doubles({1e300, 1.0}), out, out}).ok());
     // Both or neither of output_size and scale_factors: refused.
     QVERIFY(!h.call("aten::upsample_bilinear2d.vec_out", {x, h.ints({3, 4}), h.boolean(false), h.doubles({1.5, 1.5}), out, out}).ok());
   }

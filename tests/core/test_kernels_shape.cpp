@@ -180,6 +180,8 @@ class KernelsShapeTest : public QObject {
     // The window must lie inside the input, strides and the offset be non-negative.
     expectError(h, "aten::as_strided_copy.out", {x, h.ints({3, 3}), h.ints({5, 2}), h.integer(10), out, out}, "read 25 elements");
     expectError(h, "aten::as_strided_copy.out", {x, h.ints({3}), h.ints({-1}), h.none(), out, out}, "negative strides");
+    // A window whose extent overflows int64 is refused (no overflow in the check itself).
+    expectError(h, "aten::as_strided_copy.out", {x, h.ints({4}), h.ints({int64_t(1) << 62}), h.none(), out, out}, "more than 2^63");
     expectError(h, "aten::as_strided_copy.out", {x, h.ints({3, 3}), h.ints({1}), h.none(), out, out}, "length of strides");
 
     // diagonal_copy.out(self, offset, dim1, dim2, *, out): x[i][i + 1]; x[i + 2][i] (dim1 = 1); none.

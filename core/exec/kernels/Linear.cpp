@@ -587,8 +587,13 @@ KernelResult upsampleBilinear(KernelContext& ctx) {
       return a.fail(std::string(op) + "scale_factors must be two positive numbers");
     scaleH = (*scales)[0];
     scaleW = (*scales)[1];
-    oh = int64_t(int32_t(double(ih) * scaleH));
-    ow = int64_t(int32_t(double(iw) * scaleW));
+    // Upstream narrows the products to int32 (SizesType); beyond its range that cast is undefined.
+    const double h = double(ih) * scaleH, w = double(iw) * scaleW;
+    if (!(h < 2147483648.0) || !(w < 2147483648.0))
+      return a.fail(std::string(op) + "scale_factors " + std::to_string(scaleH) + ", " + std::to_string(scaleW) +
+                    " give an output size beyond int32");
+    oh = int64_t(int32_t(h));
+    ow = int64_t(int32_t(w));
   } else {
     if (outputSize->size() != 2 || (*outputSize)[0] <= 0 || (*outputSize)[1] <= 0)
       return a.fail(std::string(op) + "output_size must be two positive sizes");

@@ -573,11 +573,18 @@ KernelResult asStridedCopy(KernelContext& ctx) {
   if (offset < 0) return a.fail("as_strided_copy: negative storage offset " + std::to_string(offset));
   // Elements the window spans: 1 past the last one it reads (0 when it is empty).
   int64_t span = 1;
-  for (size_t d = 0; d < size.size(); ++d) span = size[d] == 0 || span == 0 ? 0 : span + stride[d] * (size[d] - 1);
-  if (span > 0 && span + offset > self.numel())
+  bool overflow = false;
+  for (size_t d = 0; d < size.size(); ++d) {
+    int64_t step = 0;
+    if (size[d] == 0 || span == 0)
+      span = 0;
+    else
+      overflow = overflow || __builtin_mul_overflow(stride[d], size[d] - 1, &step) || __builtin_add_overflow(span, step, &span);
+  }
+  if (overflow || (span > 0 && (span > self.numel() || offset > self.numel() - span)))
     return a.fail("as_strided_copy: size " + shapeText(size) + ", stride " + shapeText(stride) + " and offset " +
-                  std::to_string(offset) + " read " + std::to_string(span + offset) + " elements; " + a.name(0) + " has " +
-                  std::to_string(self.numel()));
+                  std::to_string(offset) + " read " + (overflow ? std::string("more than 2^63") : std::to_string(span + offset)) +
+                  " elements; " + a.name(0) + " has " + std::to_string(self.numel()));
   if (self.numel() == 0) {
     if (auto status = resize(out, size); !status) return status.error();
     return KernelOutcome::done();
