@@ -5,7 +5,10 @@
 // Arithmetic runs in double and is stored in the output's dtype (the
 // portable kernels compute in the common type; for float32 and the small
 // integer types this gives the same numbers up to the last bit of
-// transcendental functions). Kernels that only move elements (views,
+// transcendental functions), except where float32 rounding in upstream's
+// order decides the last bit: softmax, log_softmax, sigmoid, convolution,
+// var_mean and upsample_bilinear2d compute in the element type exactly as
+// their portable kernels do. Kernels that only move elements (views,
 // permutes, cat, slices, gathers) copy bytes when the dtypes agree, so int64
 // values and NaN payloads survive exactly.
 //
