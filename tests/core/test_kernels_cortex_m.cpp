@@ -383,6 +383,23 @@ class KernelsCortexMTest : public QObject {
     KH_DONE(h.call("cortex_m::quantized_avg_pool2d.out",
                    {xp, h.ints({2, 2}), h.ints({2, 2}), h.ints({1, 1}), h.integer(0), h.integer(0), h.integer(0), outp9, outp9}));
     KH_VALUES(h, outp9, 0, {1, 3, -3, -4});
+
+    // quantized_add with 13 (before 6fccd5ae12's fused activation: clamps to int8's range).
+    const int32_t qa = h.tensor(ST::Char, {2}, {11, -100});
+    const int32_t qb = h.tensor(ST::Char, {2}, {5, -100});
+    const int32_t outa = h.staticOutput(ST::Char, {2});
+    KH_DONE(h.call("cortex_m::quantized_add.out",
+                   {qa, h.integer(2), h.integer(int64_t(kHalf)), h.integer(0), qb, h.integer(-3), h.integer(int64_t(kHalf)), h.integer(0),
+                    h.integer(1), h.integer(int64_t(kHalf)), h.integer(-19), outa, outa}));
+    KH_VALUES(h, outa, 0, {10, -99});
+
+    // quantized_linear's first schema (17) has other arithmetic: refused, naming the change.
+    std::vector<int32_t> oldLinear(16, h.integer(0));
+    oldLinear.push_back(outm);
+    auto rl = h.call("cortex_m::quantized_linear.out", oldLinear);
+    QVERIFY(!rl.ok());
+    QVERIFY2(rl.error().message.find("9843222446") != std::string::npos && rl.error().message.find("re-export") != std::string::npos,
+             rl.error().message.c_str());
     auto r8 = h.call("cortex_m::quantized_avg_pool2d.out",
                      {xp, h.ints({2, 2}), h.ints({2, 2}), h.ints({1, 1}), h.integer(0), h.integer(0), outp9, outp9});
     QVERIFY(!r8.ok());

@@ -87,8 +87,9 @@ std::optional<KernelResult> checkArgCount(KernelContext& ctx, const char* op, si
 // buffer AoT", #19825); before, the kernel allocated its scratch from the
 // runtime's temp allocator, with the same arithmetic. avg_pool2d gained
 // ceil_mode at 2cce41f9bf (2026-07-23, "Support avg_pool2d ceil_mode
-// lowering", #21039); before it was always floor. Such programs run with the
-// missing arguments at those values.
+// lowering", #21039); before it was always floor. quantized_add gained
+// activation_min/max at 6fccd5ae12; before, it clamped to int8's range. Such
+// programs run with the missing arguments at those values.
 
 // One schema of an operator: the argument count an export writes (schema
 // arguments + the return slot) and, for an older one, what it lacks and the
@@ -101,6 +102,7 @@ struct SchemaVersion {
 
 constexpr const char* kScratchPlanning = "b581615fa8 (2026-05-26, \"Cortex-M backend: Add AoT scratch-buffer planning\", #19636)";
 constexpr const char* kAvgPoolScratch = "23b6ba0483 (2026-06-09, \"Cortex-M backend: plan avg_pool2d scratch buffer AoT\", #19825)";
+constexpr const char* kAddActivation = "6fccd5ae12 (2026-03-27, \"Cortex-M: Fuse relu activation into quantized_add\", #18462)";
 constexpr const char* kAvgPoolCeil = "2cce41f9bf (2026-07-23, \"Cortex-M: Support avg_pool2d ceil_mode lowering\", #21039)";
 
 // Which of `versions` (the current schema first) the call's argument count
@@ -325,17 +327,20 @@ std::optional<KernelResult> planElementwise(Args& a, const char* op, const Opera
 //   activation_min, activation_max, *, out)
 KernelResult quantizedAdd(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_add";
-  CM_TRY(checkArgCount(ctx, op, 14));
+  // The version before the fused activation clamps to int8's range (out at 11).
+  CM_SCHEMA(version, {15}, {13, "activation_min and activation_max", kAddActivation});
+  const size_t outArg = version == 0 ? 13 : 11;
   Args a(ctx);
   auto x = a.inAnyLayout(0);
   int64_t xz = a.integer(1), xm = a.integer(2), xs = a.integer(3);
   auto y = a.inAnyLayout(4);
   int64_t yz = a.integer(5), ym = a.integer(6), ys = a.integer(7);
-  const int64_t oz = a.integer(8), om = a.integer(9), os = a.integer(10), lo = a.integer(11), hi = a.integer(12);
-  auto out = a.outAnyLayout(13);
+  const int64_t oz = a.integer(8), om = a.integer(9), os = a.integer(10);
+  const int64_t lo = version == 0 ? a.integer(11) : INT8_MIN, hi = version == 0 ? a.integer(12) : INT8_MAX;
+  auto out = a.outAnyLayout(outArg);
   if (a.failed()) return a.outcome();
   ElementwisePlan plan;
-  CM_TRY(planElementwise(a, op, x, 0, y, 4, out, 13, plan));
+  CM_TRY(planElementwise(a, op, x, 0, y, 4, out, outArg, plan));
   CM_TRY(checkQuantParams(a, op, "input 1", xm, xs));
   CM_TRY(checkQuantParams(a, op, "input 2", ym, ys));
   CM_TRY(checkQuantParams(a, op, "output", om, os));
@@ -473,7 +478,20 @@ KernelResult extremum(KernelContext& ctx, bool takeMax) {
 //   requantize_multipliers[], requantize_shifts[], activation_max, activation_min, *, out)
 KernelResult quantizedLinear(KernelContext& ctx) {
   constexpr const char* op = "cortex_m::quantized_linear";
-  CM_TRY(checkArgCount(ctx, op, 12));
+  // The first schema (d87306352b, 2025-09-18: 15 arguments + out + the return slot) took
+  // per-tensor Scalar quantization parameters and weight zero-point/multiplier/shift
+  // tensors; 9843222446 replaced it with this one. Its arithmetic is not the current
+  // kernel's, so such a program is refused, saying so.
+  if (ctx.argCount() == 17)
+    return KernelResult(makeError(std::string(op) +
+                                  ": 17 arguments: the first quantized_linear schema (input, input_zero_point, input_multiplier, "
+                                  "input_shift, weights, weight_zero_point, weight_multiplier, weight_shift, bias?, "
+                                  "bias_multiplier, bias_shift, scratch_buffer, output_zero_point, in_features, out_features, "
+                                  "out), replaced at upstream 9843222446 (2025-11-06, \"Cortex_m backend: Simplify add + linear "
+                                  "fusion passes\", #15526) by the current one of 13 (requantize multipliers/shifts lists, "
+                                  "offsets, activation bounds); ptescope runs only the current one: re-export the program"));
+  CM_SCHEMA(version, {13});
+  (void)version;
   Args a(ctx);
   auto input = a.inAnyLayout(0), weights = a.in(1);
   auto bias = a.optIn(2), kernelSum = a.optIn(3);
