@@ -13,8 +13,12 @@ using namespace layout;
 
 namespace {
 
-std::string quoted(const std::string& value) {
-  if (value.size() > 1 && value.front() == '<' && value.back() == '>') return value;  // HTML label
+// A DOT value: an HTML label (GraphStyle's node labels, whose text parts it
+// escaped) as it is; anything else quoted. Only `label` may be markup, as in
+// GraphvizLayout: a tooltip or any other value read from a file that happens
+// to look like "<...>" must not reach dot unquoted.
+std::string quoted(const std::string& value, std::string_view key = {}) {
+  if (key == "label" && value.size() > 1 && value.front() == '<' && value.back() == '>') return value;
   std::string out = "\"";
   for (char c : value) {
     if (c == '"' || c == '\\') out += '\\';
@@ -30,13 +34,13 @@ std::string quoted(const std::string& value) {
 void writeAttributes(std::ostringstream& out, const Attributes& attributes) {
   out << "[";
   for (size_t i = 0; i < attributes.size(); ++i)
-    out << (i ? ", " : "") << attributes[i].first << "=" << quoted(attributes[i].second);
+    out << (i ? ", " : "") << attributes[i].first << "=" << quoted(attributes[i].second, attributes[i].first);
   out << "]";
 }
 
 // The graph-wide attributes and the node and edge defaults.
 void writeDefaults(std::ostringstream& out, const StyledGraph& style) {
-  for (const auto& [key, value] : style.graph) out << "  " << key << "=" << quoted(value) << ";\n";
+  for (const auto& [key, value] : style.graph) out << "  " << key << "=" << quoted(value, key) << ";\n";
   out << "  node ";
   writeAttributes(out, style.nodeDefaults);
   out << ";\n  edge ";
@@ -132,7 +136,7 @@ std::string toDot(const GraphModel& model, const LayoutOptions& options) {
     const auto& cluster = style.clusters[c];
     if (cluster.nodes.empty()) continue;
     out << "  subgraph " << cluster.name << " {\n";
-    for (const auto& [key, value] : cluster.attributes) out << "    " << key << "=" << quoted(value) << ";\n";
+    for (const auto& [key, value] : cluster.attributes) out << "    " << key << "=" << quoted(value, key) << ";\n";
     for (size_t n : cluster.nodes) {
       out << "    n" << n << " ";
       writeAttributes(out, style.nodes[n]);

@@ -154,6 +154,23 @@ class LayoutTest : public QObject {
     QVERIFY(dot.find("shape=\"larrow\"") != std::string::npos);
   }
 
+  void dotQuotesEveryValueButHtmlLabels() {
+    // Names from a file land in tooltips; one shaped like "<...>" used to be
+    // written unquoted (as if it were an HTML label) and could add DOT
+    // statements of its own.
+    const auto program = demoAfterPasses();
+    auto model = modelOf(program.methods().front());
+    QVERIFY(!model.nodes.empty());
+    const std::string hostile = "<x>\"]; injected [label=<y>";
+    model.nodes.front().tooltip = hostile;
+    model.nodes.front().change_note.clear();
+    const std::string dot = report::toDot(model);
+    QVERIFY(dot.find("tooltip=<x>") == std::string::npos);
+    QVERIFY2(dot.find("tooltip=\"<x>\\\"]; injected [label=<y>\"") != std::string::npos, dot.c_str());
+    // Node labels stay HTML (GraphStyle escaped their text).
+    QVERIFY(dot.find("label=<") != std::string::npos);
+  }
+
   void emptyAndConstantOnlyMethods() {
     // A method with nothing at all.
     program::Method empty;
