@@ -79,7 +79,7 @@ generator=()
 if command -v ninja > /dev/null; then generator=(-G Ninja); fi
 if [ "$PREBUILT" = 1 ]; then
   say "using the build in $BUILD as it is (PTESCOPE_GPU_PREBUILT=1)"
-  if [ ! -x "$BUILD/app/ptescope" ]; then gui=OFF; fi
+  if [ ! -x "$BUILD/app/ptescope" ]; then gui=OFF; gui_missing="the build has no app (PTESCOPE_BUILD_GUI=OFF)"; fi
 elif say "configuring in $BUILD" && ! cmake -S "$ROOT" -B "$BUILD" ${generator[@]+"${generator[@]}"} -DCMAKE_BUILD_TYPE=Release \
     -DPTESCOPE_WITH_CUDA=ON -DPTESCOPE_BUILD_GUI=$gui -DPTESCOPE_BUILD_BENCHMARKS=OFF \
     > "$RESULTS/configure.log" 2>&1; then
@@ -140,7 +140,7 @@ for program in demo large-500 large-copy; do
 done
 
 # ---- 3b. the GUI's code path ---------------------------------------------------
-gui_result="skipped (Qt 6 is not installed on this machine)"
+gui_result="skipped (${gui_missing:-Qt 6 is not installed on this machine})"
 if [ "$gui" = ON ]; then
   say "profile the demo from the app, offscreen"
   if QT_QPA_PLATFORM=offscreen "$BUILD/app/ptescope" --profile --tab transfers --overlay time \
