@@ -607,21 +607,25 @@ cudaError_t CUDARTAPI cudaMalloc(void** devPtr, size_t size) {
 }
 
 // Frees release the memory even under a sticky error (so that the leak check
-// sees that ptescope freed it) but answer the error, as CUDA does.
-cudaError_t CUDARTAPI cudaFree(void* devPtr) {
+// sees that ptescope freed it) but answer the error, as CUDA does; both
+// synchronise the device first.
+static cudaError_t release(void* p, bool device, const char* call) {
   State& s = state();
   std::lock_guard lock(s.mutex);
-  const cudaError_t pending = enter(s, "cudaFree");
-  if (devPtr == nullptr) return done(pending);
-  drainAll(s);  // cudaFree synchronises the device
-  auto it = s.allocations.find(reinterpret_cast<uintptr_t>(devPtr));
-  if (it == s.allocations.end() || it->second.device < 0)
-    return fail(s, cudaErrorInvalidValue, "cudaFree", hex(devPtr) + " is not the start of a cudaMalloc allocation");
-  s.used[size_t(it->second.device)] -= it->second.bytes;
+  const cudaError_t pending = enter(s, call);
+  if (p == nullptr) return done(pending);
+  drainAll(s);
+  auto it = s.allocations.find(reinterpret_cast<uintptr_t>(p));
+  if (it == s.allocations.end() || (it->second.device >= 0) != device)
+    return fail(s, cudaErrorInvalidValue, call,
+                hex(p) + " is not the start of a " + (device ? "cudaMalloc" : "cudaHostAlloc") + " allocation");
+  (device ? s.used[size_t(it->second.device)] : s.pinned_bytes) -= it->second.bytes;
   s.allocations.erase(it);
-  std::free(devPtr);
+  std::free(p);
   return done(pending);
 }
+
+cudaError_t CUDARTAPI cudaFree(void* devPtr) { return release(devPtr, true, "cudaFree"); }
 
 cudaError_t CUDARTAPI cudaHostAlloc(void** pHost, size_t size, unsigned int flags) {
   State& s = state();
@@ -638,20 +642,7 @@ cudaError_t CUDARTAPI cudaHostAlloc(void** pHost, size_t size, unsigned int flag
   return cudaSuccess;
 }
 
-cudaError_t CUDARTAPI cudaFreeHost(void* ptr) {
-  State& s = state();
-  std::lock_guard lock(s.mutex);
-  const cudaError_t pending = enter(s, "cudaFreeHost");
-  if (ptr == nullptr) return done(pending);
-  drainAll(s);
-  auto it = s.allocations.find(reinterpret_cast<uintptr_t>(ptr));
-  if (it == s.allocations.end() || it->second.device >= 0)
-    return fail(s, cudaErrorInvalidValue, "cudaFreeHost", hex(ptr) + " is not the start of a cudaHostAlloc allocation");
-  s.pinned_bytes -= it->second.bytes;
-  s.allocations.erase(it);
-  std::free(ptr);
-  return done(pending);
-}
+cudaError_t CUDARTAPI cudaFreeHost(void* ptr) { return release(ptr, false, "cudaFreeHost"); }
 
 cudaError_t CUDARTAPI cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind, cudaStream_t stream) {
   return copy(dst, src, count, kind, stream, true, "cudaMemcpyAsync");
