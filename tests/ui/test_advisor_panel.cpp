@@ -116,12 +116,18 @@ class AdvisorPanelTest : public QObject {
     QCOMPARE(panel->appliedRow(), 0);
     QVERIFY(table->item(0, 0)->text().contains("applied"));
     QVERIFY(!apply->isEnabled());  // the selected row is what the document has
+    // The header keeps the file's figures (the savings are against it) and
+    // says where the edits stand.
+    auto* header = panel->findChild<QLabel*>("advisorHeader");
+    QVERIFY2(header->text().contains("as loaded: 3 copies") && header->text().contains("With your edits: 0 copies"),
+             qPrintable(header->text()));
 
     // Undo takes the whole candidate back.
     document.undoStack()->undo();
     document.waitForPipeline();
     QVERIFY(!document.isModified());
     QCOMPARE(panel->appliedRow(), -1);
+    QVERIFY2(!header->text().contains("With your edits"), qPrintable(header->text()));
   }
 
   void fileAlreadyBestSaysSo() {

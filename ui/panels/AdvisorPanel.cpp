@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "analysis/Dataflow.h"
+#include "cost/CopyCost.h"
 #include "passes/Pipeline.h"
 #include "report/PassReportChanges.h"
 #include "ui/document/Document.h"
@@ -213,20 +214,27 @@ void AdvisorPanel::showMessage(const QString& text) {
   header_->setToolTip(plainToolTip(text));
 }
 
-void AdvisorPanel::showAdvice() {
+void AdvisorPanel::showHeader() {
   const auto& a = *advice_;
   const QString name = qText(a.name);
   const QString linkText = links_ != nullptr ? links_->shortText() : QString();
   if (a.file_is_best()) {
     showMessage(tr("'%1': no valid edit saves copy time on %2; the file's options are already the best (%3 copies, %4 per call).")
-                    .arg(name, linkText, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds)));
+                    .arg(name, linkText, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds))
+                + editedText());
   } else {
     // valid_with_saving counts every valid edit that saves time, also those
     // that only add edits to a listed one without saving more.
-    showMessage(tr("'%1' now: %2 copies, %3 per call on %4. Best first: %5 of the %6 valid edits that save time.")
+    showMessage(tr("'%1' as loaded: %2 copies, %3 per call on %4. Best first: %5 of the %6 valid edits that save time.")
                     .arg(name, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds), linkText,
-                         num(qint64(a.candidates.size())), num(qint64(std::max(a.valid_with_saving, a.candidates.size())))));
+                         num(qint64(a.candidates.size())), num(qint64(std::max(a.valid_with_saving, a.candidates.size()))))
+                + editedText());
   }
+}
+
+void AdvisorPanel::showAdvice() {
+  const auto& a = *advice_;
+  showHeader();
   table_->setRowCount(int(a.candidates.size()));
   for (size_t row = 0; row < a.candidates.size(); ++row) {
     const auto& c = a.candidates[row];
@@ -280,6 +288,20 @@ void AdvisorPanel::updateNotes() {
   notesArea_->setVisible(!notes.isEmpty());
 }
 
+QString AdvisorPanel::editedText() const {
+  // The candidates and their savings are against the file as loaded; when
+  // the method is edited, say where the edits stand on the same link.
+  const auto* report = document_->report();
+  if (!advice_ || report == nullptr || links_ == nullptr) return {};
+  for (const auto& m : report->methods) {
+    if (m.name != advice_->name || !m.changed()) continue;
+    auto seconds = cost::predictRecords(m.copies_after, *links_->link(), links_->hostMemory());
+    if (!seconds) return {};
+    return tr(" With your edits: %1 copies, %2 per call.").arg(num(qint64(m.copies_after.size())), durationText(seconds.value()));
+  }
+  return {};
+}
+
 std::optional<passes::ProgramEdits> AdvisorPanel::mergedEdits(const advise::Candidate& candidate, QString* error) const {
   auto edits = advise::programEdits(document_->loadedProgram(), candidate.edits);
   if (!edits) {
@@ -308,6 +330,7 @@ int AdvisorPanel::appliedRow() const {
 }
 
 void AdvisorPanel::updateApplied() {
+  if (advice_ && !isSearching()) showHeader();
   const int applied = appliedRow();
   for (int row = 0; row < table_->rowCount(); ++row) {
     auto* rank = table_->item(row, RankColumn);

@@ -76,6 +76,9 @@ class AdvisorPanel : public QWidget {
   void showMessage(const QString& text);
   void updateApplied();
   void updateNotes();
+  void showHeader();
+  // " With your edits: 2 copies, 10.2 µs per call." when the method is edited.
+  QString editedText() const;
   void selectionChanged();
   void endPreview();
   // The document's edits with the method's options and target devices
