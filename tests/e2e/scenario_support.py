@@ -58,6 +58,14 @@ class Ctx:
         self.apps.append(app)
         return app
 
+    def open(self, program, home=None, env=None, timeout_s: float = 10.0) -> App:
+        """Start the app on `program` and wait until its title names the file
+        (the program is then loaded and shown)."""
+        app = self.app(program, home=home, env=env)
+        name = Path(program).name
+        wait_title(app, lambda t: name in t, timeout_s=timeout_s, what=f"the title to name {name}")
+        return app
+
     def new_home(self) -> Path:
         return harness.make_home(self.session.tmp)
 
@@ -373,6 +381,16 @@ def file_dialog_open(app: App, path: Path, how: str = "menu") -> None:
         app.key("ctrl+o")
     dialog = app.wait_dialog(what="the Open dialog")
     type_into_file_dialog(app, dialog, str(path))
+
+
+def answer_file_dialog(ctx, app: App, dialog, path, what: str) -> None:
+    """Type `path` into a file dialog and accept it; a question the app asks
+    after that (overwrite, findings) fails the scenario, saying what it was."""
+    type_into_file_dialog(app, dialog, str(path))
+    time.sleep(0.5)
+    extra = app.active_dialog()
+    if extra is not None:
+        ctx.fail(f"after {what}, a dialog {name_of(extra)!r} asks: {dialog_text(extra)[:200]!r}")
 
 
 def type_into_file_dialog(app: App, dialog, text: str) -> None:

@@ -37,8 +37,7 @@ def texts_containing(app, needle: str) -> list[str]:
 def scenario_advisor_ranks_previews_applies(ctx):
     """Issue 25: the Advisor lists both skips first for a+b on cuda:0, previews it, applies it as one undoable edit."""
     program = ctx.synth("h2d_d2h", "--scenario", "h2d_d2h")
-    app = ctx.app(program)
-    wait_title(app, lambda t: "h2d_d2h.pte" in t, what="the title to name h2d_d2h.pte")
+    app = ctx.open(program)
     table = tab_table(app, "Advisor", "Advisor")
     rows = advisor_rows(app, table)
     headers = table_headers(table)

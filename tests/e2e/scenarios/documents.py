@@ -4,8 +4,8 @@ import time
 
 from harness import (App, E2EError, description_of, extents, field_text, find, has_state, name_of, on_screen,
                      wait_until)
-from scenario_support import (choose_in_combo, dialog_text, file_dialog_open, find_field, find_text, graph_view, push_buttons, timeout,
-                              toggle_check_box, type_into_file_dialog, wait_title, zoom_percent)
+from scenario_support import (answer_file_dialog, choose_in_combo, file_dialog_open, find_field, find_text, graph_view,
+                              push_buttons, timeout, toggle_check_box, wait_title, zoom_percent)
 
 
 
@@ -20,8 +20,7 @@ def scenario_open_resets_document_state(ctx):
     fresh_zoom = zoom_percent(fresh)
     fresh.quit()
 
-    app = ctx.app(a)
-    wait_title(app, lambda t: "first.pte" in t, what="the title to name first.pte")
+    app = ctx.open(a)
     time.sleep(1.0)
     start_zoom = zoom_percent(app)
     find_text(app, "%14")
@@ -64,19 +63,14 @@ def scenario_open_resets_document_state(ctx):
 def scenario_save_as_names_and_prompt(ctx):
     """Item 12: Save As "edited" writes edited.pte, the title names it without '*'; quitting with new edits offers Save."""
     demo = ctx.demo("program")
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "program.pte" in t, what="the title to name program.pte")
+    app = ctx.open(demo)
     toggle_check_box(app, "alloc_graph_output")
     wait_title(app, lambda t: "*" in t, what="the title to show '*' after an edit")
     app.menu("File", "Save As...")
     dialog = app.wait_dialog(what="the Save As dialog")
     target = ctx.tmp / "edited"
-    type_into_file_dialog(app, dialog, str(target))
     # A question after the name (overwrite, findings) is a failure of its own: say what it was.
-    time.sleep(0.5)
-    extra = app.active_dialog()
-    if extra is not None:
-        ctx.fail(f"after Save As, a dialog {name_of(extra)!r} asks: {dialog_text(extra)[:200]!r}")
+    answer_file_dialog(ctx, app, dialog, target, "Save As")
     written = wait_until(lambda: (ctx.tmp / "edited.pte").exists() or target.exists(), timeout=10)
     ctx.check(written, "Save As wrote neither edited.pte nor edited")
     ctx.expect((ctx.tmp / "edited.pte").exists(), "Save As 'edited' did not write edited.pte")
@@ -126,8 +120,7 @@ def scenario_open_recent_drops_missing(ctx):
     a = ctx.demo("gone")
     b = ctx.synth("kept", "--scenario", ctx.pick_scenario())
     for program in (a, b):
-        app = ctx.app(program, home=home)
-        wait_title(app, lambda t, p=program: p.name in t, what=f"the title to name {program.name}")
+        app = ctx.open(program, home=home)
         app.quit()
     a.unlink()
     app = ctx.app(home=home)

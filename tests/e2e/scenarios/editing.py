@@ -35,8 +35,7 @@ def all_texts(app: App) -> list[str]:
 def scenario_cpu_target_is_explained_and_save_warns(ctx):
     """Item 5: the target-device choices say what they mean, one change reads "1 delegate retargeted", and Save As of a program with lint errors warns first."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     choosers = target_choosers(app)
     ctx.check(choosers, "no target-device chooser (a combo box reading none/cpu/cuda:N) in Pass options")
     descriptions = choose_in_combo(app, choosers[-1], "cpu")
@@ -89,8 +88,7 @@ def scenario_cpu_target_is_explained_and_save_warns(ctx):
 def scenario_no_change_says_why(ctx):
     """Item 13: skip_h2d_for_method_inputs on an llm changes nothing; the app says so and why."""
     program = ctx.synth("llm2", "--shape", "llm", "--layers", "2")
-    app = ctx.app(program)
-    wait_title(app, lambda t: "llm2.pte" in t, what="the title to name llm2.pte")
+    app = ctx.open(program)
     toggle_check_box(app, "skip_h2d_for_method_inputs")
     time.sleep(1.5)
     texts = all_texts(app)

@@ -12,7 +12,7 @@ import time
 
 from harness import wait_until
 from scenario_support import (LABEL_CONTRACT, find_status, find_text, graph_selection, label_text, property_value,
-                              timeout, wait_title)
+                              timeout)
 
 
 def status_text(ctx, app) -> str:
@@ -30,8 +30,7 @@ def scenario_find_feedback(ctx):
     """Item 9: Find shows "1 of N" for a match and "Not found" (clearing the selection) for none; #200 on a 2,000-instruction fanout program selects instruction 200 inside a collapsed group."""
     demo = ctx.demo()
     dump = ctx.dump(demo)
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     # An operator of the demo, as Find takes it.
     ops = dump["execution_plan"][0].get("operators", [])
     op = ops[0]["name"].split("::")[-1] if ops else "copy"
@@ -51,8 +50,7 @@ def scenario_find_feedback(ctx):
     app.quit()
 
     big = ctx.synth("fanout2k", "--shape", "fanout", "--instructions", "2000")
-    app = ctx.app(big)
-    wait_title(app, lambda t: "fanout2k.pte" in t, what="the title to name fanout2k.pte", timeout_s=30)
+    app = ctx.open(big, timeout_s=30)
     time.sleep(1.0)
     find_text(app, "#200", enter=True)
     reached = wait_until(lambda: property_value(app, "Instruction") == "200", timeout=15)

@@ -24,7 +24,7 @@ import harness
 
 from harness import (App, E2EError, children_of, contains, description_of, edge_fraction, extents, intersects, name_of,
                      on_screen, role_of, wait_until)
-from scenario_support import (BOTH_SIZES, find_text, graph_selection, graph_view, sizes, timeout, wait_title,
+from scenario_support import (BOTH_SIZES, find_text, graph_selection, graph_view, sizes, timeout,
                               zoom_percent)
 
 
@@ -67,8 +67,7 @@ STUB = re.compile(r"\u2190\s*#(\d+)")
 def scenario_stub_double_click_selects_producer(ctx):
     """Item 4: double-clicking a stub ("%N ← #K op") selects its producer #K, not whatever lands under the pointer."""
     program = ctx.synth("llm8", "--shape", "llm", "--layers", "8")
-    app = ctx.app(program)
-    wait_title(app, lambda t: "llm8.pte" in t, what="the title to name llm8.pte")
+    app = ctx.open(program)
     time.sleep(1.0)
     area = canvas_area(app)
     producer, target, selected = None, None, ""
@@ -122,8 +121,7 @@ def scenario_first_picture_legible(ctx):
     """Item 6: the demo and an 8-layer llm open at a zoom where node titles are at least the UI font's size (zoom >= 100%, contract "Zoom"), with an overview for the rest."""
     for name, args in (("demo", ("--demo",)), ("llm8", ("--shape", "llm", "--layers", "8"))):
         program = ctx.synth(name, *args)
-        app = ctx.app(program)
-        wait_title(app, lambda t, n=name: f"{n}.pte" in t, what=f"the title to name {name}.pte")
+        app = ctx.open(program)
         time.sleep(1.5)
         ctx.shot(f"first-picture-{name}")
         zoom = zoom_percent(app)
@@ -160,8 +158,7 @@ def overlay(app: App, name: str):
 def scenario_legend_and_overview_leave_graph_visible(ctx):
     """Item 8: on the demo, the legend and the overview do not cover the graph: outside the canvas, or (hidden through the View menu) nothing is drawn where they sit."""
     program = ctx.demo()
-    app = ctx.app(program)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(program)
     time.sleep(1.5)
     area = canvas_area(app)
     ctx.shot("with-overlays")
@@ -202,8 +199,7 @@ def scenario_legend_and_overview_leave_graph_visible(ctx):
 def scenario_stubs_inside_their_region(ctx):
     """Item 18: every stub lies inside the device region it belongs to (contract: stub and region items in the Graph)."""
     program = ctx.synth("llm8", "--shape", "llm", "--layers", "8")
-    app = ctx.app(program)
-    wait_title(app, lambda t: "llm8.pte" in t, what="the title to name llm8.pte")
+    app = ctx.open(program)
     time.sleep(1.0)
     app.menu("View", "Fit to Window")  # every item in view
     time.sleep(1.0)
@@ -227,8 +223,7 @@ def scenario_stubs_inside_their_region(ctx):
 def scenario_layer_groups_for_8_layer_llm(ctx):
     """Item 20: an 8-layer llm (253 instructions) opens with layer groups (Find 'layers' selects a group 'layers …')."""
     program = ctx.synth("llm8", "--shape", "llm", "--layers", "8")
-    app = ctx.app(program)
-    wait_title(app, lambda t: "llm8.pte" in t, what="the title to name llm8.pte")
+    app = ctx.open(program)
     time.sleep(1.5)
     ctx.shot("llm8")
     groups = [name_of(o) for o in graph_items(app) if name_of(o).lower().startswith("layer")]

@@ -3,8 +3,7 @@
 import time
 
 from harness import App, extents, has_state, name_of, role_of
-from scenario_support import (find_field, focused_widget, panel_table, properties_panel, tab_table, timeout,
-                              wait_title)
+from scenario_support import (find_field, focused_widget, panel_table, properties_panel, tab_table, timeout)
 
 
 def describe(obj) -> str:
@@ -15,8 +14,7 @@ def describe(obj) -> str:
 def scenario_keyboard_leaves_values_table(ctx):
     """Item 10: Tab from inside the Values table reaches a widget outside it within 4 presses (Ctrl+Tab too), and Tab alone tours the Find box, the program tree and Properties."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     table = tab_table(app, "Values", "Values")
     e = extents(table)
     # A person clicks into the table (a cell of the first rows).
@@ -59,8 +57,7 @@ def scenario_keyboard_leaves_values_table(ctx):
 def scenario_view_menu_offers_graph_keys(ctx):
     """Item 10: the View menu has Zoom In, Zoom Out, Fit, Find and Open All Groups."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     entry = app.open_menu("View")
     names = [name_of(i).split("\t")[0].replace("&", "").lower() for i in App.menu_items(entry)]
     ctx.shot("view-menu")

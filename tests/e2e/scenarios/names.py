@@ -3,8 +3,7 @@
 import time
 
 from harness import description_of, find_all, name_of, on_screen, role_of, table_rows
-from scenario_support import (LABEL_CONTRACT, label_text, labelled, panel_table, property_value, status_bar, timeout,
-                              wait_title)
+from scenario_support import (LABEL_CONTRACT, label_text, labelled, panel_table, property_value, status_bar, timeout)
 
 METHOD = "fwd<b>x</b>&amp;<i>y"
 
@@ -23,8 +22,7 @@ SPEC = {
 def scenario_names_are_text(ctx):
     """Item 21: a method named fwd<b>x</b>&amp;<i>y shows literally in the status bar, the method chooser, Properties, Pass options and the program tree."""
     program = ctx.synth_spec("markup", SPEC)
-    app = ctx.app(program)
-    wait_title(app, lambda t: "markup.pte" in t, what="the title to name markup.pte")
+    app = ctx.open(program)
     time.sleep(0.5)
 
     # The status bar: the label that names the method.

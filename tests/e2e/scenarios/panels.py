@@ -17,7 +17,7 @@ import harness
 from harness import (clipping_area, extents, visible_rect, find_all, has_state, intersects, name_of, on_screen, role_of,
                      table_headers, table_rows, text_of, text_width, wait_until)
 from scenario_support import (BOTH_SIZES, label_text, labelled, run_profile, show_dock_tab, sizes, status_bar,
-                              tab_table, timeout, toggle_check_box, wait_title)
+                              tab_table, timeout, toggle_check_box)
 
 
 def fit_window(ctx, app):
@@ -43,8 +43,7 @@ def cells_with_extents(table):
 def scenario_diagnostics_columns_readable(ctx):
     """Item 14: in Diagnostics, the Rule, Location and Finding texts fit their columns (Fix may be the one cut)."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     fit_window(ctx, app)
     toggle_check_box(app, "skip_d2h_for_method_outputs")  # PTS002: outputs memory-planned on the device
     time.sleep(1.0)
@@ -70,8 +69,7 @@ def scenario_diagnostics_columns_readable(ctx):
 def scenario_pass_options_not_cut(ctx):
     """Item 15: every Pass options check box shows its whole text inside the panel, also after "Pair the skips"."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     fit_window(ctx, app)
 
     def check(when: str) -> None:
@@ -109,8 +107,7 @@ def scenario_pass_options_not_cut(ctx):
 def scenario_emulated_profile_has_no_ratio(ctx):
     """Item 16: an emulated profile (no GPU) shows no "Measured / predicted" ratio and no "% of peak" in Transfers."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     run_profile(app)
     table = tab_table(app, "Transfers", "Transfers")
     headers = table_headers(table)
@@ -145,8 +142,7 @@ def scenario_emulated_profile_has_no_ratio(ctx):
 def scenario_status_message_does_not_overlap(ctx):
     """Item 17: a temporary status message (after a profile) does not overlap the permanent labels (contract: label "Status message")."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     fit_window(ctx, app)
     run_profile(app)
     bar = status_bar(app)

@@ -66,8 +66,7 @@ def scenario_properties_texts(ctx):
     """Item 1: for every instruction of the demo, the Properties Inputs/Outputs name its own argument values (dump --json)."""
     demo = ctx.demo()
     dump = ctx.dump(demo)
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     plan = shown_plan(ctx, app, dump)
     n = instruction_count(dump, plan)
     ctx.check(n > 0, "the demo has no instructions")

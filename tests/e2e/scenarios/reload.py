@@ -29,8 +29,7 @@ def bar_text(app) -> str | None:
 def scenario_reload_bar_keeps_the_edits(ctx):
     """Issue 27: re-exported while edited, the bar offers Reload; nothing changes until it is clicked; Reload keeps the edit, undoable."""
     program = ctx.synth("watched", "--scenario", "h2d_d2h")
-    app = ctx.app(program)
-    wait_title(app, lambda t: "watched.pte" in t, what="the title to name watched.pte")
+    app = ctx.open(program)
     show_dock_tab(app, "Pass options")
     ctx.check(toggle_check_box(app, "skip_h2d_for_method_inputs"), "skip_h2d_for_method_inputs did not get set")
     wait_title(app, lambda t: "*" in t, what="the title to mark the edit")

@@ -5,25 +5,20 @@ import re
 import time
 
 from harness import wait_until
-from scenario_support import dialog_text, timeout, type_into_file_dialog, wait_title
+from scenario_support import answer_file_dialog, timeout
 
 
 @timeout(90)
 def scenario_export_report_by_keys(ctx):
     """Issue 28: Alt+F, E (File > Export Report...), a name without suffix: report.html holds each method's nodes."""
     demo = ctx.demo("program")
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "program.pte" in t, what="the title to name program.pte")
+    app = ctx.open(demo)
     app.key("alt+f")
     time.sleep(0.4)
     app.key("e")
     dialog = app.wait_dialog(what="the Export Report dialog")
     target = ctx.tmp / "report"
-    type_into_file_dialog(app, dialog, str(target))
-    time.sleep(0.5)
-    extra = app.active_dialog()
-    if extra is not None:
-        ctx.fail(f"after Export Report, a dialog asks: {dialog_text(extra)[:200]!r}")
+    answer_file_dialog(ctx, app, dialog, target, "Export Report")
     written = ctx.tmp / "report.html"
     ctx.check(wait_until(lambda: written.exists(), timeout=20), "Export Report 'report' wrote no report.html")
     html = written.read_text(encoding="utf-8")

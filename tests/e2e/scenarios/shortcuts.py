@@ -55,8 +55,7 @@ def close_dialogs(app: App, limit: int = 4) -> list[str]:
 def scenario_shortcuts_unique(ctx):
     """Item 2: press every menu shortcut; the app never logs "Ambiguous shortcut" and the dialog ones open their dialog."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     shortcuts = menu_shortcuts(app)
     ctx.check(shortcuts, "no menu item has a shortcut")
     ctx.note("shortcuts: " + ", ".join(f"{' > '.join(p)}={k}" for p, k, _ in shortcuts))
@@ -96,8 +95,7 @@ def scenario_shortcuts_unique(ctx):
 def scenario_undo_redo_keys(ctx):
     """Item 2: an edit (a Pass options check box), Ctrl+Z undoes it, Ctrl+Shift+Z redoes it."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     option = "alloc_graph_output"
     before = is_checked(check_box(app, option))
     after = toggle_check_box(app, option)

@@ -43,8 +43,7 @@ def scenario_window_width_after_profile(ctx):
 def scenario_run_once_keeps_graph_height(ctx):
     """Item 11: Run > Run Once shows the outputs without shrinking the graph (its height stays within 10%, also back on Values)."""
     demo = ctx.demo()
-    app = ctx.app(demo)
-    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    app = ctx.open(demo)
     before = extents(graph_view(app))
     ctx.check(before and before[3] > 0, "the graph view has no extents")
     app.menu("Run", "Run Once")
