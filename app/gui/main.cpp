@@ -44,6 +44,9 @@ int main(int argc, char** argv) {
   const QCommandLineOption& focus = options.focus;
   const QCommandLineOption& zoom = options.zoom;
   parser.process(app);
+  // A screenshot run is not interactive: no message box may wait for a
+  // click (errors go to the status bar and to stderr).
+  if (parser.isSet(screenshot)) qputenv("PTESCOPE_NO_DIALOGS", "1");
 
   ptescope::ui::Document document;
   ptescope::ui::MainWindow window(&document);

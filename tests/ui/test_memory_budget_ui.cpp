@@ -70,6 +70,10 @@ class MemoryBudgetUiTest : public QObject {
     QCOMPARE(panel->table()->rowCount(), 0);
     QVERIFY(!panel->findChild<QPushButton*>("cancelRunOnce")->isVisibleTo(panel));
     QVERIFY(panel->findChild<QPushButton*>("runOnceButton")->isEnabled());
+    // The window says it too, whole (the panel's header is one elided line).
+    QCOMPARE(window.lastError(), message);
+    const QString status = window.findChild<QLabel*>("statusMessage")->text();
+    QVERIFY2(status.startsWith("Run Once failed: ") && status.contains(message), qPrintable(status));
   }
 
   void profileRefusesItWithTheSameMessage() {
@@ -142,6 +146,9 @@ class MemoryBudgetUiTest : public QObject {
     QVERIFY(failed.wait(60000) || failed.count() == 1);
     QCOMPARE(failed.first().first().toString(), QString(exec::kRunCancelled));
     QCOMPARE(finished.count(), 0);
+    // A cancel is no error: the window says it was cancelled, nothing more.
+    QVERIFY(window.lastError().isEmpty());
+    QCOMPARE(window.findChild<QLabel*>("statusMessage")->text(), QString("Run Once cancelled"));
     QVERIFY(!cancel->isVisibleTo(panel));
     QVERIFY(!panel->isRunning());
   }

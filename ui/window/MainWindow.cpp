@@ -436,6 +436,12 @@ void MainWindow::showOpenDialog() {
   if (!path.isEmpty()) openFile(path);
 }
 
+void MainWindow::reportError(const QString& title, const QString& message) {
+  lastError_ = message;
+  showStatus(title + ": " + message, 15000);
+  if (dialogsAllowed()) QMessageBox::warning(this, title, message);
+}
+
 void MainWindow::showStatus(const QString& message, int milliseconds) {
   statusMessageTimer_->stop();
   statusMessage_->setText(message);

@@ -60,6 +60,9 @@ class MainWindow : public QMainWindow {
   // A temporary message in the status bar, in the file label's place (for
   // `milliseconds`, 0: until the next); an empty message restores the file.
   void showStatus(const QString& message, int milliseconds = 0);
+  // An error the user must see whole: lastError, the status bar ("title:
+  // message") and, when dialogs are allowed, a warning box.
+  void reportError(const QString& title, const QString& message);
   // The temporary message shown now, or empty.
   QString statusMessage() const;
 

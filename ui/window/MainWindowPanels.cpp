@@ -216,6 +216,13 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   bottomTabs_->addTab(summary_, tr("Summary"));
   outputs_ = new OutputsPanel(document_);
   bottomTabs_->addTab(outputs_, tr("Outputs"));
+  // A run that fails or is refused (the memory budget) says so where the
+  // window reports errors, whole, not only in the panel's one-line header.
+  // (A run the user cancelled is no error: the status bar says so.)
+  connect(outputs_, &OutputsPanel::failed, this, [this](const QString& message) {
+    if (message == QLatin1String(exec::kRunCancelled)) showStatus(tr("Run Once cancelled"), 5000);
+    else reportError(tr("Run Once failed"), message);
+  });
   connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
     const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
     bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
