@@ -106,9 +106,7 @@ class AdviseCommandImpl : public AdviseCommand {
     const advise::Candidate& candidate = method.candidates[*apply_ - 1];
     auto edits = advise::programEdits(program, candidate.edits);
     if (!edits) return fail(file_ + ": " + edits.error().message);
-    auto pipeline = passes::pipelineOptionsFor(program, edits.value());
-    if (!pipeline) return fail(file_ + ": " + pipeline.error().message);
-    auto result = passes::runPipeline(program, pipeline.value());
+    auto result = passes::runEdits(program, edits.value());
     if (!result) return fail(file_ + ": " + result.error().message);
     pte::WriteOptions writeOptions;
     writeOptions.input_path = file_;

@@ -54,6 +54,12 @@ Result<PipelineOptions> pipelineOptionsFor(const Program& loaded, const ProgramE
   return pipeline;
 }
 
+Result<PipelineResult> runEdits(const Program& loaded, const ProgramEdits& edits) {
+  auto options = pipelineOptionsFor(loaded, edits);
+  if (!options) return options.error();
+  return runPipeline(loaded, options.value());
+}
+
 Result<ProgramEdits> editsFromChanges(const Program& loaded, OptionBase base, const OptionChanges& changes,
                                       const std::string& method) {
   if (!method.empty() && loaded.findMethod(method) == nullptr) return makeError("no method named '" + method + "'");

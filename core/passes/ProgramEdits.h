@@ -63,6 +63,12 @@ std::vector<DeviceOptions> fileOptions(const program::Program& program);
 // the method or the delegate.
 Result<PipelineOptions> pipelineOptionsFor(const program::Program& loaded, const ProgramEdits& edits);
 
+// runPipeline(loaded, pipelineOptionsFor(loaded, edits)): the program
+// `loaded` becomes with `edits`, and the pipeline's report; the error is the
+// options' or the pipeline's. Reads only its arguments (safe off the UI
+// thread).
+Result<PipelineResult> runEdits(const program::Program& loaded, const ProgramEdits& edits);
+
 // Edits that apply `changes` to method `method` (every method when empty),
 // each starting from `base`. Methods not named keep their file options. An
 // unknown method name is an error.

@@ -377,12 +377,7 @@ bool Document::exportReport(const QString& path, QString* error) const {
   if (report_) {
     report = *report_;
   } else {
-    auto options = passes::pipelineOptionsFor(loaded_->program, edits_);
-    if (!options) {
-      if (error) *error = QString::fromStdString(options.error().message);
-      return false;
-    }
-    auto unchanged = passes::runPipeline(loaded_->program, options.value());
+    auto unchanged = passes::runEdits(loaded_->program, edits_);
     if (!unchanged) {
       if (error) *error = QString::fromStdString(unchanged.error().message);
       return false;

@@ -361,9 +361,10 @@ void AdvisorPanel::selectionChanged() {
   const auto rows = table_->selectionModel()->selectedRows();
   const int row = rows.isEmpty() ? -1 : rows.front().row();
   const bool valid = advice_ && !stale_ && row >= 0 && size_t(row) < advice_->candidates.size();
-  applyButton_->setEnabled(valid && row != appliedRow());
+  const bool applied = valid && row == appliedRow();
+  applyButton_->setEnabled(valid && !applied);
   updateNotes();
-  if (!valid || row == appliedRow()) {
+  if (!valid || applied) {
     endPreview();
     return;
   }
@@ -378,12 +379,7 @@ void AdvisorPanel::selectionChanged() {
   previewJob_.start<std::shared_ptr<Preview>>(
       [loaded, edits = *merged, method](const CancelFlag&) {
         auto preview = std::make_shared<Preview>();
-        auto options = passes::pipelineOptionsFor(*loaded, edits);
-        if (!options) {
-          preview->error = qText(options.error().message);
-          return preview;
-        }
-        auto result = passes::runPipeline(*loaded, options.value());
+        auto result = passes::runEdits(*loaded, edits);
         if (!result) {
           preview->error = qText(result.error().message);
           return preview;
