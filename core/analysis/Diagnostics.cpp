@@ -4,6 +4,7 @@
 
 #include "analysis/Dataflow.h"
 #include "analysis/Summary.h"
+#include "program/DelegatePayload.h"
 
 namespace ptescope::analysis {
 using namespace ptescope::program;
@@ -41,6 +42,11 @@ const std::vector<DiagnosticRule> kRules = {
      "a device delegate reads a host tensor directly (the CUDA backend requires device memory for every argument)"},
     {"PTS015", "device-tensor-into-host-kernel", Severity::Error,
      "a CPU kernel reads or writes a device tensor directly (no copy in between)"},
+    {"PTS016", "tensorrt-device-mismatch", Severity::Warning,
+     "a TensorRT blob's device_id differs from the delegate's target_device: the engine runs on device_id, the "
+     "copies and planned buffers are on target_device"},
+    {"PTS017", "tensorrt-blob-unreadable", Severity::Error,
+     "a TensorRTBackend delegate whose processed blob does not parse (the backend's init fails with InvalidProgram)"},
 };
 
 class Linter {
@@ -140,6 +146,7 @@ class Linter {
     const auto& delegates = items(method_.delegates);
     for (size_t d = 0; d < delegates.size(); ++d) {
       const CompileSpec* spec = delegates[d].findCompileSpec("target_device");
+      checkTensorRTBlob(int32_t(d), spec);
       if (spec == nullptr) continue;
       auto device = parseDeviceSpec(spec->valueText());
       if (!device) {
@@ -159,6 +166,32 @@ class Linter {
         add("PTS009", "delegate " + std::to_string(d) + " targets " + device->str(), "use an explicit index in 0..15")
             .delegate = int32_t(d);
     }
+  }
+
+  // TensorRTBackend: the blob parses (TensorRTBackend.cpp init, 243-246) and
+  // its device_id, where the engine runs (cudaSetDevice, 260-266 and
+  // 587-598), agrees with target_device, where the passes put its data.
+  void checkTensorRTBlob(int32_t d, const CompileSpec* targetSpec) {
+    const BackendDelegate& delegate = items(method_.delegates)[size_t(d)];
+    if (!isTensorRTBackend(delegate.id.value_or(""))) return;
+    const std::string what = "delegate " + std::to_string(d) + " ('" + delegate.id.value_or("") + "')";
+    const auto payload = describeDelegatePayload(program_, delegate);
+    if (!payload.tensorrt) {
+      add("PTS017", what + ": " + payload.problem, "re-export the delegate with Torch-TensorRT's ExecuTorch backend")
+          .delegate = d;
+      return;
+    }
+    if (targetSpec == nullptr) return;
+    auto target = parseDeviceSpec(targetSpec->valueText());
+    if (!target || target->isCpu()) return;
+    if (target->index != payload.tensorrt->device_id)
+      add("PTS016",
+          what + ": the engine runs on cuda:" + std::to_string(payload.tensorrt->device_id) +
+              " (blob device_id) but target_device is " + target->str(),
+          "the backend selects the GPU from the blob (TensorRTBackend.cpp 260-266); set target_device to cuda:" +
+              std::to_string(payload.tensorrt->device_id) + " (ptescope-cli propagate --set-device " +
+              std::to_string(d) + "=cuda:" + std::to_string(payload.tensorrt->device_id) + ")")
+          .delegate = d;
   }
 
   void checkInstructions() {

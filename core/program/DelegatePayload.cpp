@@ -37,6 +37,14 @@ DelegatePayload describeDelegatePayload(const Program& program, const BackendDel
                        std::to_string(ref.index);
     payload.size = blob->size();
   }
+  if (isTensorRTBackend(delegate.id.value_or(""))) {
+    auto decoded = parseTensorRTBlob(blob ? blob->span() : std::span<const uint8_t>());
+    if (decoded)
+      payload.tensorrt = std::move(decoded.value());
+    else
+      payload.problem = decoded.error().message + " (the backend's init fails with InvalidProgram)";
+    return payload;
+  }
   if (!isAotiBackend(delegate.id.value_or(""))) return payload;
   payload.aoti = true;
   std::string soKey, weightsKey;

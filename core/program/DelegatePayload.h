@@ -6,14 +6,18 @@
 // back to "<method_name>_so_blob" / "<method_name>_weights_blob" when the
 // payload is empty). The shared object is stored in the program's named
 // data; the weights in a .ptd (tag "aoti_cuda_blob") or the program.
+// A TensorRT delegate's processed bytes are its engine with a header and
+// metadata (program/TensorRTBlob.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "program/Program.h"
+#include "program/TensorRTBlob.h"
 
 namespace ptescope::program {
 
@@ -36,6 +40,7 @@ struct DelegatePayload {
   bool aoti = false;      // an AOTI key payload (named_data is filled)
   bool legacy_keys = false;  // empty payload: keys derived from method_name
   std::vector<NamedDataLocation> named_data;
+  std::optional<TensorRTBlob> tensorrt;  // a TensorRTBackend delegate whose blob decodes
   std::string problem;    // why the runtime would refuse the payload, or empty
 };
 

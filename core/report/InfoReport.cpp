@@ -19,6 +19,57 @@ std::string joinInts(const std::vector<int32_t>& v) {
   return out;
 }
 
+// A TensorRT delegate's blob: header fields, bindings, aliases, device.
+json tensorRTJson(const DelegatePayload& payload) {
+  json j{{"format", "tensorrt"}};
+  if (!payload.tensorrt) {
+    j["problem"] = payload.problem;
+    return j;
+  }
+  const TensorRTBlob& blob = *payload.tensorrt;
+  auto bindings = [](const std::vector<const TensorRTBinding*>& list) {
+    json out = json::array();
+    for (const auto* b : list) out.push_back({{"name", b->name}, {"dtype", b->dtype}, {"shape", b->shape}});
+    return out;
+  };
+  json aliased = json::array();
+  for (const auto& a : blob.aliased_io) aliased.push_back({{"output", a.output}, {"input", a.input}, {"kind", a.kind}});
+  j.update({{"magic", blob.magic},
+            {"metadata_offset", blob.metadata_offset},
+            {"metadata_bytes", blob.metadata_size},
+            {"engine_offset", blob.engine_offset},
+            {"engine_bytes", blob.engine_size},
+            {"inputs", bindings(blob.inputs())},
+            {"outputs", bindings(blob.outputs())},
+            {"aliased_io", aliased},
+            {"hardware_compatible", blob.hardware_compatible},
+            {"device_id", blob.device_id},
+            {"target_platform", blob.target_platform}});
+  return j;
+}
+
+// "      payload: TensorRT engine ..." lines.
+void tensorRTText(std::ostream& out, const DelegatePayload& payload, const char* indent) {
+  if (!payload.tensorrt) {
+    out << indent << "payload: TensorRT blob, unreadable: " << payload.problem << "\n";
+    return;
+  }
+  const TensorRTBlob& blob = *payload.tensorrt;
+  out << indent << "payload: TensorRT engine " << blob.engine_size << " bytes at offset " << blob.engine_offset << " ("
+      << blob.magic << ", metadata " << blob.metadata_size << " bytes), device_id " << blob.device_id
+      << ", hardware_compatible " << (blob.hardware_compatible ? "yes" : "no");
+  if (!blob.target_platform.empty()) out << ", platform " << blob.target_platform;
+  out << "\n";
+  for (const auto& [label, list] : {std::pair{"inputs", blob.inputs()}, std::pair{"outputs", blob.outputs()}}) {
+    out << indent << "  " << label << ":";
+    for (size_t i = 0; i < list.size(); ++i) out << (i ? ", " : " ") << list[i]->name;
+    if (list.empty()) out << " none";
+    out << "\n";
+  }
+  for (const auto& a : blob.aliased_io)
+    out << indent << "  aliased: " << a.output << " updates " << a.input << " in place (" << a.kind << ")\n";
+}
+
 json delegateJson(const Program& program, const BackendDelegate& d) {
   json j;
   j["id"] = d.id.value_or("");
@@ -33,6 +84,7 @@ json delegateJson(const Program& program, const BackendDelegate& d) {
   j["compile_specs"] = specs;
   // What the processed bytes refer to (AOTI backends: named data keys).
   const auto payload = describeDelegatePayload(program, d);
+  if (isTensorRTBackend(d.id.value_or(""))) j["payload"] = tensorRTJson(payload);
   if (payload.aoti) {
     json named = json::array();
     for (const auto& n : payload.named_data) {
@@ -61,6 +113,7 @@ json delegateJson(const Program& program, const BackendDelegate& d) {
 // "  so_blob      <key>: program named data (segment 3), 49 bytes" lines.
 void delegatePayloadText(std::ostream& out, const Program& program, const BackendDelegate& d, const char* indent) {
   const auto payload = describeDelegatePayload(program, d);
+  if (isTensorRTBackend(d.id.value_or(""))) tensorRTText(out, payload, indent);
   if (!payload.aoti) return;
   out << indent << "payload: AOTI named data"
       << (payload.legacy_keys ? " (empty processed bytes: keys from method_name)" : " (keys in the processed bytes)")

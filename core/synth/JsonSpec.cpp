@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "program/DelegatePayload.h"
+#include "program/TensorRTBlob.h"
 #include "program/Text.h"
 #include "synth/ProgramBuilder.h"
 #include "util/HostMemory.h"
@@ -312,6 +313,9 @@ class MethodSpec {
     bool aoti = false;  // an AOTI payload: so + weights named data, keys as the blob
     std::vector<uint8_t> aoti_so, aoti_weights;
     bool aoti_weights_in_program = false;
+    bool tensorrt = false;  // a TensorRT blob: header, metadata, engine (program/TensorRTBlob.h)
+    program::TensorRTBlob tensorrt_blob;
+    std::vector<uint8_t> tensorrt_engine;
     std::vector<std::pair<const Json*, std::string>> arguments;  // inputs then args, with their paths
     std::vector<std::string> outputs;
     std::vector<size_t> reads_from;  // nodes whose outputs this node reads
@@ -425,7 +429,7 @@ class MethodSpec {
       if (hasOp && spec.is_delegate) fail(spec.path, "a node has either 'op' or 'delegate', not both");
       if (!hasOp && !spec.is_delegate) fail(spec.path, "missing field 'op' (a kernel call) or 'delegate' (a delegate call)");
       if (spec.is_delegate) {
-        checkFields(node, spec.path, {"delegate", "compile_specs", "blob", "aoti", "inputs", "args", "outputs"});
+        checkFields(node, spec.path, {"delegate", "compile_specs", "blob", "aoti", "tensorrt", "inputs", "args", "outputs"});
         spec.target = requireString(node["delegate"], member(spec.path, "delegate"), "a backend id");
         if (spec.target.empty()) fail(member(spec.path, "delegate"), "the backend id is empty");
         if (auto specs = node.find("compile_specs"); specs != node.end()) {
@@ -449,6 +453,49 @@ class MethodSpec {
           if (auto inProgram = aoti->find("weights_in_program"); inProgram != aoti->end()) {
             if (!inProgram->is_boolean()) fail(member(ap, "weights_in_program"), "expected true or false");
             spec.aoti_weights_in_program = inProgram->get<bool>();
+          }
+        }
+        if (auto trt = node.find("tensorrt"); trt != node.end()) {
+          const std::string tp = member(spec.path, "tensorrt");
+          if (node.contains("blob") || node.contains("aoti"))
+            fail(tp, "a delegate has one of 'blob', 'aoti' and 'tensorrt' (which makes the blob)");
+          if (!program::isTensorRTBackend(spec.target))
+            fail(tp, "a TensorRT blob is for TensorRTBackend, not " + inQuotes(spec.target));
+          requireObject(*trt, tp, "the TensorRT blob's fields");
+          checkFields(*trt, tp,
+                      {"engine", "device_id", "hardware_compatible", "aliased_io", "serialized_metadata", "target_platform"});
+          spec.tensorrt = true;
+          spec.tensorrt_engine = parseBytes(requireField(*trt, tp, "engine"), member(tp, "engine"), "the engine bytes");
+          if (auto id = trt->find("device_id"); id != trt->end()) {
+            if (!id->is_number_integer()) fail(member(tp, "device_id"), "expected an integer");
+            spec.tensorrt_blob.device_id = id->get<int64_t>();
+          }
+          if (auto hw = trt->find("hardware_compatible"); hw != trt->end()) {
+            if (!hw->is_boolean()) fail(member(tp, "hardware_compatible"), "expected true or false");
+            spec.tensorrt_blob.hardware_compatible = hw->get<bool>();
+          }
+          for (const char* key : {"serialized_metadata", "target_platform"})
+            if (auto text = trt->find(key); text != trt->end())
+              (std::string(key) == "target_platform" ? spec.tensorrt_blob.target_platform
+                                                     : spec.tensorrt_blob.serialized_metadata) =
+                  requireString(*text, member(tp, key), "a string");
+          if (auto aliased = trt->find("aliased_io"); aliased != trt->end()) {
+            const std::string ap = member(tp, "aliased_io");
+            requireArray(*aliased, ap, "the aliased outputs");
+            for (size_t i = 0; i < aliased->size(); ++i) {
+              const std::string p = element(ap, i);
+              requireObject((*aliased)[i], p, "an alias");
+              checkFields((*aliased)[i], p, {"output", "input", "kind"});
+              program::TensorRTAlias alias;
+              alias.output = requireString(requireField((*aliased)[i], p, "output"), member(p, "output"), "a node output");
+              alias.input = requireString(requireField((*aliased)[i], p, "input"), member(p, "input"), "a node input");
+              alias.kind = "kv_cache_update";
+              if (auto kind = (*aliased)[i].find("kind"); kind != (*aliased)[i].end())
+                alias.kind = requireString(*kind, member(p, "kind"), "kv_cache_update or user");
+              if (alias.kind != "kv_cache_update" && alias.kind != "user")
+                fail(member(p, "kind"), "unknown alias kind " + inQuotes(alias.kind) + " (use kv_cache_update or user)");
+              spec.tensorrt_blob.aliased_io.push_back(std::move(alias));
+            }
           }
         }
       } else {
@@ -485,8 +532,33 @@ class MethodSpec {
         writerPath_[d.name] = p;
         spec.outputs.push_back(d.name);
       }
+      if (spec.tensorrt) nameTensorRTBindings(spec);
       nodes_.push_back(std::move(spec));
     }
+  }
+
+  // A TensorRT delegate's bindings are named after the node's tensors: its
+  // tensor inputs (in order), then its outputs, as Torch-TensorRT lists them
+  // (name and is_input only); an alias names one of each.
+  void nameTensorRTBindings(NodeSpec& spec) {
+    auto& blob = spec.tensorrt_blob;
+    for (const auto& [arg, p] : spec.arguments)
+      if (arg->is_string()) blob.bindings.push_back({arg->get<std::string>(), "", {}, true});
+    for (const auto& name : spec.outputs) blob.bindings.push_back({name, "", {}, false});
+    const std::string ap = member(member(spec.path, "tensorrt"), "aliased_io");
+    for (size_t i = 0; i < blob.aliased_io.size(); ++i) {
+      const auto& alias = blob.aliased_io[i];
+      auto named = [&](const std::string& name, bool input) {
+        for (const auto& b : blob.bindings)
+          if (b.name == name && b.is_input == input) return true;
+        return false;
+      };
+      if (!named(alias.output, false))
+        fail(member(element(ap, i), "output"), inQuotes(alias.output) + " is not an output of this node");
+      if (!named(alias.input, true))
+        fail(member(element(ap, i), "input"), inQuotes(alias.input) + " is not a tensor input of this node");
+    }
+    spec.blob = program::serializeTensorRTBlob(blob, spec.tensorrt_engine);
   }
 
   // Tensor names among a node's arguments (a list literal of names counts).

@@ -44,6 +44,14 @@
 // program) or, with weights_in_program, in the program; the delegate's
 // processed bytes are "<so_key>\n<weights_key>".
 //
+// A TensorRTBackend delegate may carry, instead of `blob`,
+//   "tensorrt": {"engine": "engine bytes", "device_id": 0, "hardware_compatible": false,
+//                "aliased_io": [{"output": "k_new", "input": "k", "kind": "kv_cache_update"}],
+//                "serialized_metadata": "", "target_platform": ""}
+// which writes the blob as Torch-TensorRT's serialize_engine does
+// (program/TensorRTBlob.h): one binding per tensor input, then per output,
+// named after the node's tensors; an alias names one of each.
+//
 // Each option is a bool for every method or an object keyed by method name
 // (methods not named get the default). Defaults are upstream to_executorch's.
 //

@@ -1,4 +1,4 @@
-// Every lint rule PTS001-PTS015 (core/analysis/Diagnostics), one table:
+// Every lint rule PTS001-PTS017 (core/analysis/Diagnostics), one table:
 // for each rule a program that triggers it, checked for the rule's id,
 // severity, slug and location (method, instruction, value, delegate), and a
 // near twin that differs in the one thing the rule is about and does not
@@ -57,6 +57,14 @@ const char* const kConstantIntoDelegate = R"({"methods": [{"name": "forward", "i
   "constants": {"w": {"dtype": "float32", "sizes": [2, 2], "fill": 0.5}},
   "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"}, "inputs": ["a", "w"],
              "outputs": ["y"]}]}]})";
+
+// x → TensorRTBackend (target_device `target`, blob fields `trt`) → y.
+std::string trtSpec(const std::string& target, const std::string& trt) {
+  return R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+    "tensors": {"x": {"dtype": "float32", "sizes": [2, 2]}, "y": {"dtype": "float32", "sizes": [2, 2]}},
+    "nodes": [{"delegate": "TensorRTBackend", "compile_specs": {"target_device": ")" +
+         target + R"("}, "tensorrt": )" + trt + R"(, "inputs": ["x"], "outputs": ["y"]}]}]})";
+}
 
 struct Built {
   Program program;
@@ -483,6 +491,26 @@ const std::vector<Rule>& rules() {
          c.expected = {atInstruction(sin)};
          return c;
        }},
+      // A TensorRT engine built for cuda:1 (blob device_id) whose
+      // target_device says cuda:0. Twin: target_device cuda:1.
+      {"PTS016 TensorRT device_id vs target_device", "PTS016", "tensorrt-device-mismatch", Severity::Warning,
+       [] {
+         Case c{fromSpec(trtSpec("cuda:0", R"({"engine": "e", "device_id": 1})"), true),
+                fromSpec(trtSpec("cuda:1", R"({"engine": "e", "device_id": 1})"), true), {}};
+         c.expected = {atDelegate(0)};
+         return c;
+       }},
+      // A TensorRTBackend delegate whose blob is not a TensorRT blob. Twin:
+      // the blob synth writes.
+      {"PTS017 TensorRT blob unreadable", "PTS017", "tensorrt-blob-unreadable", Severity::Error,
+       [] {
+         std::string broken = trtSpec("cuda:0", R"({"engine": "e"})");
+         broken.replace(broken.find(R"("tensorrt": {"engine": "e"})"), std::string(R"("tensorrt": {"engine": "e"})").size(),
+                        R"("blob": "TR01 but far too short")");
+         Case c{fromSpec(broken, true), fromSpec(trtSpec("cuda:0", R"({"engine": "e"})"), true), {}};
+         c.expected = {atDelegate(0)};
+         return c;
+       }},
   };
   return table;
 }
@@ -519,10 +547,10 @@ class LintRulesTest : public QObject {
           QCOMPARE(std::string(r.slug), std::string(row.slug));
         }
     }
-    QCOMPARE(registered.size(), size_t(15));
+    QCOMPARE(registered.size(), size_t(17));
     QCOMPARE(inTable, registered);
     QCOMPARE(*registered.begin(), std::string("PTS001"));
-    QCOMPARE(*registered.rbegin(), std::string("PTS015"));
+    QCOMPARE(*registered.rbegin(), std::string("PTS017"));
   }
 
   void rule_data() {

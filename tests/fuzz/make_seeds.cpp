@@ -58,6 +58,22 @@ int main(int argc, char** argv) {
     writeProgram(programs + "/" + scenario.name + "-prepass.pte", built->program);
     writeProgram(programs + "/" + scenario.name + ".pte", synth::applyDevicePasses(built.value()));
   }
+  // A TensorRT delegate (aliased KV output, TR02 blob) beside a CUDA one, so
+  // mutations reach the TensorRT blob decoder through info and lint.
+  const std::string tensorrt = R"({"methods": [{"name": "forward", "inputs": ["x", "k"], "outputs": ["y", "k2"],
+    "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "k": {"dtype": "float32", "sizes": [2, 8]},
+                "t": {"dtype": "float32", "sizes": [2, 8]}, "y": {"dtype": "float32", "sizes": [2, 8]},
+                "k2": {"dtype": "float32", "sizes": [2, 8]}},
+    "nodes": [{"delegate": "CudaBackend", "compile_specs": {"method_name": "forward", "target_device": "cuda:0"},
+               "aoti": {"so": "so", "weights": "w", "weights_in_program": true}, "inputs": ["x"], "outputs": ["t"]},
+              {"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
+               "tensorrt": {"engine": "engine", "aliased_io": [{"output": "k2", "input": "k"}]},
+               "inputs": ["t", "k"], "outputs": ["y", "k2"]}]}]})";
+  writeText(specs + "/tensorrt.json", tensorrt);
+  if (auto trt = synth::synthesizeFromSpec(tensorrt))
+    writeProgram(programs + "/tensorrt.pte", synth::applyDevicePasses(trt.value()));
+  else
+    writeProgram(programs + "/tensorrt.pte", trt.error());
   writeText(specs + "/demo.json", synth::demoSpecJson());
   if (auto demo = synth::synthesizeDemo()) writeProgram(programs + "/demo.pte", synth::applyDevicePasses(demo.value()));
   if (auto large = synth::largeProgram(2)) {

@@ -100,6 +100,30 @@ void PropertiesPanel::showValue(int32_t v) {
   }
 }
 
+// A TensorRT delegate's blob: engine, device, bindings and aliases.
+void PropertiesPanel::showTensorRTPayload(const DelegatePayload& payload, QTreeWidgetItem* parent) {
+  if (!payload.tensorrt) {
+    row(tr("Payload"), tr("TensorRT blob, unreadable: %1").arg(QString::fromStdString(payload.problem)), parent);
+    return;
+  }
+  const TensorRTBlob& blob = *payload.tensorrt;
+  auto* p = row(tr("Payload"), tr("TensorRT engine (%1)").arg(QString::fromStdString(blob.magic)), parent);
+  row(tr("Engine"), tr("%1 bytes at offset %2").arg(blob.engine_size).arg(blob.engine_offset), p);
+  row(tr("Device id"), QString::number(blob.device_id), p);
+  row(tr("Hardware compatible"), blob.hardware_compatible ? tr("yes") : tr("no"), p);
+  for (const auto& [label, list] : {std::pair{tr("Inputs"), blob.inputs()}, std::pair{tr("Outputs"), blob.outputs()}}) {
+    QStringList names;
+    for (const auto* b : list) names << QString::fromStdString(b->name);
+    row(label, names.join(", "), p);
+  }
+  for (const auto& a : blob.aliased_io)
+    row(tr("Aliased"), tr("%1 updates %2 (%3)")
+                           .arg(QString::fromStdString(a.output), QString::fromStdString(a.input),
+                                QString::fromStdString(a.kind)),
+        p);
+  p->setExpanded(true);
+}
+
 void PropertiesPanel::showInstruction(size_t k) {
   clear();
   const Method* method = document_->currentMethod();
@@ -129,6 +153,7 @@ void PropertiesPanel::showInstruction(size_t k) {
       if (!payload.problem.empty()) row(tr("Problem"), QString::fromStdString(payload.problem), p);
       p->setExpanded(true);
     }
+    if (isTensorRTBackend(d.id.value_or(""))) showTensorRTPayload(payload, del);
     del->setExpanded(true);
   }
   auto* inputs = row(tr("Inputs"), QString::number(facts.inputs.size()));

@@ -4,6 +4,10 @@
 
 #include <QTreeWidget>
 
+namespace ptescope::program {
+struct DelegatePayload;
+}
+
 namespace ptescope::ui {
 
 class Document;
@@ -19,6 +23,7 @@ class PropertiesPanel : public QTreeWidget {
 
  private:
   QTreeWidgetItem* row(const QString& key, const QString& value, QTreeWidgetItem* parent = nullptr);
+  void showTensorRTPayload(const program::DelegatePayload& payload, QTreeWidgetItem* parent);
   Document* document_;
 };
 
