@@ -36,6 +36,7 @@ class AdviseCommandImpl : public AdviseCommand {
     advise_->add_option("--top", top_, "Candidates listed per method (0: all)")->check(CLI::Range(0, 1000000))
         ->capture_default_str();
     advise_->add_flag("--explain", explain_, "Also list the obvious edits that were rejected, and why");
+    advise_->add_option("--cuda-graph", cudaGraph_, kCudaGraphHelp);
     advise_->add_flag("--json", json_, "Print the advice as JSON");
     advise_->add_option("--apply", apply_,
                         "Write the program with candidate RANK applied (with -o; what propagate with the same flags "
@@ -83,6 +84,9 @@ class AdviseCommandImpl : public AdviseCommand {
       return fail("--apply: the program has " + std::to_string(program.methods().size()) +
                   " methods; name the one the rank belongs to with --method");
 
+    auto settings = analysis::cudaGraphSetting(cudaGraph_, program);
+    if (!settings) return fail(settings.error().message);
+    options.run_settings = settings.value();
     auto advice = advise::advise(program, options);
     if (!advice) return fail(file_ + ": " + advice.error().message);
     if (apply_) return runApply(program, advice.value());
@@ -132,7 +136,7 @@ class AdviseCommandImpl : public AdviseCommand {
   }
 
   CLI::App* advise_ = nullptr;
-  std::string file_, link_, method_, deviceMemory_, output_;
+  std::string file_, link_, method_, deviceMemory_, output_, cudaGraph_;
   int devices_ = 0;
   size_t top_ = 5;
   std::optional<size_t> apply_;

@@ -40,6 +40,11 @@ inline void noteEscapedNames(const pte::LoadedProgram& loaded) {
   if (loaded.escaped_strings > 0) std::cerr << "ptescope-cli: note: " << pte::escapedStringsWarning(loaded.escaped_strings) << "\n";
 }
 
+// --cuda-graph of predict, advise, profile and report.
+inline constexpr const char* kCudaGraphHelp =
+    "METHOD[,METHOD]: these methods run with CudaBackend's enable_cuda_graph_for_method, so every replay copies each "
+    "CudaBackend delegate's inputs and outputs device-to-device (counted as copies inside delegates)";
+
 // --max-memory of profile and run: its help, and its value in bytes (0 when
 // not given: the default budget, half of the available host memory);
 // false with the error in `error` for a value that is not a size.

@@ -47,6 +47,7 @@ class PredictCommandsImpl : public PredictCommands {
         ->check(CLI::Range(0.0, 1e12));
     predict_->add_option("--measured", measured_,
                          "A profile of this method written by `profile --json`: lay its medians beside the prediction");
+    predict_->add_option("--cuda-graph", cudaGraph_, kCudaGraphHelp);
     predict_->add_flag("--json", json_, "Print the prediction as JSON");
     predict_->add_option("--baseline", baseline_,
                          "CI gate: compare with this program's predicted copies (same method, same link); with the "
@@ -90,7 +91,10 @@ class PredictCommandsImpl : public PredictCommands {
       measured = std::move(read.value());
     }
     const auto memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
-    auto prediction = cost::predictProgram(loaded->program, method_, link.value(), memory);
+    auto settings = analysis::cudaGraphSetting(cudaGraph_, loaded->program);
+    if (!settings) return fail(settings.error().message);
+    settings_ = settings.value();
+    auto prediction = cost::predictProgram(loaded->program, method_, link.value(), memory, settings_);
     if (!prediction) return fail(file_ + ": " + prediction.error().message);
     if (measured && measured->method != prediction->method)
       return fail(measured_ + ": a profile of method '" + measured->method + "', not of '" + prediction->method + "'");
@@ -127,7 +131,7 @@ class PredictCommandsImpl : public PredictCommands {
     if (!baseline_.empty()) {
       auto loaded = pte::readProgramFile(baseline_);
       if (!loaded) return fail(loaded.error().message);
-      auto predicted = cost::predictProgram(loaded->program, current.method, link, memory);
+      auto predicted = cost::predictProgram(loaded->program, current.method, link, memory, settings_);
       if (!predicted) return fail(baseline_ + ": " + predicted.error().message);
       old = std::move(predicted.value());
     }
@@ -167,7 +171,8 @@ class PredictCommandsImpl : public PredictCommands {
 
   CLI::App* predict_ = nullptr;
   CLI::App* probe_ = nullptr;
-  std::string file_, link_, method_, measured_, output_, baseline_, maxCopyBytes_;
+  std::string file_, link_, method_, measured_, output_, baseline_, maxCopyBytes_, cudaGraph_;
+  analysis::DelegateTransferOptions settings_;
   std::optional<double> maxGrowth_;
   std::optional<uint64_t> maxCopies_;
   std::optional<double> computeMs_;

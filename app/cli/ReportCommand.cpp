@@ -32,6 +32,7 @@ class ReportCommandImpl : public ReportCommand {
                         "The HTML file to write (default: FILE's name with .report.html instead of .pte, in the "
                         "current directory: model.pte -> ./model.report.html)");
     report_->add_option("--link", link_, "Copies are priced on it. " + linkOptionHelp());
+    report_->add_option("--cuda-graph", cudaGraph_, kCudaGraphHelp);
     report_->add_flag("--pinned", pinned_, "Predict with pinned host arenas (default: pageable)");
     report_->add_option("--method", method_, "Report this method only (default: every method)");
     report_->add_option("--compare", compare_,
@@ -66,6 +67,9 @@ class ReportCommandImpl : public ReportCommand {
     input.host_memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
     input.method = method_;
     input.notes = loaded->warnings;
+    auto settings = analysis::cudaGraphSetting(cudaGraph_, loaded->program);
+    if (!settings) return fail(settings.error().message);
+    input.run_settings = settings.value();
 
     std::optional<pte::LoadedProgram> other;
     if (!compare_.empty()) {
@@ -109,7 +113,7 @@ class ReportCommandImpl : public ReportCommand {
   }
 
   CLI::App* report_ = nullptr;
-  std::string file_, output_, link_, method_, compare_, profile_, etdump_;
+  std::string file_, output_, link_, method_, compare_, profile_, etdump_, cudaGraph_;
   std::vector<std::string> ptd_;
   bool pinned_ = false;
 };

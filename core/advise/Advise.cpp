@@ -1,5 +1,7 @@
 #include "advise/Advise.h"
 
+#include "program/TensorRTBlob.h"
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -268,6 +270,29 @@ class MethodSearch {
     return {};
   }
 
+  // The copies of `method` (of `program`): the pass report's et_copy
+  // records plus the copies inside its delegates.
+  Result<CopyCounts> counts(const std::vector<passes::CopyRecord>& copies, const program::Program& program,
+                            const program::Method& method) const {
+    auto c = counts(copies);
+    if (!c) return c;
+    const auto inside = analysis::delegateTransfers(program, method, options_.run_settings);
+    for (const auto& t : inside.transfers) {
+      auto seconds = cost::transferSeconds(options_.link, t.direction, options_.host_memory, t.bytes);
+      if (!seconds) return seconds.error();
+      switch (t.direction) {
+        case program::CopyDirection::HostToDevice: ++c->h2d; break;
+        case program::CopyDirection::DeviceToHost: ++c->d2h; break;
+        default: ++c->d2d; break;
+      }
+      c->bytes += t.bytes;
+      c->seconds += seconds.value();
+      ++c->inside_delegates;
+      c->inside_delegate_bytes += t.bytes;
+    }
+    return c;
+  }
+
   Result<CopyCounts> counts(const std::vector<passes::CopyRecord>& copies) const {
     CopyCounts c;
     for (const auto& r : copies) {
@@ -366,12 +391,15 @@ class MethodSearch {
       e.reason = "upstream raises: " + valid.error().message;
       return finish();
     }
-    // Legacy mode inserts no copies, but the CUDA backend then gets
-    // host-backed IO, which it rejects (spec/device-semantics.md P13): the
-    // copies are not saved, only hidden. Never offered as a saving.
-    if (!e.edits.options.enable_non_cpu_memory_planning && !searched_.empty() && e.edits.count() > 0) {
-      e.reason = "legacy mode (device planning off) inserts no copies, but the device delegates then get host "
-                 "memory, which the CUDA backend rejects: not a saving";
+    // Legacy mode inserts no copies, but the device delegates then get
+    // host-backed IO: CudaBackend rejects it (spec/device-semantics.md P13,
+    // cuda_backend.cpp 521-560), the copies are not saved, only hidden.
+    // TensorRTBackend stages it (TensorRTBackend.cpp 720-745, 883-900): a
+    // valid candidate whose staged copies are counted like et_copy ones.
+    if (!e.edits.options.enable_non_cpu_memory_planning && !refusingDelegates().empty() && e.edits.count() > 0) {
+      e.reason = "legacy mode (device planning off) inserts no copies, but delegate " + refusingDelegates() +
+                 " then gets host memory, which CudaBackend refuses (backends/cuda/runtime/cuda_backend.cpp "
+                 "521-560): not a saving";
       return finish();
     }
     auto edits = programEdits(program_, e.edits);
@@ -400,14 +428,14 @@ class MethodSearch {
       return finish();
     }
     if (!before_) {
-      auto before = counts(report->copies_before);
+      auto before = counts(report->copies_before, program_, method_);
       if (!before) {
         beforeError_ = makeError("method '" + name_ + "': " + before.error().message);
         return finish();
       }
       before_ = before.value();
     }
-    auto after = counts(report->copies_after);
+    auto after = counts(report->copies_after, result->program, *method);
     if (!after) {
       e.reason = after.error().message;
       return finish();
@@ -440,6 +468,16 @@ class MethodSearch {
     e.valid = true;
     if (before_->seconds - e.after.seconds > kEpsilonSeconds) e.contract = contract(*method, e.edits);
     return finish();
+  }
+
+  // The searched delegates that refuse host memory (all but TensorRT's),
+  // as "1, 3"; empty when every one stages.
+  std::string refusingDelegates() const {
+    std::string out;
+    for (int32_t d : searched_)
+      if (!program::isTensorRTBackend((*method_.delegates)[size_t(d)].id.value_or("")))
+        out += (out.empty() ? "" : ", ") + std::to_string(d);
+    return out;
   }
 
   double saving(const Evaluation& e) const { return before_ ? before_->seconds - e.after.seconds : 0.0; }

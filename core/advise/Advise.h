@@ -20,8 +20,10 @@
 // the delegates of one device, or one delegate, next to a neighbour), and
 // MethodAdvice says which was used. Either way the alloc_graph_* options,
 // which change no copy, are tried per skip combination only until one
-// variant is valid; legacy mode (device planning off) hides copies inside
-// the backend and is never offered.
+// variant is valid; legacy mode (device planning off) hands the delegates
+// host memory and is never offered while a delegate that refuses it
+// (CudaBackend) is searched; TensorRT delegates stage it, and the copies
+// inside delegates (analysis/DelegateTransfers) count as copies.
 //
 // Ranking: predicted saving per call, descending; then fewer edits first;
 // then the edits' text (deterministic). Candidates that save nothing are not
@@ -37,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/DelegateTransfers.h"
 #include "cost/LinkProfile.h"
 #include "exec/DeviceRuntime.h"
 #include "passes/ProgramEdits.h"
@@ -68,6 +71,9 @@ struct AdviseOptions {
   SearchMode mode = SearchMode::Auto;
   size_t max_runs = 2000;     // pipeline runs per method
   double max_seconds = 5.0;   // wall-clock per method
+  // Settings of the run the file does not hold (which methods replay CUDA
+  // graphs): the copies inside delegates they add are counted as copies.
+  analysis::DelegateTransferOptions run_settings;
   // Set (from any thread) to stop: advise() then returns an error "cancelled".
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -91,10 +97,15 @@ struct CandidateEdits {
   friend bool operator==(const CandidateEdits&, const CandidateEdits&) = default;
 };
 
+// Every copy of a call: et_copy instructions and the copies inside
+// delegates (TensorRT staging, CUDA graph replay), which are also counted
+// on their own.
 struct CopyCounts {
   size_t h2d = 0, d2h = 0, d2d = 0;
   uint64_t bytes = 0;      // per call, every direction
   double seconds = 0;      // predicted per call on the link
+  size_t inside_delegates = 0;         // of the copies above, those inside delegates
+  uint64_t inside_delegate_bytes = 0;
   size_t total() const { return h2d + d2h + d2d; }
 };
 

@@ -1,8 +1,10 @@
 #include "analysis/Diagnostics.h"
 
 #include <map>
+#include <set>
 
 #include "analysis/Dataflow.h"
+#include "analysis/DelegateTransfers.h"
 #include "analysis/Summary.h"
 #include "program/DelegatePayload.h"
 
@@ -47,6 +49,12 @@ const std::vector<DiagnosticRule> kRules = {
      "copies and planned buffers are on target_device"},
     {"PTS017", "tensorrt-blob-unreadable", Severity::Error,
      "a TensorRTBackend delegate whose processed blob does not parse (the backend's init fails with InvalidProgram)"},
+    {"PTS018", "delegate-refuses-argument", Severity::Error,
+     "a delegate's execute refuses one of its arguments before any copy (a TensorRT aliased KV-cache input in host "
+     "memory, too few arguments for the engine's bindings)"},
+    {"PTS019", "copy-inside-delegate", Severity::Info,
+     "a delegate copies a boundary tensor itself (TensorRT staging of host memory, its aliased-output reflect): "
+     "bytes per call that no instruction shows"},
 };
 
 class Linter {
@@ -55,6 +63,7 @@ class Linter {
       : program_(program), method_(method), values_(items(method.values)), dataflow_(Dataflow::build(method)) {}
 
   std::vector<Diagnostic> run() {
+    findBoundaries();
     checkValues();
     checkBuffers();
     checkDelegates();
@@ -109,13 +118,15 @@ class Linter {
       if (!device.isCpu() || device.index != 0) checkDevice(device, "tensor " + name(int32_t(v)), int32_t(v));
       if (t->isPlanned()) {
         const Device buffer = method_.bufferDevice(int32_t(t->allocation_info->memory_id));
-        if (buffer != device)
+        if (buffer != device && !stagedHostBoundary(int32_t(v)))
           add("PTS003",
               "tensor " + name(int32_t(v)) + " is tagged " + device.str() + " but planned in buffer " +
                   std::to_string(t->allocation_info->memory_id) + " on " + buffer.str(),
               device.isCpu() ? "re-plan the method (ptescope-cli propagate)"
-                             : "this is upstream's legacy mode (enable_non_cpu_memory_planning=False); re-export with "
-                               "device planning on (ptescope-cli propagate without --no-device-planning)")
+                             : "this is upstream's legacy mode (enable_non_cpu_memory_planning=False): the tensor is "
+                               "host memory, which CudaBackend refuses (backends/cuda/runtime/cuda_backend.cpp "
+                               "521-560; TensorRTBackend stages it instead); re-export with device planning on "
+                               "(ptescope-cli propagate without --no-device-planning)")
               .value = int32_t(v);
         if (!device.isCpu() && (t->data_buffer_idx > 0 || t->isExternal()))
           add("PTS012", "tensor " + name(int32_t(v)) + " is planned on " + device.str() + " and has initial data",
@@ -214,7 +225,7 @@ class Linter {
           // A CPU kernel that reads or writes a tensor placed on a device.
           auto flagDeviceTensors = [&](const std::vector<int32_t>& values, const char* verb, const char* hint) {
             for (int32_t v : values)
-              if (const Tensor* t = tensorAt(v); t && !t->device().isCpu())
+              if (const Tensor* t = tensorAt(v); t && !t->device().isCpu() && !stagedHostBoundary(v))
                 add("PTS015", "instruction " + std::to_string(k) + " (" + op.qualifiedName() + ") " + verb + " " +
                                   name(v) + " on " + t->device().str(),
                     hint)
@@ -234,7 +245,7 @@ class Linter {
                             "keep weights inside the delegate (lift them into the lowered module)");
               d.instruction = k;
               d.value = v;
-            } else if (t->device().isCpu()) {
+            } else if (t->device().isCpu() && !stagers_.count(delegateCall->delegate_index)) {
               auto& d = add("PTS014", "device delegate " + std::to_string(delegateCall->delegate_index) + " (" +
                                           target->second.str() + ") at instruction " + std::to_string(k) +
                                           " reads host tensor " + name(v),
@@ -246,6 +257,47 @@ class Linter {
         }
       }
     }
+  }
+
+  // The device delegates' arguments, by kind of backend: TensorRTBackend
+  // stages host memory itself (TensorRTBackend.cpp 720-745, 883-900), the
+  // others (CudaBackend) refuse it. Then the copies inside delegates and
+  // their refusals (analysis/DelegateTransfers) as PTS019 / PTS018.
+  void findBoundaries() {
+    const auto& delegates = items(method_.delegates);
+    for (size_t d = 0; d < delegates.size(); ++d)
+      if (isTensorRTBackend(delegates[d].id.value_or(""))) stagers_.insert(int32_t(d));
+    for (const auto& facts : dataflow_.instructions()) {
+      if (facts.kind != InstructionKind::DelegateCall || facts.delegate_index < 0 ||
+          size_t(facts.delegate_index) >= delegates.size() ||
+          delegates[size_t(facts.delegate_index)].findCompileSpec("target_device") == nullptr)
+        continue;
+      auto& into = stagers_.count(facts.delegate_index) ? stagedArgs_ : strictArgs_;
+      for (const auto* list : {&facts.inputs, &facts.outputs}) into.insert(list->begin(), list->end());
+    }
+    const auto inside = delegateTransfers(program_, method_);
+    for (const auto& r : inside.refusals) {
+      auto& d = add("PTS018", r.message, "keep the aliased input in device memory: export with device planning on");
+      d.instruction = r.instruction;
+      d.delegate = r.delegate;
+      if (r.value >= 0) d.value = r.value;
+    }
+    for (const auto& t : inside.transfers) {
+      auto& d = add("PTS019", t.text() + ", " + std::to_string(t.bytes) + " bytes per call",
+                    t.kind == DelegateTransferKind::TensorRTAliasReflect
+                        ? "the backend reflects every aliased output; nothing in the file avoids it"
+                        : "plan the boundary in device memory (device planning on, et_copy at the boundary) so the "
+                          "copy is an instruction the skip options can remove");
+      d.instruction = t.instruction;
+      d.delegate = t.delegate;
+      d.value = t.value;
+    }
+  }
+
+  // A host-memory tensor tagged with a device that only TensorRT delegates
+  // use: the backend stages it, so the tag is not an error there.
+  bool stagedHostBoundary(int32_t v) const {
+    return stagedArgs_.count(v) && !strictArgs_.count(v) && !inDeviceMemory(method_, v);
   }
 
   void checkCopy(size_t k, const Operator& op, const std::vector<int32_t>& args, bool h2d,
@@ -296,6 +348,8 @@ class Linter {
   const std::vector<Value>& values_;
   Dataflow dataflow_;
   std::map<int32_t, Device> targets_;
+  std::set<int32_t> stagers_;                 // TensorRTBackend delegates
+  std::set<int32_t> stagedArgs_, strictArgs_;  // arguments of staging / refusing device delegates
   std::vector<Diagnostic> out_;
 };
 

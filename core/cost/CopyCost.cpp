@@ -58,13 +58,50 @@ Result<MethodPrediction> predictMethod(const program::Method& method, const Link
   return prediction;
 }
 
+Result<double> transferSeconds(const LinkProfile& link, CopyDirection direction, exec::HostMemoryKind hostMemory,
+                               uint64_t bytes) {
+  if (direction != CopyDirection::DeviceToDevice) return link.secondsFor(direction, hostMemory, bytes);
+  if (const LinkCurve* curve = link.curve(direction, LinkMemory::Device)) return curve->secondsFor(bytes);
+  return kTypicalDeviceCopy.latency_seconds + double(bytes) / (kTypicalDeviceCopy.gbps * 1e9);
+}
+
+PredictionTotals MethodPrediction::insideDelegates(CopyDirection direction) const {
+  PredictionTotals totals;
+  for (const auto& c : delegate_copies)
+    if (c.transfer.direction == direction) {
+      totals.copies += 1;
+      totals.bytes += c.transfer.bytes;
+      totals.seconds += c.seconds;
+    }
+  return totals;
+}
+
+Result<MethodPrediction> predictMethod(const program::Program& program, const program::Method& method,
+                                       const LinkProfile& link, exec::HostMemoryKind hostMemory,
+                                       const analysis::DelegateTransferOptions& settings) {
+  auto prediction = predictMethod(method, link, hostMemory);
+  if (!prediction) return prediction;
+  auto inside = analysis::delegateTransfers(program, method, settings);
+  for (auto& t : inside.transfers) {
+    auto seconds = transferSeconds(link, t.direction, hostMemory, t.bytes);
+    if (!seconds) return seconds.error();
+    prediction->inside_delegates.copies += 1;
+    prediction->inside_delegates.bytes += t.bytes;
+    prediction->inside_delegates.seconds += seconds.value();
+    prediction->delegate_copies.push_back(DelegateCopyPrediction{std::move(t), seconds.value()});
+  }
+  prediction->delegate_refusals = std::move(inside.refusals);
+  return prediction;
+}
+
 Result<MethodPrediction> predictProgram(const program::Program& program, const std::string& methodName,
-                                        const LinkProfile& link, exec::HostMemoryKind hostMemory) {
+                                        const LinkProfile& link, exec::HostMemoryKind hostMemory,
+                                        const analysis::DelegateTransferOptions& settings) {
   const std::string name = methodName.empty() ? exec::defaultMethodName(program) : methodName;
   if (name.empty()) return makeError("the program has no method");
   const auto* method = program.findMethod(name);
   if (method == nullptr) return makeError("no method named '" + name + "'");
-  return predictMethod(*method, link, hostMemory);
+  return predictMethod(program, *method, link, hostMemory, settings);
 }
 
 Result<double> predictRecords(const std::vector<passes::CopyRecord>& copies, const LinkProfile& link,
@@ -106,7 +143,7 @@ exec::TransferProfile asTransferProfile(const MethodPrediction& prediction) {
     to.seconds = from.seconds;
     to.gbps = from.seconds > 0 ? double(from.bytes) / from.seconds / 1e9 : 0.0;
   }
-  profile.copy_seconds = prediction.copySeconds();
+  profile.copy_seconds = prediction.host_to_device.seconds + prediction.device_to_host.seconds;  // the et_copy instructions a profile times
   return profile;
 }
 

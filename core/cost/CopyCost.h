@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/DelegateTransfers.h"
 #include "cost/LinkProfile.h"
 #include "exec/Profiler.h"
 #include "passes/DevicePasses.h"
@@ -38,6 +39,24 @@ struct CopyPrediction {
   double seconds = 0;             // one execution
 };
 
+// A transfer a delegate makes inside its execute() (analysis/
+// DelegateTransfers), priced like a copy: h2d/d2h on the link's curve, d2d
+// on the profile's device curve or, when it has none, kTypicalDeviceCopy.
+struct DelegateCopyPrediction {
+  analysis::DelegateTransfer transfer;
+  double seconds = 0;
+};
+
+// A device-to-device copy where the link profile has no d2d curve: a fixed
+// cost of 2 µs (a cudaMemcpyAsync launch) plus the bytes at 1000 GB/s (a
+// copy reads and writes device memory: about half of an HBM GPU's peak).
+// Typical figures, not a measurement.
+struct TypicalDeviceCopy {
+  double latency_seconds = 2e-6;
+  double gbps = 1000.0;
+};
+inline constexpr TypicalDeviceCopy kTypicalDeviceCopy{};
+
 struct PredictionTotals {
   size_t copies = 0;
   uint64_t bytes = 0;
@@ -52,8 +71,16 @@ struct MethodPrediction {
   std::vector<CopyPrediction> copies;  // instruction order
   PredictionTotals host_to_device;
   PredictionTotals device_to_host;
+  // Inside delegates (no instruction): TensorRT staging, CUDA graph replay.
+  std::vector<DelegateCopyPrediction> delegate_copies;
+  PredictionTotals inside_delegates;  // every direction
+  std::vector<analysis::DelegateRefusal> delegate_refusals;
 
-  double copySeconds() const { return host_to_device.seconds + device_to_host.seconds; }
+  // Every copy of a call: et_copy instructions and copies inside delegates.
+  double copySeconds() const { return host_to_device.seconds + device_to_host.seconds + inside_delegates.seconds; }
+  size_t copyCount() const { return host_to_device.copies + device_to_host.copies + inside_delegates.copies; }
+  uint64_t copyBytes() const { return host_to_device.bytes + device_to_host.bytes + inside_delegates.bytes; }
+  PredictionTotals insideDelegates(program::CopyDirection direction) const;
   const PredictionTotals& totals(program::CopyDirection direction) const {
     return direction == program::CopyDirection::HostToDevice ? host_to_device : device_to_host;
   }
@@ -67,8 +94,19 @@ double copyShare(double copySeconds, double computeSeconds);
 Result<MethodPrediction> predictMethod(const program::Method& method, const LinkProfile& link,
                                        exec::HostMemoryKind hostMemory);
 // The method by name ("" = the one a profile would run); errors name it.
+// With the program, the copies inside its delegates are priced too
+// (`settings`: which methods replay CUDA graphs).
 Result<MethodPrediction> predictProgram(const program::Program& program, const std::string& methodName,
-                                        const LinkProfile& link, exec::HostMemoryKind hostMemory);
+                                        const LinkProfile& link, exec::HostMemoryKind hostMemory,
+                                        const analysis::DelegateTransferOptions& settings = {});
+// predictMethod plus the copies inside the method's delegates.
+Result<MethodPrediction> predictMethod(const program::Program& program, const program::Method& method,
+                                       const LinkProfile& link, exec::HostMemoryKind hostMemory,
+                                       const analysis::DelegateTransferOptions& settings = {});
+// One transfer's predicted time: h2d/d2h on the link's curve for the host
+// memory kind, d2d on its device curve or kTypicalDeviceCopy.
+Result<double> transferSeconds(const LinkProfile& link, program::CopyDirection direction,
+                               exec::HostMemoryKind hostMemory, uint64_t bytes);
 
 // The predicted time of copies as the pass reports describe them.
 Result<double> predictRecords(const std::vector<passes::CopyRecord>& copies, const LinkProfile& link,

@@ -12,6 +12,7 @@ nlohmann::json countsJson(const CopyCounts& c) {
   if (c.d2d > 0) j["d2d"] = c.d2d;
   j["bytes"] = c.bytes;
   j["predicted_us"] = program::toMicros(c.seconds);
+  if (c.inside_delegates > 0) j["inside_delegates"] = {{"copies", c.inside_delegates}, {"bytes", c.inside_delegate_bytes}};
   return j;
 }
 
@@ -19,6 +20,7 @@ std::string countsText(const CopyCounts& c) {
   std::string out = std::to_string(c.total()) + (c.total() == 1 ? " copy" : " copies") + " (" + std::to_string(c.h2d) +
                     " H2D, " + std::to_string(c.d2h) + " D2H";
   if (c.d2d > 0) out += ", " + std::to_string(c.d2d) + " D2D";
+  if (c.inside_delegates > 0) out += "; " + std::to_string(c.inside_delegates) + " inside delegates";
   return out + "), " + program::bytesText(int64_t(c.bytes)) + ", " + program::durationText(c.seconds);
 }
 
@@ -100,6 +102,8 @@ std::string adviceText(const advise::Advice& advice) {
       out += "     saves " + program::durationText(c.predicted_saving_us / 1e6) + " per call: H2D " +
              arrow(c.copies_before.h2d, c.copies_after.h2d) + ", D2H " + arrow(c.copies_before.d2h, c.copies_after.d2h);
       if (c.copies_before.d2d + c.copies_after.d2d > 0) out += ", D2D " + arrow(c.copies_before.d2d, c.copies_after.d2d);
+      if (c.copies_before.inside_delegates + c.copies_after.inside_delegates > 0)
+        out += " (inside delegates " + arrow(c.copies_before.inside_delegates, c.copies_after.inside_delegates) + ")";
       out += "; " + program::bytesText(int64_t(c.copies_after.bytes)) + " per call after (was " +
              program::bytesText(int64_t(c.copies_before.bytes)) + ")\n";
       if (!c.device_memory.empty()) {

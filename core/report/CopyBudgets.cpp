@@ -28,16 +28,19 @@ std::string percentText(double percent) {
 }
 
 nlohmann::json totalsJson(const cost::MethodPrediction& p) {
-  return {{"copies", p.copies.size()},
-          {"bytes", p.host_to_device.bytes + p.device_to_host.bytes},
+  return {{"copies", p.copyCount()},
+          {"bytes", p.copyBytes()},
           {"predicted_us", p.copySeconds() * 1e6},
           {"h2d", {{"copies", p.host_to_device.copies}, {"bytes", p.host_to_device.bytes}, {"predicted_us", p.host_to_device.seconds * 1e6}}},
-          {"d2h", {{"copies", p.device_to_host.copies}, {"bytes", p.device_to_host.bytes}, {"predicted_us", p.device_to_host.seconds * 1e6}}}};
+          {"d2h", {{"copies", p.device_to_host.copies}, {"bytes", p.device_to_host.bytes}, {"predicted_us", p.device_to_host.seconds * 1e6}}},
+          {"inside_delegates", {{"copies", p.inside_delegates.copies}, {"bytes", p.inside_delegates.bytes},
+                                {"predicted_us", p.inside_delegates.seconds * 1e6}}}};
 }
 
 std::string totalsText(const cost::MethodPrediction& p) {
-  return std::to_string(p.copies.size()) + " copies, " +
-         program::bytesText(int64_t(p.host_to_device.bytes + p.device_to_host.bytes)) + ", " +
+  return std::to_string(p.copyCount()) + " copies" +
+         (p.inside_delegates.copies ? " (" + std::to_string(p.inside_delegates.copies) + " inside delegates)" : "") + ", " +
+         program::bytesText(int64_t(p.copyBytes())) + ", " +
          program::durationText(p.copySeconds()) + " per call";
 }
 
@@ -74,13 +77,13 @@ BudgetReport checkCopyBudgets(const cost::MethodPrediction& current, const cost:
     report.checks.push_back(std::move(c));
   }
   if (budgets.max_copies) {
-    BudgetCheck c{"max-copies", double(*budgets.max_copies), double(current.copies.size()),
-                  current.copies.size() > *budgets.max_copies, ""};
-    c.line = std::to_string(current.copies.size()) + " copies per call (limit " + std::to_string(*budgets.max_copies) + ")";
+    BudgetCheck c{"max-copies", double(*budgets.max_copies), double(current.copyCount()),
+                  current.copyCount() > *budgets.max_copies, ""};
+    c.line = std::to_string(current.copyCount()) + " copies per call (limit " + std::to_string(*budgets.max_copies) + ")";
     report.checks.push_back(std::move(c));
   }
   if (budgets.max_copy_bytes) {
-    const uint64_t bytes = current.host_to_device.bytes + current.device_to_host.bytes;
+    const uint64_t bytes = current.copyBytes();
     BudgetCheck c{"max-copy-bytes", double(*budgets.max_copy_bytes), double(bytes), bytes > *budgets.max_copy_bytes, ""};
     c.line = program::bytesText(int64_t(bytes)) + " copied per call (limit " + program::bytesText(int64_t(*budgets.max_copy_bytes)) + ")";
     report.checks.push_back(std::move(c));

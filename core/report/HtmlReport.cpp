@@ -288,6 +288,14 @@ void writeSummary(Html& html, const HtmlReportInput& input, const std::vector<Me
           .number(durationText(t.seconds), t.seconds)
           .raw("</tr>\n");
     }
+    if (m.prediction && m.prediction->inside_delegates.copies > 0) {
+      const auto& t = m.prediction->inside_delegates;
+      html.raw("<tr>").cell(m.method->displayName()).cell("inside delegates (no instruction)");
+      html.number(std::to_string(t.copies), double(t.copies))
+          .number(bytesText(int64_t(t.bytes)), double(t.bytes))
+          .number(durationText(t.seconds), t.seconds)
+          .raw("</tr>\n");
+    }
   }
   html.raw("</tbody></table>\n");
 
@@ -332,14 +340,44 @@ void writeSummary(Html& html, const HtmlReportInput& input, const std::vector<Me
 
 constexpr size_t kOpenCopiesUpTo = 1000;
 
+// The copies a delegate makes inside its execute(): no instruction, their
+// own table (README "Copies inside delegates").
+void writeDelegateCopies(Html& html, const cost::MethodPrediction& p) {
+  if (p.delegate_copies.empty() && p.delegate_refusals.empty()) return;
+  html.element("p",
+               std::to_string(p.inside_delegates.copies) + " copies inside delegates per call (no instruction), " +
+                   bytesText(int64_t(p.inside_delegates.bytes)) + ", predicted " +
+                   durationText(p.inside_delegates.seconds) + ", included in the copy time",
+               "class=\"note\"");
+  html.raw("<div class=\"table-wrap\"><table class=\"sortable delegate-copies\">");
+  html.headerRow({"n:Instruction", "Delegate", "Direction", "n:Value", "Device", "n:Bytes", "n:Predicted", "Why (upstream)"});
+  html.raw("<tbody>\n");
+  for (const auto& c : p.delegate_copies) {
+    const auto& t = c.transfer;
+    html.raw("<tr>")
+        .number("#" + std::to_string(t.instruction), double(t.instruction))
+        .cell("inside delegate " + std::to_string(t.delegate) + " (" + t.backend + ")")
+        .cell(program::copyDirectionName(t.direction))
+        .number("%" + std::to_string(t.value), double(t.value))
+        .cell(t.device.str())
+        .number(bytesText(int64_t(t.bytes)), double(t.bytes))
+        .number(durationText(c.seconds), c.seconds)
+        .cell(analysis::delegateTransferKindName(t.kind) + " (" + t.upstream + ")");
+    html.raw("</tr>\n");
+  }
+  html.raw("</tbody></table></div>\n");
+  for (const auto& r : p.delegate_refusals) html.element("p", "Refused: " + r.message, "class=\"note\"");
+}
+
 void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
   html.raw("<h3>Copies</h3>\n");
   if (!m.prediction) {
     html.element("p", "No prediction: " + m.prediction_error, "class=\"note\"");
     return;
   }
+  writeDelegateCopies(html, *m.prediction);
   if (m.prediction->copies.empty()) {
-    html.raw("<p>No host-device copies.</p>\n");
+    html.raw(m.prediction->delegate_copies.empty() ? "<p>No host-device copies.</p>\n" : "<p>No et_copy instructions.</p>\n");
     return;
   }
   if (m.measured)
@@ -497,8 +535,10 @@ void writeCompare(Html& html, const HtmlReportInput& input, const std::vector<Me
     html.number(std::to_string(md.copies_only_in_a.size()), double(md.copies_only_in_a.size()));
     const auto* before = input.compare->findMethod(md.name);
     const auto* after = input.program->findMethod(md.name);
-    auto p = before ? cost::predictMethod(*before, *input.link, input.host_memory) : makeError("no method");
-    auto q = after ? cost::predictMethod(*after, *input.link, input.host_memory) : makeError("no method");
+    auto p = before ? cost::predictMethod(*input.compare, *before, *input.link, input.host_memory, input.run_settings)
+                    : makeError("no method");
+    auto q = after ? cost::predictMethod(*input.program, *after, *input.link, input.host_memory, input.run_settings)
+                   : makeError("no method");
     if (p && q) {
       const double saving = p->copySeconds() - q->copySeconds();
       html.number(durationText(p->copySeconds()), p->copySeconds())
@@ -569,7 +609,7 @@ Result<std::string> htmlReport(const HtmlReportInput& input, HtmlReportFacts* fa
     m.index = i;
     m.anchor = "m" + std::to_string(i);
     m.summary = analysis::summarizeMethod(all[i]);
-    auto prediction = cost::predictMethod(all[i], *input.link, input.host_memory);
+    auto prediction = cost::predictMethod(*input.program, all[i], *input.link, input.host_memory, input.run_settings);
     if (prediction) m.prediction = std::move(prediction.value());
     else m.prediction_error = prediction.error().message;
     methods.push_back(std::move(m));

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/DelegateTransfers.h"
 #include "cost/LinkProfile.h"
 #include "exec/Profiler.h"
 #include "layout/GraphvizLayout.h"
@@ -38,6 +39,9 @@ struct HtmlReportInput {
   const cost::LinkProfile* link = nullptr;    // copies are priced on it
   exec::HostMemoryKind host_memory = exec::HostMemoryKind::Pageable;
   std::string method;  // report only this method ("" = every method)
+  // Settings of the run (which methods replay CUDA graphs): the copies
+  // inside delegates they add are listed and priced with the others.
+  analysis::DelegateTransferOptions run_settings;
   // --compare: the program this one is compared with (the "before").
   const program::Program* compare = nullptr;
   std::string compare_name;

@@ -1,6 +1,7 @@
 #include "report/InfoReport.h"
 
 #include "program/DelegatePayload.h"
+#include "program/Text.h"
 
 #include <sstream>
 
@@ -128,6 +129,42 @@ void delegatePayloadText(std::ostream& out, const Program& program, const Backen
 
 }  // namespace
 
+json delegateTransfersJson(const analysis::DelegateTransfers& d) {
+  json j;
+  for (auto direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::DeviceToDevice})
+    j[copyDirectionName(direction)] = d.count(direction);
+  j["bytes"] = d.bytes();
+  json transfers = json::array();
+  for (const auto& t : d.transfers)
+    transfers.push_back({{"instruction", t.instruction},
+                         {"delegate", t.delegate},
+                         {"backend", t.backend},
+                         {"value", t.value},
+                         {"kind", analysis::delegateTransferKindName(t.kind)},
+                         {"direction", copyDirectionName(t.direction)},
+                         {"bytes", t.bytes},
+                         {"device", t.device.str()},
+                         {"upstream", t.upstream}});
+  j["transfers"] = transfers;
+  json refusals = json::array();
+  for (const auto& r : d.refusals)
+    refusals.push_back({{"instruction", r.instruction}, {"delegate", r.delegate}, {"value", r.value}, {"message", r.message}});
+  j["refusals"] = refusals;
+  return j;
+}
+
+std::string delegateTransfersText(const analysis::DelegateTransfers& d, const std::string& indent) {
+  if (d.transfers.empty() && d.refusals.empty()) return {};
+  std::string out = indent + "copies inside delegates (no instruction): " +
+                    std::to_string(d.count(CopyDirection::HostToDevice)) + " host-to-device, " +
+                    std::to_string(d.count(CopyDirection::DeviceToHost)) + " device-to-host, " +
+                    std::to_string(d.count(CopyDirection::DeviceToDevice)) + " device-to-device, " +
+                    bytesText(int64_t(d.bytes())) + " per call\n";
+  for (const auto& t : d.transfers) out += indent + "  " + t.text() + ", " + bytesText(int64_t(t.bytes)) + "\n";
+  for (const auto& r : d.refusals) out += indent + "  refused: " + r.message + "\n";
+  return out;
+}
+
 std::string compileSpecValueText(const std::vector<uint8_t>& value) {
   bool printable = true;
   for (uint8_t c : value)
@@ -192,6 +229,7 @@ json infoJson(const pte::LoadedProgram& loaded) {
     mj["delegate_calls"] = s.delegate_calls;
     mj["h2d_copies"] = s.h2d_copies;
     mj["d2h_copies"] = s.d2h_copies;
+    mj["delegate_copies"] = delegateTransfersJson(analysis::delegateTransfers(program, m));
     mj["constant_tensors"] = s.constant_tensors;
     mj["planned_tensors"] = s.planned_tensors;
     mj["tensors_by_device"] = json::object();
@@ -263,6 +301,7 @@ std::string infoText(const Program& program, const pte::FileInfo& file, const st
     out << "\n    instructions " << s.instructions << ":";
     for (const auto& [k, n] : s.instructions_by_kind) out << " " << k << " " << n;
     out << "\n    copies: " << s.h2d_copies << " host-to-device, " << s.d2h_copies << " device-to-host\n";
+    out << delegateTransfersText(analysis::delegateTransfers(program, m), "    ");
     out << "    tensors by device:";
     for (const auto& [d, n] : s.tensors_by_device) out << " " << d << " " << n;
     out << " (constants " << s.constant_tensors << ", planned " << s.planned_tensors << ")\n";

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/InfoReport.h"
 #include "report/ProfileWriters.h"
 #include "report/WriterSupport.h"
 
@@ -43,8 +44,10 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
   out += "  link: " + linkLine(link, p.host_memory) + "\n";
   if (!link.note.empty()) out += "  " + link.note + "\n";
   out += "\n";
-  if (p.copies.empty()) {
+  if (p.copies.empty() && p.delegate_copies.empty()) {
     out += "  the method makes no host-device copies\n";
+  } else if (p.copies.empty()) {
+    out += "  no et_copy instructions\n";
   } else {
     std::string header = "   instr  dir   source    dest      device           bytes  predicted us   pred. GB/s";
     if (withMeasured) header += "  measured us  measured/predicted";
@@ -68,6 +71,19 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
       out += row + "\n";
     }
   }
+  if (!p.delegate_copies.empty()) {
+    out += "\n  inside delegates (no instruction: the backend copies; see README \"Copies inside delegates\"):\n";
+    out += "   instr  dir   value     device           bytes  predicted us  kind\n";
+    for (const auto& c : p.delegate_copies) {
+      const auto& t = c.transfer;
+      out += "  " + padded(std::to_string(t.instruction), 6, true) + "  " + padded(program::copyDirectionName(t.direction), 4) +
+             "  " + padded("%" + std::to_string(t.value), 8) + "  " + padded(t.device.str(), 8) + " " +
+             padded(std::to_string(t.bytes), 14, true) + " " + padded(microsText(c.seconds), 13, true) + "  delegate " +
+             std::to_string(t.delegate) + " " + t.backend + ", " + analysis::delegateTransferKindName(t.kind) + " (" +
+             t.upstream + ")\n";
+    }
+  }
+  for (const auto& r : p.delegate_refusals) out += "  refused: " + r.message + "\n";
   out += "\npredicted per iteration:\n";
   for (auto direction : program::kHostDeviceDirections) {
     const auto& t = p.totals(direction);
@@ -77,7 +93,14 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
     if (withMeasured) out += " (measured median " + microsText(context.measured->totals(direction).seconds) + " us)";
     out += "\n";
   }
-  out += "  copies: " + microsText(p.copySeconds()) + " us per iteration\n";
+  for (auto direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::DeviceToDevice}) {
+    const auto t = p.insideDelegates(direction);
+    if (t.copies == 0) continue;
+    out += "  " + program::copyDirectionName(direction) + " inside delegates: " + std::to_string(t.copies) + " cop" +
+           (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + microsText(t.seconds) + " us\n";
+  }
+  out += "  copies: " + microsText(p.copySeconds()) + " us per iteration" +
+         (p.inside_delegates.copies ? " (" + microsText(p.inside_delegates.seconds) + " us inside delegates)" : "") + "\n";
   if (context.compute_seconds) {
     const double compute = *context.compute_seconds;
     out += "  with " + fixedText(compute * 1e3, 3) + " ms of compute: copies are " +
@@ -123,7 +146,18 @@ nlohmann::json predictionJson(const cost::MethodPrediction& p, const cost::LinkP
     totals[program::copyDirectionName(direction)] = {
         {"copies", t.copies}, {"bytes", t.bytes}, {"predicted_us", toMicros(t.seconds)}};
   }
+  for (auto direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::DeviceToDevice}) {
+    const auto t = p.insideDelegates(direction);
+    totals["inside_delegates"][program::copyDirectionName(direction)] = {
+        {"copies", t.copies}, {"bytes", t.bytes}, {"predicted_us", toMicros(t.seconds)}};
+  }
   j["totals"] = totals;
+  analysis::DelegateTransfers inside;
+  for (const auto& c : p.delegate_copies) inside.transfers.push_back(c.transfer);
+  inside.refusals = p.delegate_refusals;
+  j["delegate_copies"] = delegateTransfersJson(inside);
+  for (size_t i = 0; i < p.delegate_copies.size(); ++i)
+    j["delegate_copies"]["transfers"][i]["predicted_us"] = toMicros(p.delegate_copies[i].seconds);
   j["copy_us"] = toMicros(p.copySeconds());
   if (context.compute_seconds) {
     j["compute_us"] = toMicros(*context.compute_seconds);

@@ -81,6 +81,71 @@ class CliTensorRTTest : public QObject {
     QVERIFY2(lint.out.contains("PTS016"), qPrintable(lint.out));
     QVERIFY(lint.out.contains("the engine runs on cuda:1 (blob device_id) but target_device is cuda:0"));
   }
+
+  // Legacy mode (device planning off): x and y (2×8 float32, 64 B each)
+  // are staged inside the delegate, x host-to-device, y device-to-host
+  // (TensorRTBackend.cpp 720-745, 883-900): 128 B per call that info,
+  // predict, advise and lint count as their own kind.
+  void copiesInsideDelegatesEverywhere() {
+    const QString dir = QDir(test::tempDir()).filePath("tensorrt_inside");
+    QDir().mkpath(dir);
+    const QString spec = QDir(dir).filePath("legacy.json");
+    const std::string text = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "y": {"dtype": "float32", "sizes": [2, 8]}},
+      "nodes": [{"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
+                 "tensorrt": {"engine": "e"}, "inputs": ["x"], "outputs": ["y"]}]}],
+      "options": {"enable_non_cpu_memory_planning": false}})";
+    test::writeAll(spec, std::vector<uint8_t>(text.begin(), text.end()));
+    const QString pte = QDir(dir).filePath("legacy.pte");
+    QCOMPARE(test::runCli({"synth", spec, "-o", pte}).exitCode, 0);
+
+    auto info = test::runCli({"info", pte});
+    QVERIFY2(info.out.contains("copies inside delegates (no instruction): 1 host-to-device, 1 device-to-host, 0 "
+                               "device-to-device, 128 B per call"),
+             qPrintable(info.out));
+    QVERIFY(info.out.contains("inside delegate 0 (TensorRTBackend): input %0 is host memory, staged host-to-device "
+                              "(TensorRTBackend.cpp 720-745), 64 B"));
+
+    auto predict = test::runCli({"predict", "--json", pte});
+    QCOMPARE(predict.exitCode, 0);
+    const auto p = nlohmann::json::parse(predict.out.toStdString());
+    QCOMPARE(p["totals"]["h2d"]["copies"].get<int>(), 0);  // no et_copy in legacy mode
+    QCOMPARE(p["totals"]["inside_delegates"]["h2d"]["copies"].get<int>(), 1);
+    QCOMPARE(p["totals"]["inside_delegates"]["h2d"]["bytes"].get<int>(), 64);
+    QCOMPARE(p["totals"]["inside_delegates"]["d2h"]["copies"].get<int>(), 1);
+    QCOMPARE(p["delegate_copies"]["transfers"][1]["upstream"].get<std::string>(),
+             std::string("TensorRTBackend.cpp 883-900, 957-973"));
+    QVERIFY(p["copy_us"].get<double>() > 0);  // the staged copies are copy time
+    auto predictText = test::runCli({"predict", pte});
+    QVERIFY2(predictText.out.contains("h2d inside delegates: 1 copy, 64 B"), qPrintable(predictText.out));
+
+    auto advise = test::runCli({"advise", "--json", pte});
+    QCOMPARE(advise.exitCode, 0);
+    QVERIFY2(advise.out.contains("\"inside_delegates\""), qPrintable(advise.out));
+
+    auto lint = test::runCli({"lint", pte});
+    QVERIFY(lint.out.contains("PTS019"));
+    QVERIFY(!lint.out.contains("PTS003"));
+  }
+
+  void cudaGraphOption() {
+    const QString dir = QDir(test::tempDir()).filePath("tensorrt_graph");
+    QDir().mkpath(dir);
+    const QString pte = QDir(dir).filePath("demo.pte");
+    QCOMPARE(test::runCli({"synth", "--demo", "-o", pte}).exitCode, 0);
+    auto off = test::runCli({"predict", "--json", "--method", "prefill", pte});
+    auto on = test::runCli({"predict", "--json", "--method", "prefill", "--cuda-graph", "prefill", pte});
+    QCOMPARE(on.exitCode, 0);
+    const auto a = nlohmann::json::parse(off.out.toStdString());
+    const auto b = nlohmann::json::parse(on.out.toStdString());
+    QCOMPARE(a["totals"]["inside_delegates"]["d2d"]["copies"].get<int>(), 0);
+    QVERIFY(b["totals"]["inside_delegates"]["d2d"]["copies"].get<int>() > 0);
+    QVERIFY(b["copy_us"].get<double>() > a["copy_us"].get<double>());
+    // A method the program does not have: one line, exit 2.
+    auto bad = test::runCli({"predict", "--cuda-graph", "decode", pte});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--cuda-graph: the program has no method 'decode' (it has forward, prefill)"), qPrintable(bad.err));
+  }
 };
 
 QTEST_GUILESS_MAIN(CliTensorRTTest)

@@ -1,4 +1,4 @@
-// Every lint rule PTS001-PTS017 (core/analysis/Diagnostics), one table:
+// Every lint rule PTS001-PTS019 (core/analysis/Diagnostics), one table:
 // for each rule a program that triggers it, checked for the rule's id,
 // severity, slug and location (method, instruction, value, delegate), and a
 // near twin that differs in the one thing the rule is about and does not
@@ -59,11 +59,20 @@ const char* const kConstantIntoDelegate = R"({"methods": [{"name": "forward", "i
              "outputs": ["y"]}]}]})";
 
 // x → TensorRTBackend (target_device `target`, blob fields `trt`) → y.
-std::string trtSpec(const std::string& target, const std::string& trt) {
+std::string trtSpec(const std::string& target, const std::string& trt, const std::string& options = "{}") {
   return R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
     "tensors": {"x": {"dtype": "float32", "sizes": [2, 2]}, "y": {"dtype": "float32", "sizes": [2, 2]}},
     "nodes": [{"delegate": "TensorRTBackend", "compile_specs": {"target_device": ")" +
-         target + R"("}, "tensorrt": )" + trt + R"(, "inputs": ["x"], "outputs": ["y"]}]}]})";
+         target + R"("}, "tensorrt": )" + trt + R"(, "inputs": ["x"], "outputs": ["y"]}]}], "options": )" + options + "}";
+}
+
+// x, k → TensorRTBackend (cuda:0, blob fields `trt`) → y, k2, with options.
+std::string kvSpec(const std::string& trt, const std::string& options) {
+  return R"({"methods": [{"name": "forward", "inputs": ["x", "k"], "outputs": ["y", "k2"],
+    "tensors": {"x": {"dtype": "float32", "sizes": [2, 2]}, "y": {"dtype": "float32", "sizes": [2, 2]},
+                "k": {"dtype": "float32", "sizes": [2, 2]}, "k2": {"dtype": "float32", "sizes": [2, 2]}},
+    "nodes": [{"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"}, "tensorrt": )" +
+         trt + R"(, "inputs": ["x", "k"], "outputs": ["y", "k2"]}]}], "options": )" + options + "}";
 }
 
 struct Built {
@@ -511,6 +520,30 @@ const std::vector<Rule>& rules() {
          c.expected = {atDelegate(0)};
          return c;
        }},
+      // Legacy mode: the aliased KV input k of a TensorRT delegate is host
+      // memory, which the backend refuses before any copy. Twin: device
+      // planning on, k arrives in the cuda arena by et_copy.
+      {"PTS018 TensorRT aliased input in host memory", "PTS018", "delegate-refuses-argument", Severity::Error,
+       [] {
+         const std::string trt = R"({"engine": "e", "aliased_io": [{"output": "k2", "input": "k"}]})";
+         Case c{fromSpec(kvSpec(trt, R"({"enable_non_cpu_memory_planning": false})"), true),
+                fromSpec(kvSpec(trt, "{}"), true), {}};
+         if (c.trigger.error.isEmpty()) c.expected = {Where{0, items(forward(c.trigger.program).inputs)[1], 0}};
+         return c;
+       }},
+      // Legacy mode: the TensorRT delegate stages x in and y out itself (an
+      // info finding each, at the delegate call). Twin: device planning on,
+      // et_copy at both boundaries.
+      {"PTS019 TensorRT staging", "PTS019", "copy-inside-delegate", Severity::Info,
+       [] {
+         Case c{fromSpec(trtSpec("cuda:0", R"({"engine": "e"})", R"({"enable_non_cpu_memory_planning": false})"), true),
+                fromSpec(trtSpec("cuda:0", R"({"engine": "e"})"), true), {}};
+         if (c.trigger.error.isEmpty()) {
+           const Method& m = forward(c.trigger.program);
+           c.expected = {Where{0, items(m.inputs)[0], 0}, Where{0, items(m.outputs)[0], 0}};
+         }
+         return c;
+       }},
   };
   return table;
 }
@@ -547,10 +580,10 @@ class LintRulesTest : public QObject {
           QCOMPARE(std::string(r.slug), std::string(row.slug));
         }
     }
-    QCOMPARE(registered.size(), size_t(17));
+    QCOMPARE(registered.size(), size_t(19));
     QCOMPARE(inTable, registered);
     QCOMPARE(*registered.begin(), std::string("PTS001"));
-    QCOMPARE(*registered.rbegin(), std::string("PTS017"));
+    QCOMPARE(*registered.rbegin(), std::string("PTS019"));
   }
 
   void rule_data() {

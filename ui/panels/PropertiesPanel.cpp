@@ -5,7 +5,9 @@
 
 #include <QHeaderView>
 
+#include "analysis/DelegateTransfers.h"
 #include "program/DelegatePayload.h"
+#include "program/Text.h"
 #include "report/InfoReport.h"
 #include "ui/document/Document.h"
 
@@ -155,6 +157,19 @@ void PropertiesPanel::showInstruction(size_t k) {
     }
     if (isTensorRTBackend(d.id.value_or(""))) showTensorRTPayload(payload, del);
     del->setExpanded(true);
+    // What the backend copies inside its execute() (README "Copies inside
+    // delegates"): never an instruction, listed with its own mark.
+    const auto inside = analysis::delegateTransfers(document_->program(), *method);
+    QTreeWidgetItem* copies = nullptr;
+    for (const auto& t : inside.transfers) {
+      if (t.instruction != k) continue;
+      if (copies == nullptr) copies = row(tr("Copies inside delegate"), tr("no instruction: the backend copies"));
+      row(QString::fromStdString(program::copyDirectionName(t.direction)),
+          QString::fromStdString(t.text() + ", " + program::bytesText(int64_t(t.bytes))), copies);
+    }
+    for (const auto& r : inside.refusals)
+      if (r.instruction == k) row(tr("Refused"), QString::fromStdString(r.message));
+    if (copies != nullptr) copies->setExpanded(true);
   }
   auto* inputs = row(tr("Inputs"), QString::number(facts.inputs.size()));
   for (int32_t v : facts.inputs) row(QString(), valueLabel(*method, v), inputs);
