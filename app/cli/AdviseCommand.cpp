@@ -3,15 +3,19 @@
 #include "CliCommon.h"
 #include "PredictCommand.h"
 
+#include <filesystem>
 #include <iostream>
 
 #include "advise/Advise.h"
+#include "advise/MeasuredAdvice.h"
+#include "etdump/EtdumpProfile.h"
 #include "exec/MemoryBudget.h"
 #include "passes/Pipeline.h"
 #include "pte/Reader.h"
 #include "pte/Writer.h"
 #include "program/Text.h"
 #include "report/AdviceWriters.h"
+#include "report/ProfileWriters.h"
 
 namespace ptescope::cli {
 namespace {
@@ -42,6 +46,14 @@ class AdviseCommandImpl : public AdviseCommand {
                         "Write the program with candidate RANK applied (with -o; what propagate with the same flags "
                         "writes) and print the equivalent propagate command line");
     advise_->add_option("-o,--output", output_, "Output program (.pte) for --apply");
+    auto* profile = advise_->add_option(
+        "--profile", profile_,
+        "A profile of this program as loaded (profile --json, or saved by the app): also rank the candidates by the "
+        "measured time of the copies each removes, beside the predicted saving");
+    auto* etdump = advise_->add_option("--etdump", etdump_,
+                                       "An ETDump the runtime wrote running this program: rank as with --profile "
+                                       "(every traced method; its default method attribution)");
+    profile->excludes(etdump);
     advise_->add_option("--max-runs", maxRuns_, "Search budget: most pipeline runs per method")
         ->check(CLI::Range(1, 100000000))->capture_default_str();
     advise_->add_option("--max-seconds", maxSeconds_, "Search budget: most seconds per method")
@@ -87,14 +99,58 @@ class AdviseCommandImpl : public AdviseCommand {
     auto settings = analysis::cudaGraphSetting(cudaGraph_, program);
     if (!settings) return fail(settings.error().message);
     options.run_settings = settings.value();
+    if (apply_ && (!profile_.empty() || !etdump_.empty()))
+      return fail("--apply takes the predicted rank: run it without --profile / --etdump");
+    // Read the measurements first: a bad file should not cost a search.
+    std::vector<exec::TransferProfile> measured;
+    if (auto read = readMeasurements(program); !read) return fail(read.error().message);
+    else measured = std::move(read.value());
+
     auto advice = advise::advise(program, options);
     if (!advice) return fail(file_ + ": " + advice.error().message);
     if (apply_) return runApply(program, advice.value());
-    if (json_)
-      std::cout << jsonForStdout(report::adviceJson(advice.value())) << "\n";
-    else
+    const std::string measuredName = std::filesystem::path(profile_.empty() ? etdump_ : profile_).filename().string();
+    std::vector<advise::MeasuredMethodAdvice> ranked;
+    for (const auto& profile : measured) {
+      if (!method_.empty() && profile.method != method_) continue;
+      auto r = advise::rankByMeasurement(program, advice.value(), profile, options);
+      if (!r) return fail(file_ + ": " + (profile_.empty() ? etdump_ : profile_) + ": " + r.error().message);
+      ranked.push_back(std::move(r.value()));
+    }
+    if (json_) {
+      nlohmann::json j = report::adviceJson(advice.value());
+      if (!measured.empty()) {
+        j["measured"] = nlohmann::json::array();
+        for (const auto& r : ranked) j["measured"].push_back(report::measuredAdviceJson(r, measuredName));
+      }
+      std::cout << jsonForStdout(j) << "\n";
+    } else {
       std::cout << report::adviceText(advice.value());
+      for (const auto& r : ranked) std::cout << report::measuredAdviceText(r, measuredName);
+    }
     return 0;
+  }
+
+  // The profiles of --profile (one method) or --etdump (every traced method).
+  Result<std::vector<exec::TransferProfile>> readMeasurements(const program::Program& program) {
+    std::vector<exec::TransferProfile> out;
+    if (!profile_.empty()) {
+      auto read = report::readProfileJson(profile_);
+      if (!read) return read.error();
+      if (program.findMethod(read->method) == nullptr)
+        return makeError(profile_ + ": a profile of method '" + read->method + "', which " + file_ + " does not have");
+      if (!method_.empty() && read->method != method_)
+        return makeError(profile_ + ": a profile of method '" + read->method + "', not of --method " + method_);
+      out.push_back(std::move(read.value()));
+    }
+    if (!etdump_.empty()) {
+      auto dump = etdump::readEtdumpFile(etdump_);
+      if (!dump) return dump.error();
+      auto analysis = etdump::analyzeEtdump(dump.value(), program);
+      if (!analysis) return makeError(etdump_ + ": " + analysis.error().message);
+      for (const auto& m : analysis->methods) out.push_back(etdump::toTransferProfile(m, program, file_));
+    }
+    return out;
   }
 
   // Applies the candidate through the one edit model, exactly as propagate
@@ -136,7 +192,7 @@ class AdviseCommandImpl : public AdviseCommand {
   }
 
   CLI::App* advise_ = nullptr;
-  std::string file_, link_, method_, deviceMemory_, output_, cudaGraph_;
+  std::string file_, link_, method_, deviceMemory_, output_, cudaGraph_, profile_, etdump_;
   int devices_ = 0;
   size_t top_ = 5;
   std::optional<size_t> apply_;

@@ -1,6 +1,7 @@
 #include "EtdumpCommand.h"
 
 #include "CliCommon.h"
+#include "PredictCommand.h"
 
 #include <filesystem>
 #include <iostream>
@@ -9,6 +10,8 @@
 #include "etdump/EtdumpProfile.h"
 #include "pte/Reader.h"
 #include "report/EtdumpReport.h"
+#include "report/ProfileAnalysisWriters.h"
+#include "report/WriterSupport.h"
 
 namespace ptescope::cli {
 namespace {
@@ -34,8 +37,13 @@ class EtdumpCommandImpl : public EtdumpCommand {
                          "k-th load is the program's k-th method and executions follow the latest load");
     command_->add_option("--tick-ns", tickNs_, "Nanoseconds per tick of the runtime's clock (the file does not say)")
         ->capture_default_str();
+    command_->add_option("--link", link_,
+                         "Judge the copies against this link's peak (the profile rules; an ETDump has no peak of its "
+                         "own): " + linkOptionHelp());
     command_->add_option("--json", json_, "Write the result as JSON");
     command_->add_option("--csv", csv_, "Write one CSV row per instruction");
+    command_->add_option("--summary-csv", summaryCsv_,
+                         "Write the transfer statistics as CSV: per method, one row per direction and per size class");
     command_->add_option("--trace", trace_, "Write a Chrome trace-event file (open in Perfetto or chrome://tracing)");
   }
 
@@ -58,20 +66,33 @@ class EtdumpCommandImpl : public EtdumpCommand {
 
     report::EtdumpSource source{std::filesystem::path(file_).filename().string(),
                                 std::filesystem::path(etdump_).filename().string()};
-    std::cout << report::etdumpText(analysis.value(), loaded->program, source);
+    exec::ProfileRuleOptions rules;
+    if (!link_.empty()) {
+      auto link = linkFromOption(link_);
+      if (!link) return fail(link.error().message);
+      rules = report::ruleOptionsForLink(link.value());
+    }
+    std::cout << report::etdumpText(analysis.value(), loaded->program, source, rules);
     if (auto warning = analysis->warning(); !warning.empty())
       std::cerr << "ptescope-cli: warning: " << etdump_ << ": " << warning << "\n";
     if (!json_.empty())
-      if (auto s = report::writeEtdumpJson(analysis.value(), loaded->program, source, json_); !s) return fail(s.error().message);
+      if (auto s = report::writeEtdumpJson(analysis.value(), loaded->program, source, json_, rules); !s) return fail(s.error().message);
     if (!csv_.empty())
       if (auto s = report::writeEtdumpCsv(analysis.value(), csv_); !s) return fail(s.error().message);
     if (!trace_.empty())
       if (auto s = report::writeEtdumpTrace(analysis.value(), source, trace_); !s) return fail(s.error().message);
+    if (!summaryCsv_.empty()) {
+      std::string text = report::transferSummaryCsvHeader();
+      for (const auto& m : analysis->methods)
+        text += report::transferSummaryCsvRows(
+            exec::summarizeTransfers(etdump::toTransferProfile(m, loaded->program, source.program_name)), m.method);
+      if (auto s = report::writeTextFile(summaryCsv_, text); !s) return fail(s.error().message);
+    }
     return 0;
   }
 
   CLI::App* command_ = nullptr;
-  std::string file_, etdump_, method_, json_, csv_, trace_;
+  std::string file_, etdump_, method_, link_, json_, csv_, summaryCsv_, trace_;
   double tickNs_ = 1.0;
 };
 

@@ -14,7 +14,9 @@
 #include "exec/MemoryBudget.h"
 #include "exec/Profiler.h"
 #include "pte/Reader.h"
+#include "report/ProfileAnalysisWriters.h"
 #include "report/ProfileWriters.h"
+#include "report/WriterSupport.h"
 
 namespace ptescope::cli {
 namespace {
@@ -89,6 +91,8 @@ class ProfileCommandImpl : public ProfileCommand {
         ->check(CLI::IsMember({"cuda", "host"}));
     command_->add_option("--json", json_, "Write the profile as JSON");
     command_->add_option("--csv", csv_, "Write one CSV row per copy");
+    command_->add_option("--summary-csv", summaryCsv_,
+                         "Write the transfer statistics as CSV: one row per direction and per size class");
     command_->add_option("--trace", trace_, "Write a Chrome trace-event file (open in Perfetto or chrome://tracing)");
     command_->add_option("--compare", compare_,
                          "A profile written earlier with --json (of this program, or of it before an edit): print "
@@ -155,14 +159,19 @@ class ProfileCommandImpl : public ProfileCommand {
     profile.program_name = std::filesystem::path(file_).filename().string();
     exec::identifyCopies(profile, program);
 
-    std::cout << report::profileText(profile);
+    std::cout << report::profileText(profile) << report::profileAnalysesText(profile);
     if (previous) std::cout << report::profileComparisonText(profile, *previous, compare_);
     if (!json_.empty())
       if (auto status = report::writeProfileJson(profile, json_, previous ? &*previous : nullptr); !status) return fail(status.error().message);
     if (!csv_.empty())
       if (auto status = report::writeProfileCsv(profile, csv_); !status) return fail(status.error().message);
     if (!trace_.empty())
-      if (auto status = report::writeProfileTrace(profile, trace_); !status) return fail(status.error().message);
+      if (auto status = report::writeProfileTrace(profile, trace_, program.findMethod(profile.method)); !status) return fail(status.error().message);
+    if (!summaryCsv_.empty())
+      if (auto status = report::writeTextFile(summaryCsv_, report::transferSummaryCsvHeader() +
+                                                              report::transferSummaryCsvRows(exec::summarizeTransfers(profile), profile.method));
+          !status)
+        return fail(status.error().message);
     if (!saveLink_.empty() && !profile.cancelled && !profile.partial()) {
       cost::ProbeOptions probe;
       if (!profile.peak.device.isCpu()) probe.device = profile.peak.device;
@@ -197,7 +206,7 @@ class ProfileCommandImpl : public ProfileCommand {
   }
 
   CLI::App* command_ = nullptr;
-  std::string file_, method_, runtime_, json_, csv_, trace_, inputs_, compare_, saveLink_;
+  std::string file_, method_, runtime_, json_, csv_, summaryCsv_, trace_, inputs_, compare_, saveLink_;
   std::string maxMemory_;
   std::optional<double> maxSlowdown_;
   size_t iterations_ = 20;

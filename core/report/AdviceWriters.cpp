@@ -122,4 +122,69 @@ std::string adviceText(const advise::Advice& advice) {
   return out;
 }
 
+namespace {
+
+std::string measuredNote(const advise::MeasuredCandidate& c) {
+  if (c.fully_measured()) return "measured";
+  std::string out;
+  if (c.removed_predicted > 0)
+    out += std::to_string(c.removed_predicted) + " removed cop" + (c.removed_predicted == 1 ? "y" : "ies") + " predicted*";
+  if (c.added > 0) out += std::string(out.empty() ? "" : ", ") + std::to_string(c.added) + " added predicted*";
+  if (c.inside_delegates_saving_us != 0) out += std::string(out.empty() ? "" : ", ") + "inside delegates predicted*";
+  return out;
+}
+
+}  // namespace
+
+std::string measuredAdviceText(const advise::MeasuredMethodAdvice& a, const std::string& profileName) {
+  std::string out = "\nmethod '" + a.method + "' ranked by measured copy time (" + profileName + ": " + a.profile_source + ", " +
+                    std::to_string(a.iterations) + " iteration(s); " + std::to_string(a.matched_copies) + " of its " +
+                    std::to_string(a.profile_copies) + " copies found in the program)\n";
+  if (a.candidates.empty()) return out + "  no candidate to rank\n";
+  out += "  " + program::padded("rank", 4, true) + " " + program::padded("pred.", 5, true) + " " +
+         program::padded("measured saving", 16, true) + " " + program::padded("predicted saving", 17, true) + "  " +
+         program::padded("removed copies", 15) + "edits\n";
+  bool anyPredicted = false;
+  for (const auto& c : a.candidates) {
+    anyPredicted = anyPredicted || !c.fully_measured();
+    out += "  " + program::padded(std::to_string(c.rank), 4, true) + " " + program::padded(std::to_string(c.predicted_rank), 5, true) +
+           " " + program::padded(program::durationText(c.measured_saving_us / 1e6) + (c.fully_measured() ? " " : "*"), 16, true) +
+           " " + program::padded(program::durationText(c.predicted_saving_us / 1e6), 17, true) + "  " +
+           program::padded(std::to_string(c.removed_measured + c.removed_predicted) + " (" + measuredNote(c) + ")", 15) + "  " +
+           advise::editsText(c.edits) + "\n";
+  }
+  if (a.emulated)
+    out += "  note: an emulated profile: its copy times are host memcpy, not a link's; profile on the GPU to rank by it\n";
+  if (anyPredicted)
+    out += "  * part of the figure is predicted: copies the profile does not cover, copies the edits add, copies "
+           "inside delegates\n";
+  if (a.matched_copies < a.profile_copies)
+    out += "  note: " + std::to_string(a.profile_copies - a.matched_copies) +
+           " cop(ies) of the profile are not in this program: is it a profile of another file?\n";
+  return out;
+}
+
+nlohmann::json measuredAdviceJson(const advise::MeasuredMethodAdvice& a, const std::string& profileName) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const auto& c : a.candidates)
+    candidates.push_back({{"rank", c.rank},
+                          {"predicted_rank", c.predicted_rank},
+                          {"edits", candidateEditsJson(c.edits)},
+                          {"measured_saving_us", c.measured_saving_us},
+                          {"predicted_saving_us", c.predicted_saving_us},
+                          {"removed_measured", c.removed_measured},
+                          {"removed_predicted", c.removed_predicted},
+                          {"added_predicted", c.added},
+                          {"inside_delegates_saving_us", c.inside_delegates_saving_us},
+                          {"fully_measured", c.fully_measured()}});
+  return {{"method", a.method},
+          {"profile", profileName},
+          {"profile_source", a.profile_source},
+          {"emulated", a.emulated},
+          {"iterations", a.iterations},
+          {"profile_copies", a.profile_copies},
+          {"matched_copies", a.matched_copies},
+          {"candidates", candidates}};
+}
+
 }  // namespace ptescope::report

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "advise/Advise.h"
+#include "advise/MeasuredAdvice.h"
 
 namespace ptescope::report {
 
@@ -20,5 +21,11 @@ nlohmann::json adviceJson(const advise::Advice& advice);
 // One candidate's edits as JSON: the five options, target_devices (the moved
 // delegates) and propagate's flags.
 nlohmann::json candidateEditsJson(const advise::CandidateEdits& edits);
+
+// The candidates ranked by measured saving (advise --profile / --etdump):
+// measured and predicted saving side by side, what part of each measured
+// figure is a prediction. `profileName` names the profile file.
+std::string measuredAdviceText(const advise::MeasuredMethodAdvice& advice, const std::string& profileName);
+nlohmann::json measuredAdviceJson(const advise::MeasuredMethodAdvice& advice, const std::string& profileName);
 
 }  // namespace ptescope::report

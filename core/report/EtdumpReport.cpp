@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "report/ProfileAnalysisWriters.h"
 #include "report/ProfileWriters.h"
 #include "report/TraceEvents.h"
 #include "report/WriterSupport.h"
@@ -35,7 +36,8 @@ std::string blocksSummary(const etdump::EtdumpAnalysis& a) {
 
 }  // namespace
 
-std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source) {
+std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source,
+                       const exec::ProfileRuleOptions& rules) {
   std::string out;
   out += "ETDump " + source.etdump_name + " on program " + source.program_name + " (" + etdump::kEtdumpSource + ")\n";
   out += "  " + std::to_string(a.blocks.size()) + " blocks: " + blocksSummary(a) + "\n";
@@ -59,8 +61,9 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
     if (m.debug_events || m.allocation_events)
       out += "  also " + std::to_string(m.debug_events) + " debug and " + std::to_string(m.allocation_events) +
              " allocation event(s)\n";
+    const std::string analyses = profileAnalysesText(etdump::toTransferProfile(m, program, source.program_name), rules);
     if (m.instructions.empty()) {
-      out += "  no instruction events (traced with method-level profiling only?)\n";
+      out += "  no instruction events (traced with method-level profiling only?)\n" + analyses;
       continue;
     }
     out += "\n  " + padded("instr", 6, true) + "  " + padded("category", 10) + " " + padded("per it", 6, true) + " " +
@@ -76,7 +79,10 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
     }
     bool anyCopy = false;
     for (const auto& i : m.instructions) anyCopy = anyCopy || i.is_copy;
-    if (!anyCopy) continue;
+    if (!anyCopy) {
+      out += analyses;
+      continue;
+    }
     out += "\n  copies (the et_copy kernel's time; bytes from the program):\n";
     out += "  " + padded("instr", 6, true) + "  " + padded("dir", 4) + padded("source", 8) + padded("dest", 8) + padded("device", 8) +
            padded("bytes", 12, true) + " " + padded("min us", 10, true) + " " + padded("median us", 10, true) + " " +
@@ -89,12 +95,13 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
              " " + padded(microsText(i.copy_seconds.median), 10, true) + " " + padded(microsText(i.copy_seconds.max), 10, true) + " " +
              padded(fixedText(i.gbps, 3), 9, true) + "\n";
     }
+    out += analyses;
   }
-  (void)program;
   return out;
 }
 
-nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source) {
+nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source,
+                          const exec::ProfileRuleOptions& rules) {
   nlohmann::json j;
   j["format"] = "ptescope-etdump";
   j["version"] = kEtdumpReportVersion;
@@ -120,7 +127,9 @@ nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Progra
   j["warnings"] = warning.empty() ? nlohmann::json::array() : nlohmann::json::array({warning});
   nlohmann::json methods = nlohmann::json::array();
   for (const auto& m : a.methods) {
-    nlohmann::json item = profileJson(etdump::toTransferProfile(m, program, source.program_name));
+    const exec::TransferProfile profile = etdump::toTransferProfile(m, program, source.program_name);
+    nlohmann::json item = profileJson(profile);
+    item["analyses"] = profileAnalysesJson(profile, rules);
     item["loads"] = m.loads;
     item["load"] = timingJson(m.load_seconds);
     item["per_iteration_us"] = {{"copies", toMicros(m.copy_seconds)},
@@ -220,8 +229,8 @@ nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& a, const EtdumpSour
 }
 
 Status writeEtdumpJson(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source,
-                       const std::string& path) {
-  return writeTextFile(path, jsonFileText(etdumpJson(a, program, source), 2));
+                       const std::string& path, const exec::ProfileRuleOptions& rules) {
+  return writeTextFile(path, jsonFileText(etdumpJson(a, program, source, rules), 2));
 }
 
 Status writeEtdumpCsv(const etdump::EtdumpAnalysis& a, const std::string& path) { return writeTextFile(path, etdumpCsv(a)); }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "etdump/EtdumpProfile.h"
+#include "exec/ProfileAnalysis.h"
 #include "util/Result.h"
 
 namespace ptescope::report {
@@ -27,14 +28,17 @@ struct EtdumpSource {
   std::string etdump_name;
 };
 
-std::string etdumpText(const etdump::EtdumpAnalysis& analysis, const program::Program& program, const EtdumpSource& source);
-nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& analysis, const program::Program& program, const EtdumpSource& source);
+// `rules`: what the profile rules judge copies against (a link's peak).
+std::string etdumpText(const etdump::EtdumpAnalysis& analysis, const program::Program& program, const EtdumpSource& source,
+                       const exec::ProfileRuleOptions& rules = {});
+nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& analysis, const program::Program& program, const EtdumpSource& source,
+                          const exec::ProfileRuleOptions& rules = {});
 std::string etdumpCsv(const etdump::EtdumpAnalysis& analysis);
 nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& analysis, const EtdumpSource& source);
 
 // Atomic writes; errors name the path.
 Status writeEtdumpJson(const etdump::EtdumpAnalysis& analysis, const program::Program& program,
-                       const EtdumpSource& source, const std::string& path);
+                       const EtdumpSource& source, const std::string& path, const exec::ProfileRuleOptions& rules = {});
 Status writeEtdumpCsv(const etdump::EtdumpAnalysis& analysis, const std::string& path);
 Status writeEtdumpTrace(const etdump::EtdumpAnalysis& analysis, const EtdumpSource& source, const std::string& path);
 

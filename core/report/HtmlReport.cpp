@@ -12,6 +12,7 @@
 #include "analysis/Summary.h"
 #include "cost/CopyCost.h"
 #include "exec/CopyIdentity.h"
+#include "exec/ProfileAnalysis.h"
 #include "layout/GraphModel.h"
 #include "passes/ProgramDiff.h"
 #include "program/CopyDirection.h"
@@ -421,6 +422,62 @@ void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
   html.raw("</tbody></table></div></details>\n");
 }
 
+// The analyses of the measured profile (exec/ProfileAnalysis): transfer
+// statistics per direction and size class, the time breakdown with what
+// the source cannot show, and the profile rules' findings.
+void writeMeasuredAnalyses(Html& html, const MethodFacts& m) {
+  if (!m.measured) return;
+  const exec::TransferProfile& p = *m.measured;
+  const auto facts = exec::sourceFacts(p);
+  html.raw("<h3>Measured transfers</h3>\n");
+  html.element("p", "Source: " + facts.name + ", " + std::to_string(p.iterations) + " iterations; every copy execution.",
+               "class=\"note\"");
+  const auto summary = exec::summarizeTransfers(p);
+  if (!summary.rows.empty()) {
+    html.raw("<div class=\"table-wrap\"><table class=\"sortable transfer-summary\">");
+    html.headerRow({"Direction / size", "n:Count", "n:Bytes", "n:Total", "n:Mean", "n:Median", "n:Min", "n:Max", "n:Stddev", "n:GB/s"});
+    html.raw("<tbody>\n");
+    for (const auto& row : summary.rows) {
+      const auto& t = row.stats;
+      html.raw("<tr>")
+          .cell(program::copyDirectionName(row.direction) + " " + (row.size_class ? exec::sizeClassName(*row.size_class) : "all"))
+          .number(std::to_string(t.count), double(t.count))
+          .number(bytesText(int64_t(t.bytes)), double(t.bytes))
+          .number(durationText(t.total_seconds), t.total_seconds)
+          .number(durationText(t.mean_seconds), t.mean_seconds)
+          .number(durationText(t.median_seconds), t.median_seconds)
+          .number(durationText(t.min_seconds), t.min_seconds)
+          .number(durationText(t.max_seconds), t.max_seconds)
+          .number(durationText(t.stddev_seconds), t.stddev_seconds)
+          .number(program::gbpsText(t.gbps), t.gbps)
+          .raw("</tr>\n");
+    }
+    html.raw("</tbody></table></div>\n");
+  }
+  const auto b = exec::breakDownTime(p);
+  std::string line;
+  if (b.run_seconds > 0)
+    line = "Per iteration " + durationText(b.run_seconds) + ": kernels " + program::percentText(b.share(b.kernel_seconds)) +
+           ", delegates " + (b.delegates_timed ? program::percentText(b.share(b.delegate_seconds)) : std::string("not run")) +
+           ", copies " + program::percentText(b.share(b.copy_seconds)) + ", copy overhead " +
+           program::percentText(b.share(b.copy_overhead_seconds)) + ", gaps " + program::percentText(b.share(b.gap_seconds)) + ". ";
+  line += b.overlap_visible && b.overlap_seconds ? "Copy/compute overlap: " + durationText(*b.overlap_seconds) + "."
+                                                 : "Copy/compute overlap cannot be seen: " + b.overlap_note + ".";
+  html.element("p", line, "class=\"breakdown\"");
+  const auto check = exec::checkProfile(p);
+  if (check.findings.empty()) {
+    html.raw("<p>No profile findings.</p>\n");
+  } else {
+    html.raw("<table class=\"sortable profile-findings\">");
+    html.headerRow({"Rule", "Where", "Finding", "Evidence", "Fix"});
+    html.raw("<tbody>\n");
+    for (const auto& f : check.findings)
+      html.raw("<tr>").cell(f.id + " " + f.slug).cell(f.location()).cell(f.message).cell(f.evidence).cell(f.fix).raw("</tr>\n");
+    html.raw("</tbody></table>\n");
+  }
+  for (const auto& line2 : check.not_judged) html.element("p", line2, "class=\"note\"");
+}
+
 void writeFindings(Html& html, const MethodFacts& m, const std::vector<analysis::Diagnostic>& findings) {
   html.raw("<h3>Lint findings</h3>\n");
   std::vector<const analysis::Diagnostic*> mine;
@@ -640,6 +697,7 @@ Result<std::string> htmlReport(const HtmlReportInput& input, HtmlReportFacts* fa
     writeGraph(body, m);
     const size_t before = copyRows;
     writeCopies(body, m, &copyRows);
+    writeMeasuredAnalyses(body, m);
     writeFindings(body, m, findings);
     writeMemoryPlan(body, m);
     body.raw("</section>\n");

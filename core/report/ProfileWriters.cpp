@@ -1,11 +1,15 @@
 #include "report/ProfileWriters.h"
 
+#include "analysis/Dataflow.h"
 #include "program/Text.h"
 
 #include "report/Json.h"
+#include "report/ProfileAnalysisWriters.h"
 #include "report/TraceEvents.h"
 #include "report/WriterSupport.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <span>
@@ -47,6 +51,75 @@ std::string trackName(TimelineSlice::Track track) {
     case TimelineSlice::Track::NotExecuted: return "not executed (delegates, unknown kernels)";
   }
   return "";
+}
+
+// Counter tracks per copy direction: bytes in flight and bandwidth (the sum
+// over the copies running at that moment), a sample at every change.
+void appendCopyCounters(nlohmann::json& events, int pid, const std::vector<TimelineSlice>& timeline) {
+  for (auto direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::DeviceToDevice}) {
+    struct Change {
+      double seconds;
+      double bytes, gbps;
+    };
+    std::vector<Change> changes;
+    for (const auto& s : timeline) {
+      if (TimelineSlice::copyDirectionOf(s.track) != direction) continue;
+      const double gbps = s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0;
+      changes.push_back({s.start_seconds, double(s.bytes), gbps});
+      changes.push_back({s.start_seconds + s.seconds, -double(s.bytes), -gbps});
+    }
+    if (changes.empty()) continue;
+    // Ends before starts at one instant: back-to-back copies do not add up.
+    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+      return a.seconds < b.seconds || (a.seconds == b.seconds && a.bytes < b.bytes);
+    });
+    const std::string name = program::copyDirectionName(direction);
+    double bytes = 0, gbps = 0;
+    for (size_t i = 0; i < changes.size(); ++i) {
+      bytes += changes[i].bytes;
+      gbps += changes[i].gbps;
+      if (i + 1 < changes.size() && changes[i + 1].seconds == changes[i].seconds) continue;
+      // Sums of doubles that return to nothing: print 0, not 1e-13.
+      if (std::fabs(bytes) < 0.5) bytes = 0, gbps = 0;
+      events.push_back(traceCounterEvent(pid, name + " bytes in flight", changes[i].seconds, {{"bytes", bytes}}));
+      events.push_back(traceCounterEvent(pid, name + " bandwidth", changes[i].seconds, {{"GB/s", gbps}}));
+    }
+  }
+}
+
+// Arrows from the instruction that produces a copy's source to the copy and
+// on to each instruction that reads its destination, within an iteration.
+void appendCopyFlows(nlohmann::json& events, int pid, const exec::TransferProfile& p, const program::Method& method) {
+  const auto flow = analysis::Dataflow::build(method);
+  std::map<std::pair<size_t, size_t>, const TimelineSlice*> slices;  // (iteration, instruction)
+  for (const auto& s : p.timeline) slices.emplace(std::make_pair(s.iteration, s.instruction), &s);
+  std::map<size_t, const exec::CopyProfile*> copies;
+  for (const auto& c : p.copies) copies.emplace(c.instruction, &c);
+  auto point = [&](const TimelineSlice& s) { return TracePoint{pid, traceThreadId(s.track), s.start_seconds + s.seconds / 2}; };
+  auto valueFacts = [&](int32_t value) -> const analysis::ValueFacts* {
+    return value >= 0 && size_t(value) < flow.values().size() ? &flow.value(value) : nullptr;
+  };
+  uint64_t id = 0;
+  for (const auto& s : p.timeline) {
+    const auto copy = copies.find(s.instruction);
+    if (!TimelineSlice::copyDirectionOf(s.track) || copy == copies.end()) continue;
+    std::vector<TracePoint> head;
+    if (const auto* source = valueFacts(copy->second->source_value); source && source->producer)
+      if (auto producer = slices.find({s.iteration, *source->producer}); producer != slices.end() && *source->producer < s.instruction)
+        head.push_back(point(*producer->second));
+    head.push_back(point(s));
+    std::vector<size_t> readers;
+    if (const auto* destination = valueFacts(copy->second->destination_value))
+      for (size_t reader : destination->consumers)
+        if (reader > s.instruction && slices.count({s.iteration, reader})) readers.push_back(reader);
+    const std::string name = program::copyDirectionName(copy->second->direction) + " %" + std::to_string(copy->second->source_value);
+    if (readers.empty()) appendTraceFlow(events, ++id, name, head);
+    for (size_t reader : readers) {
+      auto points = head;
+      points.push_back(point(*slices.at({s.iteration, reader})));
+      appendTraceFlow(events, ++id, name, points);
+    }
+  }
 }
 
 }  // namespace
@@ -198,6 +271,7 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
   j["instructions"] = instructions;
   j["not_executed"] = notExecuted;
   j["notes"] = p.notes;
+  j["analyses"] = profileAnalysesJson(p);
   return j;
 }
 
@@ -216,7 +290,7 @@ std::string profileCsv(const exec::TransferProfile& p) {
   return out;
 }
 
-nlohmann::json profileTraceJson(const exec::TransferProfile& p) {
+nlohmann::json profileTraceJson(const exec::TransferProfile& p, const program::Method* method) {
   constexpr int kProcess = 1;
   nlohmann::json events = nlohmann::json::array();
   const std::string process = "ptescope: method '" + p.method + "'" + (p.program_name.empty() ? "" : " of " + p.program_name) +
@@ -237,6 +311,8 @@ nlohmann::json profileTraceJson(const exec::TransferProfile& p) {
                      {{"instruction", s.instruction}, {"iteration", s.iteration}}};
     events.push_back(traceSliceEvent(slice));
   }
+  appendCopyCounters(events, kProcess, p.timeline);
+  if (method != nullptr) appendCopyFlows(events, kProcess, p, *method);
   return traceDocument(
       events, {{"generator", "ptescope"},
                {"method", p.method},
@@ -257,8 +333,8 @@ Status writeProfileCsv(const exec::TransferProfile& profile, const std::string& 
   return writeTextFile(path, profileCsv(profile));
 }
 
-Status writeProfileTrace(const exec::TransferProfile& profile, const std::string& path) {
-  return writeTextFile(path, jsonFileText(profileTraceJson(profile), -1));
+Status writeProfileTrace(const exec::TransferProfile& profile, const std::string& path, const program::Method* method) {
+  return writeTextFile(path, jsonFileText(profileTraceJson(profile, method), -1));
 }
 
 // ---- reading back and comparing ----
@@ -351,6 +427,14 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     // Profiles written before partial ones were kept have no failure.
     if (auto failure = j.find("failure"); failure != j.end() && failure->is_string()) p.failure = failure->get<std::string>();
   }
+  if (auto peak = j.find("link_peak"); peak != j.end() && peak->is_object()) {
+    // Optional: what the rules judge copies against (exec/ProfileAnalysis).
+    auto number = [&](const char* key) { return peak->contains(key) && (*peak)[key].is_number() ? (*peak)[key].get<double>() : 0.0; };
+    p.peak.measured = peak->contains("measured") && (*peak)["measured"].is_boolean() && (*peak)["measured"].get<bool>();
+    p.peak.h2d_gbps = number("h2d_gbps");
+    p.peak.d2h_gbps = number("d2h_gbps");
+    p.peak.bytes = uint64_t(number("bytes"));
+  }
   PTESCOPE_FIELD(totals, top, nlohmann::json, "totals");
   for (auto direction : program::kHostDeviceDirections) {
     const std::string key = program::copyDirectionName(direction);
@@ -402,7 +486,38 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     copy.gbps = gbps;
     copy.peak_share = share;
     copy.seconds = timing.value();
+    // Both optional: profiles of version 1 may lack them.
+    if (const auto& e = copies[i]; e.contains("executions_per_iteration") && e["executions_per_iteration"].is_number_unsigned())
+      copy.executions_per_iteration = e["executions_per_iteration"].get<size_t>();
+    if (const auto& e = copies[i]; e.contains("samples_us") && e["samples_us"].is_array())
+      for (const auto& sample : e["samples_us"])
+        if (sample.is_number()) copy.samples.push_back(sample.get<double>() / 1e6);
     p.copies.push_back(std::move(copy));
+  }
+  // Optional: the per-instruction list (the time breakdown reads it). An
+  // entry that lacks a field is skipped, not an error: older files.
+  if (auto list = j.find("instructions"); list != j.end() && list->is_array()) {
+    for (const auto& item : *list) {
+      const JsonFields f(item, path + ": instructions");
+      auto index = f.get<size_t>("instruction");
+      auto kind = f.get<std::string>("kind");
+      auto executed = f.get<bool>("executed");
+      auto copy = f.get<bool>("copy");
+      auto executions = f.get<size_t>("executions_per_iteration");
+      auto timing = timingFrom(f);
+      if (!index || !kind || !executed || !copy || !executions || !timing) continue;
+      exec::InstructionProfile i;
+      i.instruction = index.value();
+      for (auto k : {program::InstructionKind::KernelCall, program::InstructionKind::DelegateCall, program::InstructionKind::MoveCall,
+                     program::InstructionKind::JumpFalseCall, program::InstructionKind::FreeCall})
+        if (kindName(k) == kind.value()) i.kind = k;
+      if (auto label = f.get<std::string>("label")) i.label = label.value();
+      i.executed = executed.value();
+      i.is_copy = copy.value();
+      i.executions_per_iteration = executions.value();
+      i.host_seconds = timing.value();
+      p.instructions.push_back(std::move(i));
+    }
   }
   return p;
 }

@@ -26,7 +26,11 @@ inline constexpr int kOldestProfileFormatVersion = 1;
 std::string profileText(const exec::TransferProfile& profile);
 nlohmann::json profileJson(const exec::TransferProfile& profile);
 std::string profileCsv(const exec::TransferProfile& profile);
-nlohmann::json profileTraceJson(const exec::TransferProfile& profile);
+// With the method the profile ran (its def/use facts), the trace also has
+// flow arrows: the instruction that produces a copy's source → the copy →
+// each instruction that reads the copy's destination. Counter tracks per
+// direction (bytes in flight, GB/s) are always there.
+nlohmann::json profileTraceJson(const exec::TransferProfile& profile, const program::Method* method = nullptr);
 
 // The trace's thread ids, one per track.
 int traceThreadId(exec::TimelineSlice::Track track);
@@ -36,11 +40,12 @@ int traceThreadId(exec::TimelineSlice::Track track);
 Status writeProfileJson(const exec::TransferProfile& profile, const std::string& path,
                         const exec::TransferProfile* previous = nullptr);
 Status writeProfileCsv(const exec::TransferProfile& profile, const std::string& path);
-Status writeProfileTrace(const exec::TransferProfile& profile, const std::string& path);
+Status writeProfileTrace(const exec::TransferProfile& profile, const std::string& path,
+                         const program::Method* method = nullptr);
 
 // Reads back a profile written by writeProfileJson (or `profile --json`):
-// the run's description, per-copy numbers and totals (not the timeline or
-// the per-instruction list). Errors name the file and what is wrong in it.
+// the run's description, per-copy numbers, samples and totals, the link peak
+// and the per-instruction list (not the timeline). Errors name the file and what is wrong in it.
 Result<exec::TransferProfile> readProfileJson(const std::string& path);
 
 // Copy identity (identifyCopies, pairCopies): exec/CopyIdentity.h.

@@ -29,6 +29,25 @@ nlohmann::json traceSliceEvent(const TraceSlice& slice) {
           {"args", args}};
 }
 
+void appendTraceFlow(nlohmann::json& events, uint64_t id, const std::string& name, const std::vector<TracePoint>& points) {
+  if (points.size() < 2) return;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const char* phase = i == 0 ? "s" : i + 1 == points.size() ? "f" : "t";
+    events.push_back({{"ph", phase},
+                      {"id", id},
+                      {"name", name},
+                      {"cat", "dataflow"},
+                      {"pid", points[i].pid},
+                      {"tid", points[i].tid},
+                      {"ts", program::toMicros(points[i].seconds)},
+                      {"bp", "e"}});
+  }
+}
+
+nlohmann::json traceCounterEvent(int pid, const std::string& name, double seconds, const nlohmann::json& values) {
+  return {{"ph", "C"}, {"pid", pid}, {"tid", 0}, {"name", name}, {"ts", program::toMicros(seconds)}, {"args", values}};
+}
+
 nlohmann::json traceDocument(nlohmann::json events, nlohmann::json otherData) {
   return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ns"}, {"otherData", std::move(otherData)}};
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,6 +32,21 @@ struct TraceSlice {
   nlohmann::json args = nlohmann::json::object();
 };
 nlohmann::json traceSliceEvent(const TraceSlice& slice);
+
+// A flow (an arrow in Perfetto and chrome://tracing) through slices: one
+// point inside each slice, in order; "s" on the first, "t" on the middle
+// ones, "f" on the last, every point bound to the slice that encloses it
+// ("bp": "e"). Fewer than two points: nothing.
+struct TracePoint {
+  int pid = 0;
+  int tid = 0;
+  double seconds = 0;  // inside the slice it binds to
+};
+void appendTraceFlow(nlohmann::json& events, uint64_t id, const std::string& name, const std::vector<TracePoint>& points);
+
+// A counter sample ("C"): the series in `values` (name → number) of the
+// counter track `name` of process `pid`, from `seconds` on.
+nlohmann::json traceCounterEvent(int pid, const std::string& name, double seconds, const nlohmann::json& values);
 
 // The whole trace document around `events`, shown in nanoseconds.
 nlohmann::json traceDocument(nlohmann::json events, nlohmann::json otherData);

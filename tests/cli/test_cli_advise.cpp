@@ -6,6 +6,8 @@
 
 #include <QDir>
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "pte/Writer.h"
@@ -219,6 +221,77 @@ class TestCliAdvise : public QObject {
     expectOneLineCliError(link);
     auto missing = runCli({"advise", outPath("missing.pte")});
     expectOneLineCliError(missing);
+    auto notAProfile = runCli({"advise", singlePath(), "--profile", singlePath()});
+    expectOneLineCliError(notAProfile);
+    auto both = runCli({"advise", singlePath(), "--profile", singlePath(), "--etdump", singlePath()});
+    expectOneLineCliError(both);
+  }
+
+  // advise --profile: the candidates re-ranked by the measured time of the
+  // copies each removes. The profile's times are set by hand (h2d 100 µs,
+  // d2h 1000 µs per iteration), so the measured savings are known: both
+  // copies 1100, the d2h alone 1000, the h2d alone 100 — an order the
+  // prediction need not share.
+  void rankedByMeasuredCopyTime() {
+    const QString measured = outPath("single-profile.json");
+    auto run = runCli({"profile", singlePath(), "--runtime", "host", "--iterations", "2", "--warmup", "0", "--json", measured});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const auto bytes = ptescope::test::readAll(measured);
+    auto profile = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+    QCOMPARE(profile["copies"].size(), size_t(2));
+    for (auto& c : profile["copies"]) {
+      const double us = c["direction"] == "h2d" ? 100.0 : 1000.0;
+      c["min_us"] = c["median_us"] = c["max_us"] = us;
+      c["samples_us"] = nlohmann::json::array({us, us});
+    }
+    auto writeJson = [](const QString& path, const nlohmann::json& j) {
+      const std::string text = j.dump();
+      ptescope::test::writeAll(path, std::vector<uint8_t>(text.begin(), text.end()));
+    };
+    writeJson(measured, profile);
+    const auto j = adviceJson({singlePath(), "--profile", measured, "--top", "0"});
+    QCOMPARE(j["measured"].size(), size_t(1));
+    const auto& m = j["measured"][0];
+    QCOMPARE(m["method"].get<std::string>(), std::string("forward"));
+    QCOMPARE(m["matched_copies"].get<int>(), 2);
+    const auto& c = m["candidates"];
+    QVERIFY(c.size() >= 3);
+    QCOMPARE(c[0]["measured_saving_us"].get<double>(), 1100.0);
+    QCOMPARE(c[0]["removed_measured"].get<int>(), 2);
+    QVERIFY(c[0]["fully_measured"].get<bool>());
+    QCOMPARE(c[1]["measured_saving_us"].get<double>(), 1000.0);
+    QCOMPARE(c[1]["edits"]["skip_d2h_for_method_outputs"].get<bool>(), true);
+    QCOMPARE(c[1]["edits"]["skip_h2d_for_method_inputs"].get<bool>(), false);
+    QCOMPARE(c[2]["measured_saving_us"].get<double>(), 100.0);
+    for (size_t i = 0; i + 1 < c.size(); ++i)
+      QVERIFY(c[i]["measured_saving_us"].get<double>() >= c[i + 1]["measured_saving_us"].get<double>());
+    // The predicted saving of each is the advice's own, side by side.
+    for (const auto& row : c)
+      for (const auto& p : j["methods"][0]["candidates"])
+        if (p["rank"] == row["predicted_rank"]) QCOMPARE(row["predicted_saving_us"].get<double>(), p["predicted_saving_us"].get<double>());
+
+    // A profile without the d2h copy: that copy is priced as predicted and
+    // marked; its predicted time is what skipping the d2h alone predicts.
+    nlohmann::json partial = profile;
+    nlohmann::json onlyH2d = nlohmann::json::array();
+    for (const auto& copy : partial["copies"])
+      if (copy["direction"] == "h2d") onlyH2d.push_back(copy);
+    partial["copies"] = onlyH2d;
+    writeJson(measured, partial);
+    const auto k = adviceJson({singlePath(), "--profile", measured, "--top", "0"});
+    double d2hPredicted = -1;
+    for (const auto& p : k["methods"][0]["candidates"])
+      if (p["edits"]["skip_d2h_for_method_outputs"] == true && p["edits"]["skip_h2d_for_method_inputs"] == false)
+        d2hPredicted = p["predicted_saving_us"].get<double>();
+    QVERIFY(d2hPredicted > 0);
+    const auto& first = k["measured"][0]["candidates"][0];
+    QVERIFY(!first["fully_measured"].get<bool>());
+    QCOMPARE(first["removed_predicted"].get<int>(), 1);
+    QVERIFY(std::fabs(first["measured_saving_us"].get<double>() - (100.0 + d2hPredicted)) < 1e-6);
+    auto text = runCli({"advise", singlePath(), "--profile", measured});
+    QCOMPARE(text.exitCode, 0);
+    QVERIFY2(text.out.contains("ranked by measured copy time"), text.out.constData());
+    QVERIFY(text.out.contains("* part of the figure is predicted"));
   }
 };
 

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <set>
 
 #include "etdump/EtdumpWriter.h"
@@ -116,6 +117,58 @@ class CliEtdumpTest : public QObject {
     QCOMPARE(lanes, (std::set<std::string>{"h2d copies", "d2h copies", "CPU kernels", "delegates on cuda:0", "method"}));
     // Per iteration 8 scopes + 6 kernels + 1 Method::execute; the load adds 2.
     QCOMPARE(slices, size_t(3 * (8 + 6 + 1) + 2));
+  }
+
+  // The analyses of a runtime trace: transfer statistics from the trace's
+  // own timing rule, a host clock (no overlap), no host memory kind.
+  void analysesOfATrace() {
+    const auto& w = written();
+    const QString json = outPath("a.json"), csv = outPath("a.csv");
+    const auto r = runCli({"etdump", w.pte, w.etdp, "--json", json, "--summary-csv", csv});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("analyses (source: runtime trace (ETDump, host clock))"));
+    QVERIFY(r.out.contains("copy/compute overlap: cannot be seen (host clock only"));
+    QVERIFY(r.out.contains("PRF001 [pageable-copy] not judged"));
+    const auto j = readJson(json);
+    const auto& m = j["methods"][0];
+    // Each copy kernel (native_call, one tick inside its scope at both ends)
+    // lasts 1000 + 10 × instruction + iteration - 2 ticks of 1 ns.
+    size_t count = 0;
+    uint64_t bytes = 0;
+    double totalNs = 0;
+    for (const auto& c : m["copies"]) {
+      if (c["direction"] != "h2d") continue;
+      const double i = c["instruction"].get<double>();
+      for (int iteration = 0; iteration < 3; ++iteration) {
+        ++count;
+        bytes += c["bytes"].get<uint64_t>();
+        totalNs += 1000 + 10 * i + iteration - 2;
+      }
+    }
+    const auto& row = m["analyses"]["summary"]["rows"][0];
+    QCOMPARE(row["direction"].get<std::string>(), std::string("h2d"));
+    QCOMPARE(row["count"].get<size_t>(), count);
+    QCOMPARE(row["bytes"].get<uint64_t>(), bytes);
+    QVERIFY(std::fabs(row["total_us"].get<double>() - totalNs / 1000) < 1e-9);
+    QCOMPARE(m["analyses"]["source"]["kind"].get<std::string>(), std::string("host_clock"));
+    QVERIFY(m["analyses"]["breakdown"]["overlap_us"].is_null());
+    const QStringList rows = readLines(csv);
+    QVERIFY(rows.size() >= 2);
+    QVERIFY(rows[0].startsWith("method,direction,size_class,"));
+    QVERIFY(rows[1].startsWith("forward,h2d,all," + QString::number(count) + ","));
+    // No link peak in a trace: PRF003 is not judged, unless --link gives one.
+    auto notJudged = [](const nlohmann::json& method, const std::string& id) {
+      for (const auto& line : method["analyses"]["not_judged"])
+        if (line.get<std::string>().rfind(id, 0) == 0) return true;
+      return false;
+    };
+    QVERIFY(notJudged(m, "PRF003"));
+    QVERIFY(notJudged(m, "PRF001"));
+    const auto linked = runCli({"etdump", w.pte, w.etdp, "--json", json, "--link", "pcie-gen4-x16"});
+    QVERIFY2(linked.exitCode == 0, linked.err.constData());
+    QVERIFY(!notJudged(readJson(json)["methods"][0], "PRF003"));
+    QVERIFY(!linked.out.contains("PRF003 [below-peak] not judged"));
+    test::expectOneLineCliError(runCli({"etdump", w.pte, w.etdp, "--link", "no-such-link"}));
   }
 
   // A real trace, numbers decoded by hand (see test_etdump.cpp for the decode).

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QProcess>
 
+#include <cmath>
 #include <csignal>
 
 #include <nlohmann/json.hpp>
@@ -196,6 +197,56 @@ class CliProfileTest : public QObject {
     ptescope::test::expectOneLineCliError(runCli({"profile", demoPath(), "--runtime", "host", "--max-slowdown", "5"}));
     ptescope::test::expectOneLineCliError(runCli({"profile", demoPath(), "--runtime", "host", "--compare", outPath("nope.json")}));
     ptescope::test::expectOneLineCliError(runCli({"profile", demoPath(), "--runtime", "host", "--compare", demoPath()}));
+  }
+
+  // The analyses (exec/ProfileAnalysis) of a host run: the transfer
+  // statistics agree with the copies' own samples in the same JSON, the CSV
+  // with the JSON, the host clock shows no overlap, pageable memory is found.
+  void analysesOfAHostRun() {
+    const QString json = outPath("analyses.json"), csv = outPath("analyses.csv");
+    auto r = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "3", "--warmup", "1", "--json", json,
+                     "--summary-csv", csv});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY(r.out.contains("analyses (source: host emulation)"));
+    QVERIFY(r.out.contains("transfer statistics over 3 measured iteration(s)"));
+    QVERIFY(r.out.contains("copy/compute overlap: cannot be seen (host clock only"));
+    QVERIFY(r.out.contains("warning PRF001 [pageable-copy] method 'forward'"));
+    QVERIFY(r.out.contains("PRF003 [below-peak] not judged: the emulated runtime's peak is a host memcpy"));
+    const auto j = readJson(json);
+    const auto& rows = j["analyses"]["summary"]["rows"];
+    QCOMPARE(rows[0]["direction"].get<std::string>(), std::string("h2d"));
+    QCOMPARE(rows[0]["size_class"].get<std::string>(), std::string("all"));
+    // Every h2d execution: the copies' samples_us, summed by hand here.
+    size_t count = 0;
+    uint64_t bytes = 0;
+    double total = 0;
+    for (const auto& c : j["copies"]) {
+      if (c["direction"] != "h2d") continue;
+      for (const auto& s : c["samples_us"]) {
+        ++count;
+        bytes += c["bytes"].get<uint64_t>();
+        total += s.get<double>();
+      }
+    }
+    QCOMPARE(count, size_t(3 * 2));   // 2 h2d copies (the demo's totals), 3 iterations
+    QCOMPARE(bytes, uint64_t(3 * 512));
+    QCOMPARE(rows[0]["count"].get<size_t>(), count);
+    QCOMPARE(rows[0]["bytes"].get<uint64_t>(), bytes);
+    QVERIFY(std::fabs(rows[0]["total_us"].get<double>() - total) <= 1e-9 * std::max(1.0, total));
+    // The CSV holds the same rows.
+    const auto text = ptescope::test::readAll(csv);
+    const QStringList lines = QString::fromUtf8(reinterpret_cast<const char*>(text.data()), qsizetype(text.size())).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + int(rows.size()));
+    QVERIFY(lines[0].startsWith("method,direction,size_class,count,bytes,total_us"));
+    QVERIFY(lines[1].startsWith("forward,h2d,all," + QString::number(count) + "," + QString::number(bytes) + ","));
+    // The overlap is not a number on this source.
+    QVERIFY(j["analyses"]["breakdown"]["overlap_us"].is_null());
+    QCOMPARE(j["analyses"]["findings"][0]["id"].get<std::string>(), std::string("PRF001"));
+
+    // Pinned arenas: no pageable finding.
+    auto pinned = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "2", "--warmup", "0", "--pinned"});
+    QVERIFY2(pinned.exitCode == 0, pinned.err.constData());
+    QVERIFY(!pinned.out.contains("PRF001 [pageable-copy] method"));
   }
 
   void cudaRequestedWithoutDevice() {

@@ -313,6 +313,15 @@ class CliReportTest : public QObject {
       QVERIFY2(match.hasMatch(), qPrintable(copies));
       QVERIFY2(std::abs(match.captured(1).toDouble() - seconds) < 0.05 * seconds, qPrintable(match.captured(0)));
     }  // instruction 0: 1000 ticks of 1 ns
+    // The analyses of the trace: 2 h2d copies × 3 iterations = 6 executions,
+    // a host clock (no overlap), no host memory kind to judge.
+    QVERIFY(section.contains("<h3>Measured transfers</h3>"));
+    const QString summary = between(section, "<table class=\"sortable transfer-summary\">", "</table>");
+    QVERIFY2(summary.contains("<td>h2d all</td><td class=\"num\" data-v=\"6\">6</td>"), qPrintable(summary));
+    QVERIFY(section.contains("Copy/compute overlap cannot be seen: host clock only"));
+    QVERIFY(section.contains("PRF001 [pageable-copy] not judged"));
+    // The emulated profile's pageable copies are a finding.
+    QVERIFY(forward.contains("<td>PRF001 pageable-copy</td>"));
   }
 
   void methodLimitsTheReport() {

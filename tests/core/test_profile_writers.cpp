@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <set>
 #include <sstream>
 
@@ -178,6 +179,61 @@ class ProfileWritersTest : public QObject {
     QCOMPARE(trace["otherData"]["emulated"].get<bool>(), true);
   }
 
+  // Flow arrows and counter tracks, checked against the trace-event
+  // format's fields: a flow is "s", then "t"s, then "f", one id, each point
+  // with "bp": "e" inside an "X" slice of its thread; a counter is "C" with
+  // numeric args. The demo's forward is, per iteration: 0 h2d x → 1 delegate
+  // → 2 d2h hidden → 3 add → 4 relu → 5 h2d activated → 6 delegate → 7 d2h
+  // logits (a method output: no reader). So its arrows are 0→1, 1→2→3,
+  // 4→5→6 and 6→7: two of 2 points and two of 3, per timeline iteration.
+  void traceFlowsAndCounters() {
+    const auto profile = profileDemo();
+    const program::Program program = demo();
+    const json trace = json::parse(report::profileTraceJson(profile, program.findMethod("forward")).dump());
+    std::map<int, std::vector<std::pair<double, double>>> slices;  // tid → [start, end]
+    std::map<uint64_t, std::vector<json>> flows;
+    std::map<std::string, std::vector<double>> counters;
+    for (const auto& e : trace["traceEvents"]) {
+      const std::string ph = e["ph"];
+      if (ph == "X") slices[e["tid"].get<int>()].push_back({e["ts"].get<double>(), e["ts"].get<double>() + e["dur"].get<double>()});
+      if (ph == "s" || ph == "t" || ph == "f") flows[e["id"].get<uint64_t>()].push_back(e);
+      if (ph == "C") {
+        QVERIFY(e.contains("ts") && e.contains("pid") && e["args"].is_object());
+        for (const auto& [series, value] : e["args"].items()) QVERIFY2(value.is_number(), series.c_str());
+        counters[e["name"].get<std::string>()].push_back(e["args"].begin()->get<double>());
+      }
+    }
+    QCOMPARE(flows.size(), 4 * kTimelineIterations);
+    std::map<size_t, size_t> byLength;
+    for (const auto& [id, points] : flows) {
+      ++byLength[points.size()];
+      for (size_t i = 0; i < points.size(); ++i) {
+        const auto& e = points[i];
+        QCOMPARE(e["ph"].get<std::string>(), std::string(i == 0 ? "s" : i + 1 == points.size() ? "f" : "t"));
+        QCOMPARE(e["bp"].get<std::string>(), std::string("e"));
+        QVERIFY(e.contains("name") && e.contains("cat") && e.contains("pid"));
+        if (i > 0) QVERIFY(e["ts"].get<double>() > points[i - 1]["ts"].get<double>());
+        const double ts = e["ts"].get<double>();
+        const auto& list = slices[e["tid"].get<int>()];
+        QVERIFY(std::any_of(list.begin(), list.end(), [&](const auto& r) { return r.first <= ts && ts <= r.second; }));
+      }
+    }
+    QCOMPARE(byLength[2], 2 * kTimelineIterations);
+    QCOMPARE(byLength[3], 2 * kTimelineIterations);
+    // One copy at a time, 256 B each way at most (x, activated; hidden), and
+    // back to nothing after every copy.
+    for (const char* name : {"h2d bytes in flight", "d2h bytes in flight"}) {
+      const auto& values = counters[name];
+      QCOMPARE(values.size(), 2 * 2 * kTimelineIterations);  // a start and an end per copy
+      QCOMPARE(*std::max_element(values.begin(), values.end()), 256.0);
+      QCOMPARE(values.back(), 0.0);
+    }
+    QVERIFY(!counters["h2d bandwidth"].empty());
+    // Without the method: counters, no arrows.
+    const json plain = report::profileTraceJson(profile);
+    for (const auto& e : plain["traceEvents"]) QVERIFY(e["ph"] != "s" && e["ph"] != "f");
+  }
+
   void writersWriteFiles() {
     const auto profile = profileDemo();
     const QString dir = test::tempDir();
@@ -221,6 +277,21 @@ class ProfileWritersTest : public QObject {
     }
     QVERIFY(close(back->host_to_device.seconds, profile.host_to_device.seconds));
     QCOMPARE(back->device_to_host.copies, profile.device_to_host.copies);
+    // The samples, the link peak and the instructions come back too: the
+    // analyses of the file are the analyses of the run.
+    for (size_t i = 0; i < profile.copies.size(); ++i) {
+      QCOMPARE(back->copies[i].samples.size(), profile.copies[i].samples.size());
+      QCOMPARE(back->copies[i].executions_per_iteration, profile.copies[i].executions_per_iteration);
+    }
+    QCOMPARE(back->peak.measured, profile.peak.measured);
+    QVERIFY(close(back->peak.h2d_gbps, profile.peak.h2d_gbps));
+    QCOMPARE(back->instructions.size(), profile.instructions.size());
+    for (size_t i = 0; i < profile.instructions.size(); ++i) {
+      QCOMPARE(back->instructions[i].kind, profile.instructions[i].kind);
+      QCOMPARE(back->instructions[i].executed, profile.instructions[i].executed);
+      QCOMPARE(back->instructions[i].is_copy, profile.instructions[i].is_copy);
+      QVERIFY(close(back->instructions[i].host_seconds.median, profile.instructions[i].host_seconds.median));
+    }
 
     // Against itself: every copy pairs with its own record, no change.
     const auto same = exec::pairCopies(profile, back.value());
