@@ -174,7 +174,8 @@ void checkBelowPeak(const TransferProfile& profile, const ProfileSourceFacts& fa
   for (const auto& c : profile.copies) {
     if (c.direction == CopyDirection::DeviceToDevice || c.bytes < options.bandwidth_bound_bytes) continue;
     const double peak = c.direction == CopyDirection::HostToDevice ? h2d : d2h;
-    if (peak <= 0 || c.gbps >= options.low_peak_share * peak) continue;
+    // No rate (a time that is not the copy's own): nothing to compare.
+    if (peak <= 0 || c.gbps <= 0 || c.gbps >= options.low_peak_share * peak) continue;
     ProfileFinding f = finding(profile, "PRF003");
     f.instructions = {c.instruction};
     f.message = "the copy at " + copyName(c) + " reaches " + percentText(c.gbps / peak) + " of the link's peak, though it is large enough to be limited by the link";

@@ -349,6 +349,10 @@ class ProfileAnalysisTest : public QObject {
     TransferProfile fast = p;
     fast.copies = {copy(1, CopyDirection::HostToDevice, 8 * MiB, {838.8608, 838.8608, 838.8608})};
     QVERIFY(!hasFinding(checkProfile(fast), "PRF003"));
+    // A copy without a rate (its time covers more than the copy): not judged by rate.
+    TransferProfile noRate = p;
+    noRate.copies[0].gbps = 0;
+    QVERIFY(!hasFinding(checkProfile(noRate), "PRF003"));
     // A small copy is latency-bound: not this rule's business.
     TransferProfile small = p;
     small.copies = {copy(1, CopyDirection::HostToDevice, 4096, {100, 100, 100})};

@@ -237,7 +237,12 @@ bool ProfileSession::exportProfile(const QString& path, Format format, QString* 
   switch (format) {
     case Format::Json: status = report::writeProfileJson(profile, target); break;
     case Format::Csv: status = report::writeProfileCsv(profile, target); break;
-    case Format::Trace: status = report::writeProfileTrace(profile, target); break;
+    case Format::Trace: {
+      // The snapshot it measured: its def/use facts draw the trace's flow arrows.
+      const program::Method* method = latest_->program ? latest_->program->findMethod(profile.method) : nullptr;
+      status = report::writeProfileTrace(profile, target, method);
+      break;
+    }
   }
   if (!status) {
     if (error != nullptr) *error = QString::fromStdString(status.error().message);

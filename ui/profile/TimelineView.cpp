@@ -1,5 +1,7 @@
 #include "ui/profile/TimelineView.h"
 
+#include "ui/profile/TransferSummaryView.h"
+
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QComboBox>
@@ -250,6 +252,8 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   controls->addWidget(zoomInButton_);
   controls->addWidget(fitButton_);
   layout->addLayout(controls);
+  breakdown_ = new TimeBreakdownBar;
+  layout->addWidget(breakdown_);
 
   canvas_ = new TimelineCanvas(this);
   layout->addWidget(canvas_, 1);
@@ -280,6 +284,7 @@ QString TimelineView::laneName(Lane lane) {
 
 void TimelineView::setProfile(std::shared_ptr<const exec::TransferProfile> profile) {
   profile_ = std::move(profile);
+  breakdown_->setProfile(profile_.get());
   zoom_ = 1;
   hovered_ = -1;
   rebuildIterations();

@@ -37,6 +37,7 @@ class QToolButton;
 namespace ptescope::ui {
 
 class TimelineCanvas;
+class TimeBreakdownBar;
 
 class TimelineView : public QWidget {
   Q_OBJECT
@@ -127,6 +128,7 @@ class TimelineView : public QWidget {
   int hovered_ = -1;
 
   TimelineCanvas* canvas_ = nullptr;
+  TimeBreakdownBar* breakdown_ = nullptr;  // one iteration: kernels, delegates, copies, gaps
   QComboBox* iterationBox_ = nullptr;
   QLabel* info_ = nullptr;
   QLabel* zoomLabel_ = nullptr;

@@ -41,6 +41,7 @@ class PropertiesPanel;
 class Selection;
 class TimelineView;
 class TransfersModel;
+class TransferSummaryView;
 class ValuesModel;
 
 class MainWindow : public QMainWindow {
@@ -228,6 +229,7 @@ class MainWindow : public QMainWindow {
   QTableView* valuesView_ = nullptr;
   QTableView* transfersView_ = nullptr;
   QLabel* transferTotals_ = nullptr;
+  TransferSummaryView* transferSummary_ = nullptr;
   QLabel* findStatus_ = nullptr;
   QComboBox* deviceFilter_ = nullptr;
   QLineEdit* valuesFilter_ = nullptr;

@@ -32,6 +32,7 @@
 #include "ui/panels/ProgramTreeModel.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/TimelineView.h"
+#include "ui/profile/TransferSummaryView.h"
 #include "ui/profile/TransfersModel.h"
 #include "ui/panels/ValuesModel.h"
 
@@ -173,6 +174,8 @@ QWidget* MainWindow::buildTransfersPage() {
   buildLinks(layout);
   layout->addWidget(transfersView_);
   layout->addWidget(transferTotals_);
+  transferSummary_ = new TransferSummaryView;
+  layout->addWidget(transferSummary_);
   return page;
 }
 

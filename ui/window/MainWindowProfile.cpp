@@ -23,6 +23,7 @@
 #include "ui/profile/ProfileDialog.h"
 #include "ui/document/Selection.h"
 #include "ui/profile/TimelineView.h"
+#include "ui/profile/TransferSummaryView.h"
 #include "ui/profile/TransfersModel.h"
 
 namespace ptescope::ui {
@@ -226,6 +227,7 @@ void MainWindow::applyProfiles() {
   if (transfersModel_->hasMeasurements() && latest->profile->runtime == etdump::kEtdumpSource)
     transferTotals_->setText(transferTotals_->text() + ", " + tr("measured by the runtime (%1)").arg(etdump::kEtdumpSource));
   transfersView_->resizeColumnsToContents();
+  transferSummary_->setProfile(latest ? latest->profile : nullptr);
 
   // Which instruction of the program on screen each profiled one is.
   profiledToCurrent_.clear();

@@ -1,0 +1,202 @@
+#include "ui/profile/TransferSummaryView.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QScrollArea>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "exec/ProfileAnalysis.h"
+#include "ui/common/Format.h"
+
+namespace ptescope::ui {
+
+namespace {
+
+// A label that shows content keeps its text as its accessible name (Qt 6.4
+// gives a QLabel no Text interface) and names its role in the description.
+QLabel* wrappingLabel(const char* name, const QString& role) {
+  auto* label = new QLabel;
+  label->setObjectName(name);
+  label->setAccessibleDescription(role);
+  label->setTextFormat(Qt::PlainText);
+  label->setWordWrap(true);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  return label;
+}
+
+QString microsCell(double seconds) { return qText(program::microsText(seconds)); }
+
+}  // namespace
+
+TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
+  setObjectName("transferSummaryView");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  toggle_ = new QToolButton;
+  toggle_->setObjectName("transferSummaryToggle");
+  toggle_->setText(tr("Summary"));
+  toggle_->setToolTip(tr("Transfer statistics per direction and size class, the time of an iteration, findings"));
+  toggle_->setCheckable(true);
+  toggle_->setChecked(false);
+  toggle_->setAutoRaise(true);
+  toggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  toggle_->setArrowType(Qt::RightArrow);
+  layout->addWidget(toggle_);
+
+  // The section scrolls on its own: unfolded in a short Details panel it
+  // shares the height with the Transfers table instead of squeezing it.
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName("transferSummaryArea");
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setMinimumHeight(fontMetrics().height() * 5);
+  auto* content = new QWidget;
+  scroll->setWidget(content);
+  body_ = scroll;
+  auto* bodyLayout = new QVBoxLayout(content);
+  bodyLayout->setContentsMargins(6, 0, 6, 0);
+  table_ = new QTableWidget(0, 11);
+  table_->setObjectName("transferSummary");
+  table_->setAccessibleName(tr("Transfer summary"));
+  table_->setHorizontalHeaderLabels({tr("Direction / size"), tr("Count"), tr("Bytes"), tr("Total µs"), tr("Mean µs"),
+                                     tr("Median µs"), tr("Min µs"), tr("Max µs"), tr("Stddev µs"), tr("GB/s"), tr("Share")});
+  table_->verticalHeader()->hide();
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  breakdown_ = wrappingLabel("transferBreakdown", tr("Time breakdown"));
+  findings_ = wrappingLabel("transferFindings", tr("Profile findings"));
+  bodyLayout->addWidget(table_);
+  bodyLayout->addWidget(breakdown_);
+  bodyLayout->addWidget(findings_);
+  body_->setVisible(false);
+  layout->addWidget(body_);
+  connect(toggle_, &QToolButton::toggled, this, [this](bool open) {
+    toggle_->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+    body_->setVisible(open);
+  });
+  setProfile(nullptr);
+}
+
+void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile> profile) {
+  table_->setRowCount(0);
+  if (!profile) {
+    breakdown_->setText(tr("No profile: run one (Profile) or import an ETDump."));
+    findings_->clear();
+    return;
+  }
+  const auto summary = exec::summarizeTransfers(*profile);
+  double total = 0;
+  for (const auto& row : summary.rows)
+    if (!row.size_class) total += row.stats.total_seconds;
+  table_->setRowCount(int(summary.rows.size()));
+  for (int r = 0; r < int(summary.rows.size()); ++r) {
+    const auto& row = summary.rows[size_t(r)];
+    const auto& t = row.stats;
+    const QString label = row.size_class ? QStringLiteral("   ") + qText(exec::sizeClassName(*row.size_class))
+                                         : qText(program::copyDirectionName(row.direction)) + tr(" (all)");
+    const QStringList cells = {label,
+                               num(qint64(t.count)),
+                               bytesText(qint64(t.bytes)),
+                               microsCell(t.total_seconds),
+                               microsCell(t.mean_seconds),
+                               microsCell(t.median_seconds),
+                               microsCell(t.min_seconds),
+                               microsCell(t.max_seconds),
+                               microsCell(t.stddev_seconds),
+                               gbpsText(t.gbps),
+                               qText(program::percentText(total > 0 ? t.total_seconds / total : 0))};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table_->setItem(r, c, item);
+    }
+  }
+  table_->resizeColumnsToContents();
+  // The rows fit without a scroll bar of their own: the page scrolls.
+  int height = table_->horizontalHeader()->height() + 2 * table_->frameWidth();
+  for (int r = 0; r < table_->rowCount(); ++r) height += table_->rowHeight(r);
+  table_->setFixedHeight(height);
+
+  const auto facts = exec::sourceFacts(*profile);
+  const auto b = exec::breakDownTime(*profile);
+  QString text = tr("Source: %1. ").arg(qText(facts.name));
+  if (b.run_seconds > 0)
+    text += tr("Per iteration %1: kernels %2, delegates %3, copies %4, copy overhead %5, gaps %6.")
+                .arg(durationText(b.run_seconds), qText(program::percentText(b.share(b.kernel_seconds))),
+                     b.delegates_timed ? qText(program::percentText(b.share(b.delegate_seconds))) : tr("not run"),
+                     qText(program::percentText(b.share(b.copy_seconds))),
+                     qText(program::percentText(b.share(b.copy_overhead_seconds))),
+                     qText(program::percentText(b.share(b.gap_seconds))));
+  else
+    text += tr("No run time recorded.");
+  text += QStringLiteral(" ") + (b.overlap_visible && b.overlap_seconds
+                                     ? tr("Copy/compute overlap: %1.").arg(durationText(*b.overlap_seconds))
+                                     : tr("Copy/compute overlap cannot be seen: %1.").arg(qText(b.overlap_note)));
+  breakdown_->setText(text);
+
+  const auto check = exec::checkProfile(*profile);
+  QStringList lines;
+  for (const auto& f : check.findings)
+    lines << qText(f.id + " [" + f.slug + "] " + f.location() + ": " + f.message + "\n    evidence: " + f.evidence + "\n    fix: " + f.fix);
+  if (lines.isEmpty()) lines << tr("No findings.");
+  for (const auto& line : check.not_judged) lines << qText(line);
+  findings_->setText(lines.join('\n'));
+}
+
+TimeBreakdownBar::TimeBreakdownBar(QWidget* parent) : QWidget(parent) {
+  setObjectName("timeBreakdown");
+  setAccessibleName(tr("Time breakdown"));
+  setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+  setProfile(nullptr);
+}
+
+QSize TimeBreakdownBar::sizeHint() const { return {200, fontMetrics().height() + 6}; }
+
+void TimeBreakdownBar::setProfile(const exec::TransferProfile* profile) {
+  parts_.clear();
+  text_.clear();
+  if (profile != nullptr) {
+    const auto b = exec::breakDownTime(*profile);
+    if (b.run_seconds > 0) {
+      parts_ = {{tr("kernels"), b.share(b.kernel_seconds), QColor(0x4c, 0x8b, 0xd6)},
+                {tr("delegates"), b.share(b.delegate_seconds), QColor(0x8e, 0x5c, 0xc4)},
+                {tr("copies"), b.share(b.copy_seconds), QColor(0xe0, 0x8a, 0x2c)},
+                {tr("copy overhead"), b.share(b.copy_overhead_seconds), QColor(0xf0, 0xc0, 0x80)},
+                {tr("gaps"), b.share(b.gap_seconds), QColor(0xb0, 0xb0, 0xb0)}};
+      QStringList words;
+      for (const auto& p : parts_)
+        words << (p.name == tr("delegates") && !b.delegates_timed ? tr("delegates not run")
+                                                                    : p.name + " " + qText(program::percentText(p.share)));
+      text_ = tr("run %1: %2").arg(durationText(b.run_seconds), words.join(QStringLiteral(" · ")));
+      if (!b.overlap_visible) text_ += tr("; overlap cannot be seen");
+    }
+  }
+  setAccessibleDescription(text_);
+  setToolTip(text_);
+  setVisible(!text_.isEmpty());
+  update();
+}
+
+void TimeBreakdownBar::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  const QRect area = rect().adjusted(6, 2, -6, -2);
+  const int textWidth = std::min(area.width() / 2, fontMetrics().horizontalAdvance(text_) + 12);
+  const QRect bar(area.left(), area.top(), area.width() - textWidth, area.height());
+  double x = bar.left();
+  for (const auto& p : parts_) {
+    const double w = p.share * bar.width();
+    painter.fillRect(QRectF(x, bar.top(), w, bar.height()), p.color);
+    x += w;
+  }
+  painter.setPen(palette().color(QPalette::Mid));
+  painter.drawRect(bar.adjusted(0, 0, -1, -1));
+  painter.setPen(palette().color(QPalette::WindowText));
+  painter.drawText(QRect(bar.right() + 8, area.top(), textWidth - 8, area.height()), Qt::AlignVCenter | Qt::AlignLeft,
+                   fontMetrics().elidedText(text_, Qt::ElideRight, textWidth - 8));
+}
+
+}  // namespace ptescope::ui

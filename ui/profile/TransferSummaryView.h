@@ -1,0 +1,61 @@
+// The analyses of the latest profile (core/exec/ProfileAnalysis) in the app:
+// TransferSummaryView is the Transfers panel's Summary section (the transfer
+// statistics per direction and size class, the time breakdown and what the
+// source cannot show, the findings); TimeBreakdownBar is the timeline's bar
+// of one iteration split into kernels, delegates, copies and gaps. Both show
+// the same numbers as `profile` and `etdump` print.
+#pragma once
+
+#include <memory>
+
+#include <QWidget>
+
+#include "exec/Profiler.h"
+
+class QLabel;
+class QTableWidget;
+class QToolButton;
+
+namespace ptescope::ui {
+
+class TransferSummaryView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TransferSummaryView(QWidget* parent = nullptr);
+  void setProfile(std::shared_ptr<const exec::TransferProfile> profile);
+
+  QTableWidget* table() const { return table_; }
+  QLabel* breakdown() const { return breakdown_; }
+  QLabel* findings() const { return findings_; }
+
+ private:
+  QToolButton* toggle_ = nullptr;
+  QWidget* body_ = nullptr;
+  QTableWidget* table_ = nullptr;
+  QLabel* breakdown_ = nullptr;
+  QLabel* findings_ = nullptr;
+};
+
+class TimeBreakdownBar : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimeBreakdownBar(QWidget* parent = nullptr);
+  void setProfile(const exec::TransferProfile* profile);
+  // "run 120 µs: kernels 20% · delegates not run · copies 50% · gaps 30%"
+  QString text() const { return text_; }
+  QSize sizeHint() const override;
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  struct Part {
+    QString name;
+    double share = 0;
+    QColor color;
+  };
+  std::vector<Part> parts_;
+  QString text_;
+};
+
+}  // namespace ptescope::ui
