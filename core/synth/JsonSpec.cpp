@@ -623,7 +623,12 @@ class MethodSpec {
   }
 
   static void checkLiteral(const Json& arg, const std::string& path) {
-    if (arg.is_object()) fail(path, "expected a tensor name or a literal (number, boolean, null or list), found an object");
+    if (arg.is_object()) {
+      // {"string": "trunc"}: a String argument (div's rounding_mode, gelu's approximate).
+      if (arg.size() != 1 || !arg.contains("string") || !arg["string"].is_string())
+        fail(path, "expected a tensor name or a literal (number, boolean, null, list or {\"string\": text}), found an object");
+      return;
+    }
     if (!arg.is_array() || arg.empty()) return;
     auto kind = [](const Json& v) { return v.is_string() ? 0 : v.is_boolean() ? 1 : v.is_number() ? 2 : 3; };
     const int first = kind(arg[0]);
@@ -657,6 +662,7 @@ class MethodSpec {
     // A view is made where it is first read, as upstream's emitter makes its
     // spec at the view node; every other name is defined by now.
     if (arg.is_string()) return valueOf(builder, arg.get<std::string>());
+    if (arg.is_object()) return builder.addString(arg["string"].get<std::string>());
     if (arg.is_boolean()) return builder.addBool(arg.get<bool>());
     if (arg.is_number_integer()) return builder.addInt(arg.get<int64_t>());
     if (arg.is_number()) return builder.addDouble(arg.get<double>());

@@ -2,21 +2,36 @@
 // numpy broadcasting, where/masked_fill/clamp, and the unary functions and
 // activations of the portable library.
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <tuple>
+#include <type_traits>
 
 #include "exec/kernels/KernelSupport.h"
 
 namespace ptescope::exec::kernels {
 namespace {
 
-// One operand of an elementwise kernel: a tensor, or a Scalar argument.
+// One operand of an elementwise kernel: a tensor, or a Scalar argument
+// (`integer` holds an Int or Bool Scalar exactly).
 struct Source {
   const Operand* tensor = nullptr;
   double constant = 0;
+  int64_t integer = 0;
 };
 
-// out[i] = f(values of every source at i), broadcasting the tensors.
-template <class F>
+template <class T>
+T readSource(const Source& s, int64_t offset) {
+  if constexpr (std::is_same_v<T, int64_t>)
+    return s.tensor ? s.tensor->integerAt(offset) : s.integer;
+  else
+    return s.tensor ? s.tensor->get(offset) : s.constant;
+}
+
+// out[i] = f(values of every source at i), broadcasting the tensors; the
+// values are read as T (double, or int64_t for the exact integer kernels)
+// and f's result stored as T.
+template <class T = double, class F>
 KernelResult mapElements(const std::vector<Source>& sources, const Operand& out, F f) {
   std::vector<Sizes> shapes;
   for (const auto& s : sources)
@@ -29,11 +44,13 @@ KernelResult mapElements(const std::vector<Source>& sources, const Operand& out,
   for (size_t i = 0; i < kMax; ++i)
     strides[i] = i < sources.size() && sources[i].tensor ? broadcastStrides(sources[i].tensor->sizes(), *sizes)
                                                          : Sizes(sizes->size(), 0);
-  std::array<double, kMax> values{};
+  std::array<T, kMax> values{};
   forEachIndex<kMax>(*sizes, strides, [&](int64_t i, const std::array<int64_t, kMax>& off) {
-    for (size_t n = 0; n < sources.size(); ++n)
-      values[n] = sources[n].tensor ? sources[n].tensor->get(off[n]) : sources[n].constant;
-    out.set(i, f(values.data()));
+    for (size_t n = 0; n < sources.size(); ++n) values[n] = readSource<T>(sources[n], off[n]);
+    if constexpr (std::is_same_v<T, int64_t>)
+      out.setInteger(i, f(values.data()));
+    else
+      out.set(i, f(values.data()));
   });
   return KernelOutcome::done();
 }
@@ -43,19 +60,6 @@ Source otherSource(const TensorOrScalar& other) {
 }
 
 using Binary = double (*)(double, double);
-
-double pythonRemainder(double x, double y) {
-  double r = std::fmod(x, y);
-  if (r != 0 && ((r < 0) != (y < 0))) r += y;
-  return r;
-}
-
-int64_t asInt(double v) {
-  if (std::isnan(v)) return 0;
-  if (v >= 9.2e18) return INT64_MAX;
-  if (v <= -9.2e18) return INT64_MIN;
-  return int64_t(v);
-}
 
 // (self, other, *, out) with other a tensor or (scalarOther) a Scalar.
 KernelResult binary(KernelContext& ctx, bool scalarOther, Binary op) {
@@ -89,22 +93,187 @@ KernelResult rsub(KernelContext& ctx) {
   return mapElements({{&self}}, out, [=](const double* v) { return other - alpha * v[0]; });
 }
 
-// div.out_mode / div.Scalar_mode_out: (self, other, *, rounding_mode, out).
-KernelResult divMode(KernelContext& ctx, bool scalarOther) {
+// ---- the kernels that compute in the common type ----------------------------
+//
+// The portable kernels below compute in the compute type of the common dtype
+// (get_compute_type: integers in their own type, half and bfloat16 in float32),
+// so their integer results wrap and their float32 results round in float32.
+
+// The second operand of a binary kernel: a tensor, or a Scalar (read exactly).
+struct Binary2 {
+  Source source;
+  ScalarType common = ScalarType::Float;
+};
+
+// (self, other, ...) with other a tensor or (scalarOther) a Scalar: the sources and
+// the common dtype (promoteTypes / promote_type_with_scalar).
+Binary2 binaryOperands(Args& a, const Operand& self, size_t otherArg, bool scalarOther, Operand& otherTensor) {
+  Binary2 b;
+  if (!scalarOther) {
+    otherTensor = a.in(otherArg);
+    b.source = {&otherTensor};
+    if (self && otherTensor) b.common = promoteTypes(self.dtype(), otherTensor.dtype());
+    return b;
+  }
+  KernelContext& ctx = a.context();
+  const auto kind = otherArg < ctx.argCount() ? ctx.kind(otherArg) : program::ValueKind::None;
+  b.source.constant = a.scalar(otherArg);
+  if (kind == program::ValueKind::Int) b.source.integer = a.integer(otherArg);
+  else b.source.integer = int64_t(b.source.constant != 0 && kind == program::ValueKind::Bool);
+  if (self) b.common = promoteWithScalar(self.dtype(), kind);
+  return b;
+}
+
+// A value of the compute type `c` (an integer type or bool) as the C++ cast to it gives.
+int64_t castInteger(ScalarType c, int64_t v) {
+  switch (c) {
+    case ScalarType::Bool: return v != 0;
+    case ScalarType::Byte: return uint8_t(v);
+    case ScalarType::Char: return int8_t(v);
+    case ScalarType::Short: return int16_t(v);
+    case ScalarType::Int: return int32_t(v);
+    default: return v;
+  }
+}
+
+bool isIntegerOrBool(ScalarType t) {
+  return isIntegral(t, true) && t != ScalarType::UInt16 && t != ScalarType::UInt32 && t != ScalarType::UInt64;
+}
+
+enum class BitOp { And, Or, Xor, Left, Right };
+
+// One bitwise op in the compute type `c` as upstream's compiled C++ gives it.
+// `lhs << rhs` and `lhs >> rhs` by a negative count or one of at least the
+// width are undefined in C++; upstream's kernels (pattern/bitwise_op.h) compile
+// them to the CPU's shift instruction, which on x86-64 (shl/sar) and AArch64
+// (lslv/asrv) takes the count modulo the operand width: 32 bits for int32 and
+// the narrower types (which C++ promotes to int before shifting, then the
+// result is cast back), 64 for int64. So int32 -3 << -7 is -3 << 25.
+int64_t bitOp(BitOp op, ScalarType c, int64_t x, int64_t y) {
+  switch (op) {
+    case BitOp::And: return x & y;
+    case BitOp::Or: return x | y;
+    case BitOp::Xor: return x ^ y;
+    default: break;
+  }
+  const bool left = op == BitOp::Left;
+  if (c == ScalarType::Long) {
+    const unsigned n = unsigned(y) & 63u;
+    return left ? int64_t(uint64_t(x) << n) : x >> n;
+  }
+  const int32_t a = int32_t(x);
+  const unsigned n = unsigned(int32_t(y)) & 31u;
+  return left ? int32_t(uint32_t(a) << n) : a >> n;
+}
+
+// bitwise_and/or/xor and the shifts (.Tensor_out / .Scalar_out): integer and
+// bool operands only, computed exactly in the common type.
+KernelResult bitwise(KernelContext& ctx, bool scalarOther, BitOp op, const char* name) {
   Args a(ctx);
   auto self = a.in(0);
-  const auto other = a.inOrScalar(1, scalarOther);
-  const auto mode = a.optText(2);
-  auto out = a.out(3);
+  Operand otherTensor;
+  const Binary2 other = binaryOperands(a, self, 1, scalarOther, otherTensor);
+  auto out = a.out(2);
   if (a.failed()) return a.outcome();
-  if (mode && *mode != "trunc" && *mode != "floor") return a.fail("div: unknown rounding_mode '" + *mode + "'");
-  const int rounding = !mode ? 0 : *mode == "trunc" ? 1 : 2;
-  const bool integral = isIntegral(out.dtype(), true);
-  return mapElements({{&self}, otherSource(other)}, out, [=](const double* v) {
-    if (integral && v[1] == 0) return 0.0;
-    const double q = v[0] / v[1];
-    return rounding == 1 ? std::trunc(q) : rounding == 2 ? std::floor(q) : q;
+  if (!isIntegerOrBool(self.dtype()) || (otherTensor && !isIntegerOrBool(otherTensor.dtype())) ||
+      !isIntegerOrBool(other.common))
+    return a.fail(std::string(name) + ": the operands of " + a.name(0) + " are not integer or bool");
+  const ScalarType c = other.common;
+  return mapElements<int64_t>({{&self}, other.source}, out, [=](const int64_t* v) {
+    return castInteger(c, bitOp(op, c, castInteger(c, v[0]), castInteger(c, v[1])));
   });
+}
+
+// The runtime's floor_divide (util/math_util.h) for integers and floats.
+int64_t floorDivideInteger(int64_t a, int64_t b) {
+  if (b == -1) return int64_t(0 - uint64_t(a));  // INT_MIN / -1 wraps (the runtime's CPU traps there)
+  const int64_t q = a / b;
+  if ((a < 0) == (b < 0)) return q;
+  return a % b ? q - 1 : q;
+}
+template <class T>
+T floorDivideReal(T a, T b) {
+  if (b == 0) return std::signbit(a) ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && std::signbit(b) != std::signbit(mod)) return div - 1;
+  return div;
+}
+// remainder_override: C's % for integers; for floats fmod kept in a float
+// (for double too, as upstream's `float rem`) and moved to the divisor's sign.
+template <class T>
+T remainderReal(T a, T b) {
+  float rem = float(std::fmod(a, b));
+  if (((a < 0) != (b < 0)) && rem != 0) rem = float(rem + b);
+  return T(rem);
+}
+
+enum class DivOp { FloorDivide, Trunc, Floor, Remainder, Fmod };
+
+// One of the dividing ops in compute type `c`; an integer zero divisor sets `zero`.
+template <class T>
+T divideReal(DivOp op, T a, T b) {
+  switch (op) {
+    case DivOp::Trunc: return std::trunc(T(a / b));
+    case DivOp::Remainder: return remainderReal(a, b);
+    case DivOp::Fmod: return std::fmod(a, b);
+    default: return floorDivideReal(a, b);
+  }
+}
+int64_t divideInteger(DivOp op, ScalarType c, int64_t a, int64_t b) {
+  if (op == DivOp::Remainder) return b == -1 ? 0 : a % b;
+  if (op == DivOp::Trunc) {
+    const int64_t q = b == -1 ? int64_t(0 - uint64_t(a)) : a / b;
+    // value = std::trunc(a / b): the quotient goes through a double and back
+    return c == ScalarType::Long && std::fabs(double(q)) >= 9.2233720368547758e18 ? INT64_MIN : int64_t(double(q));
+  }
+  return floorDivideInteger(a, b);
+}
+
+// floor_divide.out, div.out_mode / div.Scalar_mode_out, remainder.Tensor_out /
+// .Scalar_out, fmod.Tensor_out / .Scalar_out as their portable kernels:
+// a bool common dtype is refused; an integer division by zero is refused
+// (InvalidArgument, "integer division by zero"), for a Scalar divisor before
+// computing. fmod computes integers in double (so its Tensor overload turns an
+// integer zero divisor into NaN, as upstream, and is not refused).
+KernelResult divide(KernelContext& ctx, bool scalarOther, DivOp op, const char* name, size_t outArg = 2) {
+  Args a(ctx);
+  auto self = a.in(0);
+  Operand otherTensor;
+  const Binary2 other = binaryOperands(a, self, 1, scalarOther, otherTensor);
+  std::optional<std::string> mode;
+  if (op == DivOp::Trunc) mode = a.optText(2);
+  auto out = a.out(outArg);
+  if (a.failed()) return a.outcome();
+  if (op == DivOp::Trunc) {
+    if (!mode)  // no rounding mode: div.out's true division
+      return mapElements({{&self}, other.source}, out, [](const double* v) { return v[0] / v[1]; });
+    if (*mode != "trunc" && *mode != "floor") return a.fail("div: unknown rounding_mode '" + *mode + "'");
+    if (*mode == "floor") op = DivOp::Floor;
+  }
+  if (other.common == ScalarType::Bool) return a.fail(std::string(name) + ": bool operands " + a.name(0) + " are not supported");
+  ScalarType c = computeType(other.common);
+  if (op == DivOp::Fmod && c != ScalarType::Float) c = ScalarType::Double;
+  const bool integral = isIntegral(other.common, true);
+  if (scalarOther && integral && other.source.constant == 0)
+    return a.fail(std::string(name) + ": integer division by zero (" + a.name(1) + " is 0)");
+  if (isIntegral(c, true)) {
+    bool zero = false;
+    auto result = mapElements<int64_t>({{&self}, other.source}, out, [&](const int64_t* v) -> int64_t {
+      const int64_t x = castInteger(c, v[0]), y = castInteger(c, v[1]);
+      if (y == 0) {
+        zero = true;
+        return 0;
+      }
+      return castInteger(c, divideInteger(op, c, x, y));
+    });
+    if (result && zero) return a.fail(std::string(name) + ": integer division by zero in " + a.name(1));
+    return result;
+  }
+  if (c == ScalarType::Double)
+    return mapElements({{&self}, other.source}, out, [op](const double* v) { return divideReal(op, v[0], v[1]); });
+  return mapElements({{&self}, other.source}, out,
+                     [op](const double* v) { return double(divideReal(op, float(v[0]), float(v[1]))); });
 }
 
 // pow.Scalar_out(Scalar self, Tensor exponent, *, out).
@@ -179,6 +348,36 @@ KernelResult unary(KernelContext& ctx, Unary op, size_t outArg = 1) {
   auto out = a.out(outArg);
   if (a.failed()) return a.outcome();
   return mapElements({{&self}}, out, [op](const double* v) { return op(v[0]); });
+}
+
+// The unary math of pattern/unary_ufunc_*.cpp: fn_float for every input
+// dtype but double (integers, bool, half and bfloat16 are cast to float
+// first), fn_double for double, the result cast to out's dtype. Upstream
+// passes one function template for both, so `1.0 / x` divides in double and
+// rounds to float once.
+struct FloatMath {
+  const char* name;
+  float (*f)(float);
+  double (*d)(double);
+};
+template <class Fn>
+constexpr FloatMath floatMath(const char* name, Fn) {
+  return {name, [](float x) -> float { return Fn{}(x); }, [](double x) -> double { return Fn{}(x); }};
+}
+
+// `toFloating`: unary_ufunc_realhbbf16_to_floathbf16 (out must be floating);
+// otherwise unary_ufunc_realhbf16 (out has self's dtype; no bool).
+KernelResult floatMathKernel(KernelContext& ctx, const FloatMath& m, bool toFloating) {
+  Args a(ctx);
+  auto self = a.in(0);
+  auto out = a.out(1);
+  if (a.failed()) return a.outcome();
+  if (toFloating && !isFloating(out.dtype()))
+    return a.fail(std::string(m.name) + ": out " + a.name(1) + " is not a floating-point tensor");
+  if (!toFloating && (out.dtype() != self.dtype() || self.dtype() == ScalarType::Bool))
+    return a.fail(std::string(m.name) + ": out " + a.name(1) + " does not have the dtype of " + a.name(0));
+  if (self.dtype() == ScalarType::Double) return mapElements({{&self}}, out, [&m](const double* v) { return m.d(v[0]); });
+  return mapElements({{&self}}, out, [&m](const double* v) { return double(m.f(float(v[0]))); });
 }
 
 double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
@@ -268,13 +467,15 @@ void addElementwiseKernels(KernelRegistry& r) {
   r.add("aten::rsub.Scalar_out", rsub);
   addBinary(r, "mul", [](double x, double y) { return x * y; }, true, "out");
   addBinary(r, "div", [](double x, double y) { return x / y; }, true, "out");
-  r.add("aten::div.out_mode", [](KernelContext& c) { return divMode(c, false); });
-  r.add("aten::div.Scalar_mode_out", [](KernelContext& c) { return divMode(c, true); });
+  r.add("aten::div.out_mode", [](KernelContext& c) { return divide(c, false, DivOp::Trunc, "div", 3); });
+  r.add("aten::div.Scalar_mode_out", [](KernelContext& c) { return divide(c, true, DivOp::Trunc, "div", 3); });
   addBinary(r, "pow", [](double x, double y) { return std::pow(x, y); }, true, "Tensor_Tensor_out", "Tensor_Scalar_out");
   r.add("aten::pow.Scalar_out", powScalarBase);
-  addBinary(r, "remainder", pythonRemainder);
-  addBinary(r, "fmod", [](double x, double y) { return std::fmod(x, y); });
-  addBinary(r, "floor_divide", [](double x, double y) { return std::floor(x / y); }, false, "out");
+  r.add("aten::remainder.Tensor_out", [](KernelContext& c) { return divide(c, false, DivOp::Remainder, "remainder"); });
+  r.add("aten::remainder.Scalar_out", [](KernelContext& c) { return divide(c, true, DivOp::Remainder, "remainder"); });
+  r.add("aten::fmod.Tensor_out", [](KernelContext& c) { return divide(c, false, DivOp::Fmod, "fmod"); });
+  r.add("aten::fmod.Scalar_out", [](KernelContext& c) { return divide(c, true, DivOp::Fmod, "fmod"); });
+  r.add("aten::floor_divide.out", [](KernelContext& c) { return divide(c, false, DivOp::FloorDivide, "floor_divide"); });
   addBinary(r, "atan2", [](double x, double y) { return std::atan2(x, y); }, false, "out");
   addBinary(r, "maximum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y); }, false, "out");
   addBinary(r, "minimum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y); }, false, "out");
@@ -287,16 +488,29 @@ void addElementwiseKernels(KernelRegistry& r) {
   addBinary(r, "logical_and", [](double x, double y) { return double(x != 0 && y != 0); }, false, "out");
   addBinary(r, "logical_or", [](double x, double y) { return double(x != 0 || y != 0); }, false, "out");
   addBinary(r, "logical_xor", [](double x, double y) { return double((x != 0) != (y != 0)); }, false, "out");
-  addBinary(r, "bitwise_and", [](double x, double y) { return double(asInt(x) & asInt(y)); });
-  addBinary(r, "bitwise_or", [](double x, double y) { return double(asInt(x) | asInt(y)); });
-  addBinary(r, "bitwise_xor", [](double x, double y) { return double(asInt(x) ^ asInt(y)); });
-  addBinary(r, "bitwise_left_shift", [](double x, double y) { return double(asInt(x) << (asInt(y) & 63)); }, true, "Tensor_out", "Tensor_Scalar_out");
-  addBinary(r, "bitwise_right_shift", [](double x, double y) { return double(asInt(x) >> (asInt(y) & 63)); }, true, "Tensor_out", "Tensor_Scalar_out");
-
+  const std::tuple<const char*, BitOp, const char*, const char*> bitwiseOps[] = {
+      {"bitwise_and", BitOp::And, "Tensor_out", "Scalar_out"},
+      {"bitwise_or", BitOp::Or, "Tensor_out", "Scalar_out"},
+      {"bitwise_xor", BitOp::Xor, "Tensor_out", "Scalar_out"},
+      {"bitwise_left_shift", BitOp::Left, "Tensor_out", "Tensor_Scalar_out"},
+      {"bitwise_right_shift", BitOp::Right, "Tensor_out", "Tensor_Scalar_out"},
+  };
+  for (const auto& [name, op, tensorOverload, scalarOverload] : bitwiseOps) {
+    const std::string n = name;
+    const BitOp o = op;
+    r.add("aten::" + n + "." + tensorOverload, [o, n](KernelContext& c) { return bitwise(c, false, o, n.c_str()); });
+    r.add("aten::" + n + "." + scalarOverload, [o, n](KernelContext& c) { return bitwise(c, true, o, n.c_str()); });
+  }
+  // bitwise_not.out: bool is logical not, the integer types ~x; same dtype in and out.
   r.add("aten::bitwise_not.out", [](KernelContext& c) {
-    TensorRef* self = c.argCount() > 0 ? c.tensor(0) : nullptr;
-    if (self && self->dtype == ScalarType::Bool) return unary(c, [](double x) { return double(x == 0); });
-    return unary(c, [](double x) { return double(~asInt(x)); });
+    Args a(c);
+    auto self = a.in(0);
+    auto out = a.out(1);
+    if (a.failed()) return a.outcome();
+    if (!isIntegerOrBool(self.dtype()) || out.dtype() != self.dtype())
+      return a.fail("bitwise_not: " + a.name(0) + " is not an integer or bool tensor of out's dtype");
+    const bool isBool = self.dtype() == ScalarType::Bool;
+    return mapElements<int64_t>({{&self}}, out, [isBool](const int64_t* v) { return isBool ? int64_t(v[0] == 0) : ~v[0]; });
   });
   r.add("aten::where.self_out", where);
   r.add("aten::masked_fill.Scalar_out", maskedFill);
@@ -308,38 +522,47 @@ void addElementwiseKernels(KernelRegistry& r) {
   r.add("aten::gelu.out", gelu);
   r.add("aten::sigmoid.out", sigmoidKernel);
 
+  static constexpr FloatMath toFloating[] = {
+      floatMath("acos", [](auto x) { return std::acos(x); }),
+      floatMath("acosh", [](auto x) { return std::acosh(x); }),
+      floatMath("asin", [](auto x) { return std::asin(x); }),
+      floatMath("asinh", [](auto x) { return std::asinh(x); }),
+      floatMath("atan", [](auto x) { return std::atan(x); }),
+      floatMath("atanh", [](auto x) { return std::atanh(x); }),
+      floatMath("cos", [](auto x) { return std::cos(x); }),
+      floatMath("cosh", [](auto x) { return std::cosh(x); }),
+      floatMath("erf", [](auto x) { return std::erf(x); }),
+      floatMath("exp", [](auto x) { return std::exp(x); }),
+      floatMath("expm1", [](auto x) { return std::expm1(x); }),
+      floatMath("log", [](auto x) { return std::log(x); }),
+      floatMath("log10", [](auto x) { return std::log10(x); }),
+      floatMath("log1p", [](auto x) { return std::log1p(x); }),
+      floatMath("log2", [](auto x) { return std::log2(x); }),
+      floatMath("reciprocal", [](auto x) { return decltype(x)(1.0 / x); }),
+      floatMath("rsqrt", [](auto x) { return decltype(x)(1.0 / std::sqrt(x)); }),
+      floatMath("sin", [](auto x) { return std::sin(x); }),
+      floatMath("sinh", [](auto x) { return std::sinh(x); }),
+      floatMath("sqrt", [](auto x) { return std::sqrt(x); }),
+      floatMath("tan", [](auto x) { return std::tan(x); }),
+      floatMath("tanh", [](auto x) { return std::tanh(x); }),
+  };
+  static constexpr FloatMath sameType[] = {
+      floatMath("ceil", [](auto x) { return std::ceil(x); }),
+      floatMath("floor", [](auto x) { return std::floor(x); }),
+      floatMath("trunc", [](auto x) { return std::trunc(x); }),
+  };
+  for (const FloatMath& m : toFloating)
+    r.add(std::string("aten::") + m.name + ".out", [&m](KernelContext& c) { return floatMathKernel(c, m, true); });
+  for (const FloatMath& m : sameType)
+    r.add(std::string("aten::") + m.name + ".out", [&m](KernelContext& c) { return floatMathKernel(c, m, false); });
+
   const std::pair<const char*, Unary> unaries[] = {
       {"abs", [](double x) { return std::fabs(x); }},
-      {"acos", [](double x) { return std::acos(x); }},
-      {"acosh", [](double x) { return std::acosh(x); }},
-      {"asin", [](double x) { return std::asin(x); }},
-      {"asinh", [](double x) { return std::asinh(x); }},
-      {"atan", [](double x) { return std::atan(x); }},
-      {"atanh", [](double x) { return std::atanh(x); }},
-      {"ceil", [](double x) { return std::ceil(x); }},
-      {"cos", [](double x) { return std::cos(x); }},
-      {"cosh", [](double x) { return std::cosh(x); }},
-      {"erf", [](double x) { return std::erf(x); }},
-      {"exp", [](double x) { return std::exp(x); }},
-      {"expm1", [](double x) { return std::expm1(x); }},
-      {"floor", [](double x) { return std::floor(x); }},
-      {"log", [](double x) { return std::log(x); }},
-      {"log10", [](double x) { return std::log10(x); }},
-      {"log1p", [](double x) { return std::log1p(x); }},
-      {"log2", [](double x) { return std::log2(x); }},
       {"neg", [](double x) { return -x; }},
-      {"reciprocal", [](double x) { return 1.0 / x; }},
       {"relu", [](double x) { return x > 0 ? x : (std::isnan(x) ? x : 0.0); }},
       {"round", [](double x) { return std::nearbyint(x); }},
-      {"rsqrt", [](double x) { return 1.0 / std::sqrt(x); }},
       {"sign", sign},
       {"silu", [](double x) { return x * sigmoid(x); }},
-      {"sin", [](double x) { return std::sin(x); }},
-      {"sinh", [](double x) { return std::sinh(x); }},
-      {"sqrt", [](double x) { return std::sqrt(x); }},
-      {"tan", [](double x) { return std::tan(x); }},
-      {"tanh", [](double x) { return std::tanh(x); }},
-      {"trunc", [](double x) { return std::trunc(x); }},
       {"logical_not", [](double x) { return double(x == 0); }},
       {"isnan", [](double x) { return double(std::isnan(x)); }},
       {"isinf", [](double x) { return double(std::isinf(x)); }},

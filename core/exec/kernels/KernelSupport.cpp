@@ -166,6 +166,75 @@ int64_t Operand::index(int64_t i) const {
   }
 }
 
+int64_t Operand::integerAt(int64_t i) const {
+  const uint8_t* p = at(i);
+  switch (tensor->dtype) {
+    case ScalarType::Byte: return loadAs<uint8_t>(p);
+    case ScalarType::Char: return loadAs<int8_t>(p);
+    case ScalarType::Short: return loadAs<int16_t>(p);
+    case ScalarType::Int: return loadAs<int32_t>(p);
+    case ScalarType::Long: return loadAs<int64_t>(p);
+    case ScalarType::UInt16: return loadAs<uint16_t>(p);
+    case ScalarType::UInt32: return loadAs<uint32_t>(p);
+    case ScalarType::UInt64: return int64_t(loadAs<uint64_t>(p));
+    case ScalarType::Bool: return loadAs<uint8_t>(p) != 0;
+    default: return int64_t(get(i));
+  }
+}
+
+void Operand::setInteger(int64_t i, int64_t v) const {
+  uint8_t* p = at(i);
+  switch (tensor->dtype) {
+    case ScalarType::Byte: return storeAs(p, uint8_t(v));
+    case ScalarType::Char: return storeAs(p, int8_t(v));
+    case ScalarType::Short: return storeAs(p, int16_t(v));
+    case ScalarType::Int: return storeAs(p, int32_t(v));
+    case ScalarType::Long: return storeAs(p, v);
+    case ScalarType::UInt16: return storeAs(p, uint16_t(v));
+    case ScalarType::UInt32: return storeAs(p, uint32_t(v));
+    case ScalarType::UInt64: return storeAs(p, uint64_t(v));
+    case ScalarType::Bool: return storeAs(p, uint8_t(v != 0));
+    default: return set(i, double(v));
+  }
+}
+
+namespace {
+// Rank in c10's promotion lattice for the signed integers and the floats.
+int integerWidth(ScalarType t) {
+  switch (t) {
+    case ScalarType::Char: return 1;
+    case ScalarType::Short: return 2;
+    case ScalarType::Int: return 4;
+    case ScalarType::Long: return 8;
+    default: return 0;
+  }
+}
+}  // namespace
+
+ScalarType promoteTypes(ScalarType a, ScalarType b) {
+  if (a == b) return a;
+  if (a == ScalarType::Bool) return b;
+  if (b == ScalarType::Bool) return a;
+  const bool fa = isFloating(a), fb = isFloating(b);
+  if (fa && fb) {
+    if (a == ScalarType::Double || b == ScalarType::Double) return ScalarType::Double;
+    return ScalarType::Float;  // float with half/bfloat16, or half with bfloat16
+  }
+  if (fa) return a;
+  if (fb) return b;
+  if (a == ScalarType::Byte || b == ScalarType::Byte) {
+    const ScalarType other = a == ScalarType::Byte ? b : a;
+    return integerWidth(other) <= 2 ? ScalarType::Short : other;  // uint8 with int8/int16: int16
+  }
+  return integerWidth(a) >= integerWidth(b) ? a : b;
+}
+
+ScalarType promoteWithScalar(ScalarType tensor, program::ValueKind scalar) {
+  if (scalar == program::ValueKind::Double) return isFloating(tensor) ? tensor : ScalarType::Float;
+  if (scalar == program::ValueKind::Int) return tensor == ScalarType::Bool ? ScalarType::Long : tensor;
+  return tensor;
+}
+
 // ---- Args --------------------------------------------------------------------
 
 void Args::addError(const std::string& message) {

@@ -8,7 +8,9 @@
 // transcendental functions), except where float32 rounding in upstream's
 // order decides the last bit: softmax, log_softmax, sigmoid, convolution,
 // var_mean and upsample_bilinear2d compute in the element type exactly as
-// their portable kernels do. Kernels that only move elements (views,
+// their portable kernels do, and so do the unary float math, the bitwise
+// and dividing ops, the matrix products, convolution, batch norm, sum and
+// mean (issue 36; tests/oracle checks them against the runtime). Kernels that only move elements (views,
 // permutes, cat, slices, gathers) copy bytes when the dtypes agree, so int64
 // values and NaN payloads survive exactly.
 //
@@ -22,6 +24,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "exec/Kernels.h"
@@ -49,6 +52,18 @@ ElementCodec codecFor(ScalarType type);
 bool isFloating(ScalarType type);
 bool isIntegral(ScalarType type, bool includeBool);
 
+// The runtime's type promotion (c10's promoteTypes for the real, half,
+// bfloat16 and bool types): bool below everything, a signed and an unsigned
+// 8-bit integer meet at int16, half and bfloat16 meet at float32.
+ScalarType promoteTypes(ScalarType a, ScalarType b);
+// promote_type_with_scalar: a Double Scalar lifts integer and bool tensors to
+// float32, an Int Scalar lifts only bool to int64, a Bool Scalar lifts nothing.
+ScalarType promoteWithScalar(ScalarType tensor, program::ValueKind scalar);
+// get_compute_type: half and bfloat16 compute in float32.
+inline ScalarType computeType(ScalarType common) {
+  return common == ScalarType::Half || common == ScalarType::BFloat16 ? ScalarType::Float : common;
+}
+
 // A tensor argument after its checks.
 struct Operand {
   TensorRef* tensor = nullptr;
@@ -65,6 +80,11 @@ struct Operand {
   uint8_t* at(int64_t i) const { return tensor->data + i * codec.size; }
   // An element as an integer index (int32/int64 read exactly).
   int64_t index(int64_t i) const;
+  // An integer or bool element exactly (every integer dtype, int64 beyond 2^53 too).
+  int64_t integerAt(int64_t i) const;
+  // Stores an integer as a C++ cast to the element type does: integer dtypes keep the low
+  // bits (two's complement), bool is v != 0, floating dtypes round.
+  void setInteger(int64_t i, int64_t v) const;
 };
 
 // An argument that is a Tensor in one overload and a Scalar in another
@@ -136,6 +156,92 @@ class Args {
   std::optional<Error> error_;
   std::string reason_;
 };
+
+// ---- arithmetic in the element type ------------------------------------------
+//
+// The portable kernels that accumulate (matrix products, convolution, batch
+// norm) add and multiply in the tensor's C++ element type, so each step
+// rounds (or wraps) there. These types do the same with ptescope's element
+// values:
+// - float and double natively;
+// - Reduced<Half>, Reduced<BFloat16>: c10::Half / c10::BFloat16, whose
+//   operators compute in float and round the result back to 16 bits;
+// - Wrapped<I>: an integer type, whose sums and products keep the low bits
+//   (C++ promotes the narrow types to int and the assignment truncates; int32
+//   and int64 overflow wraps on every CPU the runtime is built for).
+template <ScalarType S>
+struct Reduced {
+  float v = 0;
+  Reduced() = default;
+  explicit Reduced(double x) : v(round(float(x))) {}
+  static float round(float f) {
+    return S == ScalarType::Half ? halfToFloat(floatToHalf(f)) : bfloat16ToFloat(floatToBfloat16(f));
+  }
+  static Reduced of(float f) {
+    Reduced r;
+    r.v = round(f);
+    return r;
+  }
+  friend Reduced operator+(Reduced a, Reduced b) { return of(a.v + b.v); }
+  friend Reduced operator-(Reduced a, Reduced b) { return of(a.v - b.v); }
+  friend Reduced operator*(Reduced a, Reduced b) { return of(a.v * b.v); }
+  friend Reduced operator/(Reduced a, Reduced b) { return of(a.v / b.v); }
+  Reduced& operator+=(Reduced b) { return *this = *this + b; }
+  explicit operator double() const { return v; }
+};
+template <class I>
+struct Wrapped {
+  using is_wrapped = void;
+  I v = 0;
+  Wrapped() = default;
+  explicit Wrapped(double x) : v(I(int64_t(x))) {}
+  static Wrapped of(uint64_t bits) {
+    Wrapped w;
+    w.v = I(bits);
+    return w;
+  }
+  friend Wrapped operator+(Wrapped a, Wrapped b) { return of(uint64_t(int64_t(a.v)) + uint64_t(int64_t(b.v))); }
+  friend Wrapped operator-(Wrapped a, Wrapped b) { return of(uint64_t(int64_t(a.v)) - uint64_t(int64_t(b.v))); }
+  friend Wrapped operator*(Wrapped a, Wrapped b) { return of(uint64_t(int64_t(a.v)) * uint64_t(int64_t(b.v))); }
+  Wrapped& operator+=(Wrapped b) { return *this = *this + b; }
+  explicit operator double() const { return double(v); }
+};
+
+// Calls f(T{}) with T the C++ type the portable kernels use for `type`
+// (float, double, Reduced<…>, Wrapped<…>); false for a dtype without one.
+template <class F>
+bool withElementType(ScalarType type, F&& f) {
+  switch (type) {
+    case ScalarType::Float: f(float{}); return true;
+    case ScalarType::Double: f(double{}); return true;
+    case ScalarType::Half: f(Reduced<ScalarType::Half>{}); return true;
+    case ScalarType::BFloat16: f(Reduced<ScalarType::BFloat16>{}); return true;
+    case ScalarType::Byte: f(Wrapped<uint8_t>{}); return true;
+    case ScalarType::Char: f(Wrapped<int8_t>{}); return true;
+    case ScalarType::Short: f(Wrapped<int16_t>{}); return true;
+    case ScalarType::Int: f(Wrapped<int32_t>{}); return true;
+    case ScalarType::Long: f(Wrapped<int64_t>{}); return true;
+    default: return false;
+  }
+}
+
+// Element i of t as T (exact for every dtype T stands for, int64 included).
+template <class T>
+T elementAs(const Operand& t, int64_t i) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return T(t.get(i));
+  else if constexpr (requires { typename T::is_wrapped; })
+    return T::of(uint64_t(t.integerAt(i)));
+  else
+    return T(t.get(i));
+}
+template <class T>
+void setElement(const Operand& t, int64_t i, T v) {
+  if constexpr (requires { typename T::is_wrapped; })
+    t.setInteger(i, int64_t(v.v));
+  else
+    t.set(i, double(v));
+}
 
 // ---- shapes ----------------------------------------------------------------
 

@@ -10,24 +10,29 @@
 namespace ptescope::exec::kernels {
 namespace {
 
-std::vector<double> loadAll(const Operand& t) {
-  std::vector<double> values(size_t(t.numel()));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = t.get(int64_t(i));
+template <class T>
+std::vector<T> loadAs(const Operand& t) {
+  std::vector<T> values(size_t(t.numel()));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = elementAs<T>(t, int64_t(i));
   return values;
 }
 
-void storeAll(const Operand& t, const std::vector<double>& values) {
-  for (size_t i = 0; i < values.size(); ++i) t.set(int64_t(i), values[i]);
+template <class T>
+void storeAs(const Operand& t, const std::vector<T>& values) {
+  for (size_t i = 0; i < values.size(); ++i) setElement(t, int64_t(i), values[i]);
 }
 
-// c[m,n] = sum_k a[m,k] * b[k,n] (bTransposed: b is [n,k]).
+// c[m,n] = sum_k a[m,k] * b[k,n] (bTransposed: b is [n,k]) as vec_matmul
+// (kernels/portable/cpu/vec_ops.h) computes it: in the element type T, the
+// sum starting at 0 and adding a[i,k] * b[k,j] for k in order.
 // Stops early when the run is cancelled (kernelCancelRequested, every 256
 // outputs: at most 256 × k multiply-adds between two looks).
-void matmul(const double* a, const double* b, double* c, int64_t m, int64_t k, int64_t n, bool bTransposed) {
+template <class T>
+void matmul(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, bool bTransposed) {
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
       if ((j & 255) == 0 && kernelCancelRequested()) return;
-      double sum = 0;
+      T sum = T(0);
       for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * (bTransposed ? b[j * k + p] : b[p * n + j]);
       c[i * n + j] = sum;
     }
@@ -38,6 +43,22 @@ std::string product(const Args& a, size_t x, const Operand& ox, size_t y, const 
   return a.name(x) + " " + shapeText(ox.sizes()) + " and " + a.name(y) + " " + shapeText(oy.sizes());
 }
 
+// The matrix kernels accept the real types, half and bfloat16 (no bool), all
+// operands of one dtype, as the portable kernels check.
+bool sameMatrixDtype(Args& a, const char* name, std::initializer_list<const Operand*> operands) {
+  const ScalarType t = (*operands.begin())->dtype();
+  for (const Operand* o : operands)
+    if (o->dtype() != t) {
+      a.fail(std::string(name) + ": the operands do not all have the dtype of " + a.name(0));
+      return false;
+    }
+  if (t == ScalarType::Bool || !withElementType(t, [](auto) {})) {
+    a.fail(std::string(name) + ": " + a.name(0) + " has a dtype the kernel does not take");
+    return false;
+  }
+  return true;
+}
+
 // mm.out(self, mat2, *, out).
 KernelResult mm(KernelContext& ctx) {
   Args a(ctx);
@@ -46,10 +67,13 @@ KernelResult mm(KernelContext& ctx) {
   if (a.failed()) return a.outcome();
   if (self.rank() != 2 || mat2.rank() != 2 || self.size(1) != mat2.size(0))
     return a.fail("mm: cannot multiply " + product(a, 0, self, 1, mat2));
+  if (!sameMatrixDtype(a, "mm", {&self, &mat2, &out})) return a.outcome();
   if (auto status = resize(out, {self.size(0), mat2.size(1)}); !status) return status.error();
-  std::vector<double> c(size_t(self.size(0) * mat2.size(1)));
-  matmul(loadAll(self).data(), loadAll(mat2).data(), c.data(), self.size(0), self.size(1), mat2.size(1), false);
-  storeAll(out, c);
+  withElementType(self.dtype(), [&]<class T>(T) {
+    std::vector<T> c(size_t(self.size(0) * mat2.size(1)));
+    matmul(loadAs<T>(self).data(), loadAs<T>(mat2).data(), c.data(), self.size(0), self.size(1), mat2.size(1), false);
+    storeAs(out, c);
+  });
   return KernelOutcome::done();
 }
 
@@ -61,16 +85,23 @@ KernelResult bmm(KernelContext& ctx) {
   if (a.failed()) return a.outcome();
   if (self.rank() != 3 || mat2.rank() != 3 || self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1))
     return a.fail("bmm: cannot multiply " + product(a, 0, self, 1, mat2));
+  if (!sameMatrixDtype(a, "bmm", {&self, &mat2, &out})) return a.outcome();
   const int64_t batch = self.size(0), m = self.size(1), k = self.size(2), n = mat2.size(2);
   if (auto status = resize(out, {batch, m, n}); !status) return status.error();
-  const auto x = loadAll(self), y = loadAll(mat2);
-  std::vector<double> c(size_t(batch * m * n));
-  for (int64_t b = 0; b < batch; ++b) matmul(x.data() + b * m * k, y.data() + b * k * n, c.data() + b * m * n, m, k, n, false);
-  storeAll(out, c);
+  withElementType(self.dtype(), [&]<class T>(T) {
+    const auto x = loadAs<T>(self), y = loadAs<T>(mat2);
+    std::vector<T> c(size_t(batch * m * n));
+    for (int64_t b = 0; b < batch; ++b)
+      matmul(x.data() + b * m * k, y.data() + b * k * n, c.data() + b * m * n, m, k, n, false);
+    storeAs(out, c);
+  });
   return KernelOutcome::done();
 }
 
-// addmm.out(self, mat1, mat2, *, beta, alpha, out): beta * self + alpha * (mat1 @ mat2).
+// addmm.out(self, mat1, mat2, *, beta, alpha, out) as op_addmm.cpp: the
+// product as vec_matmul, then product * alpha + self * beta in the element
+// type (alpha and beta cast to it; beta 0 still multiplies, so NaN and inf
+// in self carry through as upstream's).
 KernelResult addmm(KernelContext& ctx) {
   Args a(ctx);
   auto bias = a.in(0), mat1 = a.in(1), mat2 = a.in(2);
@@ -79,25 +110,31 @@ KernelResult addmm(KernelContext& ctx) {
   if (a.failed()) return a.outcome();
   if (mat1.rank() != 2 || mat2.rank() != 2 || mat1.size(1) != mat2.size(0))
     return a.fail("addmm: cannot multiply " + product(a, 1, mat1, 2, mat2));
+  if (!sameMatrixDtype(a, "addmm", {&bias, &mat1, &mat2, &out})) return a.outcome();
   const Sizes sizes{mat1.size(0), mat2.size(1)};
   auto shape = broadcastShapes({bias.sizes(), sizes});
   if (!shape || *shape != sizes)
     return a.fail("addmm: " + a.name(0) + " " + shapeText(bias.sizes()) + " does not broadcast to " + shapeText(sizes));
   if (auto status = resize(out, sizes); !status) return status.error();
-  std::vector<double> c(size_t(sizes[0] * sizes[1]));
-  matmul(loadAll(mat1).data(), loadAll(mat2).data(), c.data(), sizes[0], mat1.size(1), sizes[1], false);
   const auto strides = broadcastStrides(bias.sizes(), sizes);
-  for (int64_t i = 0; i < sizes[0]; ++i)
-    for (int64_t j = 0; j < sizes[1]; ++j) {
-      double& v = c[size_t(i * sizes[1] + j)];
-      v = alpha * v;
-      if (beta != 0) v += beta * bias.get(i * strides[0] + j * strides[1]);
-    }
-  storeAll(out, c);
+  withElementType(out.dtype(), [&]<class T>(T) {
+    std::vector<T> c(size_t(sizes[0] * sizes[1]));
+    matmul(loadAs<T>(mat1).data(), loadAs<T>(mat2).data(), c.data(), sizes[0], mat1.size(1), sizes[1], false);
+    const T alphaT(alpha), betaT(beta);
+    for (int64_t i = 0; i < sizes[0]; ++i)
+      for (int64_t j = 0; j < sizes[1]; ++j) {
+        T& v = c[size_t(i * sizes[1] + j)];
+        v = v * alphaT + elementAs<T>(bias, i * strides[0] + j * strides[1]) * betaT;
+      }
+    storeAs(out, c);
+  });
   return KernelOutcome::done();
 }
 
-// linear.out(input, weight, bias?, *, out): input @ weight^T + bias.
+// linear.out(input, weight, bias?, *, out): input @ weight^T + bias. The
+// portable library has no linear kernel (programs export it as permute_copy
+// + addmm or mm); this one accumulates as vec_matmul and adds the bias in the
+// element type.
 KernelResult linear(KernelContext& ctx) {
   Args a(ctx);
   auto input = a.in(0), weight = a.in(1);
@@ -107,18 +144,22 @@ KernelResult linear(KernelContext& ctx) {
   if (input.rank() < 1 || weight.rank() != 2 || input.size(input.rank() - 1) != weight.size(1))
     return a.fail("linear: cannot apply " + a.name(1) + " " + shapeText(weight.sizes()) + " to " + a.name(0) + " " +
                   shapeText(input.sizes()));
+  if (!sameMatrixDtype(a, "linear", {&input, &weight, &out})) return a.outcome();
   const int64_t k = weight.size(1), n = weight.size(0), m = input.numel() / std::max<int64_t>(k, 1);
   if (bias && bias->numel() != n && bias->numel() != 1)
     return a.fail("linear: bias " + a.name(2) + " does not have " + std::to_string(n) + " elements");
   Sizes sizes = input.sizes();
   sizes.back() = n;
   if (auto status = resize(out, sizes); !status) return status.error();
-  std::vector<double> c(size_t(m * n));
-  matmul(loadAll(input).data(), loadAll(weight).data(), c.data(), m, k, n, true);
-  if (bias)
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[size_t(i * n + j)] += bias->get(bias->numel() == 1 ? 0 : j);
-  storeAll(out, c);
+  withElementType(out.dtype(), [&]<class T>(T) {
+    std::vector<T> c(size_t(m * n));
+    matmul(loadAs<T>(input).data(), loadAs<T>(weight).data(), c.data(), m, k, n, true);
+    if (bias)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j)
+          c[size_t(i * n + j)] = c[size_t(i * n + j)] + elementAs<T>(*bias, bias->numel() == 1 ? 0 : j);
+    storeAs(out, c);
+  });
   return KernelOutcome::done();
 }
 
@@ -149,9 +190,8 @@ struct ConvShape {
 };
 
 // The arithmetic of the portable convolution (op_convolution.cpp) in the
-// element type T, each product and sum rounded by `round` as the element type
-// rounds it (half and bfloat16 round after every operation, as their
-// operators do). Not transposed: each output element sums in * w over its
+// element type T (withElementType's: Reduced<…> rounds half and bfloat16
+// after every operation, Wrapped<…> wraps integers), `round` applied on top. Not transposed: each output element sums in * w over its
 // group's input channels, then kernel rows, then kernel columns, from 0, and
 // adds the bias last. Transposed: each output starts at its bias (or 0) and
 // receives in * w in the order of (input row, input column, input channel,
@@ -164,11 +204,11 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
   const auto load = [](const Operand& t) {
     const auto offsets = memoryOffsets(t);
     std::vector<T> values(offsets.size());
-    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<T>(t.get(offsets[i]));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = elementAs<T>(t, offsets[i]);
     return values;
   };
   const auto x = load(input), w = load(weight);
-  const auto biasOf = [&](int64_t oc) { return bias ? round(static_cast<T>(bias->get(oc))) : T(0); };
+  const auto biasOf = [&](int64_t oc) { return bias ? elementAs<T>(*bias, oc) : T(0); };
   const int64_t cinG = c.cin / c.groups, coutG = c.cout / c.groups, plane = c.oh * c.ow;
   std::vector<T> y(size_t(c.n * c.cout * plane), T(0));
   if (transposed)
@@ -226,7 +266,7 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
     }
   }
   const auto outOffsets = memoryOffsets(out);
-  for (size_t i = 0; i < y.size(); ++i) out.set(outOffsets[i], double(y[i]));
+  for (size_t i = 0; i < y.size(); ++i) setElement(out, outOffsets[i], y[i]);
 }
 
 // convolution.out(input, weight, bias?, stride, padding, dilation, transposed,
@@ -289,21 +329,13 @@ KernelResult convolution(KernelContext& ctx) {
   Sizes sizes = dims == 2 ? Sizes{n, cout, oh, ow} : Sizes{n, cout, ow};
   if (auto status = resize(out, sizes); !status) return status.error();
   const ConvShape shape{n, cin, ih, iw, cout, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, groups};
-  switch (input.dtype()) {
-    case ScalarType::Float:
-      convolve<float>(shape, input, weight, bias, out, transposed, [](float v) { return v; });
-      break;
-    case ScalarType::Half:
-      convolve<float>(shape, input, weight, bias, out, transposed, [](float v) { return halfToFloat(floatToHalf(v)); });
-      break;
-    case ScalarType::BFloat16:
-      convolve<float>(shape, input, weight, bias, out, transposed,
-                      [](float v) { return bfloat16ToFloat(floatToBfloat16(v)); });
-      break;
-    default:  // double, and integers (exact in double for the products a test program makes)
-      convolve<double>(shape, input, weight, bias, out, transposed, [](double v) { return v; });
-      break;
-  }
+  // In the element type (ET_SWITCH_REALHBF16_TYPES): float and double
+  // natively, half and bfloat16 rounding every step, integers wrapping in
+  // their own width as upstream's CTYPE accumulator does.
+  if (input.dtype() == ScalarType::Bool || !withElementType(input.dtype(), [&]<class T>(T) {
+        convolve<T>(shape, input, weight, bias, out, transposed, [](T v) { return v; });
+      }))
+    return a.fail("convolution: " + a.name(0) + " has a dtype the kernel does not take");
   return KernelOutcome::done();
 }
 

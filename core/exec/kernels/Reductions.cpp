@@ -26,6 +26,34 @@ Status store(const Operand& out, const ReductionPlan& plan, const std::vector<do
   return Ok{};
 }
 
+// sum and mean as op_sum.cpp / op_mean.cpp: the accumulator ACC is float
+// for float, half and bfloat16 outs and the out's own type otherwise
+// (integers wrap); each element is cast to ACC and added in increasing index
+// order. The general path starts each output from its first element, the fast
+// path (a single innermost dim, one dtype in and out) from 0: they differ for
+// a sum of -0.0 only. mean divides by the element count as a float.
+template <class Acc>
+void sumAs(const Operand& self, const ReductionPlan& plan, bool fromZero, bool mean, const Operand& out) {
+  const size_t outputs = size_t(numelOf(plan.out_sizes));
+  std::vector<Acc> acc(outputs, Acc(0));
+  std::vector<bool> started(outputs, fromZero);
+  forEachIndex<1>(self.sizes(), {plan.out_strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+    const size_t o = size_t(off[0]);
+    const Acc x = elementAs<Acc>(self, i);
+    acc[o] = started[o] ? acc[o] + x : x;
+    started[o] = true;
+  });
+  for (size_t o = 0; o < outputs; ++o) {
+    if constexpr (std::is_floating_point_v<Acc>) {
+      if (mean) {
+        out.set(int64_t(o), double(acc[o] / Acc(float(plan.group))));
+        continue;
+      }
+    }
+    setElement(out, int64_t(o), acc[o]);
+  }
+}
+
 enum class Fold { Sum, Mean, Prod, Max, Min, Any };
 
 KernelResult reduce(Args& a, const Operand& self, const std::optional<std::vector<int64_t>>& dims, bool keepdim,
@@ -38,11 +66,23 @@ KernelResult reduce(Args& a, const Operand& self, const std::optional<std::vecto
   std::vector<double> values;
   switch (fold) {
     case Fold::Sum:
-    case Fold::Mean:
-      values = accumulate(self, *plan, 0.0, [](double& acc, double x) { acc += x; });
-      if (fold == Fold::Mean)
-        for (double& v : values) v = plan->group ? v / double(plan->group) : NAN;
-      break;
+    case Fold::Mean: {
+      if (auto status = resize(out, plan->out_sizes); !status) return status.error();
+      const bool mean = fold == Fold::Mean;
+      if (mean && !isFloating(out.dtype())) return a.fail("mean: out " + a.name(a.context().argCount() - 1) + " is not floating-point");
+      // The fast path: one innermost dim of a non-empty tensor, the same dtype in and out.
+      size_t reducedDims = 0;
+      for (bool r : plan->reduced) reducedDims += r;
+      const bool fromZero = dims && dims->size() == 1 && reducedDims == 1 && plan->reduced.back() &&
+                            self.numel() > 0 && self.dtype() == out.dtype();
+      const ScalarType o = out.dtype();
+      if (o == ScalarType::Bool) break;  // a bool sum is "any": through double below
+      if (isFloating(o) && o != ScalarType::Double)
+        sumAs<float>(self, *plan, fromZero, mean, out);
+      else if (!withElementType(o, [&]<class T>(T) { sumAs<T>(self, *plan, fromZero, mean, out); }))
+        return a.fail("sum: out " + a.name(a.context().argCount() - 1) + " has a dtype the kernel does not take");
+      return KernelOutcome::done();
+    }
     case Fold::Prod:
       values = accumulate(self, *plan, 1.0, [](double& acc, double x) { acc *= x; });
       break;
@@ -60,6 +100,8 @@ KernelResult reduce(Args& a, const Operand& self, const std::optional<std::vecto
       values = accumulate(self, *plan, 0.0, [](double& acc, double x) { acc = (acc != 0 || x != 0) ? 1.0 : 0.0; });
       break;
   }
+  if (fold == Fold::Sum && values.empty())  // a bool sum: true where any element is
+    values = accumulate(self, *plan, 0.0, [](double& acc, double x) { acc = (acc != 0 || x != 0) ? 1.0 : 0.0; });
   if (auto status = store(out, *plan, values); !status) return status.error();
   return KernelOutcome::done();
 }
@@ -554,13 +596,21 @@ KernelResult batchNormInference(KernelContext& ctx) {
   (void)resize(saveInvstd, {0});
   int64_t inner = 1;
   for (size_t d = 2; d < input.rank(); ++d) inner *= input.size(d);
-  for (int64_t i = 0; i < input.numel(); ++i) {
-    const int64_t ch = (i / inner) % channels;
-    double y = (input.get(i) - runningMean.get(ch)) / std::sqrt(runningVar.get(ch) + eps);
-    if (weight) y *= weight->get(ch);
-    if (bias) y += bias->get(ch);
-    out.set(i, y);
-  }
+  // As op_native_batch_norm.cpp in the element type CTYPE:
+  // invstd = 1.0 / std::sqrt(var + eps) in double (eps is a double) and cast
+  // to CTYPE, then (x - mean) * invstd * weight + bias left to right in CTYPE.
+  const auto normalize = [&]<class T>(T) {
+    for (int64_t i = 0; i < input.numel(); ++i) {
+      const int64_t ch = (i / inner) % channels;
+      const T mean = T(runningMean.get(ch)), var = T(runningVar.get(ch));
+      const T invstd = T(1.0 / std::sqrt(double(var) + eps));
+      const T w = weight ? T(weight->get(ch)) : T(1), b = bias ? T(bias->get(ch)) : T(0);
+      out.set(i, double((T(input.get(i)) - mean) * invstd * w + b));
+    }
+  };
+  // Half and bfloat16 as c10's operators: each step rounded to 16 bits, var + eps in double.
+  if (!isFloating(input.dtype()) || !withElementType(input.dtype(), normalize))
+    return a.fail("batch norm: " + a.name(0) + " is not a floating-point tensor");
   return KernelOutcome::done();
 }
 

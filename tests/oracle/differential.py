@@ -1,0 +1,449 @@
+#!/usr/bin/env python3
+"""Differential test of ptescope's CPU kernels against ExecuTorch's own runtime.
+
+For each case of the table below (an operator, the dtypes the upstream portable
+kernel accepts, and an input class), this writes a one-operator program with
+`ptescope-cli synth`, writes its inputs as raw files, runs it through the
+runtime (ET_ORACLE: upstream's examples/portable/executor_runner, built as
+DEVELOPERS.md describes: --model_path --inputs --output_file) and through
+`ptescope-cli run --runtime host`, and compares the output bytes.
+
+Each case ends in one of:
+  same          both ran and every output's bytes agree
+  both-refused  both refused the program (an error from the kernel)
+  differs       both ran and some output bytes differ (the first few are listed)
+  oracle-refused / ptescope-refused   one ran, the other refused
+
+    differential.py --cli PATH [--oracle PATH] [--record FILE] [--check FILE] [-k SUBSTRING] [--work DIR]
+
+--record writes the outcome of every case (kernel, dtype, input class, outcome)
+as a TSV; --check compares the outcomes with such a record (a TSV committed as
+tests/oracle/record.tsv) and fails on any case whose outcome changed. Without
+an oracle (no --oracle and no ET_ORACLE) it exits 77, which CTest reports as
+skipped: nothing is compared, so nothing passes.
+"""
+import argparse
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+# ---- dtypes and edge values ---------------------------------------------------
+
+FLOATS = ["float32", "float64", "float16", "bfloat16"]
+INTS = ["uint8", "int8", "int16", "int32", "int64"]
+REAL = FLOATS + INTS          # REALHBF16
+REALB = REAL + ["bool"]       # REALHBBF16
+INTB = INTS + ["bool"]
+
+SIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2, "uint8": 1, "int8": 1,
+        "int16": 2, "int32": 4, "int64": 8, "bool": 1}
+INT_RANGE = {"uint8": (0, 255), "int8": (-128, 127), "int16": (-32768, 32767),
+             "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
+DENORMAL = {"float32": 1e-40, "float64": 5e-324, "float16": 6e-8, "bfloat16": 1e-40}
+MAXIMUM = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308, "float16": 65504.0,
+           "bfloat16": 3.3895313892515355e38}
+
+
+def edges(dtype):
+    """The edge values of a dtype: ±0, ±1, NaN, ±inf, a denormal, the extremes, ordinary values."""
+    if dtype == "bool":
+        return [0, 1, 1, 0]
+    if dtype in INT_RANGE:
+        lo, hi = INT_RANGE[dtype]
+        values = [0, 1, -1, 2, -3, 7, -7, 31, 32, 33, 63, 64, -32, lo, hi, 100]
+        return [v for v in values if lo <= v <= hi]
+    return [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 3.75, 1e-3, 100.0, -7.0, float("nan"), float("inf"),
+            float("-inf"), DENORMAL[dtype], MAXIMUM[dtype], 0.9999, -0.3, 0.7]
+
+
+def ordinary(dtype, count, salt=0):
+    """Ordinary values, as the kernel tests use: ((k*7919 + 131 salt) mod 1013) / 127 - 4."""
+    values = [((k * 7919 + salt * 131) % 1013) / 127.0 - 4.0 for k in range(count)]
+    if dtype == "bool":
+        return [int(v > 0) for v in values]
+    if dtype in INT_RANGE:
+        lo, hi = INT_RANGE[dtype]
+        return [max(lo, min(hi, int(round(v * 3)))) for v in values]
+    return values
+
+
+def pack(dtype, values):
+    out = bytearray()
+    for v in values:
+        if dtype == "float32":
+            out += struct.pack("<f", v)
+        elif dtype == "float64":
+            out += struct.pack("<d", v)
+        elif dtype == "float16":
+            out += struct.pack("<e", v) if math.isnan(v) or abs(v) <= 65504 else struct.pack("<H", 0x7c00 if v > 0 else 0xfc00)
+        elif dtype == "bfloat16":
+            bits = struct.unpack("<I", struct.pack("<f", v))[0] if math.isnan(v) or abs(v) < 3.5e38 else (0x7f800000 if v > 0 else 0xff800000)
+            if math.isnan(v):
+                out += struct.pack("<H", 0x7fc0)
+            else:
+                bits += 0x7fff + ((bits >> 16) & 1)
+                out += struct.pack("<H", (bits >> 16) & 0xffff)
+        elif dtype == "bool":
+            out += struct.pack("<B", 1 if v else 0)
+        else:
+            fmt = {"uint8": "<B", "int8": "<b", "int16": "<h", "int32": "<i", "int64": "<q"}[dtype]
+            out += struct.pack(fmt, int(v))
+    return bytes(out)
+
+
+def numel(sizes):
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
+def broadcast(a, b):
+    a, b = list(a), list(b)
+    while len(a) < len(b):
+        a.insert(0, 1)
+    while len(b) < len(a):
+        b.insert(0, 1)
+    return [max(x, y) for x, y in zip(a, b)]
+
+
+def promote(a, b):
+    """c10's promoteTypes for the dtypes above."""
+    if a == b:
+        return a
+    if a == "bool":
+        return b
+    if b == "bool":
+        return a
+    fa, fb = a in FLOATS, b in FLOATS
+    if fa and fb:
+        return "float64" if "float64" in (a, b) else "float32"
+    if fa or fb:
+        return a if fa else b
+    if "uint8" in (a, b):
+        other = b if a == "uint8" else a
+        return "int16" if other in ("int8", "int16") else other
+    order = ["int8", "int16", "int32", "int64"]
+    return max(a, b, key=order.index)
+
+
+# ---- the cases ----------------------------------------------------------------
+
+class Case:
+    def __init__(self, kernel, dtype, klass, inputs, args, outs):
+        self.kernel, self.dtype, self.klass = kernel, dtype, klass
+        self.inputs = inputs      # [(dtype, sizes, values)]
+        self.args = args          # literals after the inputs
+        self.outs = outs          # [(dtype, sizes)]
+
+    def key(self):
+        return f"{self.kernel}\t{self.dtype}\t{self.klass}"
+
+    def spec(self):
+        tensors, names = {}, []
+        for i, (dtype, sizes, _) in enumerate(self.inputs):
+            tensors[f"x{i}"] = {"dtype": dtype, "sizes": sizes}
+            names.append(f"x{i}")
+        outs = []
+        for i, (dtype, sizes) in enumerate(self.outs):
+            tensors[f"y{i}"] = {"dtype": dtype, "sizes": sizes}
+            outs.append(f"y{i}")
+        node = {"op": self.kernel, "inputs": names + self.args, "outputs": outs}
+        return {"methods": [{"name": "forward", "inputs": names, "outputs": outs, "tensors": tensors,
+                             "nodes": [node]}]}
+
+
+UNARY_FLOAT_MATH = ["acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "erf", "exp", "expm1",
+                    "log", "log10", "log1p", "log2", "reciprocal", "rsqrt", "sin", "sinh", "sqrt", "tan", "tanh"]
+
+
+def float_out(dtype):
+    return dtype if dtype in FLOATS else "float32"
+
+
+def unary_cases():
+    for op in UNARY_FLOAT_MATH:
+        for d in REALB:
+            v = edges(d)
+            yield Case(f"aten::{op}.out", d, "edges", [(d, [len(v)], v)], [], [(float_out(d), [len(v)])])
+            if d in FLOATS:
+                # 256 ordinary values in [-1, 1) and 256 in (0.01, 12]: the last bits of the math
+                small = [x / 4 for x in ordinary(d, 256)]
+                positive = [abs(x) * 3 + 0.01 for x in ordinary(d, 256, 1)]
+                yield Case(f"aten::{op}.out", d, "[-1, 1)", [(d, [256], small)], [], [(d, [256])])
+                yield Case(f"aten::{op}.out", d, "(0, 12]", [(d, [256], positive)], [], [(d, [256])])
+    for op in ["ceil", "floor", "trunc", "abs", "neg", "round"]:
+        for d in REAL:
+            v = edges(d)
+            yield Case(f"aten::{op}.out", d, "edges", [(d, [len(v)], v)], [], [(d, [len(v)])])
+    for op in ["sigmoid"]:
+        for d in REALB:
+            v = edges(d)
+            yield Case(f"aten::{op}.out", d, "edges", [(d, [len(v)], v)], [], [(float_out(d), [len(v)])])
+    for op in ["relu", "sign"]:
+        for d in REAL:
+            v = edges(d)
+            yield Case(f"aten::{op}.out", d, "edges", [(d, [len(v)], v)], [], [(d, [len(v)])])
+    for op in ["isnan", "isinf", "logical_not"]:
+        for d in REALB:
+            v = edges(d)
+            yield Case(f"aten::{op}.out", d, "edges", [(d, [len(v)], v)], [], [("bool", [len(v)])])
+    for d in INTB:
+        v = edges(d)
+        yield Case("aten::bitwise_not.out", d, "edges", [(d, [len(v)], v)], [], [(d, [len(v)])])
+    for d in FLOATS:
+        v = edges(d)
+        for mode in ["none", "tanh"]:
+            yield Case("aten::gelu.out", d, f"edges/{mode}", [(d, [len(v)], v)], [{"string": mode}], [(d, [len(v)])])
+        yield Case("aten::elu.out", d, "edges", [(d, [len(v)], v)], [1.0, 1.0, 1.0], [(d, [len(v)])])
+        yield Case("aten::leaky_relu.out", d, "edges", [(d, [len(v)], v)], [0.01], [(d, [len(v)])])
+        yield Case("aten::hardtanh.out", d, "edges", [(d, [len(v)], v)], [-1.0, 1.0], [(d, [len(v)])])
+
+
+def pair_inputs(a, b):
+    """Every pair of edge values: a repeated, b tiled."""
+    va, vb = edges(a), edges(b)
+    n = len(va) * len(vb)
+    return (a, [n], [x for x in va for _ in vb]), (b, [n], [y for _ in va for y in vb]), n
+
+
+def binary_cases():
+    arith = {"add.out": REALB, "sub.out": REAL, "mul.out": REALB, "div.out": REALB,
+             "floor_divide.out": REAL, "remainder.Tensor_out": REAL, "fmod.Tensor_out": REAL,
+             "pow.Tensor_Tensor_out": REAL, "atan2.out": REALB, "maximum.out": REALB, "minimum.out": REALB}
+    for op, dtypes in arith.items():
+        for d in dtypes:
+            xa, xb, n = pair_inputs(d, d)
+            args = [1] if op in ("add.out", "sub.out") else []
+            common = promote(d, d)
+            if op in ("div.out", "atan2.out", "pow.Tensor_Tensor_out") and common not in FLOATS and op != "pow.Tensor_Tensor_out":
+                common = "float32"
+            yield Case(f"aten::{op}", d, "pairs", [xa, xb], args, [(common, [n])])
+            if d in ("float32", "int32"):
+                sa, sb = [3, 1], [1, 4]
+                yield Case(f"aten::{op}", d, "broadcast", [(d, sa, ordinary(d, 3)), (d, sb, ordinary(d, 4, 1))], args,
+                           [(common, [3, 4])])
+                yield Case(f"aten::{op}", d, "empty", [(d, [0], []), (d, [0], [])], args, [(common, [0])])
+    for d in ["float32", "int32", "float16"]:
+        xa, xb, n = pair_inputs(d, d)
+        yield Case("aten::add.out", d, "pairs/alpha", [xa, xb], [3 if d == "int32" else 0.3], [(d, [n])])
+        yield Case("aten::sub.out", d, "pairs/alpha", [xa, xb], [3 if d == "int32" else 0.3], [(d, [n])])
+    for mode in ["trunc", "floor"]:
+        for d in REAL:
+            xa, xb, n = pair_inputs(d, d)
+            yield Case("aten::div.out_mode", d, f"pairs/{mode}", [xa, xb], [{"string": mode}], [(d, [n])])
+            v = edges(d)
+            for s in ([0, 2, -3] if d in INTS else [0.0, 2.5]):
+                yield Case("aten::div.Scalar_mode_out", d, f"scalar {s}/{mode}", [(d, [len(v)], v)], [s, {"string": mode}],
+                           [(d, [len(v)])])
+    for op in ["remainder.Scalar_out", "fmod.Scalar_out"]:
+        for d in REAL:
+            v = edges(d)
+            for s in ([0, 2, -3] if d in INTS else [0.0, 2.5, -0.75]):
+                yield Case(f"aten::{op}", d, f"scalar {s}", [(d, [len(v)], v)], [s], [(d, [len(v)])])
+    for op in ["eq", "ne", "lt", "le", "gt", "ge"]:
+        for d in REALB:
+            xa, xb, n = pair_inputs(d, d)
+            yield Case(f"aten::{op}.Tensor_out", d, "pairs", [xa, xb], [], [("bool", [n])])
+    for op in ["logical_and", "logical_or", "logical_xor"]:
+        for d in REALB:
+            xa, xb, n = pair_inputs(d, d)
+            yield Case(f"aten::{op}.out", d, "pairs", [xa, xb], [], [("bool", [n])])
+    for op in ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]:
+        scalar = "Tensor_Scalar_out" if "shift" in op else "Scalar_out"
+        for d in INTB:
+            xa, xb, n = pair_inputs(d, d)
+            yield Case(f"aten::{op}.Tensor_out", d, "pairs", [xa, xb], [], [(d, [n])])
+            v = edges(d)
+            for s in ([-7, 33, 3] if d != "bool" else [True]):
+                yield Case(f"aten::{op}.{scalar}", d, f"scalar {s}", [(d, [len(v)], v)], [s], [(d, [len(v)])])
+        xa, xb, n = pair_inputs("int8", "int32")
+        yield Case(f"aten::{op}.Tensor_out", "int8+int32", "pairs", [xa, xb], [], [("int32", [n])])
+
+
+def reduction_cases():
+    for d in FLOATS:
+        for sizes, dims, klass in [([3, 5], [1], "rows"), ([3, 5], [0], "columns"), ([4, 3, 5], [0, 2], "two dims"),
+                                   ([2, 6], [], "all")]:
+            v = ordinary(d, numel(sizes))
+            out = [s for i, s in enumerate(sizes) if i not in dims] if dims else []
+            yield Case("aten::sum.IntList_out", d, klass, [(d, sizes, v)], [dims, False, None], [(d, out)])
+            yield Case("aten::mean.out", d, klass, [(d, sizes, v)], [dims, False, None], [(d, out)])
+            yield Case("aten::var.correction_out", d, klass, [(d, sizes, v)], [dims, 1, False], [(d, out)])
+            if dims:
+                yield Case("aten::amax.out", d, klass, [(d, sizes, v)], [dims, False], [(d, out)])
+        e = edges(d)
+        yield Case("aten::sum.IntList_out", d, "edges", [(d, [len(e)], e)], [[0], False, None], [(d, [])])
+        for dim in [0, 1]:
+            v = ordinary(d, 15)
+            yield Case("aten::_softmax.out", d, f"dim {dim}", [(d, [3, 5], v)], [dim, False], [(d, [3, 5])])
+            yield Case("aten::_log_softmax.out", d, f"dim {dim}", [(d, [3, 5], v)], [dim, False], [(d, [3, 5])])
+            yield Case("aten::cumsum.out", d, f"dim {dim}", [(d, [3, 5], v)], [dim, None], [(d, [3, 5])])
+    for d in ["int32", "int64", "int8"]:
+        v = ordinary(d, 15)
+        yield Case("aten::sum.IntList_out", d, "rows", [(d, [3, 5], v)], [[1], False, None], [(d, [3])])
+
+
+def norm_cases():
+    for d in ["float32", "float64"]:
+        x = ordinary(d, 2 * 3 * 4)
+        w, b = ordinary(d, 3, 1), ordinary(d, 3, 2)
+        mean, var = ordinary(d, 3, 3), [abs(v) + 0.1 for v in ordinary(d, 3, 4)]
+        yield Case("aten::_native_batch_norm_legit_no_training.out", d, "affine",
+                   [(d, [2, 3, 4], x), (d, [3], w), (d, [3], b), (d, [3], mean), (d, [3], var)], [0.1, 1e-5],
+                   [(d, [2, 3, 4]), (d, [0]), (d, [0])])
+        yield Case("aten::native_layer_norm.out", d, "affine",
+                   [(d, [2, 3, 4], x), (d, [4], ordinary(d, 4, 1)), (d, [4], ordinary(d, 4, 2))], [[4], 1e-5],
+                   [(d, [2, 3, 4]), (d, [2, 3, 1]), (d, [2, 3, 1])])
+        yield Case("aten::native_group_norm.out", d, "affine",
+                   [(d, [2, 4, 3], x), (d, [4], ordinary(d, 4, 1)), (d, [4], ordinary(d, 4, 2))], [2, 4, 3, 2, 1e-5],
+                   [(d, [2, 4, 3]), (d, [2, 2]), (d, [2, 2])])
+
+
+def linear_cases():
+    for d in ["float32", "float64", "int32", "int8"]:
+        a, b = ordinary(d, 3 * 7), ordinary(d, 7 * 4, 1)
+        yield Case("aten::mm.out", d, "3x7 by 7x4", [(d, [3, 7], a), (d, [7, 4], b)], [], [(d, [3, 4])])
+        yield Case("aten::bmm.out", d, "2x3x7 by 2x7x2", [(d, [2, 3, 7], ordinary(d, 42)), (d, [2, 7, 2], b)], [],
+                   [(d, [2, 3, 2])])
+        if d in FLOATS:
+            yield Case("aten::addmm.out", d, "beta 1 alpha 1", [(d, [4], ordinary(d, 4, 2)), (d, [3, 7], a), (d, [7, 4], b)],
+                       [1, 1], [(d, [3, 4])])
+            yield Case("aten::addmm.out", d, "beta 0.5 alpha 2", [(d, [4], ordinary(d, 4, 2)), (d, [3, 7], a), (d, [7, 4], b)],
+                       [0.5, 2.0], [(d, [3, 4])])
+            yield Case("aten::linear.out", d, "with bias", [(d, [3, 7], a), (d, [4, 7], b), (d, [4], ordinary(d, 4, 2))], [],
+                       [(d, [3, 4])])
+        x, w = ordinary(d, 1 * 2 * 5 * 5), ordinary(d, 3 * 2 * 3 * 3, 1)
+        bias = [(d, [3], ordinary(d, 3, 2))]
+        for klass, args, out in [("2-D", [[1, 1], [1, 1], [1, 1], False, [0, 0], 1], [1, 3, 5, 5]),
+                                 ("2-D stride 2", [[2, 2], [0, 0], [1, 1], False, [0, 0], 1], [1, 3, 2, 2])]:
+            yield Case("aten::convolution.out", d, klass, [(d, [1, 2, 5, 5], x), (d, [3, 2, 3, 3], w)] + bias, args, [(d, out)])
+
+
+def upsample_cases():
+    for d in ["float32", "float64", "int32", "uint8"]:
+        v = ordinary(d, 12)
+        yield Case("aten::upsample_nearest2d.vec_out", d, "to 3x5", [(d, [1, 2, 2, 3], v)], [[3, 5], None], [(d, [1, 2, 3, 5])])
+        yield Case("aten::upsample_nearest2d.vec_out", d, "by 1.7", [(d, [1, 2, 2, 3], v)], [None, [1.7, 1.7]],
+                   [(d, [1, 2, 3, 5])])
+
+
+def all_cases():
+    for family in (unary_cases, binary_cases, reduction_cases, norm_cases, linear_cases, upsample_cases):
+        yield from family()
+
+
+# ---- running ------------------------------------------------------------------
+
+def npy_data(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    header_len = struct.unpack("<H", data[8:10])[0] if data[6] == 1 else struct.unpack("<I", data[8:12])[0]
+    start = (10 if data[6] == 1 else 12) + header_len
+    return data[start:]
+
+
+def run_case(case, cli, oracle, work):
+    os.makedirs(work, exist_ok=True)
+    spec_path, pte = os.path.join(work, "spec.json"), os.path.join(work, "p.pte")
+    with open(spec_path, "w") as f:
+        json.dump(case.spec(), f)
+    made = subprocess.run([cli, "synth", spec_path, "-o", pte, "--no-passes"], capture_output=True, text=True)
+    if made.returncode != 0:
+        return "synth-failed", made.stderr.strip().splitlines()[-1:] or [""]
+    inputs = os.path.join(work, "in")
+    os.makedirs(inputs, exist_ok=True)
+    files = []
+    for i, (dtype, sizes, values) in enumerate(case.inputs):
+        path = os.path.join(inputs, f"{i}.raw")
+        with open(path, "wb") as f:
+            f.write(pack(dtype, values))
+        files.append(path)
+    ours_dir = os.path.join(work, "ours")
+    if os.path.isdir(ours_dir):
+        for name in os.listdir(ours_dir):
+            os.remove(os.path.join(ours_dir, name))
+    ours = subprocess.run([cli, "run", pte, "--inputs", inputs, "--outputs", ours_dir, "--runtime", "host"],
+                          capture_output=True, text=True)
+    theirs_base = os.path.join(work, "theirs")
+    for i in range(len(case.outs)):
+        if os.path.exists(f"{theirs_base}-{i}.bin"):
+            os.remove(f"{theirs_base}-{i}.bin")
+    theirs = subprocess.run([oracle, "--model_path", pte, "--inputs", ",".join(files), "--output_file", theirs_base,
+                             "--print_output", "none"], capture_output=True, text=True)
+    ours_ok = ours.returncode == 0 and all(os.path.exists(os.path.join(ours_dir, f"{i}.npy")) for i in range(len(case.outs)))
+    theirs_ok = theirs.returncode == 0 and all(os.path.exists(f"{theirs_base}-{i}.bin") for i in range(len(case.outs)))
+    if not ours_ok and not theirs_ok:
+        return "both-refused", []
+    if not theirs_ok:
+        return "oracle-refused", [line for line in theirs.stderr.splitlines() if " E " in line or "rror" in line][-1:]
+    if not ours_ok:
+        return "ptescope-refused", (ours.stderr.strip().splitlines() or ours.stdout.strip().splitlines())[-1:]
+    notes = []
+    for i, (dtype, _) in enumerate(case.outs):
+        mine = npy_data(os.path.join(ours_dir, f"{i}.npy"))
+        with open(f"{theirs_base}-{i}.bin", "rb") as f:
+            real = f.read()
+        if mine != real:
+            size = SIZE[dtype]
+            bad = [k for k in range(0, min(len(mine), len(real)), size) if mine[k:k + size] != real[k:k + size]]
+            notes.append(f"out {i}: {len(bad)} of {len(real) // size} elements differ" +
+                         (f" (sizes {len(mine)} vs {len(real)} bytes)" if len(mine) != len(real) else "") +
+                         "; first " + ", ".join(f"#{k // size} ours {mine[k:k + size].hex()} runtime {real[k:k + size].hex()}"
+                                                for k in bad[:3]))
+    return ("differs", notes) if notes else ("same", [])
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cli", required=True, help="ptescope-cli")
+    p.add_argument("--oracle", default=os.environ.get("ET_ORACLE", ""), help="the runtime's executor_runner (ET_ORACLE)")
+    p.add_argument("--record", help="write every case's outcome to this TSV")
+    p.add_argument("--check", help="fail on any case whose outcome differs from this TSV")
+    p.add_argument("-k", dest="only", help="only cases whose kernel/dtype/class contains this")
+    p.add_argument("--work", help="working folder (default: a temporary one)")
+    a = p.parse_args()
+    if not a.oracle:
+        print("differential: skipped, no oracle (set ET_ORACLE to upstream's executor_runner)")
+        return 77
+    if not os.access(a.oracle, os.X_OK):
+        print(f"differential: ET_ORACLE '{a.oracle}' is not an executable file", file=sys.stderr)
+        return 2
+    expected = {}
+    if a.check:
+        with open(a.check) as f:
+            for line in f:
+                if line.startswith("#") or not line.strip():
+                    continue
+                kernel, dtype, klass, outcome = line.rstrip("\n").split("\t")[:4]
+                expected[f"{kernel}\t{dtype}\t{klass}"] = outcome
+    work = a.work or tempfile.mkdtemp(prefix="ptescope-oracle-")
+    rows, changed, counts = [], [], {}
+    for case in all_cases():
+        if a.only and a.only not in case.key():
+            continue
+        outcome, notes = run_case(case, a.cli, a.oracle, os.path.join(work, "case"))
+        counts[outcome] = counts.get(outcome, 0) + 1
+        rows.append(f"{case.key()}\t{outcome}\t{' | '.join(notes)}")
+        if outcome not in ("same", "both-refused"):
+            print(f"{case.key()}\t{outcome}\t{' | '.join(notes)}")
+        if a.check and expected.get(case.key()) != outcome:
+            changed.append(f"{case.key()}: {outcome}, the record says {expected.get(case.key(), 'nothing')}")
+    if a.record:
+        with open(a.record, "w") as f:
+            f.write("# kernel\tdtype\tinput class\toutcome\tnotes (tests/oracle/README.md says how this was made)\n")
+            f.write("\n".join(rows) + "\n")
+    print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
+    for line in changed:
+        print("changed:", line)
+    agree = counts.get("same", 0) + counts.get("both-refused", 0)
+    print(f"{agree} passed, {len(changed) if a.check else len(rows) - agree} failed")
+    return 1 if (changed if a.check else len(rows) != agree) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
