@@ -80,11 +80,13 @@ class PassCommandsImpl : public PassCommands {
       const auto* before = a.findMethod(name);
       const auto* after = b.findMethod(name);
       if (before == nullptr || after == nullptr) continue;
-      auto p = cost::predictMethod(*before, link.value(), memory);
+      // Copies inside delegates (TensorRT staging) count too: an edit that
+      // turns staging into et_copy instructions moves the same bytes.
+      auto p = cost::predictMethod(a, *before, link.value(), memory);
       if (!p) return makeError("method '" + name + "': " + p.error().message);
-      auto q = cost::predictMethod(*after, link.value(), memory);
+      auto q = cost::predictMethod(b, *after, link.value(), memory);
       if (!q) return makeError("method '" + name + "': " + q.error().message);
-      if (p->copies.empty() && q->copies.empty()) continue;
+      if (p->copyCount() == 0 && q->copyCount() == 0) continue;
       text += report::predictionDeltaText("method '" + name + "'", p->copySeconds(), q->copySeconds(), link.value(), memory);
       auto item = report::predictionDeltaJson(p->copySeconds(), q->copySeconds(), link.value(), memory);
       item["method"] = name;

@@ -104,6 +104,7 @@ class ProfileCommandImpl : public ProfileCommand {
                          "On a GPU: also measure the link (as probe-link does) on the profiled device and write its "
                          "link profile here, for `predict --link FILE`");
     command_->add_option("--max-memory", maxMemory_, kMaxMemoryHelp);
+    command_->add_option("--cuda-graph", cudaGraph_, kCudaGraphHelp);
     command_->add_option("--inputs", inputs_,
                          "Folder of input files, one per method input i: i.npy, input_i.npy, i.bin or i.raw "
                          "(default: random values, seed 0)");
@@ -129,6 +130,9 @@ class ProfileCommandImpl : public ProfileCommand {
     if (std::string error; !parseMaxMemory(maxMemory_, options.max_memory, error)) return fail(error);
     if (!method_.empty() && program.findMethod(method_) == nullptr) return fail(file_ + ": no method named '" + method_ + "'");
     if (maxSlowdown_ && compare_.empty()) return fail("--max-slowdown needs --compare PROFILE.json");
+    auto settings = analysis::cudaGraphSetting(cudaGraph_, program);
+    if (!settings) return fail(settings.error().message);
+    options.run_settings = settings.value();
     // Read the earlier profile first: a bad file should not cost a run.
     std::optional<exec::TransferProfile> previous;
     if (!compare_.empty()) {
@@ -206,7 +210,7 @@ class ProfileCommandImpl : public ProfileCommand {
   }
 
   CLI::App* command_ = nullptr;
-  std::string file_, method_, runtime_, json_, csv_, summaryCsv_, trace_, inputs_, compare_, saveLink_;
+  std::string file_, method_, runtime_, json_, csv_, summaryCsv_, trace_, inputs_, compare_, saveLink_, cudaGraph_;
   std::string maxMemory_;
   std::optional<double> maxSlowdown_;
   size_t iterations_ = 20;

@@ -170,9 +170,8 @@ void CudaRuntime::freeHost(void* data, HostMemoryKind kind) {
 
 Result<CopyTiming> CudaRuntime::copy(void* destination, const void* source, size_t bytes, program::CopyDirection direction,
                                      program::Device device) {
-  const bool toDevice = direction == program::CopyDirection::HostToDevice;
   return timedCopies(destination, source, bytes, 1, direction, device, "copy",
-                     std::string(toDevice ? "host-to-device" : "device-to-host") + " copy of " + sizeText(bytes) +
+                     program::copyDirectionLongName(direction) + " copy of " + sizeText(bytes) +
                          " on " + device.str());
 }
 
@@ -196,8 +195,9 @@ Result<CopyTiming> CudaRuntime::timedCopies(void* destination, const void* sourc
   if (auto status = selectDevice(device.index); !status) return status.error();
   auto queue = queueFor(device.index);
   if (!queue) return queue.error();
-  const cudaMemcpyKind kind =
-      direction == program::CopyDirection::HostToDevice ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  const cudaMemcpyKind kind = direction == program::CopyDirection::HostToDevice     ? cudaMemcpyHostToDevice
+                              : direction == program::CopyDirection::DeviceToDevice ? cudaMemcpyDeviceToDevice
+                                                                                    : cudaMemcpyDeviceToHost;
   cudaStream_t stream = (*queue)->stream;
   if (auto s = check(cudaEventRecord((*queue)->start, stream), "cudaEventRecord (" + what + ")"); !s) return s.error();
   for (size_t i = 0; i < count; ++i)

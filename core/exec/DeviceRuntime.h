@@ -69,7 +69,8 @@ class DeviceRuntime {
   virtual Result<void*> allocateHost(size_t bytes, HostMemoryKind kind) = 0;
   virtual void freeHost(void* data, HostMemoryKind kind) = 0;
 
-  // Copies `bytes` between host memory and memory on `device`, waits until
+  // Copies `bytes` between host memory and memory on `device` (or, d2d,
+  // within `device`), waits until
   // the transfer is complete and returns how long the transfer took.
   virtual Result<CopyTiming> copy(void* destination, const void* source, size_t bytes, program::CopyDirection direction,
                                   program::Device device) = 0;

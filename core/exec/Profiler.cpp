@@ -261,6 +261,42 @@ void summarizeRuns(const MeasuredRuns& runs, TransferProfile& profile) {
 
 }  // namespace
 
+namespace {
+
+// Each copy inside a delegate, `iterations` times between buffers of its
+// size: host memory of the run's kind and the transfer's device (two device
+// buffers for d2d), as the backend would copy (DelegateCopyTiming).
+Result<std::vector<DelegateCopyTiming>> timeDelegateCopies(const program::Program& program, const program::Method& method,
+                                                           DeviceRuntime& runtime, const ProfileOptions& options,
+                                                           size_t iterations) {
+  std::vector<DelegateCopyTiming> out;
+  const auto inside = analysis::delegateTransfers(program, method, options.run_settings);
+  for (const auto& t : inside.transfers) {
+    DelegateCopyTiming timing;
+    timing.transfer = t;
+    const size_t bytes = size_t(t.bytes);
+    const bool d2d = t.direction == program::CopyDirection::DeviceToDevice;
+    auto device = RuntimeBuffer::allocate(runtime, bytes, MemoryPlace::onDevice(t.device));
+    if (!device) return device.error();
+    auto other = RuntimeBuffer::allocate(runtime, bytes,
+                                         d2d ? MemoryPlace::onDevice(t.device) : MemoryPlace::host(options.host_memory));
+    if (!other) return other.error();
+    if (auto status = runtime.fill(other->data(), other->place(), 0x5a, bytes); !status) return status.error();
+    const bool fromDevice = t.direction == program::CopyDirection::DeviceToHost;
+    for (size_t i = 0; i < iterations; ++i) {
+      auto copied = fromDevice ? runtime.copy(other->data(), device->data(), bytes, t.direction, t.device)
+                               : runtime.copy(device->data(), other->data(), bytes, t.direction, t.device);
+      if (!copied) return copied.error();
+      timing.samples.push_back(copied->seconds);
+    }
+    timing.seconds = TimingStats::of(timing.samples);
+    out.push_back(std::move(timing));
+  }
+  return out;
+}
+
+}  // namespace
+
 Result<TransferProfile> profileMethod(const program::Program& program, DeviceRuntime& runtime,
                                       const ProfileOptions& options) {
   const std::string methodName = options.method.empty() ? defaultMethodName(program) : options.method;
@@ -335,6 +371,11 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
   }
 
   summarizeRuns(runs, profile);
+  if (!profile.cancelled && profile.iterations > 0)
+    if (auto timed = timeDelegateCopies(program, exec.method(), runtime, options, profile.iterations); timed)
+      profile.delegate_copies = std::move(timed.value());
+    else
+      profile.notes.push_back("copies inside delegates not timed: " + timed.error().message);
   progress(ProfileProgress::Phase::Done, profile.iterations, options.iterations);
   return profile;
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/DelegateTransfers.h"
 #include "exec/Executor.h"
 #include "program/Program.h"
 #include "util/Result.h"
@@ -93,6 +94,18 @@ struct TimelineSlice {
   uint64_t bytes = 0;
 };
 
+// A copy a delegate makes inside its execute() (analysis/DelegateTransfers:
+// TensorRT staging, CUDA graph replay). ptescope does not run the backend,
+// so after the run each one is timed on the run's runtime where the backend
+// would make it: `bytes` between buffers in the memory it moves between
+// (host memory of the run's kind and the device), once per measured
+// iteration.
+struct DelegateCopyTiming {
+  analysis::DelegateTransfer transfer;
+  std::vector<double> samples;  // seconds
+  TimingStats seconds;
+};
+
 struct TransferProfile {
   std::string program_name;  // set by the caller (file name), for reports
   std::string method;
@@ -111,6 +124,7 @@ struct TransferProfile {
 
   std::vector<CopyProfile> copies;              // in instruction order
   std::vector<InstructionProfile> instructions; // every instruction that ran, in instruction order
+  std::vector<DelegateCopyTiming> delegate_copies;  // copies inside delegates, timed after the run
   DirectionTotals host_to_device;
   DirectionTotals device_to_host;
   TimingStats run_seconds;   // wall time of one run of the method
@@ -156,6 +170,9 @@ struct ProfileOptions {
   // Polled between instructions; true stops the profile, keeping what the
   // completed iterations measured. Called from the profiling thread.
   std::function<bool()> cancel_requested;
+  // Settings of the run the file does not hold (CUDA graph replay): their
+  // copies inside delegates are timed too.
+  analysis::DelegateTransferOptions run_settings;
   // Called from the profiling thread after each phase step.
   std::function<void(const ProfileProgress&)> on_progress;
 };

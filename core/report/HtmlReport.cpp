@@ -1,5 +1,7 @@
 #include "report/HtmlReport.h"
 
+#include "program/DelegatePayload.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -332,6 +334,21 @@ void writeSummary(Html& html, const HtmlReportInput& input, const std::vector<Me
       html.cell(shown).raw("<td>");
       for (const auto& [specKey, value] : key.second)
         html.raw("<div>").element("code", specKey).raw(" = ").element("code", value).raw("</div>");
+      // A TensorRT delegate's blob (program/TensorRTBlob.h), per delegate.
+      for (size_t i = 0; i < indices.size() && i < 8 && program::isTensorRTBackend(key.first); ++i) {
+        const auto payload = program::describeDelegatePayload(*input.program, list[indices[i]]);
+        std::string text = "delegate " + std::to_string(indices[i]) + ": ";
+        if (!payload.tensorrt) {
+          text += "unreadable blob: " + payload.problem;
+        } else {
+          const auto& blob = *payload.tensorrt;
+          text += "TensorRT engine " + bytesText(int64_t(blob.engine_size)) + " (" + blob.magic + "), device_id " +
+                  std::to_string(blob.device_id) + ", " + std::to_string(blob.inputs().size()) + " inputs, " +
+                  std::to_string(blob.outputs().size()) + " outputs, " + std::to_string(blob.aliased_io.size()) +
+                  " aliased";
+        }
+        html.element("div", text);
+      }
       html.raw("</td></tr>\n");
     }
   }

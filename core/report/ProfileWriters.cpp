@@ -1,6 +1,7 @@
 #include "report/ProfileWriters.h"
 
 #include "analysis/Dataflow.h"
+#include "report/InfoReport.h"
 #include "program/Text.h"
 
 #include "report/Json.h"
@@ -201,6 +202,21 @@ std::string profileText(const exec::TransferProfile& p) {
     out += "  link peak: not measured" + (p.peak.note.empty() ? std::string() : " (" + p.peak.note + ")") + "\n";
   }
 
+  if (!p.delegate_copies.empty()) {
+    out += "\ncopies inside delegates (no instruction; ptescope does not run the backend: each timed after the run "
+           "where the backend would copy, " + std::to_string(p.iterations) + " time(s)" +
+           (p.emulated ? ", emulated" : "") + "):\n";
+    out += "   instr  dir   value     device         bytes      min us   median us  what\n";
+    for (const auto& c : p.delegate_copies) {
+      const auto& t = c.transfer;
+      out += "  " + padded(std::to_string(t.instruction), 6, true) + "  " + padded(program::copyDirectionName(t.direction), 4) +
+             "  " + padded("%" + std::to_string(t.value), 8) + "  " + padded(t.device.str(), 8) + " " +
+             padded(std::to_string(t.bytes), 12, true) + " " + padded(microsText(c.seconds.min), 10, true) + " " +
+             padded(microsText(c.seconds.median), 10, true) + "  delegate " + std::to_string(t.delegate) + " " + t.backend +
+             ", " + analysis::delegateTransferKindName(t.kind) + " (" + t.upstream + ")\n";
+    }
+  }
+
   const size_t notExecuted = p.notExecutedCount();
   if (notExecuted > 0) {
     out += "\nnot executed: " + std::to_string(notExecuted) + " instruction(s), outputs left as they were:\n";
@@ -272,6 +288,11 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
   j["not_executed"] = notExecuted;
   j["notes"] = p.notes;
   j["analyses"] = profileAnalysesJson(p);
+  analysis::DelegateTransfers timed;
+  for (const auto& c : p.delegate_copies) timed.transfers.push_back(c.transfer);
+  nlohmann::json inside = delegateTransfersJson(timed)["transfers"];
+  for (size_t i = 0; i < p.delegate_copies.size(); ++i) inside[i].update(timingJson(p.delegate_copies[i].seconds));
+  j["delegate_copies"] = inside;
   return j;
 }
 

@@ -126,6 +126,53 @@ class CliTensorRTTest : public QObject {
     auto lint = test::runCli({"lint", pte});
     QVERIFY(lint.out.contains("PTS019"));
     QVERIFY(!lint.out.contains("PTS003"));
+
+    // propagate with device planning on turns the staging into et_copy
+    // instructions of the same bytes on the same link: the predicted copy
+    // time does not change.
+    auto planned = test::runCli({"propagate", pte, "-o", QDir(dir).filePath("planned.pte"), "--device-planning"});
+    QVERIFY2(planned.exitCode == 0, qPrintable(planned.err));
+    QVERIFY2(planned.out.contains("us (no change)"), qPrintable(planned.out));
+    QVERIFY(!planned.out.contains("0.00 us ->"));
+
+    // report: the blob under the delegate, the copies in a table of their own.
+    const QString html = QDir(dir).filePath("legacy.html");
+    auto report = test::runCli({"report", pte, "-o", html});
+    QVERIFY2(report.exitCode == 0, qPrintable(report.err));
+    const auto bytes = test::readAll(html);
+    const QString page = QString::fromUtf8(reinterpret_cast<const char*>(bytes.data()), qsizetype(bytes.size()));
+    QVERIFY(page.contains("2 copies inside delegates per call (no instruction), 128 B"));
+    QVERIFY(page.contains("delegate 0: TensorRT engine 1 B (TR01), device_id 0, 1 inputs, 1 outputs, 0 aliased"));
+    QVERIFY(page.contains("inside delegate 0 (TensorRTBackend)"));
+
+    // profile times each copy inside the delegate after the run, once per
+    // measured iteration, on the run's runtime (host: emulated). The method
+    // input goes through a CPU kernel first: set_input refuses a planned
+    // input that legacy mode tagged cuda:0 (RT001), as above lint PTS001.
+    const QString spec2 = QDir(dir).filePath("legacy2.json");
+    const std::string text2 = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "r": {"dtype": "float32", "sizes": [2, 8]},
+                  "y": {"dtype": "float32", "sizes": [2, 8]}, "z": {"dtype": "float32", "sizes": [2, 8]}},
+      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+                {"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
+                 "tensorrt": {"engine": "e"}, "inputs": ["r"], "outputs": ["y"]},
+                {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]}]}],
+      "options": {"enable_non_cpu_memory_planning": false}})";
+    test::writeAll(spec2, std::vector<uint8_t>(text2.begin(), text2.end()));
+    const QString pte2 = QDir(dir).filePath("legacy2.pte");
+    QCOMPARE(test::runCli({"synth", spec2, "-o", pte2}).exitCode, 0);
+    QCOMPARE(test::runCli({"lint", pte2}).exitCode, 0);  // runs: no error-level finding
+    const QString json = QDir(dir).filePath("profile.json");
+    auto profile = test::runCli({"profile", "--runtime", "host", "--iterations", "3", "--warmup", "0", "--json", json, pte2});
+    QVERIFY2(profile.exitCode == 0, qPrintable(profile.err));
+    QVERIFY2(profile.out.contains("copies inside delegates (no instruction"), qPrintable(profile.out));
+    const auto written = nlohmann::json::parse(test::readAll(json));
+    const auto& inside = written["delegate_copies"];
+    QCOMPARE(inside.size(), size_t(2));
+    QCOMPARE(inside[0]["direction"].get<std::string>(), std::string("h2d"));
+    QCOMPARE(inside[0]["bytes"].get<int>(), 64);
+    QCOMPARE(inside[1]["direction"].get<std::string>(), std::string("d2h"));
+    QVERIFY(inside[0].contains("median_us"));
   }
 
   void cudaGraphOption() {
@@ -141,6 +188,15 @@ class CliTensorRTTest : public QObject {
     QCOMPARE(a["totals"]["inside_delegates"]["d2d"]["copies"].get<int>(), 0);
     QVERIFY(b["totals"]["inside_delegates"]["d2d"]["copies"].get<int>() > 0);
     QVERIFY(b["copy_us"].get<double>() > a["copy_us"].get<double>());
+    // profile: the replay copies are timed too (d2d on the emulated device).
+    const QString json = QDir(dir).filePath("graph.json");
+    auto profile = test::runCli({"profile", "--runtime", "host", "--iterations", "1", "--warmup", "0", "--method", "prefill",
+                                 "--cuda-graph", "prefill", "--json", json, pte});
+    QVERIFY2(profile.exitCode == 0, qPrintable(profile.err));
+    const auto timed = nlohmann::json::parse(test::readAll(json))["delegate_copies"];
+    QVERIFY(!timed.empty());
+    for (const auto& c : timed) QCOMPARE(c["direction"].get<std::string>(), std::string("d2d"));
+    QCOMPARE(test::runCli({"report", "--cuda-graph", "decode", pte, "-o", QDir(dir).filePath("r.html")}).exitCode, 2);
     // A method the program does not have: one line, exit 2.
     auto bad = test::runCli({"predict", "--cuda-graph", "decode", pte});
     QCOMPARE(bad.exitCode, 2);
