@@ -136,6 +136,25 @@ class CliStandinTest : public QObject {
     }
   }
 
+  // The CUDA-graph replay copies inside the demo's delegates, timed by the
+  // CUDA runtime after the run: device-to-device copies (cudaMemcpyAsync
+  // with cudaMemcpyDeviceToDevice, which the stand-in checks against the
+  // pointers' sides), as many as on the host runtime.
+  void copiesInsideDelegatesAreTimed() {
+    const QString demo = programs_.front();
+    const QString host = dir_ + "/graph-host.json", cuda = dir_ + "/graph-cuda.json";
+    const QStringList extra{"--iterations", "2", "--warmup", "0", "--method", "prefill", "--cuda-graph", "prefill"};
+    auto a = profile(demo, "host", host, extra);
+    auto b = profile(demo, "cuda", cuda, extra);
+    QVERIFY2(a.exitCode == 0, a.err.constData());
+    QVERIFY2(b.exitCode == 0, b.err.constData());
+    QVERIFY2(b.err.isEmpty(), b.err.constData());
+    const auto x = readJson(host)["delegate_copies"], y = readJson(cuda)["delegate_copies"];
+    QVERIFY(!y.empty());
+    QCOMPARE(y.size(), x.size());
+    for (const auto& c : y) QCOMPARE(c["direction"].get<std::string>(), std::string("d2d"));
+  }
+
   void runOutputsAreBitIdentical() {
     for (const QString& program : programs_) {
       const QString a = dir_ + "/out-host", b = dir_ + "/out-cuda";
