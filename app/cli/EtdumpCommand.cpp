@@ -80,7 +80,7 @@ class EtdumpCommandImpl : public EtdumpCommand {
     if (!csv_.empty())
       if (auto s = report::writeEtdumpCsv(analysis.value(), csv_); !s) return fail(s.error().message);
     if (!trace_.empty())
-      if (auto s = report::writeEtdumpTrace(analysis.value(), source, trace_); !s) return fail(s.error().message);
+      if (auto s = report::writeEtdumpTrace(analysis.value(), source, trace_, &loaded->program); !s) return fail(s.error().message);
     if (!summaryCsv_.empty()) {
       std::string text = report::transferSummaryCsvHeader();
       for (const auto& m : analysis->methods)

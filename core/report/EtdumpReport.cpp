@@ -188,9 +188,10 @@ std::string etdumpCsv(const etdump::EtdumpAnalysis& a) {
   return out;
 }
 
-nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& a, const EtdumpSource& source) {
+nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& a, const EtdumpSource& source, const program::Program* program) {
   nlohmann::json events = nlohmann::json::array();
   int pid = 0;
+  uint64_t flowIds = 0;  // unique over the processes: viewers match flows by id
   for (const auto& m : a.methods) {
     ++pid;
     const std::string process = "ETDump: method '" + m.method + "' of " + source.program_name + " (" + etdump::kEtdumpSource + ")";
@@ -220,6 +221,25 @@ nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& a, const EtdumpSour
                                                   s.start_seconds, s.seconds,
                                                   s.bytes > 0 ? std::optional<uint64_t>(s.bytes) : std::nullopt, args}));
     }
+    // Counter tracks from the copy kernels; flow arrows between the
+    // instruction scopes of each execution (with the program's def/use).
+    std::map<size_t, const etdump::InstructionStats*> statsOf;
+    for (const auto& i : m.instructions) statsOf.emplace(i.instruction, &i);
+    std::vector<TraceCopy> copies;
+    std::vector<TraceInstruction> scopes;
+    for (const auto& s : m.trace) {
+      if (s.instruction < 0 || s.load) continue;
+      const auto stats = statsOf.find(size_t(s.instruction));
+      if (stats == statsOf.end()) continue;
+      const auto& i = *stats->second;
+      if (s.nested && i.is_copy && s.bytes > 0) copies.push_back({i.direction, s.start_seconds, s.seconds, s.bytes});
+      if (!s.nested)
+        scopes.push_back({s.block, size_t(s.instruction), lanes.at(std::make_pair(rank(s.lane), s.lane)), s.start_seconds,
+                          s.seconds, i.is_copy, i.source_value, i.destination_value});
+    }
+    appendCopyCounterTracks(events, pid, copies);
+    if (const program::Method* method = program != nullptr ? program->findMethod(m.method) : nullptr)
+      appendCopyFlows(events, pid, scopes, *method, flowIds);
   }
   return traceDocument(events, {{"generator", "ptescope"},
                                 {"source", etdump::kEtdumpSource},
@@ -235,8 +255,9 @@ Status writeEtdumpJson(const etdump::EtdumpAnalysis& a, const program::Program& 
 
 Status writeEtdumpCsv(const etdump::EtdumpAnalysis& a, const std::string& path) { return writeTextFile(path, etdumpCsv(a)); }
 
-Status writeEtdumpTrace(const etdump::EtdumpAnalysis& a, const EtdumpSource& source, const std::string& path) {
-  return writeTextFile(path, jsonFileText(etdumpTraceJson(a, source), -1));
+Status writeEtdumpTrace(const etdump::EtdumpAnalysis& a, const EtdumpSource& source, const std::string& path,
+                        const program::Program* program) {
+  return writeTextFile(path, jsonFileText(etdumpTraceJson(a, source, program), -1));
 }
 
 }  // namespace ptescope::report

@@ -34,12 +34,16 @@ std::string etdumpText(const etdump::EtdumpAnalysis& analysis, const program::Pr
 nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& analysis, const program::Program& program, const EtdumpSource& source,
                           const exec::ProfileRuleOptions& rules = {});
 std::string etdumpCsv(const etdump::EtdumpAnalysis& analysis);
-nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& analysis, const EtdumpSource& source);
+// With the program, the trace also has the flow arrows of profileTraceJson;
+// counter tracks (bytes in flight, GB/s per direction) always.
+nlohmann::json etdumpTraceJson(const etdump::EtdumpAnalysis& analysis, const EtdumpSource& source,
+                               const program::Program* program = nullptr);
 
 // Atomic writes; errors name the path.
 Status writeEtdumpJson(const etdump::EtdumpAnalysis& analysis, const program::Program& program,
                        const EtdumpSource& source, const std::string& path, const exec::ProfileRuleOptions& rules = {});
 Status writeEtdumpCsv(const etdump::EtdumpAnalysis& analysis, const std::string& path);
-Status writeEtdumpTrace(const etdump::EtdumpAnalysis& analysis, const EtdumpSource& source, const std::string& path);
+Status writeEtdumpTrace(const etdump::EtdumpAnalysis& analysis, const EtdumpSource& source, const std::string& path,
+                        const program::Program* program = nullptr);
 
 }  // namespace ptescope::report

@@ -9,8 +9,6 @@
 #include "report/TraceEvents.h"
 #include "report/WriterSupport.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <map>
 #include <span>
@@ -52,75 +50,6 @@ std::string trackName(TimelineSlice::Track track) {
     case TimelineSlice::Track::NotExecuted: return "not executed (delegates, unknown kernels)";
   }
   return "";
-}
-
-// Counter tracks per copy direction: bytes in flight and bandwidth (the sum
-// over the copies running at that moment), a sample at every change.
-void appendCopyCounters(nlohmann::json& events, int pid, const std::vector<TimelineSlice>& timeline) {
-  for (auto direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::DeviceToDevice}) {
-    struct Change {
-      double seconds;
-      double bytes, gbps;
-    };
-    std::vector<Change> changes;
-    for (const auto& s : timeline) {
-      if (TimelineSlice::copyDirectionOf(s.track) != direction) continue;
-      const double gbps = s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0;
-      changes.push_back({s.start_seconds, double(s.bytes), gbps});
-      changes.push_back({s.start_seconds + s.seconds, -double(s.bytes), -gbps});
-    }
-    if (changes.empty()) continue;
-    // Ends before starts at one instant: back-to-back copies do not add up.
-    std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
-      return a.seconds < b.seconds || (a.seconds == b.seconds && a.bytes < b.bytes);
-    });
-    const std::string name = program::copyDirectionName(direction);
-    double bytes = 0, gbps = 0;
-    for (size_t i = 0; i < changes.size(); ++i) {
-      bytes += changes[i].bytes;
-      gbps += changes[i].gbps;
-      if (i + 1 < changes.size() && changes[i + 1].seconds == changes[i].seconds) continue;
-      // Sums of doubles that return to nothing: print 0, not 1e-13.
-      if (std::fabs(bytes) < 0.5) bytes = 0, gbps = 0;
-      events.push_back(traceCounterEvent(pid, name + " bytes in flight", changes[i].seconds, {{"bytes", bytes}}));
-      events.push_back(traceCounterEvent(pid, name + " bandwidth", changes[i].seconds, {{"GB/s", gbps}}));
-    }
-  }
-}
-
-// Arrows from the instruction that produces a copy's source to the copy and
-// on to each instruction that reads its destination, within an iteration.
-void appendCopyFlows(nlohmann::json& events, int pid, const exec::TransferProfile& p, const program::Method& method) {
-  const auto flow = analysis::Dataflow::build(method);
-  std::map<std::pair<size_t, size_t>, const TimelineSlice*> slices;  // (iteration, instruction)
-  for (const auto& s : p.timeline) slices.emplace(std::make_pair(s.iteration, s.instruction), &s);
-  std::map<size_t, const exec::CopyProfile*> copies;
-  for (const auto& c : p.copies) copies.emplace(c.instruction, &c);
-  auto point = [&](const TimelineSlice& s) { return TracePoint{pid, traceThreadId(s.track), s.start_seconds + s.seconds / 2}; };
-  auto valueFacts = [&](int32_t value) -> const analysis::ValueFacts* {
-    return value >= 0 && size_t(value) < flow.values().size() ? &flow.value(value) : nullptr;
-  };
-  uint64_t id = 0;
-  for (const auto& s : p.timeline) {
-    const auto copy = copies.find(s.instruction);
-    if (!TimelineSlice::copyDirectionOf(s.track) || copy == copies.end()) continue;
-    std::vector<TracePoint> head;
-    if (const auto* source = valueFacts(copy->second->source_value); source && source->producer)
-      if (auto producer = slices.find({s.iteration, *source->producer}); producer != slices.end() && *source->producer < s.instruction)
-        head.push_back(point(*producer->second));
-    head.push_back(point(s));
-    std::vector<size_t> readers;
-    if (const auto* destination = valueFacts(copy->second->destination_value))
-      for (size_t reader : destination->consumers)
-        if (reader > s.instruction && slices.count({s.iteration, reader})) readers.push_back(reader);
-    const std::string name = program::copyDirectionName(copy->second->direction) + " %" + std::to_string(copy->second->source_value);
-    if (readers.empty()) appendTraceFlow(events, ++id, name, head);
-    for (size_t reader : readers) {
-      auto points = head;
-      points.push_back(point(*slices.at({s.iteration, reader})));
-      appendTraceFlow(events, ++id, name, points);
-    }
-  }
 }
 
 }  // namespace
@@ -332,8 +261,24 @@ nlohmann::json profileTraceJson(const exec::TransferProfile& p, const program::M
                      {{"instruction", s.instruction}, {"iteration", s.iteration}}};
     events.push_back(traceSliceEvent(slice));
   }
-  appendCopyCounters(events, kProcess, p.timeline);
-  if (method != nullptr) appendCopyFlows(events, kProcess, p, *method);
+  std::vector<TraceCopy> copies;
+  std::vector<TraceInstruction> instructions;
+  std::map<size_t, const exec::CopyProfile*> copyAt;
+  for (const auto& c : p.copies) copyAt.emplace(c.instruction, &c);
+  for (const auto& s : p.timeline) {
+    const auto direction = TimelineSlice::copyDirectionOf(s.track);
+    TraceInstruction i{s.iteration, s.instruction, traceThreadId(s.track), s.start_seconds, s.seconds, false};
+    if (auto c = copyAt.find(s.instruction); direction && c != copyAt.end()) {
+      copies.push_back({*direction, s.start_seconds, s.seconds, s.bytes});
+      i.copy = true;
+      i.source = c->second->source_value;
+      i.destination = c->second->destination_value;
+    }
+    instructions.push_back(i);
+  }
+  appendCopyCounterTracks(events, kProcess, copies);
+  uint64_t flowIds = 0;
+  if (method != nullptr) appendCopyFlows(events, kProcess, instructions, *method, flowIds);
   return traceDocument(
       events, {{"generator", "ptescope"},
                {"method", p.method},

@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "program/CopyDirection.h"
+#include "program/Program.h"
+
 namespace ptescope::report {
 
 // The metadata event that names process `pid`.
@@ -47,6 +50,36 @@ void appendTraceFlow(nlohmann::json& events, uint64_t id, const std::string& nam
 // A counter sample ("C"): the series in `values` (name → number) of the
 // counter track `name` of process `pid`, from `seconds` on.
 nlohmann::json traceCounterEvent(int pid, const std::string& name, double seconds, const nlohmann::json& values);
+
+// Counter tracks per copy direction, "<dir> bytes in flight" and "<dir>
+// bandwidth" (GB/s): the sum over the copies running at each moment, a
+// sample at every change.
+struct TraceCopy {
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
+  double start_seconds = 0;
+  double seconds = 0;
+  uint64_t bytes = 0;
+};
+void appendCopyCounterTracks(nlohmann::json& events, int pid, const std::vector<TraceCopy>& copies);
+
+// Flow arrows, within one group (an iteration), from the instruction that
+// produces a copy's source to the copy and on to each instruction that
+// reads the copy's destination; `method`'s def/use facts say which. The
+// slices are the instructions' own (not nested ones); a point sits in the
+// middle of its slice.
+struct TraceInstruction {
+  size_t group = 0;
+  size_t instruction = 0;
+  int tid = 0;
+  double start_seconds = 0;
+  double seconds = 0;
+  bool copy = false;
+  int32_t source = -1, destination = -1;  // a copy's values
+};
+// Flow ids must be unique in the whole trace: `nextId` is the last id used
+// (0 at first) and is advanced.
+void appendCopyFlows(nlohmann::json& events, int pid, const std::vector<TraceInstruction>& slices,
+                     const program::Method& method, uint64_t& nextId);
 
 // The whole trace document around `events`, shown in nanoseconds.
 nlohmann::json traceDocument(nlohmann::json events, nlohmann::json otherData);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "etdump/EtdumpWriter.h"
@@ -117,6 +118,21 @@ class CliEtdumpTest : public QObject {
     QCOMPARE(lanes, (std::set<std::string>{"h2d copies", "d2h copies", "CPU kernels", "delegates on cuda:0", "method"}));
     // Per iteration 8 scopes + 6 kernels + 1 Method::execute; the load adds 2.
     QCOMPARE(slices, size_t(3 * (8 + 6 + 1) + 2));
+    // Flow arrows per execution of the demo's forward (0 h2d → 1 delegate →
+    // 2 d2h → 3 add → 4 relu → 5 h2d → 6 delegate → 7 d2h, an output):
+    // 0→1, 1→2→3, 4→5→6, 6→7; counters: a start and an end per copy kernel.
+    std::map<uint64_t, size_t> flowPoints;
+    std::map<std::string, size_t> counters;
+    for (const auto& e : t["traceEvents"]) {
+      if (e["ph"] == "s" || e["ph"] == "t" || e["ph"] == "f") ++flowPoints[e["id"].get<uint64_t>()];
+      if (e["ph"] == "C") ++counters[e["name"].get<std::string>()];
+    }
+    QCOMPARE(flowPoints.size(), size_t(3 * 4));
+    size_t three = 0;
+    for (const auto& [id, n] : flowPoints) three += n == 3;
+    QCOMPARE(three, size_t(3 * 2));
+    QCOMPARE(counters["h2d bytes in flight"], size_t(3 * 2 * 2));
+    QCOMPARE(counters["d2h bandwidth"], size_t(3 * 2 * 2));
   }
 
   // The analyses of a runtime trace: transfer statistics from the trace's
@@ -198,6 +214,22 @@ class CliEtdumpTest : public QObject {
     const auto single = readJson(json);
     QCOMPARE(single["methods"].size(), size_t(1));
     QCOMPARE(single["methods"][0]["iterations"].get<int>(), 6);
+
+    // The demo's trace has two methods with copies, one process each: their
+    // flow arrows have ids of their own (viewers match a flow by its id).
+    const QString trace = outPath("demo-sample.trace.json");
+    const auto demo = runCli({"etdump", dir + "/demo.pte", dir + "/demo.etdp", "--trace", trace});
+    QCOMPARE(demo.exitCode, 0);
+    std::map<uint64_t, std::set<int>> pidsOfFlow;
+    const auto demoTrace = readJson(trace);
+    for (const auto& e : demoTrace["traceEvents"])
+      if (e["ph"] == "s" || e["ph"] == "t" || e["ph"] == "f") pidsOfFlow[e["id"].get<uint64_t>()].insert(e["pid"].get<int>());
+    std::set<int> pids;
+    for (const auto& [id, in] : pidsOfFlow) {
+      QCOMPARE(in.size(), size_t(1));
+      pids.insert(*in.begin());
+    }
+    QCOMPARE(pids.size(), size_t(2));
   }
 
   void badInput() {
