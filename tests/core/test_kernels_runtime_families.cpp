@@ -354,6 +354,92 @@ class KernelsRuntimeFamiliesTest : public QObject {
     QCOMPARE(conv(ST::Int), (std::vector<int64_t>{17327, -19062, -3691, 16978}));
     QCOMPARE(conv(ST::Char), (std::vector<int64_t>{175 - 256, 138 - 256, 149 - 256, 82}));
   }
+
+  // add/sub with an alpha and atan2 in float (a + alpha * b rounds twice), and
+  // the activations as their kernels' C++ computes them (gelu's double
+  // constants, elu's expm1 in float, leaky_relu's product in the element type);
+  // x = input 0 and y = input 1, 12 elements each.
+  void elementwiseInTheComputeType() {
+    KernelHarness h;
+    const int32_t x = input(h, {12}, 0), y = input(h, {12}, 1);
+    const int32_t out = h.staticOutput(ST::Float, {12});
+    KH_DONE(h.call("aten::add.out", {x, y, h.real(0.3), out, out}));
+    compareWords(words(h, out), {0xc09c7f65, 0x40657149, 0x3fd87dc8, 0xbe4f3809, 0xc00625e5, 0xc07f584b, 0x4005f24a,
+                                 0x4025e565, 0x3f32cbfe, 0xbf98fecb, 0xc045b1ca, 0x403f98cb}, "add alpha 0.3");
+    KH_DONE(h.call("aten::atan2.out", {x, y, out, out}));
+    compareWords(words(h, out), {0xc00d642c, 0x3f1dfa05, 0x3ef0753f, 0xbf0d9378, 0xbffe6471, 0xc00b1a6c, 0x401b93a0,
+                                 0x3f0fe8d2, 0x3e627b58, 0xbfd6f074, 0xc0075f52, 0x400edb08}, "atan2");
+    KH_DONE(h.call("aten::gelu.out", {x, h.text("tanh"), out, out}));
+    compareWords(words(h, out), {0xb8934000, 0x40205761, 0x3f68eca4, 0xbe0bdc39, 0xbd739ee2, 0xbaa77fb0, 0x404d7de5,
+                                 0x3fd7da97, 0x3e3d3ac8, 0xbe12a1f5, 0xbc37e3b4, 0x4079f21d}, "gelu tanh");
+    KH_DONE(h.call("aten::gelu.out", {x, h.text("none"), out, out}));
+    compareWords(words(h, out), {0xb904d6bd, 0x40205011, 0x3f68f811, 0xbe0bda5e, 0xbd738212, 0xbacc5170, 0x404d7898,
+                                 0x3fd7ddc6, 0x3e3d3b6e, 0xbe126cbb, 0xbc3f8be1, 0x4079f0e6}, "gelu none");
+    KH_DONE(h.call("aten::elu.out", {x, h.real(1.0), h.real(1.0), h.real(1.0), out, out}));
+    compareWords(words(h, out), {0xbf7b4fab, 0x40214285, 0x3f881020, 0xbea6a09d, 0xbf57c35c, 0xbf769fe5, 0x404d9b36,
+                                 0x3fe0c183, 0x3e993265, 0xbf2f8b8a, 0xbf6d40e9, 0x4079f3e8}, "elu");
+    KH_DONE(h.call("aten::leaky_relu.out", {x, h.real(0.01), out, out}));
+    compareWords(words(h, out), {0xbd23d70a, 0x40214285, 0x3f881020, 0xbb810204, 0xbc979591, 0xbd077551, 0x404d9b36,
+                                 0x3fe0c183, 0x3e993265, 0xbc3da43e, 0xbcd6272f, 0x4079f3e8}, "leaky_relu");
+  }
+
+  // Integer arithmetic wraps in its type as the runtime's does (INT32_MAX + 1
+  // is INT32_MIN; int8 100 * 3 = 300 keeps its low byte, 44; -(-128) is -128);
+  // abs and relu keep -0.0 (`x < 0 ? -x : x`, `x >= 0 ? x : 0`); a float
+  // result out of an integer type's range converts as the runtime's x86-64
+  // cast (cvttss2si: the integer minimum): ceil of int32 INT32_MAX goes
+  // through float 2^31 and gives INT32_MIN.
+  void integerWrapAndEdgeConversions() {
+    KernelHarness h;
+    const int32_t a = ints(h, ST::Int, {2147483647, -2147483648.0}), b = ints(h, ST::Int, {1, -1});
+    const int32_t out = h.staticOutput(ST::Int, {2});
+    KH_DONE(h.call("aten::add.out", {a, b, h.integer(1), out, out}));
+    QCOMPARE(integers(h, out), (std::vector<int64_t>{INT32_MIN, INT32_MAX}));
+    KH_DONE(h.call("aten::ceil.out", {a, out, out}));
+    QCOMPARE(integers(h, out)[0], int64_t(INT32_MIN));
+    const int32_t a8 = ints(h, ST::Char, {100, -128}), b8 = ints(h, ST::Char, {3, -1});
+    const int32_t out8 = h.staticOutput(ST::Char, {2});
+    KH_DONE(h.call("aten::mul.out", {a8, b8, out8, out8}));
+    QCOMPARE(integers(h, out8), (std::vector<int64_t>{44, -128}));
+    KH_DONE(h.call("aten::neg.out", {a8, out8, out8}));
+    QCOMPARE(integers(h, out8), (std::vector<int64_t>{-100, -128}));
+    const int32_t z = h.tensor(ST::Float, {2}, {-0.0, -2.0});
+    const int32_t fout = h.staticOutput(ST::Float, {2});
+    KH_DONE(h.call("aten::abs.out", {z, fout, fout}));
+    compareWords(words(h, fout), {0x80000000, 0x40000000}, "abs");
+    KH_DONE(h.call("aten::relu.out", {z, fout, fout}));
+    compareWords(words(h, fout), {0x80000000, 0x00000000}, "relu");
+  }
+
+  // var (correction 1) over rows of [3, 37] as compute_variance: float sums
+  // from the first element, the deviations squared in float, the sum divided
+  // by the double denominator; native_group_norm's float sums and double
+  // statistics; cumsum of half rounding at every step.
+  void varianceGroupNormCumsum() {
+    KernelHarness h;
+    const int32_t rows = input(h, {3, 37}, 0);
+    const int32_t var = h.staticOutput(ST::Float, {3});
+    KH_DONE(h.call("aten::var.correction_out", {rows, h.ints({1}), h.integer(1), h.boolean(false), var, var}));
+    compareWords(words(h, var), {0x40aef553, 0x40b2eec3, 0x40af3889}, "var");
+    const int32_t x = input(h, {2, 4, 3}, 0), w = input(h, {4}, 1), b = input(h, {4}, 2);
+    const int32_t out = h.staticOutput(ST::Float, {2, 4, 3}), mean = h.staticOutput(ST::Float, {2, 2}),
+                  rstd = h.staticOutput(ST::Float, {2, 2});
+    KH_DONE(h.call("aten::native_group_norm.out", {x, w, b, h.integer(2), h.integer(4), h.integer(3), h.integer(2),
+                                                   h.real(1e-5), out, mean, rstd, h.list({out, mean, rstd})}));
+    compareWords(words(h, out), {0x3ff613be, 0xc0ce69cc, 0xc0928c93, 0xc01e193f, 0xc096a9fb, 0xc0de4757, 0x40a71485,
+                                 0x4079aefe, 0x402534f2, 0x3f8cfe2c, 0x3f3316d8, 0x401fe7b7, 0xc09d030a, 0xc0424ba0,
+                                 0xbf95225a, 0xc0d1c322, 0xc10cb03f, 0x3f9c96b6, 0x4081fde8, 0x402b2ec4, 0x3fa4c370,
+                                 0x3f2fd57c, 0x4024fc19, 0x4009f1a1}, "group norm");
+    compareWords(words(h, mean), {0xbf7ea7fb, 0x3f66779b, 0x3e0bc22d, 0x3f33bcd0}, "group norm mean");
+    compareWords(words(h, rstd), {0x3edd80fa, 0x3edd80fb, 0x3edd80fb, 0x3ee8d79c}, "group norm rstd");
+    const int32_t hx = input(h, {15}, 0, ST::Half);
+    const int32_t hout = h.staticOutput(ST::Half, {15});
+    KH_DONE(h.call("aten::cumsum.out", {hx, h.integer(0), h.none(), hout, hout}));
+    std::vector<uint16_t> got(15);
+    std::memcpy(got.data(), h.ref(hout).data, 30);
+    QCOMPARE(got, (std::vector<uint16_t>{0xc400, 0xbdec, 0xb6ac, 0xba7c, 0xc152, 0xc5f8, 0xc183, 0xbc00, 0xb99b, 0xbf6e,
+                                         0xc478, 0xb880, 0x3f8c, 0x41c2, 0x40d4}));
+  }
 };
 
 QTEST_APPLESS_MAIN(KernelsRuntimeFamiliesTest)

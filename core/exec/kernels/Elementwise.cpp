@@ -62,25 +62,22 @@ Source otherSource(const TensorOrScalar& other) {
 using Binary = double (*)(double, double);
 
 // (self, other, *, out) with other a tensor or (scalarOther) a Scalar.
-KernelResult binary(KernelContext& ctx, bool scalarOther, Binary op) {
+// `exact`, when given, computes integer operands and outs exactly (int64 beyond 2^53 too).
+using IntBinary = int64_t (*)(int64_t, int64_t);
+bool allIntegers(std::initializer_list<const Operand*> operands) {
+  for (const Operand* o : operands)
+    if (*o && !isIntegral(o->dtype(), false)) return false;
+  return true;
+}
+KernelResult binary(KernelContext& ctx, bool scalarOther, Binary op, IntBinary exact = nullptr) {
   Args a(ctx);
   auto self = a.in(0);
   const auto other = a.inOrScalar(1, scalarOther);
   auto out = a.out(2);
   if (a.failed()) return a.outcome();
+  if (exact && !scalarOther && allIntegers({&self, &other.tensor, &out}))
+    return mapElements<int64_t>({{&self}, otherSource(other)}, out, [exact](const int64_t* v) { return exact(v[0], v[1]); });
   return mapElements({{&self}, otherSource(other)}, out, [op](const double* v) { return op(v[0], v[1]); });
-}
-
-// add/sub: (self, other, alpha, *, out).
-KernelResult addLike(KernelContext& ctx, bool scalarOther, double sign) {
-  Args a(ctx);
-  auto self = a.in(0);
-  const auto other = a.inOrScalar(1, scalarOther);
-  const double alpha = a.scalar(2) * sign;
-  auto out = a.out(3);
-  if (a.failed()) return a.outcome();
-  return mapElements({{&self}, otherSource(other)}, out,
-                     [alpha](const double* v) { return v[0] + alpha * v[1]; });
 }
 
 // rsub.Scalar_out(self, other, alpha, *, out): other - alpha * self.
@@ -276,6 +273,95 @@ KernelResult divide(KernelContext& ctx, bool scalarOther, DivOp op, const char* 
                      [op](const double* v) { return double(divideReal(op, float(v[0]), float(v[1]))); });
 }
 
+// out = f(values) computed in T (float, double or Wrapped<…>, as
+// withElementType names the compute types): each value cast to T first
+// (load_to_compute), integers wrapping.
+template <class T, class F>
+KernelResult computeAs(const std::vector<Source>& sources, const Operand& out, F f) {
+  if constexpr (requires { typename T::is_wrapped; })
+    return mapElements<int64_t>(sources, out, [&](const int64_t* v) {
+      return int64_t(f(T::of(uint64_t(v[0])), T::of(uint64_t(v[1]))).v);
+    });
+  else
+    return mapElements(sources, out, [&](const double* v) { return double(f(T(v[0]), T(v[1]))); });
+}
+
+// A Scalar argument as T: an Int exactly (wrapping), else its double value.
+template <class T>
+T scalarAs(Args& a, size_t arg) {
+  if constexpr (requires { typename T::is_wrapped; }) {
+    if (a.context().kind(arg) == program::ValueKind::Int) return T::of(uint64_t(a.integer(arg)));
+  }
+  return T(a.scalar(arg));
+}
+
+// add/sub (self, other, alpha, *, out) and mul (self, other, *, out) as op_add.cpp,
+// op_sub.cpp, op_mul.cpp: `a + alpha * b`, `a - alpha * b`, `a * b` in the compute
+// type (float32 rounds twice with an alpha, integers wrap); a floating alpha
+// with an integer compute type is refused, as upstream's extract_scalar refuses it.
+enum class Arith { Add, Sub, Mul };
+KernelResult arithmetic(KernelContext& ctx, bool scalarOther, Arith op) {
+  Args a(ctx);
+  auto self = a.in(0);
+  Operand otherTensor;
+  const Binary2 other = binaryOperands(a, self, 1, scalarOther, otherTensor);
+  const size_t outArg = op == Arith::Mul ? 2 : 3;
+  const double alpha = op == Arith::Mul ? 1.0 : a.scalar(2);
+  auto out = a.out(outArg);
+  if (a.failed()) return a.outcome();
+  const ScalarType c = computeType(other.common);
+  const char* name = op == Arith::Add ? "add" : op == Arith::Sub ? "sub" : "mul";
+  if (op != Arith::Mul && isIntegral(c, true) && ctx.kind(2) == program::ValueKind::Double)
+    return a.fail(std::string(name) + ": alpha " + a.name(2) + " is not an integer for integer operands");
+  if (op == Arith::Sub && c == ScalarType::Bool) return a.fail("sub: bool operands are not supported");
+  if (c != ScalarType::Bool) {
+    std::optional<KernelResult> done;
+    withElementType(c, [&]<class T>(T) {
+      const T alphaT = op == Arith::Mul ? T(1) : scalarAs<T>(a, 2);
+      done = computeAs<T>({{&self}, other.source}, out, [&](T x, T y) {
+        return op == Arith::Add ? x + alphaT * y : op == Arith::Sub ? x - alphaT * y : x * y;
+      });
+    });
+    if (done) return *done;
+  }
+  // bool: through double, stored as bool (any nonzero is true)
+  const double sign = op == Arith::Sub ? -1.0 : 1.0;
+  return mapElements({{&self}, other.source}, out, [=](const double* v) {
+    return op == Arith::Mul ? v[0] * v[1] : v[0] + sign * alpha * v[1];
+  });
+}
+
+// atan2.out: in float (double when either operand is double), as op_atan2.cpp.
+KernelResult atan2Kernel(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  Operand otherTensor;
+  const Binary2 other = binaryOperands(a, self, 1, false, otherTensor);
+  auto out = a.out(2);
+  if (a.failed()) return a.outcome();
+  if (other.common == ScalarType::Double)
+    return mapElements({{&self}, other.source}, out, [](const double* v) { return std::atan2(v[0], v[1]); });
+  return mapElements({{&self}, other.source}, out,
+                     [](const double* v) { return double(std::atan2(float(v[0]), float(v[1]))); });
+}
+
+// abs and neg as op_abs.cpp / op_neg.cpp in the element type: `x < 0 ? -x : x`
+// keeps -0.0 (and an integer minimum wraps to itself), `-x` wraps too.
+KernelResult signOp(KernelContext& ctx, bool negate) {
+  Args a(ctx);
+  auto self = a.in(0);
+  auto out = a.out(1);
+  if (a.failed()) return a.outcome();
+  if (isIntegral(self.dtype(), false)) {
+    const ScalarType t = self.dtype();
+    return mapElements<int64_t>({{&self}}, out, [=](const int64_t* v) {
+      const int64_t x = v[0];
+      return castInteger(t, negate || x < 0 ? int64_t(0 - uint64_t(x)) : x);
+    });
+  }
+  return mapElements({{&self}}, out, [=](const double* v) { return negate || v[0] < 0 ? -v[0] : v[0]; });
+}
+
 // pow.Scalar_out(Scalar self, Tensor exponent, *, out).
 KernelResult powScalarBase(KernelContext& ctx) {
   Args a(ctx);
@@ -342,11 +428,15 @@ KernelResult clampTensor(KernelContext& ctx) {
 using Unary = double (*)(double);
 
 // (self, *, out).
-KernelResult unary(KernelContext& ctx, Unary op, size_t outArg = 1) {
+// `exact`, when given, computes integer tensors exactly (int64 beyond 2^53 too).
+using IntUnary = int64_t (*)(int64_t);
+KernelResult unary(KernelContext& ctx, Unary op, size_t outArg = 1, IntUnary exact = nullptr) {
   Args a(ctx);
   auto self = a.in(0);
   auto out = a.out(outArg);
   if (a.failed()) return a.outcome();
+  if (exact && isIntegral(self.dtype(), false) && isIntegral(out.dtype(), false))
+    return mapElements<int64_t>({{&self}}, out, [exact](const int64_t* v) { return exact(v[0]); });
   return mapElements({{&self}}, out, [op](const double* v) { return op(v[0]); });
 }
 
@@ -398,13 +488,30 @@ KernelResult sigmoidKernel(KernelContext& ctx) {
     return double(1.0f / (1.0f + std::exp(-x)));
   });
 }
-double geluExact(double x) { return 0.5 * x * (1.0 + std::erf(x / std::numbers::sqrt2)); }
-double geluTanh(double x) {
-  const double k = std::sqrt(2.0 / std::numbers::pi);
-  return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+// The float math of a value of T (float, double or Reduced<…>): float's for all but double.
+template <class T>
+double tanhOf(T x) {
+  if constexpr (std::is_same_v<T, double>) return std::tanh(x);
+  else return double(std::tanh(float(double(x))));
 }
 
-// gelu.out(self, *, approximate='none', out).
+// gelu.out(self, *, approximate, out) as op_gelu.cpp in the element type T:
+// ±inf give 0 and inf; 'none' is `0.5 * x * (1 + erf(x * M_SQRT1_2))`, whose
+// double constants make it double arithmetic for every T; 'tanh' computes
+// x³ and the inner term in T, tanh in float (double for double) and the rest
+// in double, as the C++ of the kernel promotes it.
+template <class T>
+double geluAs(double in, bool tanhMode) {
+  const T x(in);
+  if (double(x) == -INFINITY) return 0.0;
+  if (double(x) == INFINITY) return INFINITY;
+  if (!tanhMode) return double(T(0.5 * double(x) * (1 + std::erf(double(x) * M_SQRT1_2))));
+  const T beta(M_SQRT2 * M_2_SQRTPI * 0.5), kappa(double(float(0.044715)));
+  const T cubed = x * x * x;
+  const T inner = beta * (x + kappa * cubed);
+  return double(T(0.5 * double(x) * (1.0 + tanhOf(inner))));
+}
+
 KernelResult gelu(KernelContext& ctx) {
   Args a(ctx);
   auto self = a.in(0);
@@ -413,8 +520,14 @@ KernelResult gelu(KernelContext& ctx) {
   if (a.failed()) return a.outcome();
   const std::string approximate = mode.value_or("none");
   if (approximate != "none" && approximate != "tanh") return a.fail("gelu: unknown approximate '" + approximate + "'");
-  const Unary op = approximate == "tanh" ? geluTanh : geluExact;
-  return mapElements({{&self}}, out, [op](const double* v) { return op(v[0]); });
+  if (!isFloating(self.dtype())) return a.fail("gelu: " + a.name(0) + " is not a floating-point tensor");
+  const bool tanhMode = approximate == "tanh";
+  std::optional<KernelResult> done;
+  withElementType(self.dtype(), [&]<class T>(T) {
+    if constexpr (!requires { typename T::is_wrapped; })
+      done = mapElements({{&self}}, out, [=](const double* v) { return geluAs<T>(v[0], tanhMode); });
+  });
+  return *done;
 }
 
 // hardtanh.out(self, min_val, max_val, *, out).
@@ -427,45 +540,67 @@ KernelResult hardtanh(KernelContext& ctx) {
   return mapElements({{&self}}, out, [=](const double* v) { return clampValue(v[0], lo, hi); });
 }
 
-// leaky_relu.out(self, negative_slope, *, out).
+// leaky_relu.out(self, negative_slope, *, out) as op_leaky_relu.cpp: x >= 0
+// stays, else x * slope in the element type (half rounds as c10::Half).
 KernelResult leakyRelu(KernelContext& ctx) {
   Args a(ctx);
   auto self = a.in(0);
   const double slope = a.scalar(1);
   auto out = a.out(2);
   if (a.failed()) return a.outcome();
-  return mapElements({{&self}}, out, [=](const double* v) { return v[0] > 0 ? v[0] : v[0] * slope; });
+  if (!isFloating(self.dtype())) return a.fail("leaky_relu: " + a.name(0) + " is not a floating-point tensor");
+  std::optional<KernelResult> done;
+  withElementType(self.dtype(), [&]<class T>(T) {
+    if constexpr (!requires { typename T::is_wrapped; }) {
+      const T s(slope);
+      done = mapElements({{&self}}, out, [=](const double* v) { return v[0] >= 0 ? v[0] : double(T(v[0]) * s); });
+    }
+  });
+  return *done;
 }
 
-// elu.out(self, alpha, scale, input_scale, *, out).
+// elu.out(self, alpha, scale, input_scale, *, out) as op_elu.cpp in MathT
+// (float for float, half and bfloat16; double for double): x <= 0 gives
+// expm1(x * input_scale) * (alpha * scale), else x * scale (so -0.0 stays -0.0).
+template <class M>
+double eluAs(double in, double alpha, double scale, double inputScale) {
+  const M x = M(in), negcoef = M(alpha) * M(scale);
+  return double(x <= M(0) ? std::expm1(x * M(inputScale)) * negcoef : x * M(scale));
+}
+
 KernelResult elu(KernelContext& ctx) {
   Args a(ctx);
   auto self = a.in(0);
   const double alpha = a.scalar(1), scale = a.scalar(2), inputScale = a.scalar(3);
   auto out = a.out(4);
   if (a.failed()) return a.outcome();
-  return mapElements({{&self}}, out, [=](const double* v) {
-    return v[0] > 0 ? scale * v[0] : scale * alpha * (std::exp(v[0] * inputScale) - 1.0);
-  });
+  if (!isFloating(self.dtype())) return a.fail("elu: " + a.name(0) + " is not a floating-point tensor");
+  if (self.dtype() == ScalarType::Double)
+    return mapElements({{&self}}, out, [=](const double* v) { return eluAs<double>(v[0], alpha, scale, inputScale); });
+  return mapElements({{&self}}, out, [=](const double* v) { return eluAs<float>(v[0], alpha, scale, inputScale); });
 }
 
 double sign(double x) { return std::isnan(x) ? x : double((x > 0) - (x < 0)); }
 
 void addBinary(KernelRegistry& r, const std::string& name, Binary op, bool withScalar = true, const char* tensorOverload = "Tensor_out",
-               const char* scalarOverload = "Scalar_out") {
-  r.add("aten::" + name + "." + tensorOverload, [op](KernelContext& c) { return binary(c, false, op); });
+               const char* scalarOverload = "Scalar_out", IntBinary exact = nullptr) {
+  r.add("aten::" + name + "." + tensorOverload, [op, exact](KernelContext& c) { return binary(c, false, op, exact); });
   if (withScalar) r.add("aten::" + name + "." + scalarOverload, [op](KernelContext& c) { return binary(c, true, op); });
 }
 
 }  // namespace
 
 void addElementwiseKernels(KernelRegistry& r) {
-  r.add("aten::add.out", [](KernelContext& c) { return addLike(c, false, 1); });
-  r.add("aten::add.Scalar_out", [](KernelContext& c) { return addLike(c, true, 1); });
-  r.add("aten::sub.out", [](KernelContext& c) { return addLike(c, false, -1); });
-  r.add("aten::sub.Scalar_out", [](KernelContext& c) { return addLike(c, true, -1); });
+  r.add("aten::add.out", [](KernelContext& c) { return arithmetic(c, false, Arith::Add); });
+  r.add("aten::add.Scalar_out", [](KernelContext& c) { return arithmetic(c, true, Arith::Add); });
+  r.add("aten::sub.out", [](KernelContext& c) { return arithmetic(c, false, Arith::Sub); });
+  r.add("aten::sub.Scalar_out", [](KernelContext& c) { return arithmetic(c, true, Arith::Sub); });
+  r.add("aten::mul.out", [](KernelContext& c) { return arithmetic(c, false, Arith::Mul); });
+  r.add("aten::mul.Scalar_out", [](KernelContext& c) { return arithmetic(c, true, Arith::Mul); });
+  r.add("aten::atan2.out", atan2Kernel);
+  r.add("aten::abs.out", [](KernelContext& c) { return signOp(c, false); });
+  r.add("aten::neg.out", [](KernelContext& c) { return signOp(c, true); });
   r.add("aten::rsub.Scalar_out", rsub);
-  addBinary(r, "mul", [](double x, double y) { return x * y; }, true, "out");
   addBinary(r, "div", [](double x, double y) { return x / y; }, true, "out");
   r.add("aten::div.out_mode", [](KernelContext& c) { return divide(c, false, DivOp::Trunc, "div", 3); });
   r.add("aten::div.Scalar_mode_out", [](KernelContext& c) { return divide(c, true, DivOp::Trunc, "div", 3); });
@@ -476,9 +611,10 @@ void addElementwiseKernels(KernelRegistry& r) {
   r.add("aten::fmod.Tensor_out", [](KernelContext& c) { return divide(c, false, DivOp::Fmod, "fmod"); });
   r.add("aten::fmod.Scalar_out", [](KernelContext& c) { return divide(c, true, DivOp::Fmod, "fmod"); });
   r.add("aten::floor_divide.out", [](KernelContext& c) { return divide(c, false, DivOp::FloorDivide, "floor_divide"); });
-  addBinary(r, "atan2", [](double x, double y) { return std::atan2(x, y); }, false, "out");
-  addBinary(r, "maximum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y); }, false, "out");
-  addBinary(r, "minimum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y); }, false, "out");
+  addBinary(r, "maximum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y); }, false, "out",
+            "", [](int64_t x, int64_t y) { return std::max(x, y); });
+  addBinary(r, "minimum", [](double x, double y) { return std::isnan(x) || std::isnan(y) ? NAN : std::min(x, y); }, false, "out",
+            "", [](int64_t x, int64_t y) { return std::min(x, y); });
   addBinary(r, "eq", [](double x, double y) { return double(x == y); });
   addBinary(r, "ne", [](double x, double y) { return double(x != y); });
   addBinary(r, "lt", [](double x, double y) { return double(x < y); });
@@ -557,9 +693,8 @@ void addElementwiseKernels(KernelRegistry& r) {
     r.add(std::string("aten::") + m.name + ".out", [&m](KernelContext& c) { return floatMathKernel(c, m, false); });
 
   const std::pair<const char*, Unary> unaries[] = {
-      {"abs", [](double x) { return std::fabs(x); }},
-      {"neg", [](double x) { return -x; }},
-      {"relu", [](double x) { return x > 0 ? x : (std::isnan(x) ? x : 0.0); }},
+      // op_relu.cpp: NaN or x >= 0 stays (so -0.0 stays -0.0), else 0
+      {"relu", [](double x) { return std::isnan(x) || x >= 0 ? x : 0.0; }},
       {"round", [](double x) { return std::nearbyint(x); }},
       {"sign", sign},
       {"silu", [](double x) { return x * sigmoid(x); }},
@@ -567,9 +702,18 @@ void addElementwiseKernels(KernelRegistry& r) {
       {"isnan", [](double x) { return double(std::isnan(x)); }},
       {"isinf", [](double x) { return double(std::isinf(x)); }},
   };
+  // relu, round and sign of integers, exactly (round keeps an integer as it is).
+  const std::pair<const char*, IntUnary> exactUnaries[] = {
+      {"relu", [](int64_t x) { return x < 0 ? int64_t(0) : x; }},
+      {"round", [](int64_t x) { return x; }},
+      {"sign", [](int64_t x) { return int64_t((x > 0) - (x < 0)); }},
+  };
   for (const auto& [name, op] : unaries) {
     const Unary f = op;
-    r.add(std::string("aten::") + name + ".out", [f](KernelContext& c) { return unary(c, f); });
+    IntUnary exact = nullptr;
+    for (const auto& [n, e] : exactUnaries)
+      if (std::string_view(n) == name) exact = e;
+    r.add(std::string("aten::") + name + ".out", [f, exact](KernelContext& c) { return unary(c, f, 1, exact); });
   }
 }
 

@@ -78,17 +78,29 @@ void storeAs(uint8_t* p, T v) {
   std::memcpy(p, &v, sizeof(T));
 }
 
-// Converts to an integer type the way a C++ cast does, but without the
-// undefined behaviour for NaN and out-of-range values.
+// Converts a double to an integer type as the runtime's C++ cast does on
+// x86-64: truncated toward zero. NaN and values out of range are undefined in
+// C++; the compiled runtime gives what cvttsd2si gives there, the "integer
+// indefinite" (the minimum) of a 32-bit conversion for int32 and the narrower
+// types (which then keep its low bits, as they keep the low bits of any value
+// in int32's range: 300.0 to int8 is 44) and of a 64-bit one for int64 and
+// uint32. ptescope computes the same without the undefined behaviour.
+int64_t convert64(double v) {
+  return v >= -9223372036854775808.0 && v < 9223372036854775808.0 ? int64_t(v) : INT64_MIN;
+}
+int32_t convert32(double v) { return v > -2147483649.0 && v < 2147483648.0 ? int32_t(v) : INT32_MIN; }
 template <class T>
 T saturate(double v) {
-  if (std::isnan(v)) return T(0);
-  if (v <= double(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
-  if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
-  return T(v);
+  if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint32_t>)
+    return T(convert64(v));
+  else if constexpr (std::is_same_v<T, uint64_t>)
+    return v >= 9223372036854775808.0 ? uint64_t(convert64(v - 9223372036854775808.0)) ^ (uint64_t(1) << 63)
+                                      : uint64_t(convert64(v));
+  else
+    return T(convert32(v));
 }
 
-// The codec of an integer dtype stored as T: stores saturate.
+// The codec of an integer dtype stored as T: stores convert as the runtime's cast.
 template <class T>
 ElementCodec integerCodec() {
   return {[](const uint8_t* p) { return double(loadAs<T>(p)); },

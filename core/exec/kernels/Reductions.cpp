@@ -224,17 +224,37 @@ KernelResult variance(KernelContext& ctx, bool correctionForm) {
   if (a.failed()) return a.outcome();
   auto plan = planReduction(self.sizes(), dims, keepdim);
   if (!plan) return plan.error();
-  auto sums = accumulate(self, *plan, 0.0, [](double& acc, double x) { acc += x; });
-  const double n = double(plan->group);
-  for (double& s : sums) s /= n;
-  std::vector<double> squares(sums.size(), 0.0);
-  forEachIndex<1>(self.sizes(), {plan->out_strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
-    const double d = self.get(i) - sums[size_t(off[0])];
-    squares[size_t(off[0])] += d * d;
+  if (!isFloating(self.dtype()) || !isFloating(out.dtype()))
+    return a.fail("var: " + a.name(0) + " and out " + a.name(4) + " must be floating-point tensors");
+  if (auto status = resize(out, plan->out_sizes); !status) return status.error();
+  // As compute_variance (op_var.cpp) in the out's element type T (half and
+  // bfloat16 rounding every step): the sum from each output's first element,
+  // mean = sum / T(n), the squared deviations summed the same way, then
+  // divided by the double denominator n - correction (NaN when it is not
+  // positive or nothing is reduced).
+  const size_t outputs = size_t(numelOf(plan->out_sizes));
+  const double n = double(plan->group), denominator = n - correction;
+  const auto compute = [&]<class T>(T) {
+    std::vector<T> sums(outputs, T(0)), squares(outputs, T(0));
+    std::vector<bool> started(outputs, false), startedSquares(outputs, false);
+    forEachIndex<1>(self.sizes(), {plan->out_strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      const size_t o = size_t(off[0]);
+      sums[o] = started[o] ? sums[o] + T(self.get(i)) : T(self.get(i));
+      started[o] = true;
+    });
+    for (T& v : sums) v = v / T(n);
+    forEachIndex<1>(self.sizes(), {plan->out_strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+      const size_t o = size_t(off[0]);
+      const T d = (T(self.get(i)) - sums[o]) * (T(self.get(i)) - sums[o]);
+      squares[o] = startedSquares[o] ? squares[o] + d : d;
+      startedSquares[o] = true;
+    });
+    for (size_t o = 0; o < outputs; ++o)
+      out.set(int64_t(o), plan->group == 0 || denominator <= 0 ? NAN : double(squares[o]) / denominator);
+  };
+  withElementType(out.dtype(), [&]<class T>(T) {
+    if constexpr (!requires { typename T::is_wrapped; }) compute(T{});
   });
-  const double denominator = std::max(n - correction, 0.0);
-  for (double& s : squares) s = denominator > 0 ? s / denominator : NAN;
-  if (auto status = store(out, *plan, squares); !status) return status.error();
   return KernelOutcome::done();
 }
 
@@ -422,8 +442,19 @@ KernelResult scanLines(KernelContext& ctx, Scan scan) {
 
 // cumsum.out(self, dim, *, dtype?, out).
 KernelResult cumsum(KernelContext& ctx) {
+  // As op_cumsum.cpp: out[k] = self[k] + out[k - 1] in out's element type
+  // (float32 rounds in float, half and bfloat16 every step, integers wrap).
   return scanLines(ctx, [](const Operand& self, const Operand& out, int64_t base, const Lines& lines) {
-    double sum = 0;
+    const bool typed = withElementType(out.dtype(), [&]<class T>(T) {
+      T sum(0);
+      for (int64_t k = 0; k < lines.length; ++k) {
+        const T x = elementAs<T>(self, base + k * lines.inner);
+        sum = k == 0 ? x : x + sum;
+        setElement(out, base + k * lines.inner, sum);
+      }
+    });
+    if (typed) return;
+    double sum = 0;  // bool
     for (int64_t k = 0; k < lines.length; ++k) {
       sum += self.get(base + k * lines.inner);
       out.set(base + k * lines.inner, sum);
@@ -552,22 +583,42 @@ KernelResult groupNorm(KernelContext& ctx) {
   if (auto status = resize(out, input.sizes()); !status) return status.error();
   if (auto status = resize(mean, {n, groups}); !status) return status.error();
   if (auto status = resize(rstd, {n, groups}); !status) return status.error();
+  // As op_native_group_norm.cpp: per group, the sum and the sum of squares in a
+  // float (vec_ops.h's reduce_add and vec_powerf: for double inputs each step in
+  // double, then kept in the float), mean and variance E[x²] - E[x]² in double,
+  // rstd = 1 / sqrt(var + eps); out = scale * x + beta with scale = rstd * weight
+  // and beta = -scale * mean + bias in double (or (x - mean) * rstd without
+  // weight and bias), cast to the element type.
   const int64_t perGroup = (c / groups) * hxw;
+  const bool isDouble = input.dtype() == ScalarType::Double;
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t base = (b * groups + g) * perGroup;
-      double sum = 0;
-      for (int64_t i = 0; i < perGroup; ++i) sum += input.get(base + i);
-      const double m = perGroup ? sum / double(perGroup) : 0.0;
-      double squares = 0;
-      for (int64_t i = 0; i < perGroup; ++i) squares += (input.get(base + i) - m) * (input.get(base + i) - m);
-      const double inverse = 1.0 / std::sqrt((perGroup ? squares / double(perGroup) : 0.0) + eps);
+      if (perGroup == 0) {
+        mean.set(b * groups + g, 0.0);
+        rstd.set(b * groups + g, NAN);
+        continue;
+      }
+      float sum = 0, squares = 0;
+      for (int64_t i = 0; i < perGroup; ++i) {
+        const double x = input.get(base + i);
+        sum = float(double(sum) + x);
+        const double square = isDouble ? double(float(x)) * x : double(float(x) * float(x));
+        squares = float(double(squares) + square);
+      }
+      const double m = double(sum) / double(perGroup);
+      const double variance = double(squares) / double(perGroup) - m * m;
+      const double inverse = 1.0 / std::sqrt(variance + eps);
       for (int64_t i = 0; i < perGroup; ++i) {
         const int64_t channel = g * (c / groups) + i / hxw;
-        double y = (input.get(base + i) - m) * inverse;
-        if (weight) y *= weight->get(channel);
-        if (bias) y += bias->get(channel);
-        out.set(base + i, y);
+        const double x = input.get(base + i);
+        if (!weight && !bias) {
+          out.set(base + i, (x - m) * inverse);
+          continue;
+        }
+        const double scale = inverse * (weight ? weight->get(channel) : 1.0);
+        const double beta = -scale * m + (bias ? bias->get(channel) : 0.0);
+        out.set(base + i, scale * x + beta);
       }
       mean.set(b * groups + g, m);
       rstd.set(b * groups + g, inverse);
