@@ -159,7 +159,10 @@ void PropertiesPanel::showInstruction(size_t k) {
     del->setExpanded(true);
     // What the backend copies inside its execute() (README "Copies inside
     // delegates"): never an instruction, listed with its own mark.
-    const auto inside = analysis::delegateTransfers(document_->program(), *method);
+    // (Only TensorRT delegates copy inside without a run setting; the app
+    // has no CUDA-graph setting yet.)
+    const auto inside = isTensorRTBackend(d.id.value_or("")) ? analysis::delegateTransfers(document_->program(), *method)
+                                                              : analysis::DelegateTransfers{};
     QTreeWidgetItem* copies = nullptr;
     for (const auto& t : inside.transfers) {
       if (t.instruction != k) continue;
