@@ -343,9 +343,17 @@ TransferSummary summarizeTransfers(const TransferProfile& profile) {
         byClass[sizeClassOf(c.bytes)].push_back({c.bytes, s});
       }
     }
-    summary.rows.push_back({direction, std::nullopt, statsOf(all)});
+    summary.rows.push_back({direction, std::nullopt, false, statsOf(all)});
     for (auto sizeClass : kSizeClasses)
-      if (auto it = byClass.find(sizeClass); it != byClass.end()) summary.rows.push_back({direction, sizeClass, statsOf(it->second)});
+      if (auto it = byClass.find(sizeClass); it != byClass.end())
+        summary.rows.push_back({direction, sizeClass, false, statsOf(it->second)});
+  }
+  for (auto direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::DeviceToDevice}) {
+    std::vector<Execution> inside;
+    for (const auto& d : profile.delegate_copies)
+      if (d.transfer.direction == direction)
+        for (double s : d.samples) inside.push_back({d.transfer.bytes, s});
+    if (!inside.empty()) summary.rows.push_back({direction, std::nullopt, true, statsOf(inside)});
   }
   return summary;
 }

@@ -67,6 +67,10 @@ struct TransferStats {
 struct TransferSummaryRow {
   program::CopyDirection direction = program::CopyDirection::HostToDevice;
   std::optional<SizeClass> size_class;  // nullopt: every size of the direction
+  // The copies delegates make inside their execute() (TransferProfile::
+  // delegate_copies: TensorRT staging, CUDA graph replay), timed apart from
+  // the run: rows of their own, after the et_copy rows.
+  bool inside_delegates = false;
   TransferStats stats;
 };
 

@@ -457,7 +457,10 @@ void writeMeasuredAnalyses(Html& html, const MethodFacts& m) {
     for (const auto& row : summary.rows) {
       const auto& t = row.stats;
       html.raw("<tr>")
-          .cell(program::copyDirectionName(row.direction) + " " + (row.size_class ? exec::sizeClassName(*row.size_class) : "all"))
+          .cell(program::copyDirectionName(row.direction) + " " +
+                (row.inside_delegates ? std::string("inside delegates")
+                 : row.size_class     ? exec::sizeClassName(*row.size_class)
+                                      : std::string("all")))
           .number(std::to_string(t.count), double(t.count))
           .number(bytesText(int64_t(t.bytes)), double(t.bytes))
           .number(durationText(t.total_seconds), t.total_seconds)

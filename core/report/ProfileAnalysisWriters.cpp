@@ -10,7 +10,14 @@ using namespace program::text;
 namespace {
 
 std::string rowLabel(const exec::TransferSummaryRow& row) {
+  if (row.inside_delegates) return program::copyDirectionName(row.direction) + " in delegates";
   return row.size_class ? "  " + exec::sizeClassName(*row.size_class) : program::copyDirectionName(row.direction) + " all";
+}
+
+// "all", "lt_4KiB", ..., or "inside_delegates" (JSON, CSV).
+std::string rowKey(const exec::TransferSummaryRow& row) {
+  if (row.inside_delegates) return "inside_delegates";
+  return row.size_class ? exec::sizeClassKey(*row.size_class) : std::string("all");
 }
 
 std::string sourceKindKey(exec::ProfileSourceKind kind) {
@@ -51,7 +58,7 @@ nlohmann::json transferSummaryJson(const exec::TransferSummary& s) {
   for (const auto& row : s.rows) {
     const auto& t = row.stats;
     rows.push_back({{"direction", program::copyDirectionName(row.direction)},
-                    {"size_class", row.size_class ? exec::sizeClassKey(*row.size_class) : "all"},
+                    {"size_class", rowKey(row)},
                     {"count", t.count},
                     {"bytes", t.bytes},
                     {"total_us", toMicros(t.total_seconds)},
@@ -74,7 +81,7 @@ std::string transferSummaryCsvRows(const exec::TransferSummary& s, const std::st
   for (const auto& row : s.rows) {
     const auto& t = row.stats;
     out += csvField(method) + "," + program::copyDirectionName(row.direction) + "," +
-           (row.size_class ? exec::sizeClassKey(*row.size_class) : std::string("all")) + "," + std::to_string(t.count) + "," +
+           rowKey(row) + "," + std::to_string(t.count) + "," +
            std::to_string(t.bytes) + "," + exactText(toMicros(t.total_seconds)) + "," + exactText(toMicros(t.mean_seconds)) + "," +
            exactText(toMicros(t.median_seconds)) + "," + exactText(toMicros(t.min_seconds)) + "," + exactText(toMicros(t.max_seconds)) +
            "," + exactText(toMicros(t.stddev_seconds)) + "," + exactText(t.gbps) + "\n";

@@ -197,6 +197,28 @@ class ProfileAnalysisTest : public QObject {
     QVERIFY(lines[6].rfind("forward,d2h,ge_16MiB,3,50331648,", 0) == 0);
   }
 
+  // Copies inside delegates (timed apart from the run) get rows of their
+  // own after the et_copy rows: 2 staging copies of 1 MiB h2d, 10 and 30 µs.
+  void copiesInsideDelegatesHaveRowsOfTheirOwn() {
+    TransferProfile p = gpuProfile();
+    p.copies = {copy(1, CopyDirection::HostToDevice, 1024, {2, 4, 6})};
+    DelegateCopyTiming d;
+    d.transfer.direction = CopyDirection::HostToDevice;
+    d.transfer.bytes = MiB;
+    d.samples = {10 * us, 30 * us};
+    p.delegate_copies = {d};
+    const TransferSummary s = summarizeTransfers(p);
+    QCOMPARE(s.rows.size(), size_t(3));  // h2d all, h2d < 4 KiB, h2d inside delegates
+    QVERIFY(!s.rows[0].inside_delegates);
+    QCOMPARE(s.rows[0].stats.count, size_t(3));  // the et_copy rows leave them out
+    QVERIFY(s.rows[2].inside_delegates);
+    QCOMPARE(s.rows[2].stats.count, size_t(2));
+    QCOMPARE(s.rows[2].stats.bytes, uint64_t(2 * MiB));
+    QVERIFY(near(s.rows[2].stats.mean_seconds, 20 * us));
+    QVERIFY(near(s.rows[2].stats.stddev_seconds, std::sqrt(200.0) * us));  // (100 + 100) / 1
+    QCOMPARE(report::transferSummaryJson(s)["rows"][2]["size_class"].get<std::string>(), std::string("inside_delegates"));
+  }
+
   void copiesWithoutSamplesCountOnceAtTheirMedian() {
     TransferProfile p = gpuProfile();
     CopyProfile c = copy(1, CopyDirection::HostToDevice, 100, {});

@@ -91,13 +91,14 @@ void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile
   const auto summary = exec::summarizeTransfers(*profile);
   double total = 0;
   for (const auto& row : summary.rows)
-    if (!row.size_class) total += row.stats.total_seconds;
+    if (!row.size_class && !row.inside_delegates) total += row.stats.total_seconds;
   table_->setRowCount(int(summary.rows.size()));
   for (int r = 0; r < int(summary.rows.size()); ++r) {
     const auto& row = summary.rows[size_t(r)];
     const auto& t = row.stats;
-    const QString label = row.size_class ? QStringLiteral("   ") + qText(exec::sizeClassName(*row.size_class))
-                                         : qText(program::copyDirectionName(row.direction)) + tr(" (all)");
+    const QString label = row.inside_delegates ? qText(program::copyDirectionName(row.direction)) + tr(" (inside delegates)")
+                          : row.size_class     ? QStringLiteral("   ") + qText(exec::sizeClassName(*row.size_class))
+                                               : qText(program::copyDirectionName(row.direction)) + tr(" (all)");
     const QStringList cells = {label,
                                num(qint64(t.count)),
                                bytesText(qint64(t.bytes)),
@@ -108,7 +109,9 @@ void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile
                                microsCell(t.max_seconds),
                                microsCell(t.stddev_seconds),
                                gbpsText(t.gbps),
-                               qText(program::percentText(total > 0 ? t.total_seconds / total : 0))};
+                               // Timed apart from the run: no share of its copy time.
+                               row.inside_delegates ? QStringLiteral("-")
+                                                    : qText(program::percentText(total > 0 ? t.total_seconds / total : 0))};
     for (int c = 0; c < cells.size(); ++c) {
       auto* item = new QTableWidgetItem(cells[c]);
       if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
