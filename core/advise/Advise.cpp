@@ -170,7 +170,10 @@ class MethodSearch {
     }
     bool finished = exhaustive ? searchExhaustive() : searchLocal();
     if (cancelled()) return makeError("cancelled");
-    if (options_.explain && !budgetReached()) evaluateObvious();
+    // The obvious edits are tried whether or not their refusals are asked
+    // for (explain): what is searched, and so the count of valid edits, the
+    // candidates and the runs, never depends on what is shown.
+    if (!budgetReached()) evaluateObvious();
     if (cancelled()) return makeError("cancelled");
 
     advice.search = exhaustive ? SearchKind::Exhaustive : SearchKind::Local;
@@ -596,8 +599,8 @@ class MethodSearch {
     }
   }
 
-  // The obvious edits for --explain: each option alone, the pairs, and each
-  // delegate moved alone.
+  // The obvious edits (--explain lists the refused ones): each option alone,
+  // the pairs, and each delegate moved alone.
   void evaluateObvious() {
     State file{bitsOf(file_), fileDevice_};
     for (unsigned bits = 0; bits < 32; ++bits) {

@@ -401,6 +401,37 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
                      misfits.example);
   }
   if (collectors.empty()) return makeError("no block of the ETDump could be attributed to a method of the program");
+  // A trace that covers only part of a method is another program's (a
+  // shorter one's events fit this one's first instructions): upstream's
+  // Method::execute_instruction opens an OPERATOR_CALL / DELEGATE_CALL scope
+  // around every kernel and delegate call it runs, so when a method's runs
+  // were traced at that level and nothing jumps (a jump may skip
+  // instructions), each of them has an event in every run.
+  for (const auto& [index, mc] : collectors) {
+    if (mc.stats.iterations == 0) continue;
+    const MethodFacts& facts = *factsOf.at(index);
+    bool jumps = false, traced = false;
+    for (size_t i = 0; i < mc.byInstruction.size(); ++i) {
+      jumps = jumps || facts.flow.instructions()[i].kind == program::InstructionKind::JumpFalseCall;
+      traced = traced || !mc.byInstruction[i].stats.samples.empty();
+    }
+    if (jumps || !traced) continue;
+    size_t calls = 0, missing = 0;
+    std::string first;
+    for (size_t i = 0; i < mc.byInstruction.size(); ++i) {
+      const auto& f = facts.flow.instructions()[i];
+      if (f.kind != program::InstructionKind::KernelCall && f.kind != program::InstructionKind::DelegateCall) continue;
+      ++calls;
+      if (!mc.byInstruction[i].stats.samples.empty()) continue;
+      if (missing++ == 0) first = "#" + std::to_string(i) + " " + f.label;
+    }
+    if (missing > 0)
+      return makeError("the ETDump does not describe this program" +
+                       std::string(options.methods.empty() ? "" : " (or not these methods)") + ": " +
+                       std::to_string(missing) + " of the " + std::to_string(calls) + " kernel and delegate calls of method '" +
+                       mc.stats.method + "' have no event in any of its " + std::to_string(mc.stats.iterations) +
+                       " run(s), though the runtime traces every call it makes; first: " + first);
+  }
 
   // 4. Statistics.
   for (auto& [index, mc] : collectors) {

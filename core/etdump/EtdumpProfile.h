@@ -28,7 +28,11 @@
 // DELEGATE_CALL. Whatever does not fit is counted, never fatal, and reported
 // as one warning line; an ETDump where a quarter or more of the instruction
 // events misfit (or none fits) is taken for the trace of another program and
-// refused.
+// refused. So is one whose runs leave a kernel or delegate call of the method
+// without any event although they were traced per instruction and nothing
+// jumps: upstream's Method::execute_instruction traces every call it runs, so
+// a shorter program's trace that fits this one's first instructions is not
+// this program's.
 //
 // Times. An instruction's time is its OPERATOR_CALL / DELEGATE_CALL (the
 // runtime's scope around the instruction). A copy's transfer time is its

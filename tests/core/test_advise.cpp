@@ -110,6 +110,26 @@ class TestAdvise : public QObject {
     QCOMPARE(best.device_memory[0].bytes, uint64_t(2 * 64 * 64 * 4));
   }
 
+  // Issue 34 item 9: asking for the rejected edits changes nothing else:
+  // the same runs, the same count of valid edits, the same candidates (a
+  // local search is where the obvious edits add states it did not visit).
+  void explainChangesOnlyTheRejectedList() {
+    for (const auto& devices : std::vector<std::vector<std::string>>{
+             {"cuda:0", "cuda:1", "cuda:2", "cuda:3"}, {"cuda:1", "cuda:0", "cuda:1", "cuda:0"}}) {
+      const auto program = orFail(testprograms::chainProgram(devices), "chain");
+      advise::AdviseOptions options;
+      options.mode = advise::SearchMode::Local;
+      const auto plain = adviseOne(program, options);
+      options.explain = true;
+      const auto explained = adviseOne(program, options);
+      QCOMPARE(explained.pipeline_runs, plain.pipeline_runs);
+      QCOMPARE(explained.valid_with_saving, plain.valid_with_saving);
+      QCOMPARE(explained.candidates.size(), plain.candidates.size());
+      for (size_t i = 0; i < plain.candidates.size(); ++i) QCOMPARE(explained.candidates[i].edits, plain.candidates[i].edits);
+      QVERIFY(plain.rejected.empty());
+    }
+  }
+
   // The placeholder is read by the delegate and a CPU op: skip_h2d is never
   // offered, and --explain gives upstream's reason.
   void sharedPlaceholderNeverSkipsH2d() {

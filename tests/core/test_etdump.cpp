@@ -261,6 +261,61 @@ class EtdumpTest : public QObject {
     }
   }
 
+  // Issue 34 item 4: a trace that leaves a kernel or delegate call without
+  // any event in every run (a shorter program's trace fits this one's first
+  // instructions) is another program's; upstream's Method::execute_instruction
+  // opens an OPERATOR_CALL / DELEGATE_CALL scope around every call it runs.
+  void aTraceCoveringAPrefixIsAnotherProgram() {
+    const program::Program program = demoProgram();
+    etdump::TraceSpec spec;
+    spec.method = "forward";
+    auto dump = etdump::synthesizeEtdump(program, spec);
+    QVERIFY(dump);
+    QVERIFY(etdump::analyzeEtdump(dump.value(), program));  // whole: accepted
+    // The forward method's calls, counted from the program: the last one and
+    // the number of kernel and delegate calls.
+    const auto* forward = program.findMethod("forward");
+    QVERIFY(forward != nullptr);
+    const auto flow = analysis::Dataflow::build(*forward);
+    size_t calls = 0, last = 0;
+    for (const auto& f : flow.instructions())
+      if (f.kind == program::InstructionKind::KernelCall || f.kind == program::InstructionKind::DelegateCall) {
+        ++calls;
+        last = f.flat_index;
+      }
+    QVERIFY(calls >= 2);
+    // Every event of the last call gone, in every run: the trace of a program
+    // one call shorter.
+    const auto& where = flow.instructions()[last];
+    for (auto& block : dump->blocks)
+      block.events.erase(std::remove_if(block.events.begin(), block.events.end(),
+                                        [&](const etdump::Event& e) {
+                                          const auto* p = std::get_if<etdump::ProfileEvent>(&e);
+                                          return p && p->chain_index == int32_t(where.chain) &&
+                                                 p->instruction_id == int32_t(where.index_in_chain);
+                                        }),
+                         block.events.end());
+    auto refused = etdump::analyzeEtdump(dump.value(), program);
+    QVERIFY(!refused);
+    const QString message = QString::fromStdString(refused.error().message);
+    QVERIFY2(message.startsWith("the ETDump does not describe this program: 1 of the " + QString::number(calls) +
+                                " kernel and delegate calls of method 'forward' have no event in any of its 3 run(s)"),
+             qPrintable(message));
+    QVERIFY2(message.endsWith("first: #" + QString::number(last) + " " + QString::fromStdString(where.label)),
+             qPrintable(message));
+    QVERIFY(!message.contains('\n'));
+
+    // Traced at the method level only (no instruction events): nothing to say.
+    for (auto& block : dump->blocks)
+      block.events.erase(std::remove_if(block.events.begin(), block.events.end(),
+                                        [](const etdump::Event& e) {
+                                          const auto* p = std::get_if<etdump::ProfileEvent>(&e);
+                                          return p && !p->isFrameworkEvent();
+                                        }),
+                         block.events.end());
+    QVERIFY(etdump::analyzeEtdump(dump.value(), program));
+  }
+
   // Events that do not fit: a few give one warning with counts; a trace of
   // another program is refused.
   void misfitsWarnOrRefuse() {
