@@ -93,13 +93,14 @@ class ProfileWindowTest : public QObject {
     for (const auto& copy : copies) slowest = std::max(slowest, copy.seconds.median);
     QCOMPARE(window.transfersView()->model()->index(0, ui::TransfersModel::MedianTime).data(ui::SortRole).toDouble(), slowest);
 
-    // The graph overlay: every copy node coloured and labelled with its median.
+    // The graph overlay: every copy node coloured and labelled with its median
+  // (host emulation here: "emulated" after it, issue 34 item 7).
     QCOMPARE(window.graph()->overlayMetric(), ui::GraphView::OverlayMetric::Time);
     QVERIFY(test::waitForGraph(window.graph()));
     for (const auto& copy : copies) {
       const auto* item = nodeItemOf(*window.graph(), copy.instruction);
       QVERIFY(item && item->overlay());
-      QCOMPARE(item->overlay()->text, ui::durationText(copy.seconds.median));
+      QCOMPARE(item->overlay()->text, ui::durationText(copy.seconds.median) + (run.profile->emulated ? " emulated" : ""));
     }
 
     // The timeline: one bar per slice of the shown iteration, copies with

@@ -1,5 +1,7 @@
 #include "ui/common/PlainText.h"
 
+#include "ui/common/AccessibleNames.h"
+
 #include <QAccessible>
 #include <QAccessibleWidget>
 #include <QApplication>
@@ -45,9 +47,25 @@ class LabelAccessible : public QAccessibleWidget {
   explicit LabelAccessible(QLabel* label) : QAccessibleWidget(label, QAccessible::StaticText) {}
   QString text(QAccessible::Text t) const override {
     const auto* label = static_cast<const QLabel*>(widget());
-    if (t == QAccessible::Name) return label->accessibleName().isEmpty() ? label->text() : label->accessibleName();
-    if (t == QAccessible::Description && !label->accessibleName().isEmpty()) return label->text();
+    if (t == QAccessible::Name) return label->accessibleName().isEmpty() ? shown(label) : label->accessibleName();
+    if (t == QAccessible::Description && !label->accessibleName().isEmpty()) return shown(label);
     return QAccessibleWidget::text(t);
+  }
+  // A form's row label names its field (Orca reads "Method: combo box").
+  QList<std::pair<QAccessibleInterface*, QAccessible::Relation>> relations(
+      QAccessible::Relation match) const override {
+    auto found = QAccessibleWidget::relations(match);
+    const auto* label = static_cast<const QLabel*>(widget());
+    if ((match & QAccessible::Labelled) && label->buddy() != nullptr)
+      if (auto* buddy = QAccessible::queryAccessibleInterface(label->buddy()))
+        found.append({buddy, QAccessible::Labelled});
+    return found;
+  }
+
+ private:
+  // A mnemonic label shows "&Method:" as "Method:" with M underlined; it reads so.
+  static QString shown(const QLabel* label) {
+    return label->buddy() == nullptr ? label->text() : withoutMnemonic(label->text());
   }
 };
 
@@ -64,6 +82,7 @@ void installPlainTextLabels(QApplication* app) {
   app->setProperty("ptescopePlainTextLabels", true);
   app->installEventFilter(new PlainTextLabels(app));
   QAccessible::installFactory(labelFactory);
+  installAccessibleNames();
 }
 
 }  // namespace ptescope::ui

@@ -365,9 +365,21 @@ bool Document::saveAs(const QString& path, bool allowOverwriteInput, QString* er
     if (error != nullptr) *error = QString::fromStdString(status.error().message);
     return false;
   }
-  savedEdits_ = edits_;
-  savedPath_ = path;
-  emit editsChanged();
+  // The window now shows the saved file, as any editor does after Save As:
+  // what it watches, compares with (the diff, the options "as in the file")
+  // and reloads is that file, read back as written. The undo history ends
+  // here: its edits were steps from the old file.
+  auto written = pte::readProgramFile(path.toStdString());
+  if (!written) {
+    // Written but not readable back: keep comparing with the old file.
+    savedEdits_ = edits_;
+    savedPath_ = path;
+    emit editsChanged();
+    return true;
+  }
+  const int method = currentMethod_;
+  install(std::make_shared<const pte::LoadedProgram>(std::move(written.value())), path, false);
+  if (method >= 0 && method < methodCount()) setCurrentMethod(method);
   return true;
 }
 

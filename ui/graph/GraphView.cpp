@@ -205,6 +205,7 @@ void GraphView::clear() {
   legend_->hide();
   overview_->setLayout(nullptr);
   messageLabel_->hide();
+  announceSelection();  // "Nothing selected": not the previous picture's pick
 }
 
 // The job stops early and its result (cancelled, perhaps with a model for

@@ -124,7 +124,11 @@ class GraphView : public QWidget {
     uint64_t bytes = 0;
   };
   enum class OverlayMetric { Placement, Time, Bandwidth };
-  void setMeasurements(std::vector<CopyMeasurement> copies);
+  // Where the numbers come from; every badge and the legend say so unless
+  // they were measured on a GPU (or read from an ETDump): "12 µs emulated"
+  // (host memcpy, no GPU link), "12 µs predicted" (a link profile's model).
+  enum class MeasurementSource { Measured, Emulated, Predicted };
+  void setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source = MeasurementSource::Measured);
   void setOverlayMetric(OverlayMetric metric);
   OverlayMetric overlayMetric() const { return overlayMetric_; }
   bool hasMeasurements() const { return !measurements_.empty(); }
@@ -170,7 +174,9 @@ class GraphView : public QWidget {
   // "%12" value 12, exactly, also where a closed group hides them (going
   // there opens the group); words combine ("embedding #2": instruction 2 if
   // it is an embedding). Groups whose hidden instructions match the words
-  // count as matches. Goes to the first match (selecting it, as a click
+  // count as matches. Matches whose text is the query exactly come first,
+  // then those where each word is a whole word, then the rest, each in
+  // program order. Goes to the first match (selecting it, as a click
   // does) and returns the number of matches; 0 clears the highlighting and
   // the selection.
   int find(const QString& text);
@@ -307,6 +313,7 @@ class GraphView : public QWidget {
   int methodIndex_ = -1;
   std::shared_ptr<const layout::MethodChanges> changes_;
   std::vector<CopyMeasurement> measurements_;
+  MeasurementSource measurementSource_ = MeasurementSource::Measured;
   OverlayMetric overlayMetric_ = OverlayMetric::Placement;
   double overlayMin_ = 0, overlayMax_ = 0;
   std::shared_ptr<const AnalyzedMethod> analyzed_;  // of the method on screen or being laid out

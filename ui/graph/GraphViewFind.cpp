@@ -66,6 +66,33 @@ FindQuery parseQuery(const QString& text) {
   return query;
 }
 
+// How well the words match texts that contain them all: 0 when they are the
+// whole of one text (Find "layer 7" is the group "layer 7"), 1 when each is
+// a whole word of one ("layers" in "model.layers.0.k_cache"), 2 when one is
+// only a part of a word ("layer 7" in "layer 6 … #47"). Matches are ranked by
+// it, then by program order.
+int matchRank(const std::vector<std::string>& words, const std::vector<const std::string*>& texts) {
+  std::string query;
+  for (const auto& word : words) query += (query.empty() ? "" : " ") + word;
+  for (const std::string* text : texts)
+    if (lowered(*text) == query) return 0;
+  auto isWordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (const auto& word : words) {
+    bool whole = false;
+    for (const std::string* text : texts) {
+      const std::string low = lowered(*text);
+      for (size_t at = low.find(word); at != std::string::npos && !whole; at = low.find(word, at + 1)) {
+        const size_t end = at + word.size();
+        whole = (at == 0 || !isWordChar(low[at - 1]) || !isWordChar(word.front())) &&
+                (end == low.size() || !isWordChar(low[end]) || !isWordChar(word.back()));
+      }
+      if (whole) break;
+    }
+    if (!whole) return 2;
+  }
+  return 1;
+}
+
 bool containsAll(const std::vector<std::string>& words, const std::vector<const std::string*>& texts) {
   for (const auto& word : words) {
     bool found = false;
@@ -88,7 +115,12 @@ void GraphView::computeMatches() {
   const auto& instructions = analyzed_->graph.dataflow().instructions();
   const auto& valueFacts = analyzed_->graph.dataflow().values();
 
-  std::vector<std::pair<size_t, Match>> found;  // (program order, match)
+  struct Found {
+    size_t order;  // program order
+    Match match;
+    int rank = 1;  // matchRank: exact matches first
+  };
+  std::vector<Found> found;
   if (query.instruction) {
     // One instruction, wherever it is: on screen, or inside a closed group.
     const size_t i = *query.instruction;
@@ -135,23 +167,26 @@ void GraphView::computeMatches() {
       std::vector<const std::string*> texts{&node.title};
       for (const auto& term : node.search_terms) texts.push_back(&term);
       bool hit = containsAll(query.words, texts);
+      int rank = hit ? matchRank(query.words, texts) : 2;
       if (!hit && node.kind == NodeKind::Group) {
         // What the group hides: operator and backend names of its instructions.
         const auto& group = analyzed_->graph.groups().groups[size_t(node.group)];
         for (size_t i = group.first; i < group.last && i < instructions.size() && !hit; ++i)
           hit = containsAll(query.words, {&instructions[i].label});
       }
-      if (hit) found.push_back({node.order, Match{Match::Kind::Node, n}});
+      if (hit) found.push_back({node.order, Match{Match::Kind::Node, n}, rank});
     }
     for (size_t e = 0; e < model.edges.size(); ++e) {
       const auto& edge = model.edges[e];
+      // The tensor's name: selecting the edge shows it (selectionText).
       const std::string name = valueName(edge.value);
       if (!name.empty() && containsAll(query.words, {&name}))
-        found.push_back({model.nodes[edge.to].order, Match{Match::Kind::Edge, e}});
+        found.push_back({model.nodes[edge.to].order, Match{Match::Kind::Edge, e}, matchRank(query.words, {&name})});
     }
   }
-  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [order, match] : found) {
+  std::stable_sort(found.begin(), found.end(),
+                   [](const Found& a, const Found& b) { return a.rank != b.rank ? a.rank < b.rank : a.order < b.order; });
+  for (const auto& [order, match, rank] : found) {
     matches_.push_back(match);
     if (match.kind == Match::Kind::Edge) edgeItems_[match.index]->setFindMatch(true, false);
     else if (match.kind == Match::Kind::Node) nodeItems_[match.index]->setFindMatch(true, false);

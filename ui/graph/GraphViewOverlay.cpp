@@ -59,10 +59,25 @@ void GraphView::updateBanner() {
 
 // ---- profile overlay ----
 
-void GraphView::setMeasurements(std::vector<CopyMeasurement> copies) {
+void GraphView::setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source) {
   measurements_ = std::move(copies);
+  measurementSource_ = source;
   applyOverlay();
 }
+
+namespace {
+
+// " emulated" after a number that is not a GPU link's; "" for a measured one.
+QString sourceSuffix(GraphView::MeasurementSource source) {
+  switch (source) {
+    case GraphView::MeasurementSource::Emulated: return QObject::tr(" emulated");
+    case GraphView::MeasurementSource::Predicted: return QObject::tr(" predicted");
+    case GraphView::MeasurementSource::Measured: break;
+  }
+  return {};
+}
+
+}  // namespace
 
 void GraphView::setOverlayMetric(OverlayMetric metric) {
   overlayMetric_ = metric;
@@ -72,9 +87,22 @@ void GraphView::setOverlayMetric(OverlayMetric metric) {
 
 QString GraphView::overlayLegendText() const {
   if (overlayMetric_ == OverlayMetric::Placement || measurements_.empty() || (overlayMin_ == 0 && overlayMax_ == 0)) return {};
+  QString what;
+  switch (measurementSource_) {
+    case MeasurementSource::Emulated:
+      what = overlayMetric_ == OverlayMetric::Time ? tr("emulated copy time (host memcpy, not a GPU link)")
+                                                   : tr("emulated bandwidth (host memcpy, not a GPU link)");
+      break;
+    case MeasurementSource::Predicted:
+      what = overlayMetric_ == OverlayMetric::Time ? tr("predicted copy time") : tr("predicted bandwidth");
+      break;
+    case MeasurementSource::Measured:
+      what = overlayMetric_ == OverlayMetric::Time ? tr("measured copy time") : tr("measured bandwidth");
+      break;
+  }
   if (overlayMetric_ == OverlayMetric::Time)
-    return tr("copy time %1 \u2192 %2").arg(durationText(overlayMin_), durationText(overlayMax_));
-  return tr("bandwidth %1 \u2192 %2").arg(gbpsText(overlayMax_) + " GB/s", gbpsText(overlayMin_) + " GB/s");
+    return tr("%1 %2 \u2192 %3").arg(what, durationText(overlayMin_), durationText(overlayMax_));
+  return tr("%1 %2 \u2192 %3").arg(what, gbpsText(overlayMax_) + " GB/s", gbpsText(overlayMin_) + " GB/s");
 }
 
 void GraphView::applyOverlay() {
@@ -122,7 +150,8 @@ void GraphView::applyOverlay() {
     for (const auto& [node, sum] : perNode) {
       const double v = metricOf(sum);
       nodeItems_[node]->setOverlay(ItemOverlay{costColour(position(v)),
-                                               time ? durationText(v) : gbpsText(v) + QStringLiteral(" GB/s")});
+                                               (time ? durationText(v) : gbpsText(v) + QStringLiteral(" GB/s")) +
+                                                   sourceSuffix(measurementSource_)});
     }
     // The edges that leave a copy carry the copied tensor across devices:
     // one pass over the edges.

@@ -113,7 +113,10 @@ QString GraphView::selectionText() const {
   }
   if (selectedEdge_ && *selectedEdge_ < model.edges.size()) {
     const auto& e = model.edges[*selectedEdge_];
-    return "%" + QString::number(e.value) + " " + QString::fromStdString(e.label) + " on " + QString::fromStdString(e.device.str());
+    // The tensor's name too: Find matches it, so what Find selects shows it.
+    const std::string name = valueName(e.value);
+    return "%" + QString::number(e.value) + (name.empty() ? QString() : " " + QString::fromStdString(name)) + " " +
+           QString::fromStdString(e.label) + " on " + QString::fromStdString(e.device.str());
   }
   return {};
 }

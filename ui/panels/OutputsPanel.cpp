@@ -11,6 +11,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <chrono>
 
 #include "exec/DeviceRuntime.h"
@@ -65,11 +66,10 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   notExecutedArea_->setWidget(notExecuted_);
   notExecutedArea_->setWidgetResizable(true);
   notExecutedArea_->setFrameShape(QFrame::NoFrame);
-  notExecutedArea_->setMaximumHeight(notExecuted_->fontMetrics().lineSpacing() * 4 + 8);
+  // A fixed height (show() sets it: the list's lines, at most five): shown,
+  // it takes its room from the table, whose minimum is small.
+  notExecutedArea_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
   notExecutedArea_->hide();
-  // Never part of the panel's minimum height: showing the list takes room
-  // from the table, never from the graph above the Details panel.
-  notExecutedArea_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
@@ -80,9 +80,7 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   // A new program makes the old outputs stale.
   connect(document_, &Document::programChanged, this, [this] {
     if (isRunning()) return;
-    result_.reset();
-    table_->setRowCount(0);
-    notExecutedArea_->hide();
+    clearOutputs();
     header_->setText(tr("Run the method once to see what it computes (random inputs, seed 0)."));
   });
 }
@@ -168,7 +166,16 @@ int OutputsPanel::rowOfValue(int32_t value) const {
   return -1;
 }
 
+void OutputsPanel::clearOutputs() {
+  result_.reset();
+  table_->setRowCount(0);
+  notExecuted_->clear();
+  notExecutedArea_->hide();
+}
+
 void OutputsPanel::showError(const QString& message) {
+  // What an earlier run computed is not this run's: a failed run shows none.
+  clearOutputs();
   error_ = message;
   header_->setText(tr("Run failed: %1").arg(message));
   emit failed(message);
@@ -208,6 +215,8 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
     for (const auto& step : result.not_executed)
       lines << tr("%1  %2: %3").arg(num(qint64(step.instruction)), QString::fromStdString(step.label), QString::fromStdString(step.reason));
     notExecuted_->setText(tr("Not executed (their outputs keep earlier contents):\n%1").arg(lines.join("\n")));
+    const int shownLines = int(std::min<size_t>(lines.size() + 1, 5));
+    notExecutedArea_->setFixedHeight(notExecuted_->fontMetrics().lineSpacing() * shownLines + 8);
     notExecutedArea_->show();
   }
   emit finished();

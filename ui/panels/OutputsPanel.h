@@ -56,6 +56,7 @@ class OutputsPanel : public QWidget {
  private:
   void show(const exec::RunOnceResult& result);
   void showError(const QString& message);
+  void clearOutputs();
   bool showsCurrentMethod() const;
 
   Document* document_;

@@ -210,6 +210,7 @@ void PassOptionsPanel::refresh() {
   if (delegates.size() > kMaxDelegateChoosers) {
     auto* all = new QComboBox;
     all->setObjectName("allDelegatesTarget");
+    all->setAccessibleName(tr("Target device of all %1 delegates").arg(num(qint64(delegates.size()))));
     all->addItem(tr("(choose)"));
     all->addItems(deviceChoices());
     describeChoices(all);
@@ -232,7 +233,9 @@ void PassOptionsPanel::refresh() {
     chooser->setObjectName(QString("delegateTarget%1").arg(d));
     chooser->addItems(deviceChoices());
     describeChoices(chooser);
-    chooser->setAccessibleName(tr("Target device of delegate %1").arg(d));
+    // Named by what it sets (a screen reader reads the name, then the value).
+    chooser->setAccessibleName(tr("Target device of delegate %1 (%2)")
+                                   .arg(num(qint64(d)), QString::fromStdString(delegates[d].id.value_or("?"))));
     const auto target = document_->delegateTarget(m, int(d));
     const QString text = target ? QString::fromStdString(target->str()) : "none";
     int index = chooser->findText(text == "cpu:0" ? "cpu" : text);

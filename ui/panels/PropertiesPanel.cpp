@@ -68,6 +68,8 @@ void PropertiesPanel::showValue(int32_t v) {
   row(tr("Value"), valueRef(v));
   row(tr("Kind"), QString::fromStdString(valueKindName(value.kind())));
   if (const Tensor* t = value.tensor()) {
+    if (t->extra_tensor_info && t->extra_tensor_info->fully_qualified_name)
+      row(tr("Name"), QString::fromStdString(*t->extra_tensor_info->fully_qualified_name));
     row(tr("DType"), QString::fromStdString(scalarTypeShortName(t->scalar_type)));
     row(tr("Sizes"), ui::sizesText(*t));
     row(tr("Bytes"), QString::number(t->nbytes()));

@@ -55,6 +55,8 @@ void ValuesModel::rebuild() {
         row.sizes = ui::sizesText(*t);
         row.bytes = t->nbytes();
         row.device = QString::fromStdString(t->device().str());
+        if (t->extra_tensor_info && t->extra_tensor_info->fully_qualified_name)
+          row.name = QString::fromStdString(*t->extra_tensor_info->fully_qualified_name);
         if (t->allocation_info) {
           row.buffer = int(t->allocation_info->memory_id);
           row.offset = qint64(t->allocation_info->offset());
@@ -92,6 +94,7 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const {
   if (role == ValueIndexRole) return r.value;
   if (role == DeviceRole) return r.device;
   if (role == InstructionRole) return r.producer;
+  if (role == NameRole) return r.name;
   if (role == Qt::TextAlignmentRole) {
     switch (index.column()) {
       case Index: case Bytes: case Buffer: case Offset: case Producer: return int(Qt::AlignRight | Qt::AlignVCenter);
@@ -148,7 +151,9 @@ bool DeviceFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
     const QString rowDevice = sourceModel()->index(sourceRow, 0, sourceParent).data(DeviceRole).toString();
     if (rowDevice != device_) return false;
   }
-  return QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent);
+  if (QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent)) return true;
+  const QString name = sourceModel()->index(sourceRow, 0, sourceParent).data(NameRole).toString();
+  return !name.isEmpty() && name.contains(filterRegularExpression());
 }
 
 }  // namespace ptescope::ui

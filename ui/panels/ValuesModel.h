@@ -31,6 +31,7 @@ class ValuesModel : public QAbstractTableModel {
   struct Row {
     int32_t value;
     QString kind, dtype, sizes, device, role, lifetime, consumers;
+    QString name;  // the tensor's fully qualified name, when the program gives one
     qint64 bytes = -1;
     int buffer = 0;
     qint64 offset = -1;
@@ -41,7 +42,8 @@ class ValuesModel : public QAbstractTableModel {
   std::vector<Row> rows_;
 };
 
-// Filters rows by device ("" = all) and by text in any column.
+// Filters rows by device ("" = all) and by text in any column or the
+// value's name (NameRole): what Find matches on a value, Values finds too.
 class DeviceFilterProxy : public QSortFilterProxyModel {
   Q_OBJECT
  public:

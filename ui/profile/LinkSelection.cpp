@@ -90,8 +90,10 @@ LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(pa
   row->setContentsMargins(4, 2, 4, 2);
   row->addWidget(new QLabel(tr("Predict on:")));
   links_ = fittedComboBox("linkProfile");
+  links_->setAccessibleName(tr("Link profile"));
   row->addWidget(links_);
   memory_ = fittedComboBox("linkHostMemory");
+  memory_->setAccessibleName(tr("Host memory"));
   memory_->addItem(tr("pageable host memory"), int(exec::HostMemoryKind::Pageable));
   memory_->addItem(tr("pinned host memory"), int(exec::HostMemoryKind::Pinned));
   memory_->setToolTip(tr("Where the CPU arenas live: ExecuTorch's Module allocates pageable memory"));

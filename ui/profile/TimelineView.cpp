@@ -23,6 +23,7 @@
 
 #include "etdump/EtdumpProfile.h"
 #include "layout/DeviceStyle.h"
+#include "passes/DevicePasses.h"
 #include "ui/common/Format.h"
 #include "ui/common/ViewControls.h"
 
@@ -225,6 +226,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   controls->setContentsMargins(6, 2, 6, 0);
   auto* iterationLabel = new QLabel(tr("Iteration:"));
   iterationBox_ = fittedComboBox("timelineIteration");
+  iterationBox_->setAccessibleName(tr("Timeline iteration"));
   iterationLabel->setBuddy(iterationBox_);
   info_ = new QLabel;
   info_->setObjectName("timelineInfo");
@@ -232,6 +234,8 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
     auto* b = new QToolButton;
     b->setText(text);
     b->setToolTip(tip);
+    // Named by what it does, not by its glyph ("+" reads as "plus").
+    b->setAccessibleName(tip.section(QStringLiteral(" ("), 0, 0));
     b->setObjectName(name);
     b->setAutoRaise(true);
     return b;
@@ -282,9 +286,22 @@ QString TimelineView::laneName(Lane lane) {
   return {};
 }
 
-void TimelineView::setProfile(std::shared_ptr<const exec::TransferProfile> profile) {
+void TimelineView::setProfile(std::shared_ptr<const exec::TransferProfile> profile, const program::Method* measured) {
   profile_ = std::move(profile);
   breakdown_->setProfile(profile_.get());
+  delegateDevices_.clear();
+  if (profile_ && measured != nullptr) {
+    const auto& delegates = program::items(measured->delegates);
+    size_t flat = 0;
+    for (const auto& chain : program::items(measured->chains))
+      for (const auto& instruction : program::items(chain.instructions)) {
+        if (const auto* call = std::get_if<program::DelegateCall>(&instruction.data);
+            call && call->delegate_index >= 0 && size_t(call->delegate_index) < delegates.size())
+          if (auto device = passes::delegateTargetDevice(delegates[size_t(call->delegate_index)]); device && device.value())
+            delegateDevices_[flat] = *device.value();
+        ++flat;
+      }
+  }
   zoom_ = 1;
   hovered_ = -1;
   rebuildIterations();
@@ -363,6 +380,10 @@ void TimelineView::rebuildBars() {
       bar.bytes = s.bytes;
       auto it = instructions.find(s.instruction);
       bar.delegate = it != instructions.end() && it->second->kind == program::InstructionKind::DelegateCall;
+      if (bar.delegate) {
+        auto device = delegateDevices_.find(s.instruction);
+        bar.device = device != delegateDevices_.end() ? device->second : delegateDeviceOf(profile_.get());
+      }
       bars_.push_back(std::move(bar));
     }
     std::stable_sort(bars_.begin(), bars_.end(), [](const Bar& a, const Bar& b) { return a.start < b.start; });
@@ -567,7 +588,6 @@ void TimelineView::paintCanvas(QPainter& p) {
     if (x > all.width() || k * step > duration_) break;
     p.drawLine(QPointF(x, lanesTop), QPointF(x, lanesBottom));
   }
-  const program::Device delegateDevice = delegateDeviceOf(profile_.get());
   const QColor highlight = palette().color(QPalette::Highlight);
   const QFontMetrics metrics(font());
   // Right edge of the last bar drawn on each lane: a big method at full
@@ -578,7 +598,7 @@ void TimelineView::paintCanvas(QPainter& p) {
   for (size_t i = 0; i < bars_.size(); ++i) {
     const Bar& bar = bars_[i];
     if (bar.rect.right() < left || bar.rect.left() > all.width()) continue;
-    const BarStyle style = styleOf(bar.lane, bar.delegate, delegateDevice);
+    const BarStyle style = styleOf(bar.lane, bar.delegate, bar.device);
     const bool selected = selected_ && *selected_ == bar.instruction;
     const bool hovered = int(i) == hovered_;
     double& reach = drawnTo[size_t(bar.lane)];
@@ -671,20 +691,25 @@ void TimelineView::paintLegend(QPainter& p) {
     QString text;
   };
   std::vector<Entry> entries;
-  bool cpuKernels = false, delegates = false, notExecuted = false;
+  bool cpuKernels = false, notExecuted = false;
+  std::vector<program::Device> delegateDevices;  // in order of first appearance
   for (const auto& s : profile_->timeline) {
     if (s.track == exec::TimelineSlice::Track::NotExecuted) notExecuted = true;
   }
   for (const auto& b : bars_) {
     if (b.lane != Lane::Kernels) continue;
-    (b.delegate ? delegates : cpuKernels) = true;
+    if (!b.delegate)
+      cpuKernels = true;
+    else if (std::find(delegateDevices.begin(), delegateDevices.end(), b.device) == delegateDevices.end())
+      delegateDevices.push_back(b.device);
   }
   entries.push_back({styleOf(Lane::HostToDevice, false, delegateDevice), tr("host → device copy")});
   entries.push_back({styleOf(Lane::DeviceToHost, false, delegateDevice), tr("device → host copy")});
-  if (cpuKernels || !delegates) entries.push_back({styleOf(Lane::Kernels, false, delegateDevice), tr("CPU kernel")});
-  if (delegates)
-    entries.push_back({styleOf(Lane::Kernels, true, delegateDevice),
-                       tr("delegate call (%1)").arg(QString::fromStdString(delegateDevice.str()))});
+  if (cpuKernels || delegateDevices.empty())
+    entries.push_back({styleOf(Lane::Kernels, false, delegateDevice), tr("CPU kernel")});
+  for (const auto& device : delegateDevices)
+    entries.push_back({styleOf(Lane::Kernels, true, device),
+                       tr("delegate call (%1)").arg(QString::fromStdString(device.str()))});
   if (notExecuted) entries.push_back({styleOf(Lane::NotExecuted, false, delegateDevice), tr("not executed")});
   const QFontMetrics metrics(font());
   double x = 8;

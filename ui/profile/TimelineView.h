@@ -26,6 +26,7 @@
 
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "exec/Profiler.h"
@@ -45,7 +46,11 @@ class TimelineView : public QWidget {
   explicit TimelineView(QWidget* parent = nullptr);
   ~TimelineView() override;
 
-  void setProfile(std::shared_ptr<const exec::TransferProfile> profile);
+  // With the method the profile measured (`program`'s method `method`), each
+  // delegate call is drawn in its own target device's colour and the legend
+  // names every such device; without it, the device of the profile's copies.
+  void setProfile(std::shared_ptr<const exec::TransferProfile> profile,
+                  const program::Method* measured = nullptr);
   void clear();
   const std::shared_ptr<const exec::TransferProfile>& profile() const { return profile_; }
 
@@ -68,6 +73,7 @@ class TimelineView : public QWidget {
     double seconds = 0;  // copies: the measured transfer; others: host time
     quint64 bytes = 0;   // copies only
     bool delegate = false;
+    program::Device device;  // delegate calls: the device it runs on
     QRectF rect;         // where it is drawn, in canvas() coordinates; may lie outside it
   };
   // The bars of the shown iteration in start order, with their current rects.
@@ -118,6 +124,7 @@ class TimelineView : public QWidget {
   void paintLegend(QPainter& painter);
 
   std::shared_ptr<const exec::TransferProfile> profile_;
+  std::unordered_map<size_t, program::Device> delegateDevices_;  // flat instruction -> target device
   std::vector<size_t> iterations_;
   int iteration_ = -1;
   std::vector<Lane> lanes_;

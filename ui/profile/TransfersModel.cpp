@@ -237,13 +237,43 @@ TransfersModel::DirectionSummary TransfersModel::summary(program::CopyDirection 
   return s;
 }
 
+bool TransfersModel::latestMeasuredAnotherProgram() const {
+  if (!latestApplies_) return false;
+  // A copy the profile measured that the program no longer makes, or one it
+  // makes now that the profile never saw: the profile ran the program as it
+  // was before the edits.
+  return std::any_of(rows_.begin(), rows_.end(), [](const Row& r) {
+    return r.removed ? r.latest != nullptr : r.latest == nullptr;
+  });
+}
+
 QString TransfersModel::totalsText() const {
+  const auto countText = [](size_t copies) { return copies == 1 ? tr("1 copy") : tr("%1 copies").arg(copies); };
+  // Edited since the profile: its totals are of the copies it ran, which
+  // are not these; the program's own copies first, then what was measured
+  // before the edits, said so.
+  QString before;
+  if (latestMeasuredAnotherProgram()) {
+    QStringList parts, measured;
+    for (auto direction : program::kHostDeviceDirections) {
+      const QString name = QString::fromStdString(program::copyDirectionName(direction));
+      const size_t copies = size_t(std::count_if(rows_.begin(), rows_.end(),
+                                                 [&](const Row& r) { return !r.removed && r.direction == direction; }));
+      parts << QString("%1 %2 · %3").arg(name, countText(copies), bytesText(totalBytes(direction)));
+      const auto& totals = latest_->totals(direction);
+      measured << QString("%1 %2 · %3 · %4")
+                      .arg(name, countText(totals.copies), bytesText(qint64(totals.bytes)), durationText(totals.seconds));
+    }
+    before = parts.join("  |  ") + "  ·  " +
+             tr("measured before the edits (the program then): %1").arg(measured.join(", "));
+  }
   QStringList parts;
   for (auto direction : program::kHostDeviceDirections) {
+    if (!before.isEmpty()) continue;  // said above
     const DirectionSummary s = summary(direction);
     QString text = QString("%1 %2 · %3")
-                       .arg(QString::fromStdString(program::copyDirectionName(direction)),
-                            s.copies == 1 ? tr("1 copy") : tr("%1 copies").arg(s.copies), bytesText(s.bytes));
+                       .arg(QString::fromStdString(program::copyDirectionName(direction)), countText(s.copies),
+                            bytesText(s.bytes));
     if (latestApplies_) {
       text += " · " + durationText(s.seconds);
       if (s.hasPrevious) text += " " + tr("(%1 vs previous)").arg(signedDurationText(s.seconds - s.previousSeconds));
@@ -251,7 +281,7 @@ QString TransfersModel::totalsText() const {
     }
     parts << text;
   }
-  QString text = parts.join("  |  ");
+  QString text = before.isEmpty() ? parts.join("  |  ") : before;
   if (latestApplies_) {
     text += "  ·  " + tr("median of %1").arg(iterationsText(*latest_));
     if (latest_->emulated) text += ", " + tr("emulated on the host (memcpy)");

@@ -118,7 +118,12 @@ class TransfersModel : public QAbstractTableModel {
   DirectionSummary summary(program::CopyDirection direction) const;
   // "h2d 2 copies · 1.5 MiB · 0.21 ms (−0.05 ms vs previous) · 7.1 GB/s | d2h …".
   // With a link, "  ·  predicted on PCIe Gen4 x16 (pageable): h2d 10.2 µs, d2h 10.2 µs" ends it.
+  // After an edit the program's own copies come first and the profile's
+  // totals follow as "measured before the edits (the program then): ...".
   QString totalsText() const;
+  // The latest profile applies to the method but ran another program (the
+  // one before the edits): its copies and the program's differ.
+  bool latestMeasuredAnotherProgram() const;
 
  private:
   void rebuild();

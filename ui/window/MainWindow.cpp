@@ -725,9 +725,11 @@ bool MainWindow::saveTo(const QString& path) {
     if (dialogsAllowed()) QMessageBox::warning(this, tr("Cannot save"), error);
     return false;
   }
-  // Saved over the open file (after confirmation): what is on disk now is
-  // this program, not a change made elsewhere.
-  if (QFileInfo(path) == QFileInfo(document_->path())) fileWatch_->acknowledge();
+  // The window now shows the saved file (Document::saveAs): watch it, not
+  // the file it was loaded from; what is on disk is this program.
+  watch(document_->path());
+  fileWatch_->acknowledge();
+  addRecentFile(QFileInfo(path).absoluteFilePath());
   showStatus(tr("Saved %1").arg(path), 5000);
   return true;
 }

@@ -197,6 +197,10 @@ class MainWindow : public QMainWindow {
   // File > Reload and the reload bar's Reload: false (and the error shown)
   // when the file cannot be read; the program then stays.
   bool reloadFromDisk();
+  // The open file changed on disk with nothing unsaved: reload it; a file
+  // that cannot be read yet (written in parts) is tried again until it has
+  // settled, and only then is it an error.
+  void reloadChangedFile();
   void updateTitle();
   // Per-document view state back to a new document's: Find, overlay, zoom.
   void resetDocumentView();
@@ -255,6 +259,8 @@ class MainWindow : public QMainWindow {
   QTimer* statusMessageTimer_ = nullptr;
   class FileChangeWatcher* fileWatch_ = nullptr;
   class ReloadBar* reloadBar_ = nullptr;
+  class QTimer* reloadRetry_ = nullptr;
+  int reloadAttempts_ = 0;
   QString lastError_;
 
   ProfileSession* profiler_ = nullptr;

@@ -4,7 +4,11 @@
 // Document::reload) and the status bar says so; with unsaved edits the
 // ReloadBar asks, without a modal dialog, and nothing changes until the
 // user chooses Reload. A file that is gone is said so; the program stays.
+// An exporter may write a program in parts (a first part, then the whole):
+// a changed file that cannot be read is tried again for a few seconds, and
+// only a file that stays unreadable is an error.
 #include <QFileInfo>
+#include <QTimer>
 
 #include "ui/document/Document.h"
 #include "ui/document/FileChangeWatcher.h"
@@ -13,15 +17,26 @@
 
 namespace ptescope::ui {
 
+namespace {
+// How long a changed file may stay unreadable before that is an error.
+constexpr int kReloadRetryMs = 500;
+constexpr int kReloadRetries = 8;
+}  // namespace
+
 void MainWindow::buildFileWatch() {
   fileWatch_ = new FileChangeWatcher(this);
   reloadBar_ = new ReloadBar(this);
   addToolBarBreak();
   addToolBar(Qt::TopToolBarArea, reloadBar_);
+  reloadRetry_ = new QTimer(this);
+  reloadRetry_->setSingleShot(true);
+  reloadRetry_->setInterval(kReloadRetryMs);
+  connect(reloadRetry_, &QTimer::timeout, this, &MainWindow::reloadChangedFile);
   connect(fileWatch_, &FileChangeWatcher::changed, this, [this](const QString& path) {
     if (path != document_->path()) return;
     if (!document_->hasUnsavedEdits()) {
-      if (reloadFromDisk()) showStatus(tr("Reloaded %1: it changed on disk").arg(QFileInfo(path).fileName()), 10000);
+      reloadAttempts_ = 0;
+      reloadChangedFile();
       return;
     }
     reloadBar_->showChanged(QFileInfo(path).fileName(), true);
@@ -33,6 +48,25 @@ void MainWindow::buildFileWatch() {
   });
   connect(reloadBar_, &ReloadBar::reloadRequested, this, [this] { reloadFromDisk(); });
   connect(reloadBar_, &ReloadBar::dismissed, this, [this] { fileWatch_->acknowledge(); });
+}
+
+void MainWindow::reloadChangedFile() {
+  reloadRetry_->stop();
+  if (!document_->hasProgram() || document_->hasUnsavedEdits()) return;
+  const QString name = QFileInfo(document_->path()).fileName();
+  QString error;
+  if (document_->reload(&error)) {
+    reloadBar_->hide();
+    fileWatch_->acknowledge();
+    showStatus(tr("Reloaded %1: it changed on disk").arg(name), 10000);
+    return;
+  }
+  if (++reloadAttempts_ <= kReloadRetries) {
+    showStatus(tr("%1 changed on disk and cannot be read yet; waiting for it to be written whole").arg(name), 10000);
+    reloadRetry_->start();
+    return;
+  }
+  showLoadError(error);
 }
 
 bool MainWindow::reloadFromDisk() {

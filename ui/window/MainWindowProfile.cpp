@@ -247,7 +247,7 @@ void MainWindow::applyProfiles() {
     if (before.size() == now.size())
       for (size_t k = 0; k < before.size(); ++k) profiledToCurrent_[before[k]] = now[k];
     for (const auto& [p, c] : profiledToCurrent_) currentToProfiled_[c] = p;
-    timeline_->setProfile(latest->profile);
+    timeline_->setProfile(latest->profile, measured);
   } else {
     timeline_->clear();
   }
@@ -258,15 +258,20 @@ void MainWindow::updateGraphMeasurements() {
   // The overlay shows on the program the measurements were matched to: the
   // current one (Current and Diff views), not the file as loaded.
   std::vector<GraphView::CopyMeasurement> measured;
+  auto source = GraphView::MeasurementSource::Measured;
   if (graphNumbersAsPanels() && overlayMetric_ && overlayMetric_->currentData().toInt() == kPredictedOverlay) {
+    source = GraphView::MeasurementSource::Predicted;
     for (const auto& row : transfersModel_->rows())
       if (!row.removed && row.predicted > 0)
         measured.push_back({row.instruction, row.predicted, double(row.bytes) / row.predicted / 1e9, uint64_t(row.bytes)});
-  } else if (graphNumbersAsPanels() && transfersModel_->hasMeasurements())
+  } else if (graphNumbersAsPanels() && transfersModel_->hasMeasurements()) {
+    // A host memcpy timed in place of a link must never read as a link's time.
+    if (transfersModel_->latestProfile()->emulated) source = GraphView::MeasurementSource::Emulated;
     for (const auto& row : transfersModel_->rows())
       if (!row.removed && row.latest != nullptr)
         measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes});
-  graph_->setMeasurements(std::move(measured));
+  }
+  graph_->setMeasurements(std::move(measured), source);
 }
 
 }  // namespace ptescope::ui

@@ -3,7 +3,7 @@
 import time
 
 from harness import (App, E2EError, description_of, extents, field_text, find, has_state, name_of, on_screen,
-                     wait_until)
+                     text_of, wait_until)
 from scenario_support import (answer_file_dialog, choose_in_combo, file_dialog_open, find_field, find_text, graph_view,
                               push_buttons, timeout, toggle_check_box, wait_title, zoom_percent)
 
@@ -31,7 +31,7 @@ def scenario_open_resets_document_state(ctx):
     for _ in range(4):
         app.key("ctrl+equal")
         time.sleep(0.1)
-    overlay = app.find(role="combo box", name="Placement colours")
+    overlay = app.find(role="combo box", name="Graph colours")
     if overlay is not None and on_screen(overlay):  # colour the copies by predicted time: a per-document view state
         choose_in_combo(app, overlay, "Predicted copy time")
     else:
@@ -47,8 +47,7 @@ def scenario_open_resets_document_state(ctx):
     field = find_field(app)
     ctx.expect(field_text(field) == "", f"after opening another file, Find still holds {field_text(field)!r}")
     ctx.expect("first.pte" not in app.title(), f"the title still names the first file: {app.title()!r}")
-    overlays = [name_of(c) for c in app.find_all(role="combo box") if "colour" in name_of(c).lower()
-                or "copy time" in name_of(c).lower() or "bandwidth" in name_of(c).lower()]
+    overlays = [text_of(c) for c in app.find_all(role="combo box", name="Graph colours")]
     ctx.expect(not overlays or overlays[0] == "Placement colours",
                f"after opening another file, the graph is still coloured by {overlays[0] if overlays else None!r}")
     after_zoom = zoom_percent(app)

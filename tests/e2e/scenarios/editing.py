@@ -24,7 +24,8 @@ DEVICES = re.compile(r"^(none|cpu|cuda:\d+)$")
 def target_choosers(app: App) -> list:
     show_dock_tab(app, "Pass options")
     time.sleep(0.3)
-    return [c for c in app.find_all(role="combo box") if DEVICES.match(name_of(c)) and on_screen(c)]
+    return [c for c in app.find_all(role="combo box")
+            if name_of(c).startswith("Target device of delegate") and DEVICES.match(text_of(c)) and on_screen(c)]
 
 
 def all_texts(app: App) -> list[str]:

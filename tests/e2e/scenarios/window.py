@@ -2,7 +2,7 @@
 
 import time
 
-from harness import extents, find, wait_until
+from harness import extents, find, find_all, text_of, wait_until
 from scenario_support import bottom_tab, graph_view, run_profile, timeout, wait_title
 
 
@@ -29,7 +29,8 @@ def scenario_window_width_after_profile(ctx):
     check_width(ctx, app, "at start")
     app.fit_to_screen()
     bottom_tab(app, "Transfers")
-    chooser = wait_until(lambda: find(app.frame, role="combo box", name_contains="NVLink"), timeout=5)
+    chooser = wait_until(lambda: next((c for c in find_all(app.frame, role="combo box", name="Link profile")
+                                       if "NVLink" in text_of(c)), None), timeout=5)
     ctx.expect(chooser is not None, "the Transfers panel's link chooser does not show NVLink-C2C (--link nvlink-c2c)")
     run_profile(app)
     ctx.shot("after-first-profile")

@@ -1,0 +1,198 @@
+"""Issue 34 items 1-13: the app never makes a new user believe something false.
+
+Contracts:
+  - item 1: every combo box is named by what it sets ("Target device of
+    delegate 0 (CudaBackend)", "Method"), its value is its text; no label's
+    name carries a mnemonic's raw "&";
+  - items 2 and 3: after Save As the window is the saved file: the status
+    bar's File label names it, the diff banner compares with it, a change of
+    the original on disk is not loaded and a change of the saved file is;
+  - item 4: the trace of a shorter program (upstream's runtime recorded it)
+    is refused on a program whose calls it does not cover, in the app and in
+    `ptescope-cli etdump`;
+  - item 5: Run Once's "not executed" list is on screen, lines high;
+  - item 7: an emulated profile's copy times on the graph say "emulated" in
+    the legend;
+  - item 11: the graph's description forgets the previous file's selection.
+"""
+
+import time
+
+from harness import description_of, extents, name_of, on_screen, text_of, wait_until
+from scenario_support import (BOTH_SIZES, SAMPLES, answer_file_dialog, bottom_tab, choose_in_combo, dialog_text, file_dialog_open,
+                              graph_selection, label_text, labelled, select_instruction, show_dock_tab, sizes,
+                              status_bar, timeout, toggle_check_box, type_into_file_dialog, wait_title)
+
+ETDUMP_SAMPLES = SAMPLES.parent / "etdump-samples"
+
+
+def combo_value(combo) -> str:
+    """What a combo box is set to: its text (the app gives combo boxes a read-only Text interface)."""
+    return text_of(combo)
+
+
+def shown_combos(app) -> list:
+    return [c for c in app.find_all(role="combo box") if on_screen(c)]
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_controls_named_by_what_they_set(ctx):
+    """Issue 34 item 1: each delegate's target-device combo is named by its delegate and backend, not by 'cuda:0'; after retargeting one, the two still differ; the method combo is 'Method'; no label reads a raw '&'."""
+    app = ctx.open(ctx.demo())
+    show_dock_tab(app, "Pass options")
+    time.sleep(0.5)
+    targets = [c for c in shown_combos(app) if name_of(c).startswith("Target device of delegate")]
+    names = [name_of(c) for c in targets]
+    ctx.note(f"target combos: {[(name_of(c), combo_value(c)) for c in targets]}")
+    ctx.check(len(targets) >= 2, f"expected two target-device combos named 'Target device of delegate N (...)', "
+                                 f"the combos read {[name_of(c) for c in shown_combos(app)]}")
+    ctx.expect(len(set(names)) == len(names), f"two target-device combos share a name: {names}")
+    ctx.expect(all("CudaBackend" in n for n in names), f"a target-device combo does not name its backend: {names}")
+    ctx.expect(all(combo_value(c) == "cuda:0" for c in targets),
+               f"the combos' values read {[combo_value(c) for c in targets]}, not cuda:0")
+    choose_in_combo(app, targets[0], "cuda:1")
+    wait_title(app, lambda t: "*" in t, what="the title to mark the retarget")
+    time.sleep(0.5)
+    show_dock_tab(app, "Pass options")
+    after = [c for c in shown_combos(app) if name_of(c).startswith("Target device of delegate")]
+    after_names = [name_of(c) for c in after]
+    ctx.expect(len(set(after_names)) == len(after_names) == len(names), f"after one retarget the combos read {after_names}")
+    ctx.expect(sorted(combo_value(c) for c in after) == ["cuda:0", "cuda:1"],
+               f"after one retarget the values read {[combo_value(c) for c in after]}")
+    method = [c for c in shown_combos(app) if name_of(c) == "Method"]
+    ctx.expect(method and combo_value(method[0]) == "forward",
+               f"no combo named 'Method' set to forward: {[(name_of(c), combo_value(c)) for c in shown_combos(app)]}")
+    for combo in shown_combos(app):
+        ctx.expect(name_of(combo) and name_of(combo) != combo_value(combo),
+                   f"a combo box is named by its value: {name_of(combo)!r}")
+    for label in app.find_all(role="label"):
+        name = name_of(label)
+        ctx.expect("&" not in name.replace("&&", "") or " & " in name, f"a label reads {name!r}")
+    ctx.shot("names")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_save_as_follows_the_saved_file(ctx):
+    """Issue 34 items 2 and 3: after Save As the File label names the saved file, the diff compares with it, a change of the original is not loaded, a change of the saved file is."""
+    original = ctx.demo("original")
+    app = ctx.open(original)
+    toggle_check_box(app, "alloc_graph_output")
+    wait_title(app, lambda t: "*" in t, what="the title to mark the edit")
+    app.menu("File", "Save As...")
+    dialog = app.wait_dialog(what="the Save As dialog")
+    answer_file_dialog(ctx, app, dialog, ctx.tmp / "saved.pte", "Save As")
+    wait_title(app, lambda t: "saved.pte" in t and "*" not in t, what="the title to name saved.pte without '*'")
+    time.sleep(0.5)
+    # The File label is back once the "Saved ..." message (5 s) has gone.
+    bar = status_bar(app)
+    file_label = wait_until(lambda: labelled(app, "File", root=bar), timeout=10)
+    shown = label_text(file_label, "File") if file_label is not None else None
+    ctx.expect(shown is not None and "saved.pte" in shown, f"the status bar's File label reads {shown!r}")
+    banners = [text_of(o) or name_of(o) for o in app.find_all(role="label") if on_screen(o)
+               and "diff against" in (text_of(o) or name_of(o)).lower()]
+    ctx.expect(all("no changes" in b.lower() for b in banners), f"after Save As the diff banner reads {banners}")
+    show_dock_tab(app, "Pass options")
+    ctx.shot("saved")
+
+    # The original is re-exported as another program: not this window's file any more.
+    ctx.cli("synth", "--scenario", "cross_device", "-o", original)
+    time.sleep(2.0)
+    ctx.expect("saved.pte" in app.title() and "*" not in app.title(), f"the title reads {app.title()!r}")
+    messages = [label_text(o, "Status message") for o in [labelled(app, "Status message")] if o is not None]
+    ctx.expect(not any(m and "Reloaded" in m for m in messages), f"a change of the original was loaded: {messages}")
+    # The saved file changes: that one is reloaded.
+    ctx.cli("synth", "--scenario", "cross_device", "-o", ctx.tmp / "saved.pte")
+
+    def reloaded():
+        o = labelled(app, "Status message")
+        m = label_text(o, "Status message") if o is not None else None
+        return m if m and "Reloaded saved.pte" in m else None
+    ctx.expect(wait_until(reloaded, timeout=10), "a change of the saved file was not reloaded")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_trace_of_another_program_is_refused(ctx):
+    """Issue 34 item 4: upstream's trace of the 4-instruction h2d_d2h program, imported on the 8-instruction cross_device program (whose first instructions it fits), is refused as another program's, in the app and the CLI."""
+    trace = ETDUMP_SAMPLES / "scenario_h2d_d2h.etdp"
+    ctx.check(trace.exists(), f"{trace} is missing (the shared ETDump samples)")
+    program = ctx.synth("cross", "--scenario", "cross_device")
+    cli = ctx.cli("etdump", program, trace, check=False)
+    ctx.note(f"cli: {cli.returncode} {cli.stderr.strip()}")
+    ctx.expect(cli.returncode == 2 and "does not describe this program" in cli.stderr,
+               f"ptescope-cli etdump exits {cli.returncode}: {(cli.stderr or cli.stdout).strip()[:300]!r}")
+    own = ctx.cli("etdump", ETDUMP_SAMPLES / "scenario_h2d_d2h.pte", trace, check=False)
+    ctx.expect(own.returncode == 0, f"the trace on its own program exits {own.returncode}: {own.stderr.strip()[:200]!r}")
+
+    app = ctx.open(program)
+    app.menu("File", "Import ETDump...")
+    dialog = app.wait_dialog(what="the Import ETDump dialog")
+    type_into_file_dialog(app, dialog, str(trace))
+    box = wait_until(app.active_dialog, timeout=10, what="a message about the trace")
+    text = dialog_text(box)
+    ctx.note(f"dialog {name_of(box)!r}: {text[:300]!r}")
+    ctx.expect("does not describe this program" in text, f"importing another program's trace says {text[:300]!r}")
+    ctx.shot("refused")
+    app.key("Return")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_not_executed_list_is_seen(ctx):
+    """Issue 34 item 5: after Run Once on the demo (its CUDA delegates cannot run here) the 'Not executed' list is on screen, at least two lines high, under the outputs."""
+    app = ctx.open(ctx.demo())
+    app.menu("Run", "Run Once")
+    bottom_tab(app, "Outputs")
+
+    def listed():
+        for o in app.find_all(role="label"):
+            t = name_of(o) + " " + description_of(o)
+            if "Not executed" in t and on_screen(o):
+                return o
+        return None
+    label = wait_until(listed, timeout=30, what="the 'Not executed' list on screen")
+    e = extents(label)
+    line = 12
+    ctx.note(f"not executed: {e} {name_of(label)[:120]!r}")
+    ctx.expect(e[3] >= 2 * line, f"the 'Not executed' list is {e[3]} px high")
+    ctx.expect("CudaBackend" in name_of(label) + description_of(label), "the list does not name the delegates' backend")
+    ctx.shot("not-executed")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_emulated_times_say_so(ctx):
+    """Issue 34 item 7: with no GPU, a profile's copy times coloured on the graph are labelled emulated in the legend."""
+    demo = ctx.demo()
+    # Profiled at start, the graph coloured by copy time (the tool bar's "Graph colours" may be folded away at 1000 px).
+    app = ctx.app(demo, "--profile", "--overlay", "time")
+    wait_title(app, lambda t: "demo.pte" in t, what="the title to name demo.pte")
+    legend = wait_until(lambda: next((o for o in app.find_all(name="Legend") if on_screen(o)), None), timeout=10,
+                        what="the Legend")
+    text = wait_until(lambda: description_of(legend) if "copy time" in description_of(legend) else None, timeout=60,
+                      what="the legend's copy time scale")
+    ctx.note(f"legend: {text!r}")
+    ctx.expect("emulated copy time" in text, f"the legend reads {text!r}")
+    overlay = next((c for c in shown_combos(app) if name_of(c) == "Graph colours"), None)
+    if overlay is not None:
+        ctx.expect(combo_value(overlay) == "Copy time", f"'Graph colours' reads {combo_value(overlay)!r}")
+    ctx.shot("emulated")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_graph_forgets_the_last_files_selection(ctx):
+    """Issue 34 item 11: after selecting #1 in one file and opening another, the graph's description says nothing is selected."""
+    first = ctx.demo("first")
+    second = ctx.synth("second", "--scenario", "h2d_d2h")
+    app = ctx.open(first)
+    select_instruction(app, 1)
+    before = graph_selection(app)
+    ctx.note(f"selected in first.pte: {before!r}")
+    ctx.check(before.startswith("Selected:"), f"selecting #1 left the graph's description at {before!r}")
+    file_dialog_open(app, second)
+    wait_title(app, lambda t: "second.pte" in t, what="the title to name second.pte")
+    after = wait_until(lambda: graph_selection(app) if graph_selection(app) != before else None, timeout=10)
+    ctx.expect(after == "Nothing selected", f"after opening second.pte the graph says {graph_selection(app)!r}")
