@@ -403,6 +403,12 @@ class KernelsRuntimeFamiliesTest : public QObject {
     QCOMPARE(integers(h, out8), (std::vector<int64_t>{44, -128}));
     KH_DONE(h.call("aten::neg.out", {a8, out8, out8}));
     QCOMPARE(integers(h, out8), (std::vector<int64_t>{-100, -128}));
+    // _to_copy from int64 to int32 keeps the low 32 bits as a C++ cast (the runtime wrote 0 and
+    // -1 for INT64_MIN and INT64_MAX; through double they became INT32_MIN twice).
+    const int32_t longs = h.longs({3}, {INT64_MIN, INT64_MAX, (int64_t(1) << 32) + 5});
+    const int32_t narrowed = h.staticOutput(ST::Int, {3});
+    KH_DONE(h.call("aten::_to_copy.out", {longs, h.boolean(false), h.none(), narrowed, narrowed}));
+    QCOMPARE(integers(h, narrowed), (std::vector<int64_t>{0, -1, 5}));
     const int32_t z = h.tensor(ST::Float, {2}, {-0.0, -2.0});
     const int32_t fout = h.staticOutput(ST::Float, {2});
     KH_DONE(h.call("aten::abs.out", {z, fout, fout}));

@@ -332,8 +332,49 @@ def upsample_cases():
                    [(d, [1, 2, 3, 5])])
 
 
+def conversion_cases():
+    """_to_copy between every pair of dtypes on the edge values (NaN, ±inf, out of range)."""
+    for src in REALB:
+        v = edges(src)
+        for dst in REALB:
+            if dst != src:
+                yield Case("aten::_to_copy.out", f"{src}->{dst}", "edges", [(src, [len(v)], v)], [False, None],
+                           [(dst, [len(v)])])
+
+
+def other_cases():
+    for d in ["float32", "float64", "float16", "int32", "int64", "uint8", "bool"]:
+        v = edges(d)
+        n = len(v)
+        if d != "bool":
+            lo, hi = (-1.0, 2.5) if d in FLOATS else (-3, 7)
+            yield Case("aten::clamp.out", d, "edges", [(d, [n], v)], [lo, hi], [(d, [n])])
+            yield Case("aten::amin.out", d, "rows", [(d, [3, 5], ordinary(d, 15))], [[1], False], [(d, [3])])
+            yield Case("aten::argmax.out", d, "edges", [(d, [n], v)], [0, False], [("int64", [])])
+            yield Case("aten::prod.out", d, "ordinary", [(d, [7], ordinary(d, 7))], [None], [(d, [])])
+        yield Case("aten::where.self_out", d, "edges", [("bool", [n], [k % 3 == 0 for k in range(n)]), (d, [n], v),
+                                                         (d, [n], list(reversed(v)))], [], [(d, [n])])
+        yield Case("aten::permute_copy.out", d, "3-D", [(d, [2, 3, 4], ordinary(d, 24))], [[2, 0, 1]], [(d, [4, 2, 3])])
+        yield Case("aten::constant_pad_nd.out", d, "pad 1, 2", [(d, [2, 3], ordinary(d, 6))], [[1, 2], 0],
+                   [(d, [2, 6])])
+        yield Case("aten::index_select.out", d, "int64 index", [(d, [4, 3], ordinary(d, 12)), ("int64", [3], [3, 0, 3])],
+                   [], [(d, [3, 3])])
+    for d in ["float32", "float64", "float16"]:
+        v = edges(d)
+        for e in ([2.0, 0.5, -1.0, 3.0] if d in FLOATS else []):
+            yield Case("aten::pow.Tensor_Scalar_out", d, f"exponent {e}", [(d, [len(v)], v)], [e], [(d, [len(v)])])
+        x = ordinary(d, 2 * 4 * 4)
+        yield Case("aten::avg_pool2d.out", d, "2x2 stride 2", [(d, [1, 2, 4, 4], x)], [[2, 2], [2, 2], [0, 0], False, True, None],
+                   [(d, [1, 2, 2, 2])])
+        yield Case("aten::max_pool2d_with_indices.out", d, "3x3 stride 1 pad 1", [(d, [1, 2, 4, 4], x)],
+                   [[3, 3], [1, 1], [1, 1], [1, 1], False], [(d, [1, 2, 4, 4]), ("int64", [1, 2, 4, 4])])
+        yield Case("aten::upsample_bilinear2d.vec_out", d, "to 3x5", [(d, [1, 2, 2, 3], ordinary(d, 12))], [[3, 5], False, None],
+                   [(d, [1, 2, 3, 5])])
+
+
 def all_cases():
-    for family in (unary_cases, binary_cases, reduction_cases, norm_cases, linear_cases, upsample_cases):
+    for family in (unary_cases, binary_cases, reduction_cases, norm_cases, linear_cases, upsample_cases,
+                   conversion_cases, other_cases):
         yield from family()
 
 

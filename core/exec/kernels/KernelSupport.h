@@ -293,10 +293,13 @@ inline void nextIndex(Sizes& index, const Sizes& sizes) {
 }
 
 // Copies element `from` of `src` into element `to` of `dst`: bytes when the
-// dtypes agree, else through double.
+// dtypes agree, between integer (and bool) dtypes exactly as a C++ cast (the
+// low bits), else through double.
 inline void copyElement(const Operand& dst, int64_t to, const Operand& src, int64_t from) {
   if (dst.tensor->dtype == src.tensor->dtype)
     std::memcpy(dst.at(to), src.at(from), size_t(dst.codec.size));
+  else if (!src.codec.floating && !dst.codec.floating)
+    dst.setInteger(to, src.integerAt(from));
   else
     dst.set(to, src.get(from));
 }

@@ -27,7 +27,7 @@ KernelResult copyAll(const Operand& out, const Sizes& sizes, const Operand& self
     if (self.numel() > 0 && out.tensor->data != self.tensor->data)
       std::memmove(out.tensor->data, self.tensor->data, size_t(self.numel()) * size_t(self.codec.size));
   } else {
-    for (int64_t i = 0; i < self.numel(); ++i) out.set(i, self.get(i));
+    for (int64_t i = 0; i < self.numel(); ++i) copyElement(out, i, self, i);
   }
   return KernelOutcome::done();
 }
