@@ -409,6 +409,12 @@ class KernelsRuntimeFamiliesTest : public QObject {
     const int32_t narrowed = h.staticOutput(ST::Int, {3});
     KH_DONE(h.call("aten::_to_copy.out", {longs, h.boolean(false), h.none(), narrowed, narrowed}));
     QCOMPARE(integers(h, narrowed), (std::vector<int64_t>{0, -1, 5}));
+    // where copies int64 values exactly (through double, INT64_MAX became INT64_MIN).
+    const int32_t cond = h.tensor(ST::Bool, {2}, {1, 0});
+    const int32_t chosen = h.staticOutput(ST::Long, {2});
+    const int32_t extremes = h.longs({2}, {INT64_MAX, INT64_MIN}), ones = h.longs({2}, {1, 1});
+    KH_DONE(h.call("aten::where.self_out", {cond, extremes, ones, chosen, chosen}));
+    QCOMPARE(integers(h, chosen), (std::vector<int64_t>{INT64_MAX, 1}));
     const int32_t z = h.tensor(ST::Float, {2}, {-0.0, -2.0});
     const int32_t fout = h.staticOutput(ST::Float, {2});
     KH_DONE(h.call("aten::abs.out", {z, fout, fout}));

@@ -378,6 +378,10 @@ KernelResult where(KernelContext& ctx) {
   auto condition = a.in(0), self = a.in(1), other = a.in(2);
   auto out = a.out(3);
   if (a.failed()) return a.outcome();
+  // Integer values exactly (int64 beyond 2^53 too), as the runtime copies them.
+  if (allIntegers({&self, &other, &out}))
+    return mapElements<int64_t>({{&condition}, {&self}, {&other}}, out,
+                                [](const int64_t* v) { return v[0] != 0 ? v[1] : v[2]; });
   return mapElements({{&condition}, {&self}, {&other}}, out, [](const double* v) { return v[0] != 0 ? v[1] : v[2]; });
 }
 
