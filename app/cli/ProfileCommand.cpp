@@ -1,6 +1,9 @@
 #include "ProfileCommand.h"
 
 #include "CliCommon.h"
+#include "EditFlags.h"
+#include "PredictCommand.h"
+#include "RunnerFlags.h"
 
 #include <unistd.h>
 
@@ -9,14 +12,19 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cost/CopyCost.h"
 #include "cost/LinkProbe.h"
 #include "exec/DeviceRuntime.h"
 #include "exec/MemoryBudget.h"
 #include "exec/Profiler.h"
+#include "passes/Pipeline.h"
 #include "pte/Reader.h"
+#include "report/PredictionWriters.h"
 #include "report/ProfileAnalysisWriters.h"
 #include "report/ProfileWriters.h"
+#include "report/RunnerText.h"
 #include "report/WriterSupport.h"
+#include "runner/ExternalRunner.h"
 
 namespace ptescope::cli {
 namespace {
@@ -108,6 +116,14 @@ class ProfileCommandImpl : public ProfileCommand {
     command_->add_option("--inputs", inputs_,
                          "Folder of input files, one per method input i: i.npy, input_i.npy, i.bin or i.raw "
                          "(default: random values, seed 0)");
+    command_->add_option("--ptd", ptd_, "External data file(s) (.ptd) for EXTERNAL constants");
+    runnerFlags_.addTo(command_, "run the program there instead of in ptescope and read the ETDump it writes");
+    command_->add_flag("--compare-edits", compareEdits_,
+                       "With --runner: run the program as loaded and as edited by propagate's edit flags (both written "
+                       "to temporary files), print the measured saving next to the predicted one, and check that both "
+                       "runs' outputs are equal");
+    command_->add_option("--link", link_, "With --compare-edits, for the predicted saving: " + linkOptionHelp());
+    edits_.addTo(command_);
   }
 
   std::optional<int> runIfParsed() override {
@@ -117,9 +133,13 @@ class ProfileCommandImpl : public ProfileCommand {
 
  private:
   int run() {
-    auto loaded = pte::readProgramFile(file_);
+    pte::ReadOptions readOptions;
+    readOptions.ptd_paths = ptd_;
+    auto loaded = pte::readProgramFile(file_, readOptions);
     if (!loaded) return fail(loaded.error().message);
     const program::Program& program = loaded->program;
+    if (runnerFlags_.given()) return runWithRunner(program);
+    if (compareEdits_ || edits_.any()) return fail("--compare-edits and the edit flags need --runner");
 
     exec::ProfileOptions options;
     options.method = method_;
@@ -128,18 +148,13 @@ class ProfileCommandImpl : public ProfileCommand {
     options.host_memory = pinned_ ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
     options.inputs.directory = inputs_;
     if (std::string error; !parseMaxMemory(maxMemory_, options.max_memory, error)) return fail(error);
-    if (!method_.empty() && program.findMethod(method_) == nullptr) return fail(file_ + ": no method named '" + method_ + "'");
-    if (maxSlowdown_ && compare_.empty()) return fail("--max-slowdown needs --compare PROFILE.json");
+    // Read the earlier profile first: a bad file should not cost a run.
+    auto read = checkMethodAndReadPrevious(program);
+    if (!read) return fail(read.error().message);
+    std::optional<exec::TransferProfile> previous = std::move(read.value());
     auto settings = analysis::cudaGraphSetting(cudaGraph_, program);
     if (!settings) return fail(settings.error().message);
     options.run_settings = settings.value();
-    // Read the earlier profile first: a bad file should not cost a run.
-    std::optional<exec::TransferProfile> previous;
-    if (!compare_.empty()) {
-      auto read = report::readProfileJson(compare_);
-      if (!read) return fail(read.error().message);
-      previous = std::move(read.value());
-    }
 
     const auto preference = runtime_.empty() ? exec::RuntimePreference::Auto : *exec::parseRuntimePreference(runtime_);
     auto selection = exec::selectRuntime(preference);
@@ -165,17 +180,7 @@ class ProfileCommandImpl : public ProfileCommand {
 
     std::cout << report::profileText(profile) << report::profileAnalysesText(profile);
     if (previous) std::cout << report::profileComparisonText(profile, *previous, compare_);
-    if (!json_.empty())
-      if (auto status = report::writeProfileJson(profile, json_, previous ? &*previous : nullptr); !status) return fail(status.error().message);
-    if (!csv_.empty())
-      if (auto status = report::writeProfileCsv(profile, csv_); !status) return fail(status.error().message);
-    if (!trace_.empty())
-      if (auto status = report::writeProfileTrace(profile, trace_, program.findMethod(profile.method)); !status) return fail(status.error().message);
-    if (!summaryCsv_.empty())
-      if (auto status = report::writeTextFile(summaryCsv_, report::transferSummaryCsvHeader() +
-                                                              report::transferSummaryCsvRows(exec::summarizeTransfers(profile), profile.method));
-          !status)
-        return fail(status.error().message);
+    if (auto status = writeFiles(profile, previous ? &*previous : nullptr, program); !status) return fail(status.error().message);
     if (!saveLink_.empty() && !profile.cancelled && !profile.partial()) {
       cost::ProbeOptions probe;
       if (!profile.peak.device.isCpu()) probe.device = profile.peak.device;
@@ -198,18 +203,152 @@ class ProfileCommandImpl : public ProfileCommand {
                 << profile.iterations << " iteration(s) that completed\n";
       return kExitPartial;
     }
-    if (previous && maxSlowdown_) {
-      const double change = report::copyTimeChange(profile, *previous) * 100;
-      if (change > *maxSlowdown_) {
-        std::cerr << "ptescope-cli: copy time grew by " << change << "% against " << compare_ << " (limit "
-                  << *maxSlowdown_ << "%)\n";
-        return 1;
-      }
-    }
+    if (previous && maxSlowdown_ && slowedDown(profile, *previous)) return 1;
     return 0;
   }
 
+  // profile --runner: the same table and files from the runner's ETDump.
+  int runWithRunner(const program::Program& program) {
+    auto runnerFile = runnerFlags_.path();
+    if (!runnerFile) return fail(runnerFile.error().message);
+    for (const auto* name : {"--runtime", "--pinned", "--save-link", "--warmup", "--cuda-graph"})
+      if (command_->count(name) > 0)
+        return fail(std::string(name) + " does not apply with --runner: the runner decides how it runs the program");
+    // Read the earlier profile first: a bad file should not cost a run.
+    auto read = checkMethodAndReadPrevious(program);
+    if (!read) return fail(read.error().message);
+    std::optional<exec::TransferProfile> previous = std::move(read.value());
+    auto target = runner::runnerProgramFile(program, file_);
+    if (!target) return fail(target.error().message);
+
+    runner::RunnerOptions options;
+    options.runner = runnerFile.value();
+    options.method = method_;
+    options.iterations = iterations_;
+    options.inputs.directory = inputs_;
+    options.timeout_seconds = runnerFlags_.timeoutSeconds();
+    if (std::string error; !parseMaxMemory(maxMemory_, options.max_memory, error)) return fail(error);
+    options.cancel_requested = [] { return gInterrupted != 0; };
+    if (compareEdits_ || edits_.any()) {
+      if (!compareEdits_) return fail("the edit flags need --compare-edits with --runner");
+      if (previous) return fail("--compare-edits compares with the program as loaded; --compare does not apply");
+      return compareEdits(program, target.value(), options);
+    }
+    Result<runner::RunnerResult> result = makeError("not run");
+    {
+      InterruptGuard guard;
+      result = runner::runWithRunner(target.value(), options);
+    }
+    if (!result) return runnerFailed(result.error());
+    exec::TransferProfile& profile = result->profile;
+    std::cout << report::profileText(profile) << report::instructionTimesText(profile) << report::profileAnalysesText(profile);
+    if (previous) std::cout << report::profileComparisonText(profile, *previous, compare_);
+    if (!result->trace_warning.empty()) std::cerr << "ptescope-cli: warning: " << runnerFile.value() << ": " << result->trace_warning << "\n";
+    if (auto status = writeFiles(profile, previous ? &*previous : nullptr, program); !status) return fail(status.error().message);
+    if (previous && maxSlowdown_ && slowedDown(profile, *previous)) return 1;
+    return 0;
+  }
+
+  // --method names a method of `program`, --max-slowdown comes with
+  // --compare, and the --compare file reads (nullopt without --compare).
+  Result<std::optional<exec::TransferProfile>> checkMethodAndReadPrevious(const program::Program& program) const {
+    if (!method_.empty() && program.findMethod(method_) == nullptr)
+      return makeError(file_ + ": no method named '" + method_ + "'");
+    if (maxSlowdown_ && compare_.empty()) return makeError("--max-slowdown needs --compare PROFILE.json");
+    if (compare_.empty()) return std::optional<exec::TransferProfile>();
+    auto read = report::readProfileJson(compare_);
+    if (!read) return read.error();
+    return std::optional<exec::TransferProfile>(std::move(read.value()));
+  }
+
+  // --json, --csv, --trace and --summary-csv of a profile of `program` (--json
+  // with the comparison to `previous`).
+  Status writeFiles(const exec::TransferProfile& profile, const exec::TransferProfile* previous,
+                    const program::Program& program) const {
+    if (!json_.empty())
+      if (auto status = report::writeProfileJson(profile, json_, previous); !status) return status;
+    if (!csv_.empty())
+      if (auto status = report::writeProfileCsv(profile, csv_); !status) return status;
+    if (!trace_.empty())
+      if (auto status = report::writeProfileTrace(profile, trace_, program.findMethod(profile.method)); !status)
+        return status;
+    if (!summaryCsv_.empty())
+      if (auto status = report::writeTextFile(summaryCsv_, report::transferSummaryCsvHeader() +
+                                                              report::transferSummaryCsvRows(exec::summarizeTransfers(profile), profile.method));
+          !status)
+        return status;
+    return Ok{};
+  }
+
+  // --max-slowdown: true (said on stderr) when the copy time grew by more than allowed.
+  bool slowedDown(const exec::TransferProfile& profile, const exec::TransferProfile& previous) const {
+    const double change = report::copyTimeChange(profile, previous) * 100;
+    if (change <= *maxSlowdown_) return false;
+    std::cerr << "ptescope-cli: copy time grew by " << change << "% against " << compare_ << " (limit " << *maxSlowdown_
+              << "%)\n";
+    return true;
+  }
+
+  static int runnerFailed(const Error& error) {
+    if (error.message == runner::kRunnerCancelled) {
+      std::cerr << "ptescope-cli: interrupted; the runner was stopped and nothing was measured\n";
+      return kExitInterrupted;
+    }
+    return fail(error.message);
+  }
+
+  // profile --runner --compare-edits: as loaded and as edited, each through
+  // the runner; copies paired by CopyIdentity, the measured saving beside
+  // the predicted one, and the outputs of both compared.
+  int compareEdits(const program::Program& program, const runner::RunnerProgram& loadedTarget,
+                   const runner::RunnerOptions& options) {
+    auto link = linkFromOption(link_);
+    if (!link) return fail(link.error().message);
+    auto pipeline = edits_.pipelineOptions(program, file_, method_);
+    if (!pipeline) return fail(pipeline.error().message);
+    if (!edits_.any()) return fail("--compare-edits needs an edit (propagate's flags: --skip-h2d-inputs, --set-device, ...)");
+    auto edited = passes::runPipeline(program, pipeline.value());
+    if (!edited) return fail(file_ + ": " + edited.error().message);
+    const std::string method = options.method.empty() ? exec::defaultMethodName(program) : options.method;
+    if (edited->program.findMethod(method) == nullptr) return fail(file_ + ": the edits leave no method '" + method + "'");
+
+    runner::RunnerProgram editedTarget{&edited->program, "", "", loadedTarget.name + " as edited"};
+    Result<runner::RunnerResult> asLoaded = makeError("not run"), asEdited = makeError("not run");
+    {
+      InterruptGuard guard;
+      asLoaded = runner::runWithRunner(loadedTarget, options);
+      if (asLoaded) asEdited = runner::runWithRunner(editedTarget, options);
+    }
+    if (!asLoaded) return runnerFailed(asLoaded.error());
+    if (!asEdited) return runnerFailed(asEdited.error());
+
+    const auto memory = exec::HostMemoryKind::Pageable;
+    auto before = cost::predictMethod(*program.findMethod(method), link.value(), memory);
+    if (!before) return fail(file_ + ": method '" + method + "': " + before.error().message);
+    auto after = cost::predictMethod(*edited->program.findMethod(method), link.value(), memory);
+    if (!after) return fail(file_ + ": method '" + method + "' as edited: " + after.error().message);
+
+    const auto& a = asLoaded->profile;
+    const auto& b = asEdited->profile;
+    std::cout << report::profileText(b) << report::instructionTimesText(b) << report::profileAnalysesText(b)
+              << report::profileComparisonText(b, a, loadedTarget.name + " as loaded") << "\n"
+              << report::measuredSavingText(a, b)
+              << report::predictionDeltaText("method '" + method + "'", before->copySeconds(), after->copySeconds(),
+                                             link.value(), memory);
+    size_t compared = 0;
+    for (const auto& o : asLoaded->outputs) compared += o ? 1 : 0;
+    const auto differences = runner::compareOutputs(*program.findMethod(method), asLoaded->outputs, asEdited->outputs);
+    std::cout << report::outputsAgreementText(differences, compared, "as loaded", "as edited");
+    if (auto status = writeFiles(b, &a, edited->program); !status) return fail(status.error().message);
+    return differences.empty() ? 0 : 1;
+  }
+
   CLI::App* command_ = nullptr;
+  RunnerFlags runnerFlags_;
+  EditFlags edits_;
+  bool compareEdits_ = false;
+  std::string link_;
+  std::vector<std::string> ptd_;
   std::string file_, method_, runtime_, json_, csv_, summaryCsv_, trace_, inputs_, compare_, saveLink_, cudaGraph_;
   std::string maxMemory_;
   std::optional<double> maxSlowdown_;

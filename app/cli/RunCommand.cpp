@@ -1,6 +1,7 @@
 #include "RunCommand.h"
 
 #include "CliCommon.h"
+#include "RunnerFlags.h"
 
 #include <filesystem>
 #include <iostream>
@@ -9,6 +10,9 @@
 #include "exec/RunOnce.h"
 #include "pte/Reader.h"
 #include "report/RunText.h"
+#include "report/RunnerText.h"
+#include "runner/ExternalRunner.h"
+#include "util/MappedFile.h"
 
 namespace ptescope::cli {
 namespace {
@@ -29,6 +33,7 @@ class RunCommandImpl : public RunCommand {
     command_->add_option("--runtime", runtime_, "cuda or host (default: cuda when a device is present, else host)")
         ->check(CLI::IsMember({"cuda", "host"}));
     command_->add_option("--max-memory", maxMemory_, kMaxMemoryHelp);
+    runnerFlags_.addTo(command_, "also run the method there once on the same inputs, keep its outputs as runner-<i>.bin beside ptescope's and compare the two bit for bit when ptescope ran the whole program");
   }
 
   std::optional<int> runIfParsed() override {
@@ -61,16 +66,61 @@ class RunCommandImpl : public RunCommand {
     auto result = exec::runMethodOnce(program, *selection->runtime, options);
     if (!result) return fail(file_ + ": " + result.error().message);
 
+    // The runner runs before anything is printed or written: its failure is
+    // the command's one error line.
+    std::optional<runner::RunnerResult> theirs;
+    if (runnerFlags_.given()) {
+      auto path = runnerFlags_.path();
+      if (!path) return fail(path.error().message);
+      auto target = runner::runnerProgramFile(program, file_);
+      if (!target) return fail(target.error().message);
+      runner::RunnerOptions runnerOptions;
+      runnerOptions.runner = path.value();
+      runnerOptions.method = result->method;
+      runnerOptions.iterations = 1;
+      runnerOptions.inputs = options.inputs;
+      runnerOptions.max_memory = options.max_memory;
+      runnerOptions.timeout_seconds = runnerFlags_.timeoutSeconds();
+      auto ran = runner::runWithRunner(target.value(), runnerOptions);
+      if (!ran) return fail(ran.error().message);
+      theirs = std::move(ran.value());
+    }
+
     std::cout << report::runText(*result, std::filesystem::path(file_).filename().string());
     if (!outputs_.empty()) {
       auto written = exec::writeOutputsAsNpy(*result, outputs_);
       if (!written) return fail(written.error().message);
       std::cout << "wrote " << written->size() << " output file(s) to " << outputs_ << "\n";
     }
-    return 0;
+    if (!theirs) return 0;
+    if (!outputs_.empty()) {
+      size_t count = 0;
+      for (size_t i = 0; i < theirs->outputs.size(); ++i) {
+        if (!theirs->outputs[i]) continue;
+        const auto path = (std::filesystem::path(outputs_) / ("runner-" + std::to_string(i) + ".bin")).string();
+        if (auto s = writeFileAtomically(path, *theirs->outputs[i]); !s) return fail(s.error().message);
+        ++count;
+      }
+      std::cout << "wrote the runner's " << count << " output file(s) (raw, as it wrote them) to " << outputs_ << "\n";
+    }
+    if (!result->not_executed.empty()) {
+      std::cout << "outputs: not compared: ptescope did not run " << result->not_executed.size()
+                << " instruction(s) of the program (its delegates), so its outputs are not the program's\n";
+      return 0;
+    }
+    runner::RawOutputs ours;
+    size_t compared = 0;
+    for (const auto& o : result->outputs) {
+      ours.push_back(o.tensor ? std::optional(o.tensor->bytes) : std::nullopt);
+      compared += o.tensor ? 1 : 0;
+    }
+    const auto differences = runner::compareOutputs(*program.findMethod(result->method), ours, theirs->outputs);
+    std::cout << report::outputsAgreementText(differences, compared, "ptescope", "the runner");
+    return differences.empty() ? 0 : 1;
   }
 
   CLI::App* command_ = nullptr;
+  RunnerFlags runnerFlags_;
   std::string file_, method_, inputs_, outputs_, runtime_, maxMemory_;
   std::vector<std::string> ptd_;
   uint64_t seed_ = 0;

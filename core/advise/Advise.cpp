@@ -81,6 +81,35 @@ std::string joinList(const std::vector<std::string>& items) {
   for (size_t i = 0; i < items.size(); ++i) out += (i == 0 ? "" : ", ") + items[i];
   return out;
 }
+}  // namespace
+
+std::vector<std::string> deviceIoDuties(const program::Method& method, bool skipH2dInputs, bool skipD2hOutputs) {
+  std::vector<std::string> out;
+  auto ioOnDevice = [&](const std::vector<int32_t>& io) {
+    std::map<Device, std::vector<std::string>> byDevice;
+    for (size_t p = 0; p < io.size(); ++p) {
+      const int32_t v = io[p];
+      if (v < 0 || size_t(v) >= program::items(method.values).size()) continue;
+      if (const auto* t = (*method.values)[size_t(v)].tensor(); t && !t->device().isCpu())
+        byDevice[t->device()].push_back(std::to_string(p) + " (%" + std::to_string(v) + ")");
+    }
+    return byDevice;
+  };
+  if (skipH2dInputs)
+    for (const auto& [device, list] : ioOnDevice(program::items(method.inputs)))
+      out.push_back(list.size() == 1 ? "pass input " + list[0] + " that already lives on " + device.str()
+                                     : "pass inputs " + joinList(list) + " that already live on " + device.str());
+  if (skipD2hOutputs)
+    for (const auto& [device, list] : ioOnDevice(program::items(method.outputs)))
+      out.push_back(list.size() == 1
+                        ? "output " + list[0] + " stays on " + device.str() + "; copy it yourself if the host needs it"
+                        : "outputs " + joinList(list) + " stay on " + device.str() +
+                              "; copy them yourself if the host needs them");
+  return out;
+}
+
+namespace {
+
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
@@ -343,27 +372,8 @@ class MethodSearch {
   }
 
   std::vector<std::string> contract(const program::Method& result, const CandidateEdits& e) const {
-    std::vector<std::string> out;
-    auto ioOnDevice = [&](const std::vector<int32_t>& io) {
-      std::map<Device, std::vector<std::string>> byDevice;
-      for (size_t p = 0; p < io.size(); ++p) {
-        const int32_t v = io[p];
-        if (v < 0 || size_t(v) >= program::items(result.values).size()) continue;
-        if (const auto* t = (*result.values)[size_t(v)].tensor(); t && !t->device().isCpu())
-          byDevice[t->device()].push_back(std::to_string(p) + " (%" + std::to_string(v) + ")");
-      }
-      return byDevice;
-    };
-    if (e.options.skip_h2d_for_method_inputs)
-      for (const auto& [device, list] : ioOnDevice(program::items(result.inputs)))
-        out.push_back(list.size() == 1 ? "pass input " + list[0] + " that already lives on " + device.str()
-                                       : "pass inputs " + joinList(list) + " that already live on " + device.str());
-    if (e.options.skip_d2h_for_method_outputs)
-      for (const auto& [device, list] : ioOnDevice(program::items(result.outputs)))
-        out.push_back(list.size() == 1
-                          ? "output " + list[0] + " stays on " + device.str() + "; copy it yourself if the host needs it"
-                          : "outputs " + joinList(list) + " stay on " + device.str() +
-                                "; copy them yourself if the host needs them");
+    std::vector<std::string> out = deviceIoDuties(result, e.options.skip_h2d_for_method_inputs,
+                                                  e.options.skip_d2h_for_method_outputs);
     if (e.changes.alloc_graph_input == false)
       out.push_back("inputs are not memory-planned: the method works in the caller's input buffers (keep them alive "
                     "while it runs)");

@@ -167,6 +167,12 @@ Result<Advice> advise(const program::Program& program, const AdviseOptions& opti
 // The edits of a candidate in the one edit model, built as `propagate` builds
 // them from its flags (editsFromChanges + setTargetDevice), so applying them
 // writes what `propagate` with propagateFlags() writes.
+// What the caller of `method` must do when its inputs (skipH2dInputs) or
+// outputs (skipD2hOutputs) stay on a device: one line per device, as the
+// advisor lists a candidate's caller contract ("pass input 0 (%0) that
+// already lives on cuda:0"); empty when no such input or output is on one.
+std::vector<std::string> deviceIoDuties(const program::Method& method, bool skipH2dInputs, bool skipD2hOutputs);
+
 Result<passes::ProgramEdits> programEdits(const program::Program& program, const CandidateEdits& edits);
 
 // propagate's flags for the edits: {"--method", "forward", "--skip-h2d-inputs",

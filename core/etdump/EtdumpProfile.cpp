@@ -160,6 +160,31 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
   // 1. Blocks to methods.
   size_t loads = 0;
   for (const auto& b : dump.blocks) loads += b.name == kDefaultBlock ? 1 : 0;
+  // One load in a program of several methods: what executor_runner writes
+  // for --method_name, and the trace does not say which. The method is the
+  // one every event fits, not the first by position.
+  if (named.empty() && loads == 1 && methods.size() > 1) {
+    std::vector<std::pair<std::string, EtdumpAnalysis>> fitting;
+    for (const auto& m : methods) {
+      AnalysisOptions one = options;
+      one.methods = {m.displayName()};
+      auto attempt = analyzeEtdump(dump, program, one);
+      if (attempt && attempt->misfits.total() == 0 && attempt->misfits.matched > 0)
+        fitting.emplace_back(m.displayName(), std::move(attempt.value()));
+    }
+    if (!fitting.empty()) {
+      EtdumpAnalysis chosen = std::move(fitting.front().second);
+      std::string names;
+      for (const auto& [name, unused] : fitting) names += (names.empty() ? "'" : ", '") + name + "'";
+      chosen.attribution_rule =
+          fitting.size() == 1
+              ? "one load_method in the trace, which does not name its method; every event fits method " + names +
+                    " only, so every block belongs to it"
+              : "one load_method in the trace, which does not name its method; every event fits methods " + names +
+                    ": taken as '" + fitting.front().first + "' (name the method to choose another)";
+      return chosen;
+    }
+  }
   const int fallback = [&] {
     const auto* forward = program.findMethod("forward");
     return forward ? int(forward - methods.data()) : 0;

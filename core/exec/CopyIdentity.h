@@ -38,8 +38,14 @@ class CanonicalValues {
 // copy, an ETDump copy instruction); timings and the rest left to the caller.
 template <class Copy>
 CopyProfile copyProfileOf(const Copy& copy) {
-  return CopyProfile{.instruction = copy.instruction, .direction = copy.direction, .source_value = copy.source_value,
-                     .destination_value = copy.destination_value, .device = copy.device, .bytes = copy.bytes};
+  CopyProfile out;
+  out.instruction = copy.instruction;
+  out.direction = copy.direction;
+  out.source_value = copy.source_value;
+  out.destination_value = copy.destination_value;
+  out.device = copy.device;
+  out.bytes = copy.bytes;
+  return out;
 }
 
 // Fills every CopyProfile::canonical_source of `profile` from `method` (the

@@ -46,6 +46,11 @@ struct CopyProfile {
   double gbps = 0;                 // bytes / median time, 10^9 bytes per second
   double best_gbps = 0;            // bytes / min time
   double peak_share = 0;           // gbps / the link peak of its direction; 0 when no peak
+  // Empty when `seconds` is the copy's own time. Otherwise what the host
+  // clock measured instead (a blocking copy that first waited for a
+  // delegate's queued GPU work, spec P12); gbps, best_gbps and peak_share
+  // are then 0, since no bandwidth follows from such a time.
+  std::string time_covers;
 };
 
 struct InstructionProfile {

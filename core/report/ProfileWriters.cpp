@@ -39,6 +39,9 @@ std::string emulatedLabel(const exec::TransferProfile& profile) {
   // tests/cudart-standin names its devices "cudart stand-in (not a GPU)".
   if (profile.runtime.find("stand-in") != std::string::npos)
     return "STAND-IN (no GPU: a test library answered the CUDA calls, copy times are a link model's)";
+  // runner::runnerSource: the user's runner ran it, whatever it ran on.
+  if (profile.runtime.starts_with("ExecuTorch runner "))
+    return "measured by the runner: its ETDump, on the host clock";
   return "measured on the GPU";
 }
 
@@ -99,21 +102,29 @@ std::string profileText(const exec::TransferProfile& p) {
       row += " " + padded(std::to_string(c.bytes), 12, true);
       row += " " + padded(exec::hostMemoryKindName(c.host_memory), 9);
       row += " " + padded(microsText(c.seconds.min), 10, true);
-      row += " " + padded(microsText(c.seconds.median), 10, true);
+      // A time that is not the copy's (CopyProfile::time_covers) is marked
+      // and gets no bandwidth: none would be true.
+      const bool marked = !c.time_covers.empty();
+      row += " " + padded(microsText(c.seconds.median) + (marked ? "*" : ""), 10, true);
       row += " " + padded(microsText(c.seconds.max), 10, true);
-      row += " " + padded(fixedText(c.gbps, 2), 9, true);
-      if (!p.emulated) row += " " + padded(p.peak.measured ? percentText(c.peak_share) : "-", 8, true);
+      row += " " + padded(marked ? "-" : fixedText(c.gbps, 2), 9, true);
+      if (!p.emulated) row += " " + padded(p.peak.measured && !marked ? percentText(c.peak_share) : "-", 8, true);
       out += row + "\n";
     }
+    for (const auto& c : p.copies)
+      if (!c.time_covers.empty()) out += "  * instruction " + std::to_string(c.instruction) + ": " + c.time_covers + "\n";
   }
 
   out += "\ntotals per iteration" + std::string(p.emulated ? " (emulated)" : "") + ":\n";
   for (auto direction : program::kHostDeviceDirections) {
     const auto& t = p.totals(direction);
+    const bool marked = std::any_of(p.copies.begin(), p.copies.end(), [direction](const exec::CopyProfile& c) {
+      return c.direction == direction && !c.time_covers.empty();
+    });
     out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(t.copies) + " copies, " + bytesText(t.bytes) +
-           ", median " + microsText(t.seconds) + " us, " + fixedText(t.gbps, 2) +
-           (p.emulated ? " GB/s of memcpy" : " GB/s");
-    if (p.peak.measured && t.copies > 0 && !p.emulated) out += ", " + percentText(t.peak_share) + " of peak";
+           ", median " + microsText(t.seconds) + " us" + (marked ? "*, no GB/s (times marked * are not only copies)" : ", " + fixedText(t.gbps, 2) +
+           (p.emulated ? " GB/s of memcpy" : " GB/s"));
+    if (p.peak.measured && t.copies > 0 && !p.emulated && !marked) out += ", " + percentText(t.peak_share) + " of peak";
     out += "\n";
   }
   out += "  run: median " + microsText(p.run_seconds.median) + " us (min " +
@@ -190,6 +201,7 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
                                {"gbps", c.gbps},
                                {"best_gbps", c.best_gbps},
                                {"peak_share", c.peak_share}});
+    if (!c.time_covers.empty()) copy["time_covers"] = c.time_covers;
     copy.update(timingJson(c.seconds));
     nlohmann::json samples = nlohmann::json::array();
     for (double s : c.samples) samples.push_back(toMicros(s));
@@ -446,6 +458,8 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     copy.destination_value = destination;
     if (copies[i].contains("canonical_source") && copies[i]["canonical_source"].is_number_integer())
       copy.canonical_source = copies[i]["canonical_source"].get<int32_t>();
+    if (copies[i].contains("time_covers") && copies[i]["time_covers"].is_string())
+      copy.time_covers = copies[i]["time_covers"].get<std::string>();
     copy.device = parsedDevice.value();
     copy.host_memory = memory == "pinned" ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
     copy.bytes = bytes;

@@ -66,6 +66,27 @@ class CliEtdumpTest : public QObject {
   Q_OBJECT
 
  private slots:
+  // executor_runner loads only the method it runs, and its trace does not
+  // name it: a trace of the demo's second method ("prefill": mul, softmax,
+  // not forward's add, relu) is that method's, not the first one's.
+  void oneLoadOfTheSecondMethodIsThatMethods() {
+    const auto& w = written();
+    auto loaded = test::loadOrFail(w.pte);
+    etdump::TraceSpec spec;
+    spec.method = "prefill";
+    spec.iterations = 2;
+    auto dump = etdump::synthesizeEtdump(loaded.program, spec);
+    QVERIFY(dump);
+    const QString etdp = outPath("prefill.etdp"), json = outPath("prefill.json");
+    test::writeAll(etdp, etdump::serializeEtdump(dump.value()));
+    const auto r = runCli({"etdump", w.pte, etdp, "--json", json});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains("method 'prefill': 2 iteration(s)"), r.out.constData());
+    QVERIFY(!r.out.contains("method 'forward'"));
+    QVERIFY(r.out.contains("every event fits method 'prefill' only"));
+    QCOMPARE(readJson(json)["methods"][0]["method"].get<std::string>(), std::string("prefill"));
+  }
+
   void writtenTraceInEveryFormat() {
     const auto& w = written();
     const QString json = outPath("w.json"), csv = outPath("w.csv"), trace = outPath("w.trace.json");
