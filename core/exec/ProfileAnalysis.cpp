@@ -172,7 +172,8 @@ void checkBelowPeak(const TransferProfile& profile, const ProfileSourceFacts& fa
     return;
   }
   for (const auto& c : profile.copies) {
-    if (c.direction == CopyDirection::DeviceToDevice || c.bytes < options.bandwidth_bound_bytes) continue;
+    if (c.direction == CopyDirection::DeviceToDevice || c.bytes < options.bandwidth_bound_bytes || !c.time_covers.empty())
+      continue;
     const double peak = c.direction == CopyDirection::HostToDevice ? h2d : d2h;
     // No rate (a time that is not the copy's own): nothing to compare.
     if (peak <= 0 || c.gbps <= 0 || c.gbps >= options.low_peak_share * peak) continue;
@@ -336,7 +337,8 @@ TransferSummary summarizeTransfers(const TransferProfile& profile) {
     std::vector<Execution> all;
     std::map<SizeClass, std::vector<Execution>> byClass;
     for (const auto& c : profile.copies) {
-      if (c.direction != direction) continue;
+      // A time that is not the copy's (CopyProfile::time_covers) says nothing about a transfer.
+      if (c.direction != direction || !c.time_covers.empty()) continue;
       const std::vector<double> once{c.seconds.median};
       for (double s : c.samples.empty() ? once : c.samples) {
         all.push_back({c.bytes, s});

@@ -316,7 +316,7 @@ void markHostClockCopies(exec::TransferProfile& profile, const program::Program&
     profile.notes.push_back(std::to_string(waitsFor.size()) +
                             " copy time(s) marked '*' include a device delegate's queued GPU work (executor_runner "
                             "has no caller stream: the delegate returns before its work is done and the next "
-                            "blocking copy waits for it); no GB/s is given for them");
+                            "blocking copy waits for it); no GB/s is given for them, and the transfer statistics and PRF003 leave them out");
 }
 
 std::vector<OutputDifference> compareOutputs(const program::Method& method, const RawOutputs& first,

@@ -117,7 +117,8 @@ class RunnerTest : public QObject {
     qunsetenv("TMPDIR");
     QVERIFY2(run, run ? "" : run.error().message.c_str());
     QCOMPARE(run->profile.iterations, size_t(2));
-    QCOMPARE(run->profile.runtime, std::string("ExecuTorch runner ") + PTESCOPE_TEST_RUNNER + ", host clock");
+    QCOMPARE(QString::fromStdString(run->profile.runtime),
+             QString("ExecuTorch runner %1, host clock").arg(QStringLiteral(PTESCOPE_TEST_RUNNER)));
     QCOMPARE(run->profile.program_name, std::string("edited"));
     QVERIFY(log.find("Model executed successfully 2 time(s)") != std::string::npos);
     QCOMPARE(run->outputs.size(), size_t(1));
