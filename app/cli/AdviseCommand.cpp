@@ -186,7 +186,7 @@ class AdviseCommandImpl : public AdviseCommand {
                 << "': " << advise::editsText(candidate.edits) << "\n"
                 << "predicted saving: " << program::durationText(candidate.predicted_saving_us / 1e6) << " per call\n"
                 << "the same as: " << command << "\n";
-      std::cerr << "ptescope-cli: wrote " << output_ << "\n";
+      say("wrote " + output_);
     }
     return 0;
   }

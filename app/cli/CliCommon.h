@@ -6,6 +6,7 @@
 #include <string>
 
 #include "exec/MemoryBudget.h"
+#include "program/Text.h"
 #include "pte/Reader.h"
 #include "report/Json.h"
 #include "util/Utf8.h"
@@ -14,10 +15,16 @@ namespace ptescope::cli {
 
 inline constexpr int kExitBadInput = 2;
 
-// Prints "ptescope-cli: <message>" on stderr and returns kExitBadInput.
-// (A message may quote a path or text from a file: printed UTF-8 safe.)
+// Every message on stderr is one line "ptescope-cli: <text>". A message may
+// quote a path or a name from a file (a method name with a newline, bytes
+// that are not UTF-8): printed through printableLine, so it stays one line.
+inline void say(const std::string& text) { std::cerr << "ptescope-cli: " << printableLine(text) << "\n"; }
+inline void warn(const std::string& text) { say("warning: " + text); }
+inline void note(const std::string& text) { say("note: " + text); }
+
+// Prints the error as say() does and returns kExitBadInput.
 inline int fail(const std::string& message) {
-  std::cerr << "ptescope-cli: " << printableUtf8(message) << "\n";
+  say(message);
   return kExitBadInput;
 }
 
@@ -29,7 +36,7 @@ inline std::string jsonForStdout(const nlohmann::json& value) {
   static bool noted = false;
   if (escaped > 0 && !noted) {
     noted = true;
-    std::cerr << "ptescope-cli: note: " << report::escapedStringsNote(escaped) << "\n";
+    note(report::escapedStringsNote(escaped));
   }
   return text;
 }
@@ -37,7 +44,7 @@ inline std::string jsonForStdout(const nlohmann::json& value) {
 // Once on stderr: the program had names that are not UTF-8 (commands that
 // print every reader warning anyway do not need this).
 inline void noteEscapedNames(const pte::LoadedProgram& loaded) {
-  if (loaded.escaped_strings > 0) std::cerr << "ptescope-cli: note: " << pte::escapedStringsWarning(loaded.escaped_strings) << "\n";
+  if (loaded.escaped_strings > 0) note(pte::escapedStringsWarning(loaded.escaped_strings));
 }
 
 // --cuda-graph of predict, advise, profile and report.

@@ -74,7 +74,7 @@ class EtdumpCommandImpl : public EtdumpCommand {
     }
     std::cout << report::etdumpText(analysis.value(), loaded->program, source, rules);
     if (auto warning = analysis->warning(); !warning.empty())
-      std::cerr << "ptescope-cli: warning: " << etdump_ << ": " << warning << "\n";
+      warn(etdump_ + ": " + warning);
     if (!json_.empty())
       if (auto s = report::writeEtdumpJson(analysis.value(), loaded->program, source, json_, rules); !s) return fail(s.error().message);
     if (!csv_.empty())

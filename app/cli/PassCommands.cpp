@@ -128,7 +128,7 @@ class PassCommandsImpl : public PassCommands {
     auto written = pte::writeProgramFile(result->program, output_, writeOptions);
     if (!written) return fail(written.error().message);
     std::cout << printed;
-    if (!json_) std::cerr << "ptescope-cli: wrote " << output_ << "\n";
+    if (!json_) say("wrote " + output_);
     return 0;
   }
 

@@ -162,10 +162,10 @@ class PredictCommandsImpl : public PredictCommands {
     const auto* large = profile->curve(program::CopyDirection::HostToDevice, cost::LinkMemory::Pinned);
     const auto* largeDown = profile->curve(program::CopyDirection::DeviceToHost, cost::LinkMemory::Pinned);
     if (large && largeDown && !large->points.empty() && !largeDown->points.empty())
-      std::cerr << "ptescope-cli: " << profile->label() << ": pinned " << large->points.back().bytes << " bytes h2d "
-                << large->gbpsFor(large->points.back().bytes) << " GB/s, d2h "
-                << largeDown->gbpsFor(largeDown->points.back().bytes) << " GB/s\n";
-    std::cerr << "ptescope-cli: wrote " << output_ << "\n";
+      say(profile->label() + ": pinned " + program::bytesText(int64_t(large->points.back().bytes)) + " h2d " +
+          program::gbpsText(large->gbpsFor(large->points.back().bytes)) + " GB/s, d2h " +
+          program::gbpsText(largeDown->gbpsFor(largeDown->points.back().bytes)) + " GB/s");
+    say("wrote " + output_);
     return 0;
   }
 

@@ -159,7 +159,7 @@ class ProfileCommandImpl : public ProfileCommand {
     const auto preference = runtime_.empty() ? exec::RuntimePreference::Auto : *exec::parseRuntimePreference(runtime_);
     auto selection = exec::selectRuntime(preference);
     if (!selection) return fail(selection.error().message);
-    if (!selection->notice.empty()) std::cerr << "ptescope-cli: note: " << selection->notice << "\n";
+    if (!selection->notice.empty()) note(selection->notice);
     exec::DeviceRuntime& runtime = *selection->runtime;
     if (!saveLink_.empty() && runtime.isEmulated())
       return fail("--save-link needs a GPU: " + runtime.name() + " only emulates one, its copies would describe host "
@@ -191,16 +191,15 @@ class ProfileCommandImpl : public ProfileCommand {
       auto link = cost::probeLink(runtime, probe);
       if (!link) return fail(link.error().message);
       if (auto status = cost::writeLinkProfileFile(link.value(), saveLink_); !status) return fail(status.error().message);
-      std::cerr << "ptescope-cli: wrote the link profile " << saveLink_ << "\n";
+      say("wrote the link profile " + saveLink_);
     }
     if (profile.cancelled) {
-      std::cerr << "ptescope-cli: interrupted; the results above cover the " << profile.iterations
-                << " iteration(s) that completed\n";
+      say("interrupted; the results above cover the " + program::countText(profile.iterations, "iteration") + " that completed");
       return kExitInterrupted;
     }
     if (profile.partial()) {
-      std::cerr << "ptescope-cli: " << file_ << ": " << profile.failure << "; the profile above is partial: it covers the "
-                << profile.iterations << " iteration(s) that completed\n";
+      say(file_ + ": " + profile.failure + "; the profile above is partial: it covers the " +
+          program::countText(profile.iterations, "iteration") + " that completed");
       return kExitPartial;
     }
     if (previous && maxSlowdown_ && slowedDown(profile, *previous)) return 1;
@@ -243,7 +242,7 @@ class ProfileCommandImpl : public ProfileCommand {
     exec::TransferProfile& profile = result->profile;
     std::cout << report::profileText(profile) << report::instructionTimesText(profile) << report::profileAnalysesText(profile);
     if (previous) std::cout << report::profileComparisonText(profile, *previous, compare_);
-    if (!result->trace_warning.empty()) std::cerr << "ptescope-cli: warning: " << runnerFile.value() << ": " << result->trace_warning << "\n";
+    if (!result->trace_warning.empty()) warn(runnerFile.value() + ": " + result->trace_warning);
     if (auto status = writeFiles(profile, previous ? &*previous : nullptr, program); !status) return fail(status.error().message);
     if (previous && maxSlowdown_ && slowedDown(profile, *previous)) return 1;
     return 0;
@@ -284,14 +283,14 @@ class ProfileCommandImpl : public ProfileCommand {
   bool slowedDown(const exec::TransferProfile& profile, const exec::TransferProfile& previous) const {
     const double change = report::copyTimeChange(profile, previous) * 100;
     if (change <= *maxSlowdown_) return false;
-    std::cerr << "ptescope-cli: copy time grew by " << change << "% against " << compare_ << " (limit " << *maxSlowdown_
-              << "%)\n";
+    say("copy time grew by " + program::fixedText(change, 1) + "% against " + compare_ + " (limit " +
+        program::shortText(*maxSlowdown_) + "%)");
     return true;
   }
 
   static int runnerFailed(const Error& error) {
     if (error.message == runner::kRunnerCancelled) {
-      std::cerr << "ptescope-cli: interrupted; the runner was stopped and nothing was measured\n";
+      say("interrupted; the runner was stopped and nothing was measured");
       return kExitInterrupted;
     }
     return fail(error.message);

@@ -115,10 +115,10 @@ class RenderCommandImpl : public RenderCommand {
     auto written = writeFileAtomically(
         output_, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
     if (!written) return fail("render: " + written.error().message);
-    std::cerr << "ptescope-cli: wrote " << output_ << " (method '" << model.method_name << "', " << model.nodes.size()
-              << " nodes, " << model.edges.size() << " edges"
-              << (model.has_groups ? ", repeated layers and long runs collapsed; --full draws everything" : "")
-              << (diff_ ? ", " + std::to_string(changes) + " changes marked" : std::string()) << note << ")\n";
+    say("wrote " + output_ + " (method '" + model.method_name + "', " + program::countText(model.nodes.size(), "node") +
+        ", " + program::countText(model.edges.size(), "edge") +
+        (model.has_groups ? ", repeated layers and long runs collapsed; --full draws everything" : "") +
+        (diff_ ? ", " + program::countText(changes, "change") + " marked" : std::string()) + note + ")");
     return 0;
   }
 

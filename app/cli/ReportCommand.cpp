@@ -106,9 +106,9 @@ class ReportCommandImpl : public ReportCommand {
     noteEscapedNames(loaded.value());
     size_t nodes = 0;
     for (size_t n : facts.graph_nodes) nodes += n;
-    std::cerr << "ptescope-cli: wrote " << output << " (" << facts.methods.size() << " method"
-              << (facts.methods.size() == 1 ? "" : "s") << ", " << nodes << " graph nodes, " << facts.copies
-              << " copies, " << facts.bytes << " bytes)\n";
+    say("wrote " + output + " (" + program::countText(facts.methods.size(), "method") + ", " +
+        program::countText(nodes, "graph node") + ", " + program::countText(facts.copies, "copy", "copies") + ", " +
+        program::bytesText(int64_t(facts.bytes)) + ")");
     return 0;
   }
 

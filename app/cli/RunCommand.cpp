@@ -58,7 +58,7 @@ class RunCommandImpl : public RunCommand {
     const auto preference = runtime_.empty() ? exec::RuntimePreference::Auto : *exec::parseRuntimePreference(runtime_);
     auto selection = exec::selectRuntime(preference);
     if (!selection) return fail(selection.error().message);
-    if (!selection->notice.empty()) std::cerr << "ptescope-cli: note: " << selection->notice << "\n";
+    if (!selection->notice.empty()) note(selection->notice);
 
     options.method = method_;
     options.inputs.directory = inputs_;

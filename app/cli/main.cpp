@@ -72,7 +72,7 @@ int runInfo(const std::string& path, const std::vector<std::string>& ptd, bool j
   } else {
     std::cout << ptescope::report::infoText(loaded.value());
     if (graph) std::cout << "\n" << ptescope::report::graphText(loaded->program);
-    for (const auto& w : loaded->warnings) std::cerr << "ptescope-cli: warning: " << w << "\n";
+    for (const auto& w : loaded->warnings) ptescope::cli::warn(w);
   }
   return 0;
 }
@@ -97,7 +97,7 @@ int runExport(const std::string& path, const std::vector<std::string>& ptd, cons
   ptescope::cli::noteEscapedNames(loaded.value());
   auto status = ptescope::pte::writeProgramFile(loaded->program, out, options);
   if (!status) return fail(status.error().message);
-  std::cerr << "ptescope-cli: wrote " << out << "\n";
+  ptescope::cli::say("wrote " + out);
   return 0;
 }
 
@@ -175,7 +175,7 @@ int runSynth(const SynthArgs& args) {
   if (!program) return fail(program.error().message);
   auto written = synth::writeProgramAndData(program.value(), args.output);
   if (!written) return fail(written.error().message);
-  for (const auto& path : written.value()) std::cerr << "ptescope-cli: wrote " << path << "\n";
+  for (const auto& path : written.value()) ptescope::cli::say("wrote " + path);
   return 0;
 }
 

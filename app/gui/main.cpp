@@ -18,6 +18,15 @@
 #include "ui/window/MainWindow.h"
 #include "ui/panels/OutputsPanel.h"
 #include "util/MappedFile.h"
+#include "util/Utf8.h"
+
+namespace {
+
+// One line on stderr, "ptescope: <text>": a text may quote a name from the
+// file (a method name with a newline), printed through printableLine.
+void say(const QString& text) { std::fprintf(stderr, "ptescope: %s\n", ptescope::printableLine(text.toStdString()).c_str()); }
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication::setApplicationName("ptescope");
@@ -55,26 +64,26 @@ int main(int argc, char** argv) {
   QString fileError;
   const QString file = files.isEmpty() ? QString() : ptescope::gui::programForFile(files.first(), &fileError);
   if (!fileError.isEmpty()) {
-    std::fprintf(stderr, "ptescope: %s\n", qPrintable(fileError));
+    say(fileError);
     if (parser.isSet(screenshot)) return 2;
   }
   const bool opened = files.isEmpty() ? window.openDemo() : !file.isEmpty() && window.openFile(file);
   if (opened && parser.isSet(method) && !window.showMethod(parser.value(method))) {
-    std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+    say(window.lastError());
     if (parser.isSet(screenshot)) return 2;
   }
   for (const QString& trace : parser.values(etdump)) {
     if (opened && window.importEtdump(trace)) continue;
-    std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+    say(window.lastError());
     if (parser.isSet(screenshot)) return 2;
   }
   if (parser.isSet(tab) && !window.showPanel(parser.value(tab))) {
-    std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+    say(window.lastError());
     if (parser.isSet(screenshot)) return 2;
   }
   if (parser.isSet(link) && !window.linkSelection()->selectByName(parser.value(link))) {
     if (auto status = window.linkSelection()->loadFile(parser.value(link)); !status) {
-      std::fprintf(stderr, "ptescope: --link: %s\n", status.error().message.c_str());
+      say(QString::fromStdString("--link: " + status.error().message));
       return 2;
     }
   }
@@ -82,7 +91,7 @@ int main(int argc, char** argv) {
     const QString mode = parser.value(overlay).toLower();
     using Metric = ptescope::ui::GraphView::OverlayMetric;
     if (mode != "placement" && mode != "time" && mode != "bandwidth") {
-      std::fprintf(stderr, "ptescope: --overlay takes placement, time or bandwidth, not '%s'\n", qPrintable(mode));
+      say(QStringLiteral("--overlay takes placement, time or bandwidth, not '%1'").arg(mode));
       return 2;
     }
     const Metric metric = mode == "time" ? Metric::Time : mode == "bandwidth" ? Metric::Bandwidth : Metric::Placement;
@@ -103,7 +112,7 @@ int main(int argc, char** argv) {
     ptescope::ui::ProfileRequest request;
     request.method = document.currentMethodIndex();
     if (!window.startProfile(request)) {
-      std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+      say(window.lastError());
       if (parser.isSet(screenshot)) return 2;
     }
   }
@@ -111,14 +120,14 @@ int main(int argc, char** argv) {
   if (opened && parser.isSet(runOnce)) {
     window.showPanel("outputs");
     if (!window.outputsPanel()->runOnce()) {
-      std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.outputsPanel()->lastError()));
+      say(window.outputsPanel()->lastError());
       if (parser.isSet(screenshot)) return 2;
     }
   }
 
   if (parser.isSet(screenshot)) {
     if (!opened) {
-      std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+      say(window.lastError());
       return 2;
     }
     const QString out = parser.value(screenshot);
@@ -134,21 +143,21 @@ int main(int argc, char** argv) {
       if (busy && waited.elapsed() < 60000) return;
       poll.stop();
       if (!profileError.isEmpty()) {
-        std::fprintf(stderr, "ptescope: profile failed: %s\n", qPrintable(profileError));
+        say(QStringLiteral("profile failed: ") + profileError);
         status = 2;
       }
       if (parser.isSet(exportProfile) && profileError.isEmpty()) {
         const QString path = parser.value(exportProfile);
         const auto format = ptescope::ui::ProfileSession::formatForPath(path);
         if (!window.profileSession()->latest()) {
-          std::fprintf(stderr, "ptescope: no profile to export: %s\n",
-                       qPrintable(window.lastError().isEmpty() ? QStringLiteral("the profile did not finish") : window.lastError()));
+          say(QStringLiteral("no profile to export: ") +
+              (window.lastError().isEmpty() ? QStringLiteral("the profile did not finish") : window.lastError()));
           status = 2;
         } else if (!format) {
-          std::fprintf(stderr, "ptescope: %s: name the profile .json, .trace.json or .csv\n", qPrintable(path));
+          say(path + QStringLiteral(": name the profile .json, .trace.json or .csv"));
           status = 2;
         } else if (!window.exportProfileTo(path, *format)) {
-          std::fprintf(stderr, "ptescope: %s\n", qPrintable(window.lastError()));
+          say(window.lastError());
           status = 2;
         }
       }
@@ -157,14 +166,14 @@ int main(int argc, char** argv) {
       bool zoomOk = true;
       const double scale = parser.isSet(zoom) ? parser.value(zoom).toDouble(&zoomOk) : 1.0;
       if (!zoomOk || !(scale > 0)) {
-        std::fprintf(stderr, "ptescope: --zoom takes a positive number, not '%s'\n", qPrintable(parser.value(zoom)));
+        say(QStringLiteral("--zoom takes a positive number, not '%1'").arg(parser.value(zoom)));
         app.exit(2);
         return;
       }
       if (parser.isSet(focus)) {
         window.graph()->setZoomLevel(scale);
         if (window.graph()->find(parser.value(focus)) == 0) {
-          std::fprintf(stderr, "ptescope: --focus: nothing in the graph matches '%s'\n", qPrintable(parser.value(focus)));
+          say(QStringLiteral("--focus: nothing in the graph matches '%1'").arg(parser.value(focus)));
           status = 2;
         }
       } else if (parser.isSet(zoom)) {
@@ -178,7 +187,7 @@ int main(int argc, char** argv) {
       pngBuffer.open(QIODevice::WriteOnly);
       if (!window.grab().save(&pngBuffer, "PNG") ||
           !ptescope::writeFileAtomically(out.toStdString(), std::string_view(png.constData(), size_t(png.size())))) {
-        std::fprintf(stderr, "ptescope: cannot write screenshot %s\n", qPrintable(out));
+        say(QStringLiteral("cannot write screenshot ") + out);
         status = 2;
       }
       app.exit(status);

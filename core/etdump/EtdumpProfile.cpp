@@ -9,6 +9,7 @@
 
 #include "analysis/Dataflow.h"
 #include "passes/DevicePasses.h"
+#include "program/Text.h"
 
 namespace ptescope::etdump {
 
@@ -131,8 +132,8 @@ std::string EtdumpAnalysis::warning() const {
   if (m.name_mismatch) parts.push_back(std::to_string(m.name_mismatch) + " naming another operator");
   if (m.unknown) parts.push_back(std::to_string(m.unknown) + " of an unknown kind");
   if (m.unattributed_blocks)
-    parts.push_back(std::to_string(m.unattributed_events) + " in " + std::to_string(m.unattributed_blocks) +
-                    " block(s) attributed to no method");
+    parts.push_back(std::to_string(m.unattributed_events) + " in " + program::countText(m.unattributed_blocks, "block") +
+                    " attributed to no method");
   std::string text = "events that do not fit the program were left out: ";
   for (size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : "") + parts[i];
   text += " (" + std::to_string(m.matched) + " fit)";
@@ -194,7 +195,7 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
   } else if (named.size() > 1) {
     if (named.size() != loads)
       return makeError("the method list names " + std::to_string(named.size()) + " loads but the trace has " +
-                       std::to_string(loads) + " \"Default\" (load_method) block(s)");
+                       program::countText(loads, "\"Default\" (load_method) block"));
     analysis.attribution_rule = "\"Default\" blocks are the loads of the given methods in order; each \"Execute\" block belongs to the latest load";
   } else {
     analysis.attribution_rule =

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -94,8 +95,8 @@ Status CudaRuntime::checkDevice(program::Device device) const {
                      device.str() + ")");
   // -1 is ExecuTorch's "current device".
   if (device.index < -1 || device.index >= device_count_)
-    return makeError(device.str() + " is not present: this machine has " + std::to_string(device_count_) +
-                     " CUDA device(s)");
+    return makeError(device.str() + " is not present: this machine has " +
+                     program::countText(uint64_t(std::max(device_count_, 0)), "CUDA device"));
   return Ok{};
 }
 

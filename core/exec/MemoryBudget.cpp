@@ -82,6 +82,7 @@ Result<std::vector<MemoryDemand>> methodMemoryDemand(const program::Method& meth
   for (const auto& extra : alongside) {
     auto& d = pool(extra.place);
     d.alongside = saturatingAdd(d.alongside, extra.bytes);
+    d.alongside_what = d.alongside_what.empty() || d.alongside_what == extra.what ? extra.what : "other buffers";
   }
   std::vector<MemoryDemand> out;
   if (auto it = pools.find("host"); it != pools.end()) out.push_back(it->second);
@@ -105,15 +106,15 @@ Status checkMemoryDemand(const std::vector<MemoryDemand>& demand, const DeviceRu
     const bool overAvailable = available != 0 && total > available;
     if (!overLimit && !overAvailable && !overBudget) continue;
     std::string parts;
-    auto part = [&](const char* name, uint64_t bytes) {
+    auto part = [&](const std::string& name, uint64_t bytes) {
       if (bytes == 0) return;
-      parts += (parts.empty() ? "" : ", ") + std::string(name) + " " + memoryText(bytes);
+      parts += (parts.empty() ? "" : ", ") + name + " " + memoryText(bytes);
     };
     part("planned buffers", d.planned);
     part("unplanned tensors", d.unplanned);
     part("device constants", d.constants);
     part("inputs", d.inputs);
-    part("other buffers", d.alongside);
+    part(d.alongside_what.empty() ? "other buffers" : d.alongside_what, d.alongside);
     const std::string needs = total == std::numeric_limits<uint64_t>::max() ? "more than 16 EiB" : memoryText(total) + " (" + std::to_string(total) + " bytes)";
     std::string limit;
     if (overBudget)

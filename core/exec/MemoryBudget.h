@@ -36,12 +36,14 @@ struct MemoryDemand {
   uint64_t constants = 0;   // constants copied to a device
   uint64_t inputs = 0;      // the host copy the executor keeps of each input
   uint64_t alongside = 0;   // what the caller allocates next to the run
+  std::string alongside_what;  // what that is ("link peak probe"), as the caller named it
   uint64_t total() const;
 };
 
 struct ExtraAllocation {
   MemoryPlace place;
   uint64_t bytes = 0;
+  std::string what = "other buffers";  // how a refusal names it: "link peak probe"
 };
 
 // The demand of running `method` on `runtime`, one entry per pool that gets

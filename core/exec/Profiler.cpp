@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/Summary.h"
+#include "program/Text.h"
 
 namespace ptescope::exec {
 
@@ -52,8 +53,8 @@ std::string prePassNote(const program::Method& method) {
   if (summary.h2d_copies + summary.d2h_copies > 0) return {};
   for (const auto& [device, count] : summary.tensors_by_device)
     if (device != "cpu:0" && count > 0) return {};
-  return "method '" + method.displayName() + "' has " + std::to_string(targeted) +
-         " delegate(s) with a target_device but no copies: it has not been through the device passes, so no "
+  return "method '" + method.displayName() + "' has " + program::countText(targeted, "delegate") +
+         " with a target_device but no copies: it has not been through the device passes, so no "
          "transfer is measured (run `ptescope-cli propagate` on it first)";
 }
 
@@ -143,8 +144,8 @@ ExecutorOptions executorOptionsFor(const program::Program& program, const std::s
     const auto counts = analysis::summarizeMethod(*m);
     if (counts.h2d_copies + counts.d2h_copies > 0) {
       const uint64_t probe = peakProbeBytes(options, runtime.isEmulated());
-      executorOptions.alongside.push_back({MemoryPlace::host(HostMemoryKind::Pinned), probe});
-      executorOptions.alongside.push_back({MemoryPlace::onDevice(probeDevice(*m)), probe});
+      executorOptions.alongside.push_back({MemoryPlace::host(HostMemoryKind::Pinned), probe, "link peak probe"});
+      executorOptions.alongside.push_back({MemoryPlace::onDevice(probeDevice(*m)), probe, "link peak probe"});
     }
   }
   return executorOptions;

@@ -55,9 +55,16 @@ std::string tensorTypeText(ScalarType dtype, std::span<const int64_t> sizes) {
 
 std::string tensorTypeText(const Tensor& tensor) { return scalarTypeShortName(tensor.scalar_type) + sizesText(tensor, ","); }
 
+std::string countText(uint64_t count, std::string_view singular, std::string_view plural) {
+  std::string text = std::to_string(count) + " ";
+  if (count == 1) return text.append(singular);
+  if (plural.empty()) return text.append(singular).append("s");
+  return text.append(plural);
+}
+
 std::string durationText(double seconds) {
   const double magnitude = std::abs(seconds);
-  if (magnitude == 0) return "0 s";
+  if (magnitude == 0) return "0";
   double value = seconds;
   const char* unit = "s";
   if (magnitude < 1e-6) {

@@ -28,8 +28,13 @@ std::string sizesText(const Tensor& tensor, std::string_view separator = ", ");
 std::string tensorTypeText(ScalarType dtype, std::span<const int64_t> sizes);
 std::string tensorTypeText(const Tensor& tensor);
 
+// "1 iteration", "3 iterations", "0 copies": a count and its noun, plural
+// unless the count is 1 (plural defaults to singular + "s").
+std::string countText(uint64_t count, std::string_view singular, std::string_view plural = {});
+
 // "850 ns", "12.3 µs", "1.25 ms", "2.10 s": three significant digits in the
-// unit that keeps the number between 1 and 1000; "0 s" for zero.
+// unit that keeps the number between 1 and 1000; "0" for zero (no unit to
+// choose, as the timeline's axis starts).
 std::string durationText(double seconds);
 // "+1.20 µs", "−0.05 ms" (a real minus sign, U+2212).
 std::string signedDurationText(double seconds);

@@ -291,18 +291,31 @@ bool hasExternalTensors(const Program& program) {
 }
 
 // AOTI delegates whose named data (weights) is not in the program: it lives
-// in a .ptd such as aoti_cuda_blob.ptd.
+// in a .ptd such as aoti_cuda_blob.ptd. One entry per missing key, each
+// "method 'forward' delegate CudaBackend: 'key' (weights_blob)".
 std::vector<std::string> missingDelegateData(const Program& program) {
   std::vector<std::string> missing;
+  std::set<std::string> seen;
   for (const auto& m : program.methods())
     for (const auto& d : items(m.delegates)) {
       if (!isAotiBackend(d.id.value_or(""))) continue;
       for (const auto& n : describeDelegatePayload(program, d).named_data)
-        if (n.where == NamedDataLocation::Where::Missing)
-          missing.push_back("method '" + m.displayName() + "' delegate " + d.id.value_or("") + ": named data '" +
-                            n.key + "' (" + n.role + ") not found");
+        if (n.where == NamedDataLocation::Where::Missing) {
+          std::string entry = "method '" + m.displayName() + "' delegate " + d.id.value_or("") + ": '" + n.key +
+                              "' (" + n.role + ")";
+          if (seen.insert(entry).second) missing.push_back(std::move(entry));
+        }
     }
   return missing;
+}
+
+// Per-item problems of one kind as one warning: "named data not found:
+// <first>" for one, "998 named data entries not found; the first: <first>"
+// for many (a program with hundreds of them printed hundreds of lines).
+std::string foldedWarning(const std::vector<std::string>& entries, const std::string& one, const std::string& many,
+                          const std::string& hint) {
+  if (entries.size() == 1) return one + ": " + entries.front() + hint;
+  return std::to_string(entries.size()) + " " + many + "; the first: " + entries.front() + hint;
 }
 
 void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
@@ -324,23 +337,25 @@ void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
     }
     program.external_data.push_back(std::move(data.value()));
   }
-  if (needsDelegateData && !missingDelegateData(program).empty()) {
-    std::set<std::string> seen;
-    for (auto& problem : missingDelegateData(program))
-      if (seen.insert(problem).second)
-        loaded.warnings.push_back(problem + (paths.empty() ? " (no .ptd file found beside the program; pass --ptd FILE)" : ""));
-  }
+  const std::string hint = paths.empty() ? " (no .ptd file found beside the program; pass --ptd FILE)" : "";
+  if (needsDelegateData)
+    if (auto missing = missingDelegateData(program); !missing.empty())
+      loaded.warnings.push_back(
+          foldedWarning(missing, "named data not found", "named data entries of AOTI delegates not found", hint));
   if (!needs) return;
+  std::vector<std::string> missingTensors;
   for (const auto& m : program.methods()) {
     for (size_t v = 0; v < items(m.values).size(); ++v) {
       const auto* t = (*m.values)[v].tensor();
       if (t == nullptr || !t->isExternal()) continue;
       TensorDataSource src = tensorData(program, *t);
       if (src.kind == TensorDataSource::Kind::Missing)
-        loaded.warnings.push_back("method '" + m.displayName() + "' value " + std::to_string(v) + ": " + src.detail +
-                                  (paths.empty() ? " (no .ptd file found beside the program; pass --ptd FILE)" : ""));
+        missingTensors.push_back("method '" + m.displayName() + "' value " + std::to_string(v) + ": " + src.detail);
     }
   }
+  if (!missingTensors.empty())
+    loaded.warnings.push_back(
+        foldedWarning(missingTensors, "external tensor data missing", "external tensors have no data", hint));
 }
 
 }  // namespace

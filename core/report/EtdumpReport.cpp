@@ -48,8 +48,7 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
          " ns (the file does not say; the POSIX runtime ticks in ns; --tick-ns overrides)\n";
 
   for (const auto& m : a.methods) {
-    out += "\nmethod '" + m.method + "': " + std::to_string(m.iterations) + " iteration(s), " + std::to_string(m.loads) +
-           " load(s)\n";
+    out += "\nmethod '" + m.method + "': " + countText(m.iterations, "iteration") + ", " + countText(m.loads, "load") + "\n";
     out += "  run (Method::execute): median " + microsText(m.run_seconds.median) + " us (min " + microsText(m.run_seconds.min) + ", max " +
            microsText(m.run_seconds.max) + ")";
     if (m.loads > 0) out += "; load_method median " + microsText(m.load_seconds.median) + " us";
@@ -59,8 +58,8 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
            microsText(m.delegate_seconds) + " us (" + percentText(m.delegate_share) + "), CPU kernels " + microsText(m.kernel_seconds) + " us (" +
            percentText(m.kernel_share) + "), runtime between instructions " + microsText(rest) + " us\n";
     if (m.debug_events || m.allocation_events)
-      out += "  also " + std::to_string(m.debug_events) + " debug and " + std::to_string(m.allocation_events) +
-             " allocation event(s)\n";
+      out += "  also " + std::to_string(m.debug_events) + " debug and " +
+             countText(m.allocation_events, "allocation event") + "\n";
     const std::string analyses = profileAnalysesText(etdump::toTransferProfile(m, program, source.program_name), rules);
     if (m.instructions.empty()) {
       out += "  no instruction events (traced with method-level profiling only?)\n" + analyses;

@@ -399,9 +399,11 @@ void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
     return;
   }
   if (m.measured)
-    html.element("p", "Measured: " + m.measured->runtime + " (" + std::to_string(m.measured->iterations) +
-                          " iterations), medians beside the predictions" +
-                          (m.measured_only ? "; " + std::to_string(m.measured_only) + " measured copies are not in this program" : ""),
+    html.element("p", "Measured: " + m.measured->runtime + " (" + program::countText(m.measured->iterations, "iteration") +
+                          "), medians beside the predictions" +
+                          (m.measured_only ? "; " + program::countText(m.measured_only, "measured copy is", "measured copies are") +
+                                                 " not in this program"
+                                           : ""),
                   "class=\"note\"");
   // A long table starts folded: laying out 20,000 rows takes a browser
   // seconds, which the report should not cost before anyone asks for them.

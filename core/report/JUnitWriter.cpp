@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "program/Text.h"
+
 namespace ptescope::report {
 
 namespace {
@@ -103,7 +105,7 @@ std::string diagnosticsJUnit(const program::Program& program, const std::vector<
       if (errorCount > 0) {
         ++failures;
         cases += "      <failure type=\"" + xmlEscape(rule.id) + "\" message=\"" +
-                 xmlEscape(std::to_string(errorCount) + " error(s): " + rule.summary) + "\">" + xmlEscape(errors) +
+                 xmlEscape(program::countText(errorCount, "error") + ": " + rule.summary) + "\">" + xmlEscape(errors) +
                  "</failure>\n";
       }
       if (!others.empty()) cases += "      <system-out>" + xmlEscape(others) + "</system-out>\n";

@@ -72,7 +72,7 @@ std::string profileText(const exec::TransferProfile& p) {
   out += "profile of method '" + p.method + "'" + (p.program_name.empty() ? "" : " in " + p.program_name) + "\n";
   out += "  runtime: " + p.runtime + "  [" + emulatedLabel(p) + "]\n";
   out += "  host memory: " + exec::hostMemoryKindName(p.host_memory) + "; " + std::to_string(p.warmup_iterations) +
-         " warm-up + " + std::to_string(p.iterations) + " measured iteration(s)";
+         " warm-up + " + countText(p.iterations, "measured iteration");
   if (p.cancelled)
     out += " (cancelled: " + std::to_string(p.iterations) + " of " + std::to_string(p.requested_iterations) + " completed)";
   if (p.partial())
@@ -159,7 +159,7 @@ std::string profileText(const exec::TransferProfile& p) {
 
   const size_t notExecuted = p.notExecutedCount();
   if (notExecuted > 0) {
-    out += "\nnot executed: " + std::to_string(notExecuted) + " instruction(s), outputs left as they were:\n";
+    out += "\nnot executed: " + countText(notExecuted, "instruction") + ", outputs left as they were:\n";
     for (const auto& i : p.instructions)
       if (!i.executed) out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + i.label + ": " + i.reason + "\n";
   }
@@ -513,8 +513,7 @@ double copyTimeChange(const exec::TransferProfile& latest, const exec::TransferP
 std::string profileComparisonText(const exec::TransferProfile& latest, const exec::TransferProfile& previous,
                                   const std::string& previousName) {
   std::string out = "\ncompared with " + previousName + " (method '" + previous.method + "', " + previous.runtime + ", " +
-                    exec::hostMemoryKindName(previous.host_memory) + ", " + std::to_string(previous.iterations) +
-                    " iteration(s)):\n";
+                    exec::hostMemoryKindName(previous.host_memory) + ", " + countText(previous.iterations, "iteration") + "):\n";
   if (latest.method != previous.method)
     out += "  note: that profile is of method '" + previous.method + "', this one of '" + latest.method + "'\n";
   if (latest.emulated != previous.emulated)

@@ -60,7 +60,7 @@ std::string firstValuesText(const exec::RunOutput& output, size_t count) {
 std::string runText(const exec::RunOnceResult& result, const std::string& programName) {
   std::string text = programName + " · method '" + result.method + "' · " + result.runtime +
                      (result.emulated ? " — no GPU used: device memory is emulated in host memory" : "") + "\n";
-  text += std::to_string(result.instructions) + " instruction(s) run, " + std::to_string(result.not_executed.size()) +
+  text += program::countText(result.instructions, "instruction") + " run, " + std::to_string(result.not_executed.size()) +
           " not executed\n";
   text += "outputs:\n";
   for (const auto& out : result.outputs) {

@@ -45,24 +45,59 @@ bool isValidUtf8(std::string_view text) {
   return true;
 }
 
-std::string printableUtf8(std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
+namespace {
+
+constexpr char kHex[] = "0123456789ABCDEF";
+
+void appendByteEscape(std::string& out, uint8_t b) {
+  out += "\\x";
+  out += kHex[b >> 4];
+  out += kHex[b & 0xF];
+}
+
+// The code point of the valid sequence of `n` bytes at `s`.
+uint32_t codePoint(std::string_view s, size_t n) {
+  const auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<uint8_t>(s[k])); };
+  if (n == 1) return b(0);
+  if (n == 2) return ((b(0) & 0x1F) << 6) | (b(1) & 0x3F);
+  if (n == 3) return ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F);
+  return ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+}
+
+std::string escaped(std::string_view text, bool oneLine) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
     const size_t n = sequenceLength(text, i);
     if (n == 0) {
-      const auto b = static_cast<uint8_t>(text[i]);
-      out += "\\x";
-      out += kHex[b >> 4];
-      out += kHex[b & 0xF];
+      appendByteEscape(out, static_cast<uint8_t>(text[i]));
       ++i;
-    } else {
-      out.append(text.substr(i, n));
-      i += n;
+      continue;
     }
+    if (oneLine) {
+      const uint32_t c = codePoint(text.substr(i, n), n);
+      if (c < 0x20 || c == 0x7F) {
+        appendByteEscape(out, static_cast<uint8_t>(c));
+        i += n;
+        continue;
+      }
+      if ((c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029) {
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0xF];
+        i += n;
+        continue;
+      }
+    }
+    out.append(text.substr(i, n));
+    i += n;
   }
   return out;
 }
+
+}  // namespace
+
+std::string printableUtf8(std::string_view text) { return escaped(text, false); }
+
+std::string printableLine(std::string_view text) { return escaped(text, true); }
 
 }  // namespace ptescope

@@ -20,4 +20,11 @@ bool isValidUtf8(std::string_view text);
 // sequence never starts with a continuation byte.
 std::string printableUtf8(std::string_view text);
 
+// printableUtf8(text) that stays on one line and prints nothing invisible:
+// also each control character (U+0000-U+001F, U+007F) becomes \xNN, and the
+// C1 controls and line/paragraph separators (U+0080-U+009F, U+2028, U+2029)
+// become \uNNNN. Every message that may quote a name from a file (errors,
+// warnings, notes: one line each) is printed through it.
+std::string printableLine(std::string_view text);
+
 }  // namespace ptescope

@@ -93,7 +93,7 @@ class CliEtdumpTest : public QObject {
     const auto r = runCli({"etdump", w.pte, w.etdp, "--json", json, "--csv", csv, "--trace", trace});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY2(r.err.isEmpty(), r.err.constData());
-    QVERIFY(r.out.contains("method 'forward': 3 iteration(s)"));
+    QVERIFY(r.out.contains("method 'forward': 3 iterations"));
 
     const auto j = readJson(json);
     QVERIFY(!j.is_discarded());

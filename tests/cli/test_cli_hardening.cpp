@@ -1,9 +1,13 @@
 // Issue 13 as a user meets it on the command line: names that are not UTF-8
 // (info, propagate, diff, lint in text and JSON), a runaway tensor size in
-// `profile`, and saving over private files and through symlinks.
+// `profile`, and saving over private files and through symlinks. Issue 34
+// item 25: names with control characters stay on one line in every message,
+// and a problem repeated per item (named data not found) is one line with a
+// count.
 #include <QtTest>
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 
 #include <sys/stat.h>
@@ -71,6 +75,49 @@ mode_t modeOf(const QString& path) {
   return ::stat(path.toLocal8Bit().constData(), &st) == 0 ? (st.st_mode & 07777) : 0;
 }
 
+// A method named "for<newline>ward<U+0001>" with `delegates` CUDA delegates
+// whose AOTI weights live in a .ptd that is then removed: each delegate
+// misses one named data entry (its weights), so `delegates` entries are
+// missing in all.
+QString controlNamePath(int delegates) {
+  const QString dir = outPath(QString("control-name-%1").arg(delegates));
+  QDir(dir).removeRecursively();
+  QDir().mkpath(dir);
+  using nlohmann::json;
+  json tensors = json::object();
+  tensors["x"] = json{{"dtype", "float32"}, {"sizes", json::array({4})}};
+  json nodes = json::array();
+  std::string previous = "x";
+  for (int d = 0; d < delegates; ++d) {
+    const std::string out = "y" + std::to_string(d);
+    tensors[out] = json{{"dtype", "float32"}, {"sizes", json::array({4})}};
+    json node = json::object();
+    node["delegate"] = "CudaBackend";
+    node["compile_specs"] = json{{"method_name", "part" + std::to_string(d)}, {"target_device", "cuda:0"}};
+    node["aoti"] = json{{"so", "so " + std::to_string(d)}, {"weights", "weights " + std::to_string(d)}};
+    node["inputs"] = json::array({previous});
+    node["outputs"] = json::array({out});
+    nodes.push_back(node);
+    previous = out;
+  }
+  json method = json::object();
+  method["name"] = std::string("for\nward") + char(0x01);
+  method["inputs"] = json::array({"x"});
+  method["outputs"] = json::array({previous});
+  method["tensors"] = tensors;
+  method["nodes"] = nodes;
+  json spec = json::object();
+  spec["methods"] = json::array({method});
+  const QString specPath = QDir(dir).filePath("spec.json");
+  QFile specFile(specPath);
+  if (!specFile.open(QIODevice::WriteOnly) || specFile.write(QByteArray::fromStdString(spec.dump())) < 0) return QString();
+  specFile.close();
+  const QString pte = QDir(dir).filePath("control.pte");
+  if (runCli({"synth", specPath, "-o", pte}).exitCode != 0) return QString();
+  for (const QString& ptd : QDir(dir).entryList({"*.ptd"}, QDir::Files)) QFile::remove(QDir(dir).filePath(ptd));
+  return pte;
+}
+
 }  // namespace
 
 class CliHardeningTest : public QObject {
@@ -111,6 +158,40 @@ class CliHardeningTest : public QObject {
     auto lint = runCli({"lint", "--json", badNamesPath()});
     QVERIFY(lint.exitCode == 0 || lint.exitCode == 1);
     QVERIFY2(!parseJson(lint.out).is_discarded(), lint.out.left(400).constData());
+  }
+
+  void missingNamedDataIsOneLineWithACount() {
+    const QString pte = controlNamePath(6);
+    QVERIFY(!pte.isEmpty());
+    auto r = runCli({"info", pte});
+    QCOMPARE(r.exitCode, 0);
+    // Six missing weights entries: one warning line, not six.
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY2(r.err.startsWith("ptescope-cli: warning: 6 named data entries of AOTI delegates not found"),
+             r.err.constData());
+    // The method's name from the file, with its newline and U+0001 escaped.
+    QVERIFY2(r.err.contains("method 'for\\x0Award\\x01'"), r.err.constData());
+
+    auto one = runCli({"info", controlNamePath(1)});
+    QCOMPARE(one.exitCode, 0);
+    QCOMPARE(one.err.count('\n'), 1);
+    QVERIFY2(one.err.startsWith("ptescope-cli: warning: named data not found: method 'for\\x0Award\\x01'"),
+             one.err.constData());
+  }
+
+  void everyMessageNamingTheMethodIsOneLine() {
+    const QString pte = controlNamePath(2);
+    QVERIFY(!pte.isEmpty());
+    // render's "wrote" line names the method.
+    auto render = runCli({"render", pte, "-o", outPath("control.dot")});
+    QCOMPARE(render.exitCode, 0);
+    for (const QByteArray& line : render.err.split('\n'))
+      QVERIFY2(line.isEmpty() || line.startsWith("ptescope-cli: "), render.err.constData());
+    QVERIFY2(render.err.contains("method 'for\\x0Award\\x01'"), render.err.constData());
+    // An error that quotes a name given back from the file stays one line.
+    auto bad = runCli({"propagate", "--set-device", "5=cuda:1", "-o", outPath("control-out.pte"), pte});
+    test::expectOneLineCliError(bad);
+    QVERIFY2(bad.err.contains("for\\x0Award\\x01"), bad.err.constData());
   }
 
   void exportKeepsTheOriginalBytes() {

@@ -59,7 +59,7 @@ class CliProfileTest : public QObject {
     QVERIFY(r.out.contains("profile of method 'forward' in demo.pte"));
     QVERIFY(r.out.contains("h2d: 2 copies, 512 B"));
     QVERIFY(r.out.contains("d2h: 2 copies, 320 B"));
-    QVERIFY(r.out.contains("not executed: 2 instruction(s)"));
+    QVERIFY(r.out.contains("not executed: 2 instructions"));
     QVERIFY(r.out.contains("host memory: pageable"));
     const auto profile = readJson(json);
     QVERIFY(!profile.is_discarded());

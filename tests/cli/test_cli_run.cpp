@@ -98,7 +98,7 @@ class CliRunTest : public QObject {
     const QString out = QString::fromUtf8(r.out);
     QVERIFY2(out.contains("float32[2,3]") && out.contains("float32[2,2]"), qPrintable(out));
     QVERIFY2(out.contains("min -1  max 6  mean 2"), qPrintable(out));  // t = [1.5, 1, 5, -0.5, -1, 6]
-    QVERIFY2(out.contains("3 instruction(s) run, 0 not executed"), qPrintable(out));
+    QVERIFY2(out.contains("3 instructions run, 0 not executed"), qPrintable(out));
     QVERIFY2(out.contains("no GPU used"), qPrintable(out));
   }
 

@@ -297,6 +297,23 @@ class HardeningTest : public QObject {
     QVERIFY(exec::checkMemoryDemand({demand}, runtime, 0, "method 'forward'").ok());
   }
 
+  // Issue 34 item 28: what the caller allocates alongside the run is named
+  // as the caller names it (the profiler's link probe), not "other buffers".
+  void aRefusalNamesWhatIsAllocatedAlongside() {
+    const program::Program p = test::upstreamOrderedAddProgram();
+    exec::HostRuntime runtime;
+    const exec::ExtraAllocation probe{exec::MemoryPlace::host(exec::HostMemoryKind::Pageable), 1ull << 30,
+                                      "link peak probe"};
+    auto demand = exec::methodMemoryDemand(p.methods().front(), runtime, exec::HostMemoryKind::Pageable, {probe});
+    QVERIFY(demand.ok());
+    auto refused = exec::checkMemoryDemand(demand.value(), runtime, 1ull << 20, "method 'forward'");
+    QVERIFY(!refused.ok());
+    const std::string& message = refused.error().message;
+    // 1 << 30 bytes is 1.0 GiB in core/program/Text's spelling.
+    QVERIFY2(message.find("link peak probe 1.0 GiB") != std::string::npos, message.c_str());
+    QVERIFY2(message.find("other buffers") == std::string::npos, message.c_str());
+  }
+
   void aKilobyteProgramDeclaringAHugeInputIsRefusedBeforeAllocating() {
     const uint64_t bytes = test::overBudgetInputBytes();
     auto built = test::hugeInputProgram(bytes);

@@ -93,7 +93,7 @@ class ProfileWritersTest : public QObject {
     QVERIFY(profile.copy_share >= 0 && profile.copy_share <= 1);
     const std::string text = report::profileText(profile);
     QVERIFY(text.find("EMULATED") != std::string::npos);
-    QVERIFY(text.find("not executed: 2 instruction(s)") != std::string::npos);
+    QVERIFY(text.find("not executed: 2 instructions") != std::string::npos);
     QVERIFY(text.find("h2d: 2 copies, 512 B") != std::string::npos);
   }
 

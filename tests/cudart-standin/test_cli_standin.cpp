@@ -239,7 +239,7 @@ class CliStandinTest : public QObject {
       ScopedEnv env("PTESCOPE_STANDIN_FAIL_MEMCPY", QByteArray::number(probeCopies + perIteration + 2));
       auto r = profile(demo, "cuda", json, args);
       expectOneError(r, 1, {"demo.pte", "measured iteration 2 of 3", "instruction 2", "cudaMemcpyAsync (device-to-host copy",
-                            "cudaErrorIllegalAddress, code 700", "partial", "1 iteration(s) that completed"});
+                            "cudaErrorIllegalAddress, code 700", "partial", "1 iteration that completed"});
       QVERIFY2(r.out.contains("PARTIAL: 1 of 3 completed"), r.out.constData());
       const auto j = readJson(json);
       QCOMPARE(j["partial"].get<bool>(), true);
@@ -257,7 +257,7 @@ class CliStandinTest : public QObject {
       ScopedEnv env("PTESCOPE_STANDIN_LOSE_DEVICE", QByteArray::number(probeCopies + 2 * perIteration));
       auto r = profile(demo, "cuda", dir_ + "/lost.json", args);
       expectOneError(r, 1, {"measured iteration 3 of 3", "instruction 0", "cudaErrorDevicesUnavailable, code 46",
-                            "2 iteration(s) that completed"});
+                            "2 iterations that completed"});
       QVERIFY2(r.out.contains("PARTIAL: 2 of 3 completed"), r.out.constData());
       QCOMPARE(readJson(dir_ + "/lost.json")["iterations"].get<int>(), 2);
     }

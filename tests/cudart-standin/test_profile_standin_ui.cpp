@@ -58,7 +58,7 @@ class ProfileStandinUiTest : public QObject {
     QVERIFY2(run.label.contains("2 of 3 iterations (partial"), qPrintable(run.label));
     const QString error = window.lastError();
     QVERIFY2(error.contains("measured iteration 3 of 3") && error.contains("instruction 0") &&
-                 error.contains("cudaErrorDevicesUnavailable, code 46") && error.contains("2 iteration(s) that completed"),
+                 error.contains("cudaErrorDevicesUnavailable, code 46") && error.contains("2 iterations that completed"),
              qPrintable(error));
     QVERIFY(!window.profileStatus()->isVisibleTo(&window));
     QVERIFY(doc.hasProgram() && doc.programSnapshot() == program && !doc.isModified());

@@ -46,6 +46,14 @@ inline QString writeDemoProgram(const QString& fileName) {
   return runCli({"synth", "--demo", "-o", path}).exitCode == 0 ? path : QString();
 }
 
+// `ptescope-cli synth ARGS -o <tempDir>/<fileName>`; empty when the CLI failed.
+inline QString synthProgram(const QString& fileName, const QStringList& args) {
+  const QString path = tempDir() + "/" + fileName;
+  QStringList all{"synth"};
+  all << args << "-o" << path;
+  return runCli(all).exitCode == 0 ? path : QString();
+}
+
 // Shows `window` at 1400×900 with `path` open on `method`; false when the
 // file or the method did not open.
 inline bool showProgram(ui::MainWindow& window, const QString& path, const char* method) {

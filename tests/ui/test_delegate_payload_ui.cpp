@@ -57,9 +57,9 @@ class DelegatePayloadUiTest : public QObject {
     auto* weights = childRow(payload, "weights_blob");
     QVERIFY(so && weights);
     // len("ptescope demo AOTI shared object: forward encoder") == 49
-    QVERIFY2(so->text(1).startsWith("program named data (segment") && so->text(1).endsWith(", 49 bytes"),
+    QVERIFY2(so->text(1).startsWith("program named data (segment") && so->text(1).endsWith(", 49 B"),
              qPrintable(so->text(1)));
-    QCOMPARE(weights->text(1), QString("aoti_cuda_blob.ptd, 43 bytes"));
+    QCOMPARE(weights->text(1), QString("aoti_cuda_blob.ptd, 43 B"));
     QVERIFY(childRow(so, "Key")->text(1).endsWith("_so_blob"));
     QVERIFY(!childRow(payload, "Problem"));
   }
@@ -81,7 +81,7 @@ class DelegatePayloadUiTest : public QObject {
     // method_name, target_device, then the two named data entries.
     QCOMPARE(rows.size(), 4);
     QVERIFY2(rows[2].startsWith("so_blob=") && rows[2].contains("_so_blob — program named data"), qPrintable(rows[2]));
-    QVERIFY2(rows[3].startsWith("weights_blob=") && rows[3].endsWith("aoti_cuda_blob.ptd, 43 bytes"), qPrintable(rows[3]));
+    QVERIFY2(rows[3].startsWith("weights_blob=") && rows[3].endsWith("aoti_cuda_blob.ptd, 43 B"), qPrintable(rows[3]));
   }
 };
 

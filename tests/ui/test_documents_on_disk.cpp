@@ -210,6 +210,39 @@ class DocumentsOnDiskTest : public QObject {
     QTRY_COMPARE_WITH_TIMEOUT(inputRows(doc), 8, 10000);
   }
 
+  // Issue 34 item 23: a file moved away and back (the same file: inode,
+  // size and time as the app knows them) is not "deleted or moved" any
+  // more: the bar goes, with and without unsaved edits, and the program is
+  // the one on disk (nothing to reload).
+  void aFileMovedAwayAndBackClearsTheBar() {
+    for (const bool edited : {false, true}) {
+      const QString path = test::tempDir() + (edited ? "/moved-back-edited.pte" : "/moved-back.pte");
+      const QString away = path + ".away";
+      QVERIFY(writeProgram(path, 4));
+      ui::Document doc;
+      ui::MainWindow window(&doc);
+      QVERIFY(window.openFile(path));
+      if (edited) editInputPlanning(doc);
+      QVERIFY(::rename(QFile::encodeName(path).constData(), QFile::encodeName(away).constData()) == 0);
+      ui::ReloadBar* bar = barOf(window);
+      QTRY_VERIFY_WITH_TIMEOUT(!bar->isHidden(), 10000);
+      QVERIFY2(bar->text().contains("deleted or moved"), qPrintable(bar->text()));
+      QVERIFY(::rename(QFile::encodeName(away).constData(), QFile::encodeName(path).constData()) == 0);
+      QTRY_VERIFY_WITH_TIMEOUT(bar->isHidden(), 10000);
+      QCOMPARE(inputRows(doc), 4);
+      QCOMPARE(doc.hasUnsavedEdits(), edited);
+      QCOMPARE(doc.undoStack()->count(), edited ? 1 : 0);
+      // Still watched: a later re-export is noticed.
+      QVERIFY(replaceAtomically(path, 8));
+      if (edited) {
+        QTRY_VERIFY_WITH_TIMEOUT(!bar->isHidden(), 10000);
+        QVERIFY2(bar->text().contains("changed on disk"), qPrintable(bar->text()));
+      } else {
+        QTRY_COMPARE_WITH_TIMEOUT(inputRows(doc), 8, 10000);
+      }
+    }
+  }
+
   // The app's own write is not a change made elsewhere.
   void anAcknowledgedWriteIsNotReported() {
     const QString path = test::tempDir() + "/acknowledged.pte";

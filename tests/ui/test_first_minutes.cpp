@@ -61,12 +61,7 @@ QStringList childValues(QTreeWidget* tree, const QString& key) {
   return values;
 }
 
-QString writeShape(const QString& name, const QStringList& args) {
-  const QString path = test::tempDir() + "/" + name;
-  QStringList all{"synth"};
-  all << args << "-o" << path;
-  return test::runCli(all).exitCode == 0 ? path : QString();
-}
+QString writeShape(const QString& name, const QStringList& args) { return test::synthProgram(name, args); }
 
 struct Window {
   ui::Document doc;

@@ -7,11 +7,13 @@
 
 #include <QMenuBar>
 #include <QRegularExpression>
+#include <QSignalSpy>
 
 #include "analysis/Summary.h"
 #include "support/UiTestSupport.h"
 #include "ui/document/Document.h"
 #include "ui/graph/GraphItems.h"
+#include "ui/profile/ProfileSession.h"
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -97,6 +99,35 @@ class HtmlReportUiTest : public QObject {
     const QString section = methodSection(html, 0);
     QCOMPARE(int(section.count(QRegularExpression("<g id=\"m0-[^\"]*\" class=\"node\">"))), drawn);
     QCOMPARE(size_t(section.count("<tr class=\"copy\"")), editedCopies);
+    // Issue 34 item 22: the before and after the window shows, as
+    // `report --compare`: the file as loaded is the "before".
+    QVERIFY(html.contains("<section id=\"compare\"><h2>Compared with demo.pte as loaded</h2>"));
+  }
+
+  // Issue 34 item 22: a profile the Transfers panel shows is in the report,
+  // as `report --etdump` / `--profile` put it there.
+  void exportsTheMeasurementsShown() {
+    const QString program = test::writeDemoProgram("measured.pte");
+    QVERIFY(!program.isEmpty());
+    ui::Document doc;
+    ui::MainWindow window(&doc);
+    QVERIFY(test::showProgram(window, program, "forward"));
+    const QString before = test::tempDir() + "/unmeasured.html";
+    QVERIFY2(window.exportHtmlReportTo(before), qPrintable(window.lastError()));
+    QVERIFY(!readText(before).contains("Measured: "));
+    ui::ProfileRequest request;
+    request.method = doc.currentMethodIndex();
+    request.runtime = exec::RuntimePreference::Host;
+    request.iterations = 3;
+    request.warmup = 1;
+    QSignalSpy finished(window.profileSession(), &ui::ProfileSession::finished);
+    QVERIFY(window.startProfile(request));
+    QVERIFY(finished.wait(60000));
+    const QString out = test::tempDir() + "/measured.html";
+    QVERIFY2(window.exportHtmlReportTo(out), qPrintable(window.lastError()));
+    const QString section = methodSection(readText(out), 0);
+    QVERIFY2(section.contains("Measured: "), qPrintable(section.left(2000)));
+    QVERIFY(!section.contains("not measured"));
   }
 
   void theMenuItemIsThereAndFailuresAreReported() {

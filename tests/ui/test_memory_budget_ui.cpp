@@ -149,6 +149,9 @@ class MemoryBudgetUiTest : public QObject {
     // A cancel is no error: the window says it was cancelled, nothing more.
     QVERIFY(window.lastError().isEmpty());
     QCOMPARE(window.findChild<QLabel*>("statusMessage")->text(), QString("Run Once cancelled"));
+    // Issue 34 item 28: the panel's header does not call the user's cancel a failure.
+    const QString header = panel->findChild<QLabel*>("outputsHeader")->text();
+    QVERIFY2(header.startsWith("Run cancelled") && !header.contains("failed"), qPrintable(header));
     QVERIFY(!cancel->isVisibleTo(panel));
     QVERIFY(!panel->isRunning());
   }

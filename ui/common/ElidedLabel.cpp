@@ -4,6 +4,7 @@
 #include <QHelpEvent>
 #include <QPainter>
 #include <QStyle>
+#include <QStyleOption>
 #include <QToolTip>
 
 #include "ui/common/PlainText.h"
@@ -34,6 +35,10 @@ QSize ElidedLabel::minimumSizeHint() const {
 
 void ElidedLabel::paintEvent(QPaintEvent*) {
   QPainter painter(this);
+  // A style sheet's background and border (the graph's diff banner).
+  QStyleOption option;
+  option.initFrom(this);
+  style()->drawPrimitive(QStyle::PE_Widget, &option, &painter, this);
   const QRect area = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
   style()->drawItemText(&painter, area, int(alignment()) | Qt::TextSingleLine, palette(), isEnabled(), shownText(),
                         foregroundRole());

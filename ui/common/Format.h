@@ -29,6 +29,11 @@ inline QString tensorTypeText(const program::Tensor& t) { return qText(program::
 // "512 B", "4.0 KiB", "1.5 MiB", "3.0 GiB".
 inline QString bytesText(qint64 bytes) { return qText(program::bytesText(bytes)); }
 
+// "1 copy", "3 copies": a count and its noun, plural unless the count is 1.
+inline QString countText(qint64 count, const QString& singular, const QString& plural = QString()) {
+  return qText(program::countText(uint64_t(count < 0 ? 0 : count), singular.toStdString(), plural.toStdString()));
+}
+
 // "850 ns", "12.3 µs", "1.25 ms", "2.10 s".
 inline QString durationText(double seconds) { return qText(program::durationText(seconds)); }
 

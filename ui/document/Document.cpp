@@ -10,6 +10,7 @@
 #include <QUndoStack>
 
 #include "pte/Writer.h"
+#include "ui/common/Format.h"
 #include "util/MappedFile.h"
 #include "report/PassReportChanges.h"
 #include "report/Json.h"
@@ -294,7 +295,7 @@ void Document::setAllDelegateTargets(int method, const std::optional<Device>& de
   if (changed == 0 || after == edits_) return;
   const QString target = device ? QString::fromStdString(device->str()) : tr("none");
   undo_->push(new EditCommand(this, edits_, after,
-                              tr("set %1 delegates of '%2' to %3").arg(QString::number(changed), QString::fromStdString(m.displayName()), target)));
+                              tr("set %1 of '%2' to %3").arg(countText(qint64(changed), tr("delegate")), QString::fromStdString(m.displayName()), target)));
 }
 
 void Document::pushEdits(const passes::ProgramEdits& after, const QString& text) {

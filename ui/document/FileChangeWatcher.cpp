@@ -65,7 +65,11 @@ void FileChangeWatcher::settle() {
   const Stamp now = stampOf(path_);
   if (now == reported_) return;
   reported_ = now;
-  if (now == known_) return;  // changed and changed back, or only the folder changed
+  // Changed or gone and then back as the app knows it (moved away and back).
+  if (now == known_) {
+    emit restored(path_);
+    return;
+  }
   if (now.exists)
     emit changed(path_);
   else

@@ -10,6 +10,7 @@
 //   watcher->watch(path);                       // after opening: the known state
 //   connect(watcher, &FileChangeWatcher::changed, ...);  // offer Reload
 //   connect(watcher, &FileChangeWatcher::removed, ...);  // say it is gone
+//   connect(watcher, &FileChangeWatcher::restored, ...); // back as it was
 //   watcher->acknowledge();                     // after reloading or saving over it
 #pragma once
 
@@ -46,6 +47,9 @@ class FileChangeWatcher : public QObject {
   // The file is gone (deleted or moved away); changed() follows if a file
   // with the name appears again.
   void removed(const QString& path);
+  // After changed() or removed(): the file is again as the app knows it (it
+  // was moved away and back, or changed and changed back).
+  void restored(const QString& path);
 
  private:
   struct Stamp {

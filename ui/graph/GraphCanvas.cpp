@@ -2,7 +2,9 @@
 
 #include <QContextMenuEvent>
 #include <QGraphicsScene>
+#include <QKeyEvent>
 #include <QMouseEvent>
+#include <QScrollBar>
 
 #include <utility>
 #include <QWheelEvent>
@@ -24,6 +26,8 @@ GraphCanvas::GraphCanvas(QGraphicsScene* scene, QWidget* parent) : QGraphicsView
   setOptimizationFlags(QGraphicsView::DontSavePainterState);
   setBackgroundBrush(QColor(0xfb, 0xfb, 0xfb));
   setFrameShape(QFrame::NoFrame);
+  for (QScrollBar* bar : {horizontalScrollBar(), verticalScrollBar()})
+    connect(bar, &QAbstractSlider::actionTriggered, this, [this] { moved(); });
 }
 
 void GraphCanvas::zoomBy(double factor) {
@@ -35,6 +39,7 @@ void GraphCanvas::zoomBy(double factor) {
 }
 
 void GraphCanvas::wheelEvent(QWheelEvent* event) {
+  moved();
   // Wheel zooms (as in every graph viewer); Shift+wheel scrolls.
   if (event->modifiers() & Qt::ShiftModifier) {
     QGraphicsView::wheelEvent(event);
@@ -52,10 +57,31 @@ void GraphCanvas::scrollContentsBy(int dx, int dy) {
 
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
+  if (resized) resized();
   changed();
 }
 
+void GraphCanvas::keyPressEvent(QKeyEvent* event) {
+  moved();
+  if (arrowKey && event->modifiers() == Qt::NoModifier) {
+    int dx = 0, dy = 0;
+    switch (event->key()) {
+      case Qt::Key_Left: dx = -1; break;
+      case Qt::Key_Right: dx = 1; break;
+      case Qt::Key_Up: dy = -1; break;
+      case Qt::Key_Down: dy = 1; break;
+      default: break;
+    }
+    if ((dx || dy) && arrowKey(dx, dy)) {
+      event->accept();
+      return;
+    }
+  }
+  QGraphicsView::keyPressEvent(event);
+}
+
 void GraphCanvas::mousePressEvent(QMouseEvent* event) {
+  moved();
   pressPos_ = event->position().toPoint();
   inDoubleClick_ = false;  // a double click whose release never came
   QGraphicsView::mousePressEvent(event);

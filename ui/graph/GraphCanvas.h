@@ -13,13 +13,21 @@ namespace ptescope::ui {
 
 class GraphCanvas : public QGraphicsView {
  public:
-  static constexpr double kMinZoom = 0.01;
+  // Low enough that Fit shows a whole 6,000-instruction method opened whole.
+  static constexpr double kMinZoom = 0.0005;
   static constexpr double kMaxZoom = 6.0;
 
   explicit GraphCanvas(QGraphicsScene* scene, QWidget* parent);
 
   // Scrolled, zoomed or resized.
   std::function<void()> viewChanged;
+  // The viewport changed size (a legend, a banner or a dock came or went).
+  std::function<void()> resized;
+  // The user moved the view: wheel, a press on the canvas, keys, scroll bars.
+  std::function<void()> userMoved;
+  // An arrow key (dx, dy in -1..1): true when it moved the selection to
+  // another node; false lets the arrow scroll the view.
+  std::function<bool(int dx, int dy)> arrowKey;
   // A click (not a drag) on a node, on an edge, or on neither.
   std::function<void(size_t node)> nodeClicked;
   std::function<void(size_t edge)> edgeClicked;
@@ -47,6 +55,7 @@ class GraphCanvas : public QGraphicsView {
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
 
  private:
@@ -57,6 +66,9 @@ class GraphCanvas : public QGraphicsView {
   Hit hitAt(const QPoint& viewPos) const;
   void changed() {
     if (viewChanged) viewChanged();
+  }
+  void moved() {
+    if (userMoved) userMoved();
   }
 
   QPoint pressPos_;

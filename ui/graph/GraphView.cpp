@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "ui/common/ElidedLabel.h"
 #include "ui/graph/GraphAccessible.h"
 #include "ui/graph/GraphCanvas.h"
 #include "ui/graph/GraphItems.h"
@@ -62,6 +63,15 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
       emit zoomChanged(scale);
     }
   };
+  // Until the user moves the view, the first picture follows the
+  // viewport's size: a legend, banner or dock that comes after the layout
+  // does not leave the picture cut (an 8-instruction program at 150% with
+  // its delegate out of sight).
+  canvas_->resized = [this] {
+    if (initialViewHeld_ && layout_) showInitialView();
+  };
+  canvas_->userMoved = [this] { initialViewHeld_ = false; };
+  canvas_->arrowKey = [this](int dx, int dy) { return stepSelection(dx, dy); };
   canvas_->nodeClicked = [this](size_t node) { selectNode(node, true); };
   canvas_->edgeClicked = [this](size_t edge) { selectEdge(edge, true); };
   canvas_->backgroundClicked = [this] { backgroundClicked(); };
@@ -108,11 +118,13 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   messageLabel_->hide();
 
   // The diff view's summary: a strip above the graph, so that it never
-  // covers a node.
-  banner_ = new QLabel(this);
+  // covers a node. One line, elided with the whole text as its tooltip (and
+  // what a screen reader reads): wrapped onto three lines it left a small
+  // window's graph a keyhole.
+  auto* banner = new ElidedLabel(this);
+  banner->setElideMode(Qt::ElideRight);
+  banner_ = banner;
   banner_->setObjectName(QStringLiteral("graphBanner"));
-  banner_->setWordWrap(true);
-  banner_->setTextFormat(Qt::PlainText);
   banner_->setStyleSheet(QStringLiteral("QLabel { background: #fff8e1; border-bottom: 1px solid #f5a623; padding: 4px 10px; }"));
   banner_->hide();
   box->insertWidget(0, banner_);
@@ -169,7 +181,7 @@ void GraphView::setMethod(std::shared_ptr<const program::Program> program, int m
   changes_ = std::move(changes);
   // analyzed_ stays: it is the picture's until a new one is installed.
 
-  firstLayoutOfMethod_ = !sameMethod;
+  firstLayoutOfMethod_ = !sameMethod || std::exchange(freshView_, false);
   pendingInstruction_.reset();
   pendingAnnounce_ = false;
   pendingValue_.reset();
@@ -202,10 +214,23 @@ void GraphView::clear() {
   canvas_->sceneChanged();
   layout_.reset();
   graphBounds_ = QRectF();
+  initialViewHeld_ = false;
   legend_->hide();
   overview_->setLayout(nullptr);
-  messageLabel_->hide();
   announceSelection();  // "Nothing selected": not the previous picture's pick
+  showEmptyText();
+}
+
+void GraphView::setEmptyText(const QString& text) {
+  emptyText_ = text;
+  if (!program_) showEmptyText();
+}
+
+void GraphView::showEmptyText() {
+  messageLabel_->setText(emptyText_);
+  messageLabel_->setAccessibleName(emptyText_);
+  messageLabel_->setVisible(!emptyText_.isEmpty());
+  placeOverlays();
 }
 
 // The job stops early and its result (cancelled, perhaps with a model for
@@ -214,6 +239,7 @@ void GraphView::cancelLayout() { layoutJob_.stop(); }
 
 void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional<int> focusGroup) {
   flushScene();
+  if (!layout_) messageLabel_->hide();  // the empty window's hint
   focusGroup_ = focusGroup;
   LayoutRequest request;
   request.program = program_;
@@ -272,6 +298,7 @@ void GraphView::finishLayout(const LayoutResult& result) {
   }
   if (!result.layout) {
     messageLabel_->setText(tr("The graph could not be laid out:\n%1").arg(result.error));
+    messageLabel_->setAccessibleName(messageLabel_->text());
     messageLabel_->show();
     placeOverlays();
     emit layoutFailed(result.error);
@@ -280,9 +307,14 @@ void GraphView::finishLayout(const LayoutResult& result) {
   messageLabel_->hide();
   // Keep the selection across a re-layout of the same method by node key.
   std::string selectedKey;
+  std::optional<int> selectedGroup;  // a selected group that may be opened now
   std::optional<int32_t> selectedEdgeValue;
   if (layout_ && analyzed_ == result.analyzed) {
-    if (selectedNode_) selectedKey = layout_->model.nodes[*selectedNode_].key;
+    if (selectedNode_) {
+      const auto& node = layout_->model.nodes[*selectedNode_];
+      selectedKey = node.key;
+      if (node.kind == NodeKind::Group) selectedGroup = node.group;
+    }
     if (selectedEdge_) selectedEdgeValue = layout_->model.edges[*selectedEdge_].value;
   }
   analyzed_ = result.analyzed;
@@ -292,6 +324,7 @@ void GraphView::finishLayout(const LayoutResult& result) {
   const auto previous = std::exchange(layout_, result.layout);
   rebuildScene(result.items, Announce::Finished);
 
+  const bool keepsView = !firstLayoutOfMethod_ && !focusGroup_;
   if (firstLayoutOfMethod_) {
     firstLayoutOfMethod_ = false;
     showInitialView();
@@ -301,13 +334,31 @@ void GraphView::finishLayout(const LayoutResult& result) {
     if (auto node = layout_->model.nodeOfInstruction(group.first)) centreOnNode(*node);
   }
   if (!selectedKey.empty()) {
-    if (auto node = layout_->model.findNode(selectedKey)) selectNode(*node, false);
+    auto node = layout_->model.findNode(selectedKey);
+    // An opened group (Open All Groups): its first instruction stands for it.
+    if (!node && selectedGroup && size_t(*selectedGroup) < analyzed_->graph.groups().groups.size())
+      node = layout_->model.nodeOfInstruction(analyzed_->graph.groups().groups[size_t(*selectedGroup)].first);
+    if (node) {
+      selectNode(*node, false);
+      // The nodes moved (groups opened or closed): the selection stays in sight.
+      if (keepsView && *node < nodeItems_.size() &&
+          !canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect().contains(nodeItems_[*node]->sceneBoundingRect()))
+        centreOnNode(*node);
+    }
   } else if (selectedEdgeValue) {
     trySelectValue(*selectedEdgeValue, false);
   }
   if (!findText_.isEmpty()) {
+    const size_t matchesBefore = matches_.size();
     computeMatches();
     currentMatch_ = -1;
+    for (size_t m = 0; m < matches_.size(); ++m)
+      if (matches_[m].kind == Match::Kind::Node && selectedNode_ == matches_[m].index) currentMatch_ = int(m);
+      else if (matches_[m].kind == Match::Kind::Edge && selectedEdge_ == matches_[m].index) currentMatch_ = int(m);
+    // The Find status speaks of this picture when it finds something else
+    // now (another program reloaded): "Not found", or the new count. (A
+    // group Find opened finds the same: its status stays.)
+    if (matches_.empty() || matches_.size() != matchesBefore) emit findMatchChanged(currentMatch_, int(matches_.size()));
   }
   // The selection asked for meanwhile, and layoutFinished, come when the
   // scene is whole (sceneComplete).
@@ -386,10 +437,14 @@ double GraphView::legibleZoom() const {
 void GraphView::showInitialView() {
   // The first picture is legible: the whole graph when it fits at a scale
   // where its text is as large as the UI's, else that scale, starting where
-  // the program starts (its top left node), with the overview for the rest.
+  // the program starts (its top left node) and its first device region,
+  // with the overview for the rest.
+  // The canvas at its size in this layout (a legend set just now).
+  if (layout()) layout()->activate();
   const QRectF rect = graphBounds_.isEmpty() ? scene_->sceneRect() : graphBounds_;
   const QSizeF viewport = canvas_->viewport()->size();
   if (rect.isEmpty() || viewport.isEmpty()) return;
+  initialViewHeld_ = true;
   const double fitAll = std::min(viewport.width() / rect.width(), viewport.height() / rect.height());
   const double legible = legibleZoom();
   canvas_->resetTransform();
@@ -408,6 +463,22 @@ void GraphView::showInitialView() {
     }
     const QPointF half(viewport.width() / (2 * legible), viewport.height() / (2 * legible));
     QPointF centre = first.isNull() ? rect.topLeft() + half : QPointF(first.center().x(), first.top() - 16 + half.y());
+    // ptescope is about what runs on a device: the first device region (its
+    // corner and title) is in the first picture too, beside the first node
+    // when both fit, else instead of it.
+    const layout::RegionGeometry* device = nullptr;
+    for (const auto& region : layout_->regions)
+      if (!region.device.isCpu() &&
+          (!device || region.rect.y < device->rect.y - 1 ||
+           (std::abs(region.rect.y - device->rect.y) <= 1 && region.rect.x < device->rect.x)))
+        device = &region;
+    if (device) {
+      const QRectF corner(device->rect.x, device->rect.y, std::min(device->rect.width, 160.0),
+                          std::min(device->rect.height, 120.0));
+      const QRectF both = first.isNull() ? corner : corner.united(first);
+      const QRectF shown = both.width() <= 2 * half.x() - 32 && both.height() <= 2 * half.y() - 32 ? both : corner;
+      centre = QPointF(shown.left() - 16 + half.x(), shown.top() - 16 + half.y());
+    }
     // Not past the graph's left and top edges.
     centre.setX(std::max(centre.x(), rect.left() + half.x()));
     centre.setY(std::max(centre.y(), rect.top() + half.y()));
@@ -417,23 +488,13 @@ void GraphView::showInitialView() {
 }
 
 void GraphView::reserveOverviewRoom() {
-  // The overview sits beside the viewport, never over it: a column at the
-  // right or a strip at the bottom, whichever takes the smaller share of the
-  // graph area (its size is bounded by that area in resizeEvent). (Stable:
-  // it shows only while the graph does not fit the smaller viewport, and
-  // hides only when the graph fits it, so it fits the larger one too.)
+  // The overview floats over the canvas's bottom right corner (framed, and
+  // View > Show Overview hides it). It used to take a column or a strip
+  // beside the viewport: a full-height grey band (15-25% of the width) that
+  // looked like a repaint bug and took the room it helps to use.
   if (reservingRoom_) return;
   reservingRoom_ = true;
-  QMargins margins;
-  if (overview_->isVisibleTo(this)) {
-    // Along the side where it costs the smaller share of the graph's room.
-    const QSize area = canvas_->size();
-    const double widthShare = double(overview_->width() + 12) / std::max(1, area.width());
-    const double heightShare = double(overview_->height() + 12) / std::max(1, area.height());
-    if (widthShare <= heightShare) margins.setRight(overview_->width() + 12);
-    else margins.setBottom(overview_->height() + 12);
-  }
-  canvas_->setReservedMargins(margins);
+  canvas_->setReservedMargins(QMargins());
   placeOverlays();
   reservingRoom_ = false;
 }
@@ -441,13 +502,7 @@ void GraphView::reserveOverviewRoom() {
 void GraphView::placeOverlays() {
   const QRect area = canvas_->geometry();
   const QRect viewport = canvas_->viewport()->geometry().translated(area.topLeft());
-  const QMargins room = canvas_->reservedMargins();
-  if (room.right() > 0)
-    overview_->move(viewport.right() + 7, std::max(viewport.top(), viewport.bottom() - overview_->height()));
-  else if (room.bottom() > 0)
-    overview_->move(std::max(viewport.left(), viewport.right() - overview_->width()), viewport.bottom() + 7);
-  else
-    overview_->move(viewport.right() - overview_->width() - 6, viewport.bottom() - overview_->height() - 6);
+  overview_->move(viewport.right() - overview_->width() - 6, viewport.bottom() - overview_->height() - 6);
   overview_->raise();
   progressPanel_->setGeometry(area.left(), area.top(), area.width(), progressPanel_->sizeHint().height());
   progressPanel_->raise();
@@ -482,6 +537,9 @@ void GraphView::setOverviewShown(bool shown) {
 
 void GraphView::fitToWindow() {
   if (scene_->sceneRect().isEmpty()) return;
+  initialViewHeld_ = false;
+  // Fit shows the whole graph, however small that makes it (a 6,000
+  // instruction method opened whole needs far less than 1%).
   canvas_->fitInView(graphBounds_.isEmpty() ? scene_->sceneRect() : graphBounds_, Qt::KeepAspectRatio);
   const double s = canvas_->transform().m11();
   if (s > GraphCanvas::kMaxZoom) canvas_->zoomBy(GraphCanvas::kMaxZoom / s);
@@ -489,14 +547,21 @@ void GraphView::fitToWindow() {
   canvas_->viewChanged();
 }
 
-void GraphView::zoomIn() { canvas_->zoomBy(1.25); }
+void GraphView::zoomIn() {
+  initialViewHeld_ = false;
+  canvas_->zoomBy(1.25);
+}
 
-void GraphView::zoomOut() { canvas_->zoomBy(0.8); }
+void GraphView::zoomOut() {
+  initialViewHeld_ = false;
+  canvas_->zoomBy(0.8);
+}
 
 double GraphView::zoomLevel() const { return canvas_->transform().m11(); }
 
 void GraphView::setZoomLevel(double scale) {
   if (!(scale > 0)) return;
+  initialViewHeld_ = false;
   const QPointF centre = canvas_->mapToScene(canvas_->viewport()->rect().center());
   canvas_->resetTransform();
   canvas_->scale(scale, scale);

@@ -188,6 +188,13 @@ class GraphView : public QWidget {
 
   // ---- view ----
 
+  // The next program set (another file under the same name: a reload from
+  // disk) starts from its initial view, as an opened file does, instead of
+  // keeping the zoom and scroll position as an edit does.
+  void startFromInitialView(bool fresh = true) { freshView_ = fresh; }
+  // What the canvas says while no program is shown ("Open a program
+  // (Ctrl+O)…"): the empty window is never blank.
+  void setEmptyText(const QString& text);
   void fitToWindow();
   void zoomIn();
   void zoomOut();
@@ -276,6 +283,10 @@ class GraphView : public QWidget {
   // ---- selection (GraphViewSelection.cpp) ----
   void backgroundClicked();
   void selectNode(size_t node, bool emitSignals);
+  // The arrow keys: selects the nearest node in that direction (dx, dy in
+  // -1..1) from the selected one, or the first node in sight; false when
+  // there is none.
+  bool stepSelection(int dx, int dy);
   void selectEdge(size_t edge, bool emitSignals);
   void applyEmphasis();
   void announceSelection();
@@ -320,6 +331,10 @@ class GraphView : public QWidget {
   std::shared_ptr<const layout::GraphLayout> layout_;
   std::set<int> shownExpanded_;
   bool firstLayoutOfMethod_ = true;
+  bool freshView_ = false;
+  bool initialViewHeld_ = false;  // the first picture, not moved by the user since
+  QString emptyText_;
+  void showEmptyText();  // startFromInitialView(): the next setMethod is a first layout
   QRectF graphBounds_;
   bool legendShown_ = true;
   bool reservingRoom_ = false;

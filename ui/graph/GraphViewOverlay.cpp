@@ -51,7 +51,7 @@ void GraphView::setDiffNote(const QString& note) {
 void GraphView::updateBanner() {
   QString text = diffSummary();
   if (layout_ && !layout_->note.empty())
-    text += (text.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(layout_->note);
+    text += (text.isEmpty() ? QString() : QStringLiteral(" \u00b7 ")) + QString::fromStdString(layout_->note);
   banner_->setVisible(!text.isEmpty() && layout_ != nullptr);
   banner_->setText(text);
   placeOverlays();

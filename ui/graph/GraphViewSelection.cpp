@@ -3,6 +3,7 @@
 #include "ui/graph/GraphView.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include "ui/graph/GraphCanvas.h"
@@ -31,6 +32,42 @@ void GraphView::selectNode(size_t node, bool emitSignals) {
   const auto& n = layout_->model.nodes[node];
   if (n.instruction) emit instructionSelected(*n.instruction);
   else if (n.value >= 0) emit valueSelected(n.value);
+}
+
+bool GraphView::stepSelection(int dx, int dy) {
+  if (!layout_ || nodeItems_.empty()) return false;
+  std::optional<size_t> current = selectedNode_;
+  if (!current && selectedEdge_) current = layout_->model.edges[*selectedEdge_].to;
+  QPointF from;
+  if (current) {
+    from = nodeItems_[*current]->sceneBoundingRect().center();
+  } else {
+    // Nothing selected: the node nearest the top left of what is in sight.
+    from = canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect().topLeft();
+    dx = dy = 0;
+  }
+  std::optional<size_t> best;
+  double bestScore = 0;
+  for (size_t n = 0; n < nodeItems_.size(); ++n) {
+    if (current && n == *current) continue;
+    const QPointF d = nodeItems_[n]->sceneBoundingRect().center() - from;
+    double score = std::hypot(d.x(), d.y());
+    if (dx || dy) {
+      // Ahead in the arrow's direction; what lies off its line counts double.
+      const double along = d.x() * dx + d.y() * dy;
+      if (along <= 1) continue;
+      score = along + 2 * std::abs(d.x() * dy - d.y() * dx);
+    }
+    if (!best || score < bestScore) {
+      best = n;
+      bestScore = score;
+    }
+  }
+  if (!best) return false;
+  selectNode(*best, true);
+  initialViewHeld_ = false;
+  canvas_->ensureVisible(nodeItems_[*best], 40, 40);
+  return true;
 }
 
 void GraphView::selectEdge(size_t edge, bool emitSignals) {
@@ -130,10 +167,12 @@ void GraphView::announceSelection() {
 }
 
 void GraphView::centreOnNode(size_t node) {
+  initialViewHeld_ = false;
   if (node < nodeItems_.size()) canvas_->centerOn(nodeItems_[node]);
 }
 
 void GraphView::centreOnEdge(size_t edge) {
+  initialViewHeld_ = false;
   if (edge < edgeItems_.size()) canvas_->centerOn(edgeItems_[edge]->boundingRect().center());
 }
 

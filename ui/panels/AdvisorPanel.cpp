@@ -83,7 +83,11 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setTabKeyNavigation(false);
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setWordWrap(false);
+  // The Edits cells wrap (at spaces: between the flags), so that two
+  // candidates that differ only in their last flag never look the same; the
+  // other cells are short.
+  table_->setWordWrap(true);
+  table_->setTextElideMode(Qt::ElideMiddle);
 
   notes_ = new QLabel;
   notes_->setObjectName("advisorNotes");
@@ -94,7 +98,8 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   notesArea_->setWidget(notes_);
   notesArea_->setWidgetResizable(true);
   notesArea_->setFrameShape(QFrame::NoFrame);
-  notesArea_->setMaximumHeight(notes_->fontMetrics().lineSpacing() * 5 + 8);
+  // Three lines (it scrolls): the candidates' table keeps the room.
+  notesArea_->setMaximumHeight(notes_->fontMetrics().lineSpacing() * 3 + 8);
   // Never part of the panel's minimum height: the notes take room from the
   // table, never from the graph above the Details panel.
   notesArea_->setMinimumHeight(0);
@@ -259,8 +264,12 @@ void AdvisorPanel::showAdvice() {
     }
   }
   table_->resizeColumnsToContents();
-  for (int column : {EditsColumn, MemoryColumn})
-    table_->setColumnWidth(column, std::min(table_->columnWidth(column), 360));
+  // Edits: as wide as they need, up to half of the table (then they wrap);
+  // Device memory at most 360 px.
+  const int editsRoom = std::max(260, table_->viewport()->width() / 2);
+  table_->setColumnWidth(EditsColumn, std::min(table_->columnWidth(EditsColumn), editsRoom));
+  table_->setColumnWidth(MemoryColumn, std::min(table_->columnWidth(MemoryColumn), 360));
+  table_->resizeRowsToContents();
 
   updateApplied();
 }

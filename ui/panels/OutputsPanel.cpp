@@ -177,17 +177,19 @@ void OutputsPanel::showError(const QString& message) {
   // What an earlier run computed is not this run's: a failed run shows none.
   clearOutputs();
   error_ = message;
-  header_->setText(tr("Run failed: %1").arg(message));
+  // The user's own Cancel is no failure.
+  header_->setText(message == QLatin1String(exec::kRunCancelled) ? tr("Run cancelled: no outputs")
+                                                                 : tr("Run failed: %1").arg(message));
   emit failed(message);
 }
 
 void OutputsPanel::show(const exec::RunOnceResult& result) {
   result_ = result;
-  header_->setText(tr("Method '%1' ran once on %2%3: %4 instruction(s), %5 not executed, %6 output(s)")
+  header_->setText(tr("Method '%1' ran once on %2%3: %4, %5 not executed, %6")
                        .arg(QString::fromStdString(result.method), QString::fromStdString(result.runtime),
                             result.emulated ? tr(" (no GPU: device memory emulated in host memory)") : QString(),
-                            num(qint64(result.instructions)), num(qint64(result.not_executed.size())),
-                            num(qint64(result.outputs.size()))));
+                            countText(qint64(result.instructions), tr("instruction")),
+                            num(qint64(result.not_executed.size())), countText(qint64(result.outputs.size()), tr("output"))));
   table_->setRowCount(int(result.outputs.size()));
   for (size_t row = 0; row < result.outputs.size(); ++row) {
     const auto& out = result.outputs[row];
@@ -203,7 +205,7 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
     for (int column = 0; column < cells.size(); ++column) {
       auto* item = new QTableWidgetItem(cells[column]);
       if (column >= 3 && column <= 5) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      if (column == 6 && out.stats.nan_count) item->setToolTip(tr("%1 NaN value(s)").arg(out.stats.nan_count));
+      if (column == 6 && out.stats.nan_count) item->setToolTip(countText(qint64(out.stats.nan_count), tr("NaN value")));
       table_->setItem(int(row), column, item);
     }
   }

@@ -153,6 +153,11 @@ void PassOptionsPanel::commitOptions() {
 }
 
 void PassOptionsPanel::refresh() {
+  refreshContents();
+  emit refreshed();
+}
+
+void PassOptionsPanel::refreshContents() {
   refreshing_ = true;
   const int m = document_->currentMethodIndex();
   const bool has = document_->hasProgram() && m >= 0;
@@ -223,7 +228,9 @@ void PassOptionsPanel::refresh() {
                                 Qt::QueuedConnection);
     });
     delegatesLayout_->addRow(tr("All %1 delegates").arg(delegates.size()), all);
-    delegatesLayout_->addRow(new QLabel(tr("Single delegates: use the program tree's context menu.")));
+    auto* single = new QLabel(tr("Single delegates: use the program tree's context menu."));
+    single->setWordWrap(true);  // never wider than the dock
+    delegatesLayout_->addRow(single);
     delegatesBox_->setVisible(true);
     refreshing_ = false;
     return;

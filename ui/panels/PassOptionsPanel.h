@@ -31,8 +31,14 @@ class PassOptionsPanel : public QWidget {
   // Gives each item of a chooser its meaning as tooltip and marks "cpu".
   static void describeChoices(QComboBox* chooser);
 
+ signals:
+  // The panel shows another method, options or delegates: its minimum
+  // width may have changed (the dock follows it).
+  void refreshed();
+
  private:
   void refresh();
+  void refreshContents();
   void commitOptions();
 
   Document* document_;

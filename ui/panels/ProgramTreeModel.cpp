@@ -58,7 +58,7 @@ void ProgramTreeModel::rebuild() {
       size_t instructions = 0;
       for (const auto& c : items(method.chains)) instructions += items(c.instructions).size();
       Node* mn = methods->add(QString::fromStdString(method.displayName()),
-                              tr("%1 values, %2 instructions").arg(items(method.values).size()).arg(instructions),
+                              tr("%1, %2").arg(countText(qint64(items(method.values).size()), tr("value")), countText(qint64(instructions), tr("instruction"))),
                               NodeKind::Method, int(m));
       const auto& delegates = items(method.delegates);
       if (!delegates.empty()) {
@@ -76,7 +76,7 @@ void ProgramTreeModel::rebuild() {
           const auto payload = describeDelegatePayload(program, delegates[d]);
           for (const auto& n : payload.named_data) {
             QString where = QString::fromStdString(describeWhere(n));
-            if (n.where != NamedDataLocation::Where::Missing) where += tr(", %1 bytes").arg(n.size);
+            if (n.where != NamedDataLocation::Where::Missing) where += QStringLiteral(", ") + bytesText(qint64(n.size));
             del->add(QString::fromStdString(n.role), QString::fromStdString(n.key) + " — " + where,
                      NodeKind::NamedData, int(m), -1);
           }
@@ -94,7 +94,7 @@ void ProgramTreeModel::rebuild() {
     const auto& segments = items(program.segments);
     Node* sn = root_->add(tr("Segments"), QString::number(segments.size()), NodeKind::Group);
     for (size_t s = 0; s < segments.size(); ++s)
-      sn->add(tr("segment %1").arg(s), tr("%1 bytes at +%2").arg(segments[s].data.size()).arg(segments[s].offset),
+      sn->add(tr("segment %1").arg(s), tr("%1 at +%2").arg(bytesText(qint64(segments[s].data.size())), num(qint64(segments[s].offset))),
               NodeKind::Segment, -1, int(s));
     const auto& named = items(program.named_data);
     if (!named.empty()) {
@@ -102,12 +102,12 @@ void ProgramTreeModel::rebuild() {
       for (size_t n = 0; n < named.size(); ++n) {
         QString detail = tr("segment %1").arg(named[n].segment_index);
         if (named[n].segment_index < segments.size())
-          detail += tr(", %1 bytes").arg(segments[named[n].segment_index].data.size());
+          detail += QStringLiteral(", ") + bytesText(qint64(segments[named[n].segment_index].data.size()));
         nn->add(QString::fromStdString(named[n].key.value_or("")), detail, NodeKind::NamedData, -1, int(n));
       }
     }
     for (const auto& ext : program.external_data)
-      root_->add(tr("External data"), tr("%1 (%2 entries)").arg(QString::fromStdString(ext.path), num(qint64(ext.entries.size()))),
+      root_->add(tr("External data"), tr("%1 (%2)").arg(QString::fromStdString(ext.path), countText(qint64(ext.entries.size()), tr("entry"), tr("entries"))),
                  NodeKind::ExternalData);
   }
   endResetModel();

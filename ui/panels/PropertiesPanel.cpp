@@ -54,7 +54,7 @@ void PropertiesPanel::showNothing() {
   QStringList buffers;
   const auto& sizes = items(method->non_const_buffer_sizes);
   for (size_t i = 1; i < sizes.size(); ++i)
-    buffers << QString("%1: %2 B %3").arg(num(qint64(i)), num(sizes[i]), QString::fromStdString(method->bufferDevice(int32_t(i)).str()));
+    buffers << QString("%1: %2 %3").arg(num(qint64(i)), bytesText(sizes[i]), QString::fromStdString(method->bufferDevice(int32_t(i)).str()));
   row(tr("Planned buffers"), buffers.join("; "));
 }
 
@@ -72,7 +72,7 @@ void PropertiesPanel::showValue(int32_t v) {
       row(tr("Name"), QString::fromStdString(*t->extra_tensor_info->fully_qualified_name));
     row(tr("DType"), QString::fromStdString(scalarTypeShortName(t->scalar_type)));
     row(tr("Sizes"), ui::sizesText(*t));
-    row(tr("Bytes"), QString::number(t->nbytes()));
+    row(tr("Bytes"), bytesText(t->nbytes()));
     row(tr("Device"), QString::fromStdString(t->device().str()));
     row(tr("Dynamism"), QString::fromStdString(shapeDynamismName(t->shape_dynamism)));
     if (t->allocation_info)
@@ -143,14 +143,14 @@ void PropertiesPanel::showInstruction(size_t k) {
     for (const auto& spec : items(d.compile_specs))
       row(QString::fromStdString(spec.key.value_or("")),
           QString::fromStdString(report::compileSpecValueText(items(spec.value))), del);
-    if (auto blob = delegateBlob(document_->program(), d)) row(tr("Blob"), tr("%1 bytes").arg(blob->size()), del);
+    if (auto blob = delegateBlob(document_->program(), d)) row(tr("Blob"), bytesText(qint64(blob->size())), del);
     const auto payload = describeDelegatePayload(document_->program(), d);
     if (payload.aoti) {
       auto* p = row(tr("Payload"), payload.legacy_keys ? tr("AOTI named data (keys from method_name)")
                                                        : tr("AOTI named data (keys in the blob)"), del);
       for (const auto& n : payload.named_data) {
         QString where = QString::fromStdString(describeWhere(n));
-        if (n.where != NamedDataLocation::Where::Missing) where += tr(", %1 bytes").arg(n.size);
+        if (n.where != NamedDataLocation::Where::Missing) where += QStringLiteral(", ") + bytesText(qint64(n.size));
         auto* entry = row(QString::fromStdString(n.role), where, p);
         row(tr("Key"), QString::fromStdString(n.key), entry);
       }

@@ -22,7 +22,7 @@ QString scalarText(const Value& v) {
         else if constexpr (std::is_same_v<T, StringValue>) return QString::fromStdString(x.value.value_or(""));
         else if constexpr (std::is_same_v<T, IntListValue> || std::is_same_v<T, TensorListValue> ||
                            std::is_same_v<T, OptionalTensorListValue>)
-          return QString("%1 items").arg(items(x.items).size());
+          return countText(qint64(items(x.items).size()), QStringLiteral("item"));
         else return QString();
       },
       v.data);
@@ -112,7 +112,7 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const {
     case Kind: return r.kind;
     case DType: return r.dtype;
     case Sizes: return r.sizes;
-    case Bytes: return r.bytes < 0 ? (sort ? QVariant(qint64(-1)) : QVariant()) : QVariant(r.bytes);
+    case Bytes: return r.bytes < 0 ? (sort ? QVariant(qint64(-1)) : QVariant()) : sort ? QVariant(r.bytes) : QVariant(bytesText(r.bytes));
     case Device: return r.device;
     case Buffer: return r.buffer > 0 ? QVariant(r.buffer) : (sort ? QVariant(0) : QVariant());
     case Offset: return r.offset >= 0 ? QVariant(r.offset) : (sort ? QVariant(qint64(-1)) : QVariant());

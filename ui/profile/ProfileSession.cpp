@@ -1,4 +1,5 @@
 #include "ui/profile/ProfileSession.h"
+#include "ui/common/Format.h"
 #include "ui/common/MemoryBudgetSetting.h"
 
 #include <QStringList>
@@ -96,7 +97,7 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
   if (!program) return refuse(tr("There is no program to profile."));
   const int methodCount = int(program->methods().size());
   if (request.method < 0 || request.method >= methodCount)
-    return refuse(tr("Cannot profile method %1: the program has %2 method(s).").arg(request.method).arg(methodCount));
+    return refuse(tr("Cannot profile method %1: the program has %2.").arg(num(request.method), countText(methodCount, tr("method"))));
   if (request.iterations == 0) return refuse(tr("The number of measured iterations must be at least 1."));
 
   const std::string methodName = program->methods()[size_t(request.method)].displayName();

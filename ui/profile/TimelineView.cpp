@@ -412,10 +412,9 @@ void TimelineView::updateControls() {
   }
   size_t copies = 0;
   for (const auto& b : bars_) copies += isCopyLane(b.lane) ? 1 : 0;
-  QString text = tr("%1 instructions, %2 copies, %3 from first start to last end")
-                     .arg(bars_.size())
-                     .arg(copies)
-                     .arg(durationText(duration_ / 1.02));
+  QString text = tr("%1, %2, %3 from first start to last end")
+                     .arg(countText(qint64(bars_.size()), tr("instruction")), countText(qint64(copies), tr("copy"), tr("copies")),
+                          durationText(duration_ / 1.02));
   if (profile_->emulated) text += " · " + tr("emulated on the host");
   if (profile_->runtime == etdump::kEtdumpSource) text += " · " + QString::fromUtf8(etdump::kEtdumpSource);
   info_->setText(text);
@@ -530,8 +529,8 @@ QString TimelineView::barToolTip(const Bar& bar) const {
     lines << tr("%1 at %2 GB/s").arg(bytesText(qint64(bar.bytes)), gbpsText(gbps));
     for (const auto& copy : profile_->copies)
       if (copy.instruction == bar.instruction) {
-        lines << tr("median %1 over %2 iterations, %3 host memory")
-                     .arg(durationText(copy.seconds.median), QString::number(profile_->iterations),
+        lines << tr("median %1 over %2, %3 host memory")
+                     .arg(durationText(copy.seconds.median), countText(qint64(profile_->iterations), tr("iteration")),
                           QString::fromStdString(exec::hostMemoryKindName(copy.host_memory)));
         break;
       }
@@ -542,8 +541,8 @@ QString TimelineView::barToolTip(const Bar& bar) const {
         if (!ins.executed)
           lines << tr("not executed: %1").arg(QString::fromStdString(ins.reason).toHtmlEscaped());
         else
-          lines << tr("median %1 over %2 iterations (host clock)")
-                       .arg(durationText(ins.host_seconds.median), QString::number(profile_->iterations));
+          lines << tr("median %1 over %2 (host clock)")
+                       .arg(durationText(ins.host_seconds.median), countText(qint64(profile_->iterations), tr("iteration")));
         break;
       }
   }

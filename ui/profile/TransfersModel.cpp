@@ -313,7 +313,7 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
     case Direction: return QString::fromStdString(program::copyDirectionName(r.direction));
     case Source: return "%" + QString::number(r.source);
     case Destination: return "%" + QString::number(r.destination);
-    case Bytes: return r.bytes;
+    case Bytes: return bytesText(r.bytes);
     case From: return r.from;
     case To: return r.to;
     case TensorShape: return r.tensor;

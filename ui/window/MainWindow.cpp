@@ -13,6 +13,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QScrollArea>
+#include <QFontMetrics>
 #include <QUndoStack>
 #include <QComboBox>
 #include <QDockWidget>
@@ -33,9 +34,12 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTimer>
+#include <QShortcut>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <functional>
 
 #include "analysis/Diagnostics.h"
 #include "analysis/Summary.h"
@@ -190,10 +194,13 @@ void MainWindow::buildMenus() {
   fileMenu->addAction(tr("&Import ETDump..."), this, &MainWindow::showImportEtdumpDialog)->setObjectName("importEtdumpAction");
   // F5 is Profile Transfers (README): Reload takes Ctrl+Shift+R, beside Run
   // Once's Ctrl+R. tests/ui/test_main_window checks no two actions share a key.
-  fileMenu->addAction(tr("&Reload"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, [this] { reloadFromDisk(); })
+  fileMenu->addAction(tr("Re&load"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R), this, [this] { reloadFromDisk(); })
       ->setObjectName("reloadAction");
   fileMenu->addSeparator();
-  fileMenu->addAction(tr("Save &As..."), QKeySequence::SaveAs, this, &MainWindow::showSaveDialog);
+  // Ctrl+Shift+S written out: QKeySequence::SaveAs is empty on desktops
+  // whose platform theme does not define it.
+  fileMenu->addAction(tr("Save &As..."), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, &MainWindow::showSaveDialog)
+      ->setObjectName("saveAsAction");
   fileMenu->addAction(tr("&Export Report..."), this, &MainWindow::showExportHtmlReportDialog);
   fileMenu->addAction(tr("Export Pass Report as &JSON..."), this, &MainWindow::showExportReportDialog);
   fileMenu->addAction(tr("Export Graph as S&VG..."), this, [this] {
@@ -222,6 +229,25 @@ void MainWindow::buildMenus() {
   redo->setShortcuts(redoKeys);
   editMenu->addAction(undo);
   editMenu->addAction(redo);
+  // An edit's text can be long (every option it changed, a candidate's
+  // edits): the menu item keeps to about 60 characters, its middle elided,
+  // with the whole text as tooltip; a name's "&" is no mnemonic.
+  editMenu->setToolTipsVisible(true);
+  auto keepShort = [editMenu](QAction* action, const QString& verb) {
+    return [editMenu, action, verb](const QString& text) {
+      if (text.isEmpty()) {
+        action->setText(verb);
+        action->setToolTip(QString());
+        return;
+      }
+      const QFontMetrics metrics(editMenu->font());
+      QString shown = metrics.elidedText(text, Qt::ElideMiddle, metrics.averageCharWidth() * 60);
+      action->setText(verb + QLatin1Char(' ') + shown.replace(QLatin1Char('&'), QStringLiteral("&&")));
+      action->setToolTip(QString(verb).remove(QLatin1Char('&')) + QLatin1Char(' ') + text);
+    };
+  };
+  connect(document_->undoStack(), &QUndoStack::undoTextChanged, undo, keepShort(undo, tr("&Undo")));
+  connect(document_->undoStack(), &QUndoStack::redoTextChanged, redo, keepShort(redo, tr("&Redo")));
 
   toolbar->addAction(open);
   toolbar->addSeparator();
@@ -238,7 +264,11 @@ void MainWindow::buildMenus() {
   zoom->setAlignment(Qt::AlignCenter);
   toolbar->addWidget(zoom);
   connect(graph_, &GraphView::zoomChanged, zoom,
-          [zoom](double scale) { zoom->setText(QString::number(qRound(scale * 100)) + "%"); });
+          [zoom](double scale) {
+            // Below 1% (a whole large method fitted) two digits: "0.14%", not "0%".
+            const double percent = scale * 100;
+            zoom->setText((percent < 1 ? QString::number(percent, 'g', 2) : QString::number(qRound(percent))) + "%");
+          });
   toolbar->addSeparator();
   // Current / As loaded / Diff: a segmented switch in the tool bar and the
   // View menu.
@@ -284,7 +314,9 @@ void MainWindow::buildMenus() {
   findStatus_->setContentsMargins(6, 0, 6, 0);
   toolbar->addWidget(findStatus_);
   connect(graph_, &GraphView::findMatchChanged, this, [this](int index, int count) {
-    if (count > 0) findStatus_->setText(tr("%1 of %2").arg(index + 1).arg(count));
+    // No current match (after a reload, the selection is elsewhere): the count.
+    if (count > 0 && index < 0) findStatus_->setText(countText(count, tr("match"), tr("matches")));
+    else if (count > 0) findStatus_->setText(tr("%1 of %2").arg(index + 1).arg(count));
     else findStatus_->setText(findField_->text().trimmed().isEmpty() ? QString() : tr("Not found"));
     findStatus_->setStyleSheet(count == 0 && !findField_->text().trimmed().isEmpty() ? QStringLiteral("color: #b00020;")
                                                                                       : QString());
@@ -294,6 +326,21 @@ void MainWindow::buildMenus() {
     else graph_->find(findField_->text());
   });
   connect(findField_, &QLineEdit::textChanged, this, [this](const QString& text) { graph_->find(text); });
+  // Find searches the graph: its zoom and next/previous keys work while the
+  // Find box has the focus too (bound to the box alone, so never ambiguous).
+  const std::pair<QKeySequence, std::function<void()>> graphKeys[] = {
+      {QKeySequence(Qt::CTRL | Qt::Key_Equal), [this] { graph_->zoomIn(); }},
+      {QKeySequence(Qt::CTRL | Qt::Key_Plus), [this] { graph_->zoomIn(); }},
+      {QKeySequence(Qt::CTRL | Qt::Key_Minus), [this] { graph_->zoomOut(); }},
+      {QKeySequence(Qt::CTRL | Qt::Key_0), [this] { graph_->fitToWindow(); }},
+      {QKeySequence(Qt::Key_F3), [this] { graph_->findNext(); }},
+      {QKeySequence(Qt::SHIFT | Qt::Key_F3), [this] { graph_->findPrevious(); }},
+  };
+  for (const auto& [key, action] : graphKeys) {
+    auto* shortcut = new QShortcut(key, findField_);
+    shortcut->setContext(Qt::WidgetShortcut);
+    connect(shortcut, &QShortcut::activated, this, action);
+  }
   // The View menu offers what the graph's keys do. Those keys belong to the
   // focused view (the graph and the timeline share Ctrl+= and Ctrl+-), so the
   // menu shows them after a tab instead of binding them a second time, which
@@ -306,7 +353,7 @@ void MainWindow::buildMenus() {
       ->setObjectName("zoomInAction");
   viewMenu->addAction(keyHint(tr("Zoom &Out"), QKeySequence(Qt::CTRL | Qt::Key_Minus)), this, [this] { graph_->zoomOut(); })
       ->setObjectName("zoomOutAction");
-  viewMenu->addAction(keyHint(tr("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_0)), this, [this] { graph_->fitToWindow(); })
+  viewMenu->addAction(keyHint(tr("Fit to &Window"), QKeySequence(Qt::CTRL | Qt::Key_0)), this, [this] { graph_->fitToWindow(); })
       ->setObjectName("fitAction");
   viewMenu->addSeparator();
   auto* findAction = viewMenu->addAction(tr("&Find..."));
@@ -420,7 +467,9 @@ void MainWindow::resetDocumentView() {
   // What belongs to the document shown before does not carry over to
   // another one: the Find text and its marks, the overlay mode, the zoom and
   // scroll position (the new picture starts from its initial view), the
-  // graph mode. A reload of the same file keeps them all.
+  // graph mode. A reload of the same file keeps the Find text (its status
+  // is found again in the new picture), the overlay and the mode; its
+  // picture starts from the initial view (reloadFromDisk).
   findField_->clear();
   graph_->find(QString());
   if (overlayMetric_) setOverlayMetric(GraphView::OverlayMetric::Placement);
@@ -618,12 +667,10 @@ void MainWindow::refreshStatus() {
   statusMethod_->setText(method ? tr("method %1").arg(QString::fromStdString(method->displayName())) : QString());
   if (method != nullptr) {
     auto s = analysis::summarizeMethod(*method);
-    statusCounts_->setText(tr("%1 instructions, %2 values, %3 delegate calls, %4 h2d / %5 d2h copies")
-                               .arg(s.instructions)
-                               .arg(s.values)
-                               .arg(s.delegate_calls)
-                               .arg(s.h2d_copies)
-                               .arg(s.d2h_copies));
+    statusCounts_->setText(tr("%1, %2, %3, %4 h2d / %5 d2h %6")
+                               .arg(countText(qint64(s.instructions), tr("instruction")), countText(qint64(s.values), tr("value")),
+                                    countText(qint64(s.delegate_calls), tr("delegate call")), num(qint64(s.h2d_copies)),
+                                    num(qint64(s.d2h_copies)), s.h2d_copies + s.d2h_copies == 1 ? tr("copy") : tr("copies")));
   }
 }
 
@@ -765,8 +812,8 @@ bool MainWindow::confirmSaveWithErrors() {
       errors << QString::fromStdString(d.id + " " + d.location() + ": " + d.message);
   if (errors.isEmpty()) return true;
   QMessageBox box(QMessageBox::Warning, tr("Save a program with errors?"),
-                  tr("The program has %n error-level finding(s): the runtime may refuse it or compute wrong results.",
-                     nullptr, int(errors.size())),
+                  tr("The program has %1: the runtime may refuse it or compute wrong results.")
+                      .arg(countText(errors.size(), tr("error-level finding"))),
                   QMessageBox::Save | QMessageBox::Cancel, this);
   box.setTextFormat(Qt::PlainText);
   box.setObjectName(QStringLiteral("saveWithErrors"));

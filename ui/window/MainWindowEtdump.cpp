@@ -9,6 +9,7 @@
 #include <QStatusBar>
 
 #include "etdump/EtdumpProfile.h"
+#include "ui/common/Format.h"
 #include "ui/document/Document.h"
 #include "ui/window/MainWindow.h"
 
@@ -49,9 +50,9 @@ bool MainWindow::importEtdump(const QString& path, const QStringList& methods) {
       etdump::toTransferProfile(*shown, *loaded, document_->displayName().toStdString()));
   run.program = loaded;
   run.method = shown->method_index;
-  run.label = tr("%1 · %2 · %3 · %4 iterations")
-                  .arg(fileName, QString::fromStdString(shown->method), QString::fromUtf8(etdump::kEtdumpSource))
-                  .arg(shown->iterations);
+  run.label = tr("%1 · %2 · %3 · %4")
+                  .arg(fileName, QString::fromStdString(shown->method), QString::fromUtf8(etdump::kEtdumpSource),
+                       countText(qint64(shown->iterations), tr("iteration")));
   run.when = QDateTime::currentDateTime();
   if (!profiler_->addRun(run)) {
     showError(title, tr("%1: the profile history is busy").arg(path));

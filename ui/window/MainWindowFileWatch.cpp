@@ -3,7 +3,8 @@
 // program is reloaded at once (edits and undo history are kept by
 // Document::reload) and the status bar says so; with unsaved edits the
 // ReloadBar asks, without a modal dialog, and nothing changes until the
-// user chooses Reload. A file that is gone is said so; the program stays.
+// user chooses Reload. A file that is gone is said so; the program stays;
+// when the same file is back (moved away and back) the bar goes.
 // An exporter may write a program in parts (a first part, then the whole):
 // a changed file that cannot be read is tried again for a few seconds, and
 // only a file that stays unreadable is an error.
@@ -12,6 +13,7 @@
 
 #include "ui/document/Document.h"
 #include "ui/document/FileChangeWatcher.h"
+#include "ui/graph/GraphView.h"
 #include "ui/window/MainWindow.h"
 #include "ui/window/ReloadBar.h"
 
@@ -46,6 +48,11 @@ void MainWindow::buildFileWatch() {
     if (path != document_->path()) return;
     reloadBar_->showRemoved(QFileInfo(path).fileName());
   });
+  connect(fileWatch_, &FileChangeWatcher::restored, this, [this](const QString& path) {
+    if (path != document_->path() || reloadBar_->isHidden()) return;
+    reloadBar_->hide();
+    showStatus(tr("%1 is back on disk as it was").arg(QFileInfo(path).fileName()), 10000);
+  });
   connect(reloadBar_, &ReloadBar::reloadRequested, this, [this] { reloadFromDisk(); });
   connect(reloadBar_, &ReloadBar::dismissed, this, [this] { fileWatch_->acknowledge(); });
 }
@@ -73,7 +80,11 @@ bool MainWindow::reloadFromDisk() {
   if (!document_->hasProgram()) return false;
   reloadBar_->hide();
   QString error;
+  // Another file under the same name: its picture starts from its initial
+  // view, as an opened file's does (the old zoom fits the old graph).
+  graph_->startFromInitialView();
   if (!document_->reload(&error)) {
+    graph_->startFromInitialView(false);
     showLoadError(error);
     return false;
   }

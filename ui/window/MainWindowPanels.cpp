@@ -21,6 +21,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "ui/common/Format.h"
 #include "ui/panels/ChangesPanel.h"
 #include "ui/panels/DiagnosticsModel.h"
 #include "ui/document/Document.h"
@@ -93,6 +94,8 @@ void MainWindow::buildPanels() {
 void MainWindow::buildGraph() {
   graph_ = new GraphView;
   graph_->setObjectName("graphView");
+  graph_->setEmptyText(tr("No program open.\n\nOpen a program (.pte) with File > Open (Ctrl+O) or drop it here; "
+                          "File > Open Demo Program shows what ptescope does."));
   setCentralWidget(graph_);
   // A delegate's target device is editable from its node in the graph too.
   graph_->setInstructionMenuProvider([this](QMenu* menu, size_t instruction) {
@@ -166,6 +169,17 @@ QWidget* MainWindow::buildTransfersPage() {
   proxy->setSortRole(SortRole);
   transfersView_ = makeTable(proxy, "transfersView");
   transfersView_->sortByColumn(TransfersModel::Instruction, Qt::AscendingOrder);
+  // An emulated profile (no GPU) has no share of a link's peak and no
+  // measured / predicted ratio: those columns would be "—" on every row.
+  auto hideEmptyColumns = [this] {
+    const auto& latest = transfersModel_->latestProfile();
+    const bool emulated = latest && latest->emulated && transfersModel_->hasMeasurements();
+    for (int column : {int(TransfersModel::PeakShare), int(TransfersModel::MeasuredOverPredicted)})
+      transfersView_->setColumnHidden(column, emulated);
+  };
+  connect(proxy, &QAbstractItemModel::modelReset, this, hideEmptyColumns);
+  connect(proxy, &QAbstractItemModel::columnsInserted, this, hideEmptyColumns);
+  connect(proxy, &QAbstractItemModel::layoutChanged, this, hideEmptyColumns);
   transferTotals_ = new QLabel;
   transferTotals_->setObjectName("transferTotals");
   transferTotals_->setAccessibleName(tr("Transfer totals"));
@@ -228,7 +242,7 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   });
   connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
     const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
-    bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1 errors, %2 warnings)").arg(errors).arg(warnings));
+    bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1, %2)").arg(countText(errors, tr("error")), countText(warnings, tr("warning"))));
   });
   auto* dock = makeDock(this, tr("Details"), "bottomDock", bottomTabs_);
   addDockWidget(Qt::BottomDockWidgetArea, dock);
@@ -244,7 +258,14 @@ void MainWindow::buildPassOptions(QDockWidget* besides) {
   // Scrolls up and down only: the panel is as wide as its widest line needs
   // (the option names), its notes wrap.
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  scroll->setMinimumWidth(passOptions_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+  // As wide as the panel's widest line, also after a refresh made it wider
+  // (an edited option is bold, delegate rows come and go): it never runs
+  // past the dock's right edge.
+  auto fit = [this, scroll] {
+    scroll->setMinimumWidth(passOptions_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+  };
+  fit();
+  connect(passOptions_, &PassOptionsPanel::refreshed, scroll, fit);
   auto* dock = makeDock(this, tr("Pass options"), "passOptionsDock", scroll);
   addDockWidget(Qt::RightDockWidgetArea, dock);
   tabifyDockWidget(besides, dock);

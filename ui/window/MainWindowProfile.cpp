@@ -17,6 +17,7 @@
 
 #include "analysis/Dataflow.h"
 #include "etdump/EtdumpProfile.h"
+#include "ui/common/Format.h"
 #include "ui/document/Document.h"
 #include "ui/window/MainWindow.h"
 #include "ui/common/ElidedLabel.h"
@@ -129,9 +130,9 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     // and the failure is said as an error: what failed, where.
     if (run.profile->partial())
       showError(tr("Profile incomplete"),
-                tr("%1. The profile shown covers the %2 iteration(s) that completed.")
-                    .arg(QString::fromStdString(run.profile->failure))
-                    .arg(run.profile->iterations));
+                tr("%1. The profile shown covers the %2 that completed.")
+                    .arg(QString::fromStdString(run.profile->failure),
+                         countText(qint64(run.profile->iterations), tr("iteration"))));
   });
   connect(profiler_, &ProfileSession::cancelled, this, [this, ended] {
     ended();

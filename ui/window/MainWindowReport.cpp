@@ -1,7 +1,8 @@
 // The main window's File > Export Report...: the one-file HTML report
 // (report/HtmlReport.h, what `ptescope-cli report` writes) of the program
-// as the window shows it, edits included, with copies priced on the link
-// chosen in the Transfers panel. File > Export Pass Report as JSON... keeps
+// as the window shows it, edits included (compared with the file as
+// loaded), with the measurements the Transfers panel shows and copies
+// priced on the link chosen there. File > Export Pass Report as JSON... keeps
 // the pipeline's JSON report (exportReportTo).
 #include <QApplication>
 #include <QFileInfo>
@@ -9,6 +10,7 @@
 #include "report/HtmlReport.h"
 #include "ui/document/Document.h"
 #include "ui/profile/LinkSelection.h"
+#include "ui/profile/ProfileSession.h"
 #include "ui/window/MainWindow.h"
 
 namespace ptescope::ui {
@@ -26,8 +28,19 @@ bool MainWindow::exportHtmlReportTo(const QString& path) {
   const auto link = links_->link();
   input.link = link.get();
   input.host_memory = links_->hostMemory();
-  if (document_->isModified())
+  // What the window shows goes into the report: the edits' before and
+  // after (as `report --compare`), and the measurements shown in Transfers
+  // (a profile run here or an imported ETDump, as `report --etdump`).
+  const std::string loadedName = QFileInfo(document_->path()).fileName().toStdString();
+  if (document_->isModified()) {
     input.notes.push_back("The program as ptescope shows it, with edits not saved to " + input.program_name + ".");
+    input.compare = &document_->loadedProgram();
+    input.compare_name = (loadedName.empty() ? input.program_name : loadedName) + " as loaded";
+  }
+  if (const auto& run = profiler_->latest(); run && run->profile) {
+    input.measured.push_back(*run->profile);
+    input.measured_name = run->label.toStdString();
+  }
   for (const auto& warning : document_->loaded().warnings) input.notes.push_back(warning);
   QApplication::setOverrideCursor(Qt::WaitCursor);
   const auto written = report::writeHtmlReport(path.toStdString(), input);
