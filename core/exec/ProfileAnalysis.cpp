@@ -258,7 +258,7 @@ void checkDelegateGaps(const TransferProfile& profile, const ProfileSourceFacts&
                 " after the delegate at instruction " + std::to_string(delegate) + " ends: the host is busy between them";
     std::string list;
     for (const auto& b : between) list += (list.empty() ? "" : ", ") + b;
-    f.evidence = "median gap over " + std::to_string(samples.size()) + " iteration(s) of the timeline; between them: " +
+    f.evidence = "median gap over " + program::countText(samples.size(), "iteration") + " of the timeline; between them: " +
                  (list.empty() ? std::string("no instruction (the runtime itself)") : list);
     f.fix = "move the host work between them after the copy, or into the delegate, so that the copy starts when the "
             "delegate ends";

@@ -138,7 +138,7 @@ std::string measuredNote(const advise::MeasuredCandidate& c) {
 
 std::string measuredAdviceText(const advise::MeasuredMethodAdvice& a, const std::string& profileName) {
   std::string out = "\nmethod '" + a.method + "' ranked by measured copy time (" + profileName + ": " + a.profile_source + ", " +
-                    std::to_string(a.iterations) + " iteration(s); " + std::to_string(a.matched_copies) + " of its " +
+                    program::countText(a.iterations, "iteration") + "; " + std::to_string(a.matched_copies) + " of its " +
                     std::to_string(a.profile_copies) + " copies found in the program)\n";
   if (a.candidates.empty()) return out + "  no candidate to rank\n";
   out += "  " + program::padded("rank", 4, true) + " " + program::padded("pred.", 5, true) + " " +

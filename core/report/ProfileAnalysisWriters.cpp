@@ -34,7 +34,7 @@ std::string sourceKindKey(exec::ProfileSourceKind kind) {
 }  // namespace
 
 std::string transferSummaryText(const exec::TransferSummary& s) {
-  std::string out = "transfer statistics over " + std::to_string(s.iterations) + " measured iteration(s), every copy execution:\n";
+  std::string out = "transfer statistics over " + program::countText(s.iterations, "measured iteration") + ", every copy execution:\n";
   if (s.rows.empty()) return out + "  no copies\n";
   out += "  " + padded("direction / size", 18) + padded("count", 7, true) + padded("bytes", 12, true) + padded("total us", 12, true) +
          padded("mean us", 10, true) + padded("median us", 10, true) + padded("min us", 10, true) + padded("max us", 10, true) +
@@ -104,7 +104,7 @@ std::string timeBreakdownText(const exec::TimeBreakdown& b) {
            part("gaps", b.gap_seconds) + "\n";
   }
   if (b.delegates_not_run > 0)
-    out += "  " + std::to_string(b.delegates_not_run) + " delegate call(s) did not run here: their time is in none of these\n";
+    out += "  " + program::countText(b.delegates_not_run, "delegate call") + " did not run here: their time is in none of these\n";
   if (b.overlap_visible && b.overlap_seconds)
     out += "  copy/compute overlap: " + microsText(*b.overlap_seconds) + " us of the copy time\n";
   else

@@ -208,7 +208,7 @@ class CliProfileTest : public QObject {
                      "--summary-csv", csv});
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.out.contains("analyses (source: host emulation)"));
-    QVERIFY(r.out.contains("transfer statistics over 3 measured iteration(s)"));
+    QVERIFY(r.out.contains("transfer statistics over 3 measured iterations"));
     QVERIFY(r.out.contains("copy/compute overlap: cannot be seen (host clock only"));
     QVERIFY(r.out.contains("warning PRF001 [pageable-copy] method 'forward'"));
     QVERIFY(r.out.contains("PRF003 [below-peak] not judged: the emulated runtime's peak is a host memcpy"));
