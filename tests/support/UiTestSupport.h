@@ -8,6 +8,7 @@
 #include <QWidget>
 
 #include "support/TestSupport.h"
+#include "ui/document/Document.h"
 #include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphView.h"
 #include "ui/window/MainWindow.h"
@@ -53,6 +54,19 @@ inline QString synthProgram(const QString& fileName, const QStringList& args) {
   all << args << "-o" << path;
   return runCli(all).exitCode == 0 ? path : QString();
 }
+
+// A main window on its own document, shown at `size` (the small screen by
+// default); open() waits for the graph's picture.
+struct ShownWindow {
+  ui::Document doc;
+  ui::MainWindow window{&doc};
+  explicit ShownWindow(QSize size = {1000, 700}) {
+    window.resize(size);
+    window.show();
+  }
+  bool openDemo() { return window.openDemo() && waitForGraph(window.graph()); }
+  bool open(const QString& path) { return window.openFile(path) && waitForGraph(window.graph()); }
+};
 
 // Shows `window` at 1400×900 with `path` open on `method`; false when the
 // file or the method did not open.

@@ -63,15 +63,8 @@ QStringList childValues(QTreeWidget* tree, const QString& key) {
 
 QString writeShape(const QString& name, const QStringList& args) { return test::synthProgram(name, args); }
 
-struct Window {
-  ui::Document doc;
-  ui::MainWindow window{&doc};
-  explicit Window(QSize size = {1000, 700}) {
-    window.resize(size);
-    window.show();
-  }
-  bool openDemo() { return window.openDemo() && test::waitForGraph(window.graph()); }
-  bool open(const QString& path) { return window.openFile(path) && test::waitForGraph(window.graph()); }
+struct Window : test::ShownWindow {
+  using ShownWindow::ShownWindow;
   QLineEdit* find() { return window.findChild<QLineEdit*>("findField"); }
   QLabel* findStatus() { return window.findChild<QLabel*>("findStatus"); }
 };

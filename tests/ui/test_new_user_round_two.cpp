@@ -39,14 +39,8 @@ namespace {
 
 using test::synthProgram;
 
-struct Window {
-  ui::Document doc;
-  ui::MainWindow window{&doc};
-  explicit Window(QSize size = {1000, 700}) {
-    window.resize(size);
-    window.show();
-  }
-  bool open(const QString& path) { return window.openFile(path) && test::waitForGraph(window.graph()); }
+struct Window : test::ShownWindow {
+  using ShownWindow::ShownWindow;
   QLabel* findStatus() { return window.findChild<QLabel*>("findStatus"); }
   QLabel* graphMessage() { return window.graph()->findChild<QLabel*>("graphMessage"); }
 };
