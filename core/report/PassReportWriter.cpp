@@ -2,6 +2,8 @@
 
 #include <sstream>
 
+#include "program/Text.h"
+
 namespace ptescope::report {
 using namespace ptescope::passes;
 using nlohmann::json;
@@ -170,7 +172,7 @@ std::string diagnosticsText(const std::vector<analysis::Diagnostic>& diagnostics
     if (d.severity == analysis::Severity::Error) ++errors;
     if (d.severity == analysis::Severity::Warning) ++warnings;
   }
-  out << errors << " errors, " << warnings << " warnings\n";
+  out << program::countText(errors, "error") << ", " << program::countText(warnings, "warning") << "\n";
   return out.str();
 }
 

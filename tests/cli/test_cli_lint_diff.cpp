@@ -111,7 +111,7 @@ class CliLintDiffTest : public QObject {
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.startsWith("warning PTS002 [planned-device-output] method 'forward', value %"), r.out.constData());
     QVERIFY(r.out.contains("    fix: "));
-    QVERIFY(r.out.endsWith("0 errors, 1 warnings\n"));
+    QVERIFY(r.out.endsWith("0 errors, 1 warning\n"));  // issue 34 item 26: not "1 warnings"
     auto json = runCli({"lint", file, "--json"});
     QCOMPARE(json.exitCode, 0);
     const auto o = jsonOf(json.out);
