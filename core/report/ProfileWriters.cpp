@@ -144,7 +144,7 @@ std::string profileText(const exec::TransferProfile& p) {
 
   if (!p.delegate_copies.empty()) {
     out += "\ncopies inside delegates (no instruction; ptescope does not run the backend: each timed after the run "
-           "where the backend would copy, " + std::to_string(p.iterations) + " time(s)" +
+           "where the backend would copy, " + countText(p.iterations, "time") +
            (p.emulated ? ", emulated" : "") + "):\n";
     out += "   instr  dir   value     device         bytes      min us   median us  what\n";
     for (const auto& c : p.delegate_copies) {

@@ -112,7 +112,7 @@ void PropertiesPanel::showTensorRTPayload(const DelegatePayload& payload, QTreeW
   }
   const TensorRTBlob& blob = *payload.tensorrt;
   auto* p = row(tr("Payload"), tr("TensorRT engine (%1)").arg(QString::fromStdString(blob.magic)), parent);
-  row(tr("Engine"), tr("%1 bytes at offset %2").arg(blob.engine_size).arg(blob.engine_offset), p);
+  row(tr("Engine"), tr("%1 at offset %2").arg(bytesText(qint64(blob.engine_size)), num(qint64(blob.engine_offset))), p);
   row(tr("Device id"), QString::number(blob.device_id), p);
   row(tr("Hardware compatible"), blob.hardware_compatible ? tr("yes") : tr("no"), p);
   for (const auto& [label, list] : {std::pair{tr("Inputs"), blob.inputs()}, std::pair{tr("Outputs"), blob.outputs()}}) {
