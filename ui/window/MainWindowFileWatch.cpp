@@ -62,12 +62,16 @@ void MainWindow::reloadChangedFile() {
   if (!document_->hasProgram() || document_->hasUnsavedEdits()) return;
   const QString name = QFileInfo(document_->path()).fileName();
   QString error;
+  // The file under this name is another program: its picture starts from
+  // its initial view, as reloadFromDisk's does.
+  graph_->startFromInitialView();
   if (document_->reload(&error)) {
     reloadBar_->hide();
     fileWatch_->acknowledge();
     showStatus(tr("Reloaded %1: it changed on disk").arg(name), 10000);
     return;
   }
+  graph_->startFromInitialView(false);
   if (++reloadAttempts_ <= kReloadRetries) {
     showStatus(tr("%1 changed on disk and cannot be read yet; waiting for it to be written whole").arg(name), 10000);
     reloadRetry_->start();
