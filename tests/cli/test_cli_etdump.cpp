@@ -81,7 +81,7 @@ class CliEtdumpTest : public QObject {
     test::writeAll(etdp, etdump::serializeEtdump(dump.value()));
     const auto r = runCli({"etdump", w.pte, etdp, "--json", json});
     QVERIFY2(r.exitCode == 0, r.err.constData());
-    QVERIFY2(r.out.contains("method 'prefill': 2 iteration(s)"), r.out.constData());
+    QVERIFY2(r.out.contains("method 'prefill': 2 iterations"), r.out.constData());
     QVERIFY(!r.out.contains("method 'forward'"));
     QVERIFY(r.out.contains("every event fits method 'prefill' only"));
     QCOMPARE(readJson(json)["methods"][0]["method"].get<std::string>(), std::string("prefill"));
