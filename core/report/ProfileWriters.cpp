@@ -240,14 +240,14 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
 std::string profileCsv(const exec::TransferProfile& p) {
   std::string out =
       "instruction,direction,source,destination,device,host_memory,bytes,executions_per_iteration,min_us,median_us,"
-      "max_us,gbps,best_gbps,peak_share,emulated,runtime\n";
+      "max_us,gbps,best_gbps,peak_share,emulated,runtime,time_covers\n";
   for (const auto& c : p.copies) {
     out += std::to_string(c.instruction) + "," + program::copyDirectionName(c.direction) + "," + std::to_string(c.source_value) +
            "," + std::to_string(c.destination_value) + "," + c.device.str() + "," + exec::hostMemoryKindName(c.host_memory) +
            "," + std::to_string(c.bytes) + "," + std::to_string(c.executions_per_iteration) + "," +
            exactText(toMicros(c.seconds.min)) + "," + exactText(toMicros(c.seconds.median)) + "," + exactText(toMicros(c.seconds.max)) + "," +
            exactText(c.gbps) + "," + exactText(c.best_gbps) + "," + exactText(c.peak_share) + "," + (p.emulated ? "true" : "false") +
-           "," + csvField(p.runtime) + "\n";
+           "," + csvField(p.runtime) + "," + csvField(c.time_covers) + "\n";
   }
   return out;
 }

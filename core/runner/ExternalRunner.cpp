@@ -25,6 +25,7 @@
 #include "exec/RunOnce.h"
 #include "synth/WriteProgram.h"
 #include "util/MappedFile.h"
+#include "util/Utf8.h"
 
 extern char** environ;
 
@@ -175,13 +176,15 @@ Result<ChildOutcome> runChild(const std::vector<std::string>& argv, const Tempor
   return outcome;
 }
 
+constexpr const char* kNoEventTracer =
+    "the runner was built without the event tracer (it does not know --etdump_path); upstream builds it with "
+    "-DEXECUTORCH_BUILD_DEVTOOLS=ON -DEXECUTORCH_ENABLE_EVENT_TRACER=ON";
+
 // One line for a runner that did not succeed, from how it ended and its log.
 std::string failureText(const ChildOutcome& outcome, const std::string& log, const RunnerOptions& options) {
   if (outcome.timed_out)
     return "did not finish within " + std::to_string(int64_t(options.timeout_seconds)) + " s; it was stopped";
-  if (log.find("unknown command line flag 'etdump_path'") != std::string::npos)
-    return "the runner was built without the event tracer (it does not know --etdump_path); upstream builds it with "
-           "-DEXECUTORCH_BUILD_DEVTOOLS=ON -DEXECUTORCH_ENABLE_EVENT_TRACER=ON";
+  if (log.find("unknown command line flag 'etdump_path'") != std::string::npos) return kNoEventTracer;
   if (auto line = keyLogLine(log, "No device allocator registered for device type"); !line.empty())
     return "the runner lacks the CUDA backend ('" + clipped(line) +
            "': the program plans buffers on a device); upstream builds it with -DEXECUTORCH_BUILD_CUDA=ON";
@@ -246,12 +249,67 @@ Result<std::vector<std::vector<uint8_t>>> inputBytes(const program::Program& pro
   return out;
 }
 
+// The file checks every use of a runner starts with: it exists, is no
+// folder and may be executed.
+Status checkRunnerFile(const std::string& runner) {
+  struct stat info {};
+  if (runner.empty()) return makeError("no runner named (--runner PATH or " + std::string(kRunnerEnvironment) + ")");
+  if (::stat(runner.c_str(), &info) != 0) return makeError(runner + ": no such runner (" + std::strerror(errno) + ")");
+  if (S_ISDIR(info.st_mode)) return makeError(runner + ": is a folder, not an ExecuTorch runner");
+  if (::access(runner.c_str(), X_OK) != 0) return makeError(runner + ": is not executable");
+  return Ok{};
+}
+
 }  // namespace
 
+Status checkRunner(const std::string& runner, double timeout_seconds) {
+  if (auto file = checkRunnerFile(runner); !file) return file;
+  auto folder = TemporaryFolder::create();
+  if (!folder) return makeError(runner + ": " + folder.error().message);
+  RunnerOptions options;
+  options.timeout_seconds = timeout_seconds;
+  std::error_code ignored;
+  auto outcome = runChild({fs::absolute(runner, ignored).string(), "--help"}, folder.value(), options);
+  if (!outcome) return makeError(runner + ": " + outcome.error().message);
+  if (outcome->timed_out)
+    return makeError(runner + ": did not answer --help within " + std::to_string(int64_t(timeout_seconds)) +
+                     " s; not an ExecuTorch runner?");
+  // gflags lists each flag as "-name (help) type: ..."; upstream's runner
+  // exits 1 after --help, so the status says nothing.
+  const std::string help = readAtMost(folder->file("stdout.txt"), kKeptLogBytes, false) +
+                           readAtMost(folder->file("stderr.txt"), kKeptLogBytes, false);
+  if (help.find("-model_path") == std::string::npos)
+    return makeError(runner + ": not an ExecuTorch runner (its --help names no --model_path, as upstream's "
+                     "examples/portable/executor_runner does)");
+  if (help.find("-etdump_path") == std::string::npos) return makeError(runner + ": " + kNoEventTracer);
+  return Ok{};
+}
+
+Result<std::string> findOnPath(const std::string& name) {
+  if (name.empty() || name.find('/') != std::string::npos) return name;
+  // As a shell (execvp) looks a command up: each $PATH entry in order, an
+  // empty entry the current folder; the first executable file wins.
+  const char* path = std::getenv("PATH");
+  const std::string entries = path != nullptr ? path : "/bin:/usr/bin";  // glibc execvp's default
+  size_t start = 0;
+  for (;;) {
+    const size_t end = std::min(entries.find(':', start), entries.size());
+    const std::string folder = entries.substr(start, end - start);
+    const std::string candidate = (folder.empty() ? std::string(".") : folder) + "/" + name;
+    struct stat info {};
+    if (::stat(candidate.c_str(), &info) == 0 && S_ISREG(info.st_mode) && ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    if (end == entries.size()) break;
+    start = end + 1;
+  }
+  return makeError(printableLine(name) + ": no such runner on PATH (name it with a folder, e.g. ./" +
+                   printableLine(name) + ", for a file in the current folder)");
+}
+
 Result<std::string> runnerPath(const std::string& given) {
-  if (!given.empty()) return given;
+  if (!given.empty()) return findOnPath(given);
   if (const char* fromEnvironment = std::getenv(kRunnerEnvironment); fromEnvironment != nullptr && *fromEnvironment != 0)
-    return std::string(fromEnvironment);
+    return findOnPath(fromEnvironment);
   return makeError(std::string("--runner needs a PATH (or set ") + kRunnerEnvironment + " to your executor_runner)");
 }
 
@@ -264,7 +322,20 @@ Result<RunnerProgram> runnerProgramFile(const program::Program& program, const s
   return target;
 }
 
-std::string runnerSource(const std::string& runner) { return "ExecuTorch runner " + runner + ", host clock"; }
+namespace {
+constexpr std::string_view kSourcePrefix = "ExecuTorch runner ", kSourceSuffix = ", host clock";
+}
+
+std::string runnerSource(const std::string& runner) {
+  return std::string(kSourcePrefix) + runner + std::string(kSourceSuffix);
+}
+
+std::string runnerOfSource(const std::string& runtime) {
+  if (runtime.size() <= kSourcePrefix.size() + kSourceSuffix.size() || !runtime.starts_with(kSourcePrefix) ||
+      !runtime.ends_with(kSourceSuffix))
+    return {};
+  return runtime.substr(kSourcePrefix.size(), runtime.size() - kSourcePrefix.size() - kSourceSuffix.size());
+}
 
 std::vector<std::string> runnerContractViolations(const program::Program& program, const std::string& method) {
   const program::Method* m = program.findMethod(method);
@@ -383,12 +454,7 @@ Result<RunnerResult> runWithRunner(const RunnerProgram& target, const RunnerOpti
   const std::string where = options.runner + " on " + name + ": ";
   auto fail = [&where](const std::string& what) { return makeError(where + what); };
 
-  struct stat info {};
-  if (options.runner.empty()) return makeError("no runner named (--runner PATH or " + std::string(kRunnerEnvironment) + ")");
-  if (::stat(options.runner.c_str(), &info) != 0)
-    return makeError(options.runner + ": no such runner (" + std::strerror(errno) + ")");
-  if (S_ISDIR(info.st_mode)) return makeError(options.runner + ": is a folder, not an ExecuTorch runner");
-  if (::access(options.runner.c_str(), X_OK) != 0) return makeError(options.runner + ": is not executable");
+  if (auto file = checkRunnerFile(options.runner); !file) return file.error();
 
   const std::string method = options.method.empty() ? exec::defaultMethodName(program) : options.method;
   if (program.findMethod(method) == nullptr) return makeError(name + ": no method named '" + method + "'");

@@ -76,13 +76,26 @@ struct RunnerResult {
 };
 
 // The runner to use: `given`, else $PTESCOPE_RUNNER; an error naming both when neither is set.
+// A name without a '/' is looked up on $PATH as a shell would (findOnPath).
 Result<std::string> runnerPath(const std::string& given);
+// `name` when it has a '/' (a path, checked later by runWithRunner), else the
+// first executable file `name` in a $PATH folder; an error when there is none.
+Result<std::string> findOnPath(const std::string& name);
 // A program file as the runner loads it: the file and the one .ptd the
 // program was read with (executor_runner takes one --data_path; more is an error).
 Result<RunnerProgram> runnerProgramFile(const program::Program& program, const std::string& path);
 
+// Whether `runner` (a path) can serve, asked once before any run (the app
+// when the runner is chosen): it is an executable file, and its --help
+// (gflags' list of flags) names --model_path (else it is no executor_runner)
+// and --etdump_path (else it was built without the event tracer). Runs it in
+// a private folder that is removed after; one line naming the runner on failure.
+Status checkRunner(const std::string& runner, double timeout_seconds = 10);
+
 // "ExecuTorch runner PATH, host clock": TransferProfile::runtime of a runner profile.
 std::string runnerSource(const std::string& runner);
+// The runner's path in a runnerSource() text; empty for any other runtime.
+std::string runnerOfSource(const std::string& runtime);
 
 // What the caller of `method` must do that executor_runner does not (an
 // input or output on a device, as skip_h2d / skip_d2h for method IO leave

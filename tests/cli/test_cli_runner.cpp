@@ -166,7 +166,18 @@ class CliRunnerTest : public QObject {
       if (d2h) QCOMPARE(c["gbps"].get<double>(), 0.0);
     }
     QVERIFY(!readJson(trace).is_discarded());
-    QVERIFY(ptescope::test::readAll(csv).size() > 0);
+    // The CSV says the same per copy: its last column, time_covers, quoted
+    // (the text has commas), on the d2h rows 2 and 7 only.
+    const auto csvBytes = ptescope::test::readAll(csv);
+    const QList<QByteArray> rows =
+        QByteArray(reinterpret_cast<const char*>(csvBytes.data()), qsizetype(csvBytes.size())).trimmed().split('\n');
+    QCOMPARE(rows.size(), 5);
+    QVERIFY(rows[0].endsWith(",runtime,time_covers"));
+    for (const QByteArray& row : rows.mid(1)) {
+      const bool d2h = row.split(',')[1] == "d2h";
+      QCOMPARE(row.endsWith(","), !d2h);
+      if (d2h) QVERIFY2(row.contains(",\"waits for delegate instruction "), row.constData());
+    }
     QCOMPARE(scope.leftBehind(), QStringList());
   }
 
@@ -193,6 +204,32 @@ class CliRunnerTest : public QObject {
     QVERIFY(r.out.contains("profile of method 'prefill'"));
     // prefill's input is float32[1,8,64] = 2048 B, its output the same.
     QVERIFY(r.out.contains("h2d: 2 copies, 4.0 KiB") || r.out.contains("h2d: 2 copies, 4096 B"));
+    QCOMPARE(scope.leftBehind(), QStringList());
+  }
+
+  // --runner NAME without a '/' is looked up on PATH as a shell does: the
+  // first folder holding an executable NAME wins (a plain file earlier on
+  // PATH is passed over); a NAME on no PATH folder is one line.
+  void aNameIsLookedUpOnPath() {
+    QTemporaryDir first, second;  // outside the Scope's TMPDIR, which must stay empty
+    Scope scope;
+    ptescope::test::writeAll(first.filePath("my_runner"), {'#', '!'});  // not executable: skipped
+    QVERIFY(QFile::link(kRunner, second.filePath("my_runner")));
+    const QByteArray oldPath = qgetenv("PATH");
+    qputenv("PATH", (first.path() + ":" + second.path() + ":" + oldPath).toUtf8());
+    auto found = runCli({"profile", demoPath(), "--runner", "my_runner", "--iterations", "2"});
+    auto missing = runCli({"profile", demoPath(), "--runner", "no_such_runner_anywhere"});
+    qputenv("PTESCOPE_RUNNER", "my_runner");
+    auto fromEnvironment = runCli({"profile", demoPath(), "--runner", "--iterations", "2"});
+    qunsetenv("PTESCOPE_RUNNER");
+    qputenv("PATH", oldPath);
+    QVERIFY2(found.exitCode == 0, found.err.constData());
+    QVERIFY2(found.out.contains(("runtime: ExecuTorch runner " + second.filePath("my_runner") + ", host clock").toUtf8()),
+             found.out.constData());
+    QVERIFY2(fromEnvironment.exitCode == 0, fromEnvironment.err.constData());
+    QVERIFY(fromEnvironment.out.contains(("ExecuTorch runner " + second.filePath("my_runner")).toUtf8()));
+    ptescope::test::expectOneLineCliError(missing);
+    QVERIFY2(missing.err.contains("no_such_runner_anywhere: no such runner on PATH"), missing.err.constData());
     QCOMPARE(scope.leftBehind(), QStringList());
   }
 

@@ -134,6 +134,46 @@ class RunnerTest : public QObject {
     QVERIFY(runner::compareOutputs(*program->findMethod("forward"), mine, run->outputs).empty());
     QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), QStringList());
   }
+
+  // checkRunner asks the runner's --help before any run: the stand-in (its
+  // help lists upstream's flags) passes; built without the event tracer it
+  // lacks -etdump_path; a program that is no runner, one that hangs, a
+  // folder and a missing file are each one line naming the path. Its
+  // private folder goes away.
+  void checkRunnerAsksTheHelp() {
+    QTemporaryDir tmp;
+    qputenv("TMPDIR", tmp.path().toUtf8());
+    const std::string standin = PTESCOPE_TEST_RUNNER;
+    auto ok = runner::checkRunner(standin);
+    QVERIFY2(ok, ok ? "" : ok.error().message.c_str());
+    qputenv("PTESCOPE_TEST_RUNNER_FAULT", "no-event-tracer");
+    auto noTracer = runner::checkRunner(standin);
+    qunsetenv("PTESCOPE_TEST_RUNNER_FAULT");
+    QVERIFY(!noTracer);
+    QCOMPARE(QString::fromStdString(noTracer.error().message),
+             QString::fromStdString(standin) + ": the runner was built without the event tracer (it does not know "
+             "--etdump_path); upstream builds it with -DEXECUTORCH_BUILD_DEVTOOLS=ON -DEXECUTORCH_ENABLE_EVENT_TRACER=ON");
+    // /bin/true prints nothing for --help.
+    auto notRunner = runner::checkRunner("/bin/true");
+    QVERIFY(!notRunner);
+    QVERIFY2(notRunner.error().message.starts_with("/bin/true: not an ExecuTorch runner"), notRunner.error().message.c_str());
+    const QString hanging = QDir(tmp.path()).filePath("hangs.sh");
+    {
+      QFile f(hanging);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write("#!/bin/sh\nexec sleep 600\n");
+    }
+    QVERIFY(QFile::setPermissions(hanging, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner));
+    auto hangs = runner::checkRunner(hanging.toStdString(), 1);  // the message is the timeout's: it was stopped
+    QVERIFY(!hangs);
+    QVERIFY2(hangs.error().message.ends_with("did not answer --help within 1 s; not an ExecuTorch runner?"),
+             hangs.error().message.c_str());
+    QVERIFY(runner::checkRunner(tmp.path().toStdString()).error().message.ends_with("is a folder, not an ExecuTorch runner"));
+    QVERIFY(runner::checkRunner(tmp.path().toStdString() + "/none").error().message.find("no such runner") != std::string::npos);
+    QFile::remove(hanging);
+    qunsetenv("TMPDIR");
+    QCOMPARE(QDir(tmp.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden), QStringList());
+  }
 };
 
 QTEST_GUILESS_MAIN(RunnerTest)
