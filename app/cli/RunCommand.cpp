@@ -33,6 +33,9 @@ class RunCommandImpl : public RunCommand {
     command_->add_option("--runtime", runtime_, "cuda or host (default: cuda when a device is present, else host)")
         ->check(CLI::IsMember({"cuda", "host"}));
     command_->add_option("--max-memory", maxMemory_, kMaxMemoryHelp);
+    command_->add_flag("--json", json_,
+                       "Print one JSON object instead of text (outputs with their statistics, first values and "
+                       "whether each is bit-exact with the runtime)");
     runnerFlags_.addTo(command_, "also run the method there once on the same inputs, keep its outputs as runner-<i>.bin beside ptescope's and compare the two bit for bit when ptescope ran the whole program");
   }
 
@@ -43,6 +46,7 @@ class RunCommandImpl : public RunCommand {
 
  private:
   int run() {
+    if (json_ && runnerFlags_.given()) return fail("run: --json does not go with --runner (its comparison is text); give one of them");
     pte::ReadOptions readOptions;
     readOptions.ptd_paths = ptd_;
     auto loaded = pte::readProgramFile(file_, readOptions);
@@ -86,7 +90,19 @@ class RunCommandImpl : public RunCommand {
       theirs = std::move(ran.value());
     }
 
-    std::cout << report::runText(*result, std::filesystem::path(file_).filename().string());
+    const std::string programName = std::filesystem::path(file_).filename().string();
+    if (json_) {
+      // One object on stdout, the files written in it.
+      auto json = report::runJson(*result, programName);
+      if (!outputs_.empty()) {
+        auto written = exec::writeOutputsAsNpy(*result, outputs_);
+        if (!written) return fail(written.error().message);
+        json["written"] = written.value();
+      }
+      std::cout << jsonForStdout(json) << "\n";
+      return 0;
+    }
+    std::cout << report::runText(*result, programName);
     if (!outputs_.empty()) {
       auto written = exec::writeOutputsAsNpy(*result, outputs_);
       if (!written) return fail(written.error().message);
@@ -124,6 +140,7 @@ class RunCommandImpl : public RunCommand {
   std::string file_, method_, inputs_, outputs_, runtime_, maxMemory_;
   std::vector<std::string> ptd_;
   uint64_t seed_ = 0;
+  bool json_ = false;
 };
 
 }  // namespace

@@ -69,10 +69,14 @@ Result<RunOnceResult> runMethodOnce(const program::Program& program, DeviceRunti
   for (const auto& step : record->steps)
     if (step.status == StepStatus::NotExecuted) result.not_executed.push_back(step);
   const auto& outputs = program::items(exec.method().outputs);
+  std::vector<size_t> notExecuted;
+  for (const auto& step : result.not_executed) notExecuted.push_back(step.instruction);
+  auto exactness = outputExactness(exec.method(), notExecuted);
   for (size_t position = 0; position < outputs.size(); ++position) {
     RunOutput out;
     out.position = position;
     out.value = outputs[position];
+    if (position < exactness.size()) out.exactness = std::move(exactness[position]);
     if (auto tensor = exec.readTensor(out.value); tensor) {
       const auto values = elementsOf(*tensor);
       out.readable = !values.empty() || tensor->bytes.empty();

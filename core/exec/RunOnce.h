@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "exec/BitExact.h"
 #include "exec/Executor.h"
 #include "program/Program.h"
 #include "util/Result.h"
@@ -45,6 +46,9 @@ struct RunOutput {
   ValueStats stats;          // tensors with a readable dtype
   std::vector<double> first_values;  // up to 8 elements in memory order
   bool readable = true;      // false for dtypes ptescope does not decode
+  // Whether every instruction behind it is one ptescope computes bit for bit
+  // as the runtime does (exec/BitExact.h).
+  OutputExactness exactness;
 };
 
 struct RunOnceResult {

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "exec/Kernels.h"
 #include "exec/kernels/KernelSupport.h"
 
@@ -68,6 +70,7 @@ std::string runText(const exec::RunOnceResult& result, const std::string& progra
     if (auto stats = statsText(out); !stats.empty()) text += "  " + stats;
     text += "\n";
     if (auto first = firstValuesText(out); !first.empty()) text += "       [" + first + "]\n";
+    text += "       " + exec::exactnessText(out.exactness) + "\n";
   }
   if (!result.not_executed.empty()) {
     text += "not executed (their outputs keep earlier contents):\n";
@@ -75,6 +78,40 @@ std::string runText(const exec::RunOnceResult& result, const std::string& progra
       text += "  " + std::to_string(step.instruction) + "  " + step.label + ": " + step.reason + "\n";
   }
   return text;
+}
+
+nlohmann::json runJson(const exec::RunOnceResult& result, const std::string& programName) {
+  nlohmann::json json{{"program", programName},
+                      {"method", result.method},
+                      {"runtime", result.runtime},
+                      {"emulated", result.emulated},
+                      {"instructions", result.instructions}};
+  auto& notExecuted = json["not_executed"] = nlohmann::json::array();
+  for (const auto& step : result.not_executed)
+    notExecuted.push_back({{"instruction", step.instruction}, {"label", step.label}, {"reason", step.reason}});
+  auto& outputs = json["outputs"] = nlohmann::json::array();
+  for (const auto& out : result.outputs) {
+    nlohmann::json o{{"position", out.position}, {"value", out.value}, {"type", outputDescription(out)}};
+    if (out.tensor) {
+      o["dtype"] = program::scalarTypeShortName(out.tensor->dtype);
+      o["sizes"] = out.tensor->sizes;
+      o["count"] = out.stats.count;
+      o["nan_count"] = out.stats.nan_count;
+      if (out.readable && out.stats.count > out.stats.nan_count) {
+        o["min"] = out.stats.min;
+        o["max"] = out.stats.max;
+        o["mean"] = out.stats.mean;
+      }
+      o["first_values"] = out.first_values;
+    }
+    o["bit_exact"] = out.exactness.proven();
+    o["bit_exact_text"] = exec::exactnessText(out.exactness);
+    auto& unproven = o["not_proven"] = nlohmann::json::array();
+    for (const auto& u : out.exactness.unproven)
+      unproven.push_back({{"instruction", u.instruction}, {"kernel", u.kernel}, {"dtypes", u.dtypes}, {"why", u.why}});
+    outputs.push_back(std::move(o));
+  }
+  return json;
 }
 
 }  // namespace ptescope::report

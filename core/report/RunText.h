@@ -6,11 +6,20 @@
 
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "exec/RunOnce.h"
 
 namespace ptescope::report {
 
 std::string runText(const exec::RunOnceResult& result, const std::string& programName);
+// The same as `run --json` prints it: program, method, runtime, emulated,
+// instructions, not_executed [{instruction, label, reason}], outputs
+// [{position, value, type, dtype, sizes, count, nan_count, min, max, mean,
+// first_values, bit_exact, bit_exact_text, not_proven [{instruction,
+// kernel, dtypes, why}]}] (tensors have dtype .. first_values; a literal
+// has type only).
+nlohmann::json runJson(const exec::RunOnceResult& result, const std::string& programName);
 // "float32[2, 3]" for a tensor output, "Int 4" / "Double 0.5" / "Bool true" for
 // the others.
 std::string outputDescription(const exec::RunOutput& output);

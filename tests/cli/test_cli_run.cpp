@@ -129,6 +129,54 @@ class CliRunTest : public QObject {
     QVERIFY2(out.contains("1 not executed") && out.contains("XnnpackBackend"), qPrintable(out));
   }
 
+  // Each output says whether every kernel behind it is proven bit-exact by
+  // the differential record (tests/oracle/record.tsv): add, mm and _softmax
+  // of float32 are `same` there in every class; linear.out is
+  // `oracle-refused` (the portable library has no such kernel).
+  void saysWhichOutputsAreBitExact() {
+    auto r = runCli({"run", program_, "--runtime", "host"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(QString::fromUtf8(r.out).count("       bit-exact with the runtime\n"), 2);
+
+    auto j = runCli({"run", program_, "--runtime", "host", "--json"});
+    QVERIFY2(j.exitCode == 0, j.err.constData());
+    const auto json = nlohmann::json::parse(j.out.toStdString());
+    QCOMPARE(json["method"].get<std::string>(), std::string("forward"));
+    QCOMPARE(json["outputs"].size(), size_t(2));
+    for (const auto& o : json["outputs"]) {
+      QCOMPARE(o["bit_exact"].get<bool>(), true);
+      QCOMPARE(o["bit_exact_text"].get<std::string>(), std::string("bit-exact with the runtime"));
+      QCOMPARE(o["dtype"].get<std::string>(), std::string("float32"));
+    }
+    QCOMPARE(json["outputs"][0]["sizes"], nlohmann::json({2, 3}));
+
+    // y = relu(linear(x, w, b)): linear.out is not proven, so y is not.
+    const QString dir = test::tempDir();
+    const std::string spec = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "l": {"dtype": "float32", "sizes": [2, 2]},
+                  "y": {"dtype": "float32", "sizes": [2, 2]}},
+      "constants": {"w": {"dtype": "float32", "sizes": [2, 3], "fill": 0.5}, "b": {"dtype": "float32", "sizes": [2], "fill": 1}},
+      "nodes": [{"op": "aten::linear.out", "inputs": ["x", "w", "b"], "outputs": ["l"]},
+                {"op": "aten::relu.out", "inputs": ["l"], "outputs": ["y"]}]}]})";
+    test::writeAll(dir + "/linear.json", std::vector<uint8_t>(spec.begin(), spec.end()));
+    auto made = runCli({"synth", dir + "/linear.json", "-o", dir + "/linear.pte", "--no-passes"});
+    QVERIFY2(made.exitCode == 0, made.err.constData());
+    auto l = runCli({"run", dir + "/linear.pte", "--runtime", "host"});
+    QVERIFY2(l.exitCode == 0, l.err.constData());
+    QVERIFY2(l.out.contains("       not proven: aten::linear.out (float32) the runtime refuses it (with bias), ptescope computes it\n"),
+             l.out.constData());
+    auto lj = runCli({"run", dir + "/linear.pte", "--runtime", "host", "--json"});
+    QVERIFY2(lj.exitCode == 0, lj.err.constData());
+    const auto linear = nlohmann::json::parse(lj.out.toStdString());
+    QCOMPARE(linear["outputs"][0]["bit_exact"].get<bool>(), false);
+    QCOMPARE(linear["outputs"][0]["not_proven"].size(), size_t(1));
+    QCOMPARE(linear["outputs"][0]["not_proven"][0]["instruction"].get<int>(), 0);
+    QCOMPARE(linear["outputs"][0]["not_proven"][0]["kernel"].get<std::string>(), std::string("aten::linear.out"));
+
+    // --json prints one object: the runner's comparison is text, so not both.
+    test::expectOneLineCliError(runCli({"run", program_, "--runtime", "host", "--json", "--runner", "/bin/true"}));
+  }
+
   void badInputIsOneLine() {
     test::expectOneLineCliError(runCli({"run", test::tempDir() + "/missing.pte"}));
     test::expectOneLineCliError(runCli({"run", program_, "--method", "nope"}));

@@ -140,8 +140,18 @@ class Case:
         self.args = args          # literals after the inputs
         self.outs = outs          # [(dtype, sizes)]
 
+    def signature(self):
+        """The dtypes of the operator's tensors as core/exec/BitExact.cpp spells an instruction's:
+        the distinct input dtypes in order, '->', the distinct output dtypes; one name when both are
+        the same single dtype ("float32", "int32->float32", "bool,float16->float16")."""
+        def distinct(names):
+            return list(dict.fromkeys(names))
+        ins = distinct(d for d, _, _ in self.inputs)
+        outs = distinct(d for d, _ in self.outs)
+        return ins[0] if ins == outs and len(ins) == 1 else ",".join(ins) + "->" + ",".join(outs)
+
     def key(self):
-        return f"{self.kernel}\t{self.dtype}\t{self.klass}"
+        return f"{self.kernel}\t{self.signature()}\t{self.klass}"
 
     def spec(self):
         tensors, names = {}, []
@@ -476,7 +486,7 @@ def main():
             changed.append(f"{case.key()}: {outcome}, the record says {expected.get(case.key(), 'nothing')}")
     if a.record:
         with open(a.record, "w") as f:
-            f.write("# kernel\tdtype\tinput class\toutcome\tnotes (tests/oracle/README.md says how this was made)\n")
+            f.write("# kernel\tdtypes\tinput class\toutcome\tnotes (tests/oracle/README.md says how this was made)\n")
             f.write("\n".join(rows) + "\n")
     print(", ".join(f"{n} {k}" for k, n in sorted(counts.items())))
     for line in changed:

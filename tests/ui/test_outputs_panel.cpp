@@ -7,6 +7,8 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 
+#include "pte/Writer.h"
+#include "support/BitExactPrograms.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/document/Document.h"
@@ -51,6 +53,35 @@ class OutputsPanelTest : public QObject {
     QVERIFY(window.openFile(test::samplePath("add.pte")));
     QCOMPARE(table->rowCount(), 0);
     QVERIFY(!panel->lastResult().has_value());
+  }
+
+  // The Bit-exact column: relu of float32 is proven by the differential
+  // record (tests/oracle/record.tsv: aten::relu.out float32 `same`),
+  // linear.out is one the runtime refuses (`oracle-refused`), so the second
+  // output, and only it, is not proven; the tooltip names the instruction.
+  void bitExactColumnSaysWhichOutputs() {
+    auto program = test::reluAndLinearProgram();
+    QVERIFY(program.ok());
+    const QString path = test::tempDir() + "/bit-exact-outputs.pte";
+    QVERIFY(pte::writeProgramFile(program.value(), path.toStdString()).ok());
+
+    ui::Document document;
+    ui::MainWindow window(&document);
+    QVERIFY(window.openFile(path));
+    ui::OutputsPanel* panel = window.outputsPanel();
+    QSignalSpy finished(panel, &ui::OutputsPanel::finished);
+    QVERIFY(panel->runOnce());
+    QVERIFY(finished.wait(60000) || finished.count() == 1);
+    QTableWidget* table = panel->table();
+    QCOMPARE(table->columnCount(), 8);
+    QCOMPARE(table->horizontalHeaderItem(7)->text(), QString("Bit-exact"));
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(table->item(0, 7)->text(), QString("bit-exact with the runtime"));
+    QCOMPARE(table->item(1, 7)->text(),
+             QString("not proven: aten::linear.out (float32) the runtime refuses it (with bias), ptescope computes it"));
+    QVERIFY2(table->item(1, 7)->toolTip().contains("#1 aten::linear.out (float32)"), qPrintable(table->item(1, 7)->toolTip()));
+    // The first values keep their column whatever the verdict's length.
+    QCOMPARE(table->item(0, 6)->text().isEmpty(), false);
   }
 
   void notExecutedInstructionsAreListed() {

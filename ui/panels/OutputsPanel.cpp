@@ -46,14 +46,19 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   top->addWidget(runButton_);
   top->addWidget(cancelButton_);
 
-  table_ = new QTableWidget(0, 7);
+  table_ = new QTableWidget(0, 8);
   table_->setObjectName("outputsTable");
-  table_->setHorizontalHeaderLabels({tr("#"), tr("Value"), tr("Type"), tr("Min"), tr("Max"), tr("Mean"), tr("First values")});
+  table_->setHorizontalHeaderLabels(
+      {tr("#"), tr("Value"), tr("Type"), tr("Min"), tr("Max"), tr("Mean"), tr("First values"), tr("Bit-exact")});
+  table_->horizontalHeaderItem(7)->setToolTip(
+      tr("Whether every kernel that produced the output is one ptescope computes bit for bit as the ExecuTorch runtime "
+         "does, for these dtypes (checked against the runtime by tests/oracle)"));
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setAlternatingRowColors(true);
+  table_->setWordWrap(false);
 
   notExecuted_ = new QLabel;
   notExecuted_->setObjectName("outputsNotExecuted");
@@ -183,6 +188,21 @@ void OutputsPanel::showError(const QString& message) {
   emit failed(message);
 }
 
+namespace {
+// The verdict, then every instruction behind the output that is not proven.
+QString exactnessToolTip(const exec::OutputExactness& exactness) {
+  if (exactness.proven())
+    return OutputsPanel::tr("Every kernel behind this output is one ptescope computes bit for bit as the runtime does");
+  QStringList lines;
+  for (const auto& u : exactness.unproven)
+    lines << OutputsPanel::tr("#%1 %2%3: %4")
+                 .arg(num(qint64(u.instruction)), QString::fromStdString(u.kernel),
+                      u.dtypes.empty() ? QString() : QStringLiteral(" (%1)").arg(QString::fromStdString(u.dtypes)),
+                      QString::fromStdString(u.why));
+  return OutputsPanel::tr("Not proven bit-exact with the runtime:\n%1").arg(lines.join('\n'));
+}
+}  // namespace
+
 void OutputsPanel::show(const exec::RunOnceResult& result) {
   result_ = result;
   header_->setText(tr("Method '%1' ran once on %2%3: %4, %5 not executed, %6")
@@ -202,14 +222,22 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
       cells << QString() << QString() << QString();
     }
     cells << QString::fromStdString(out.tensor ? report::firstValuesText(out) : std::string());
+    cells << QString::fromStdString(exec::exactnessText(out.exactness));
     for (int column = 0; column < cells.size(); ++column) {
       auto* item = new QTableWidgetItem(cells[column]);
       if (column >= 3 && column <= 5) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       if (column == 6 && out.stats.nan_count) item->setToolTip(countText(qint64(out.stats.nan_count), tr("NaN value")));
+      if (column == 7) item->setToolTip(exactnessToolTip(out.exactness));
       table_->setItem(int(row), column, item);
     }
   }
   table_->resizeColumnsToContents();
+  // The verdict is the last column and takes the room left (stretched from
+  // its header's width); a long one is elided on one line (its tooltip has
+  // it whole), so the first columns keep their room and nothing scrolls.
+  const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+  table_->setColumnWidth(6, std::min(table_->columnWidth(6), digit * 40));
+  table_->setColumnWidth(7, table_->horizontalHeader()->sectionSizeHint(7));
   if (result.not_executed.empty()) {
     notExecutedArea_->hide();
   } else {
