@@ -454,15 +454,28 @@ void GraphView::showInitialView() {
     canvas_->centerOn(rect.center());
   } else {
     canvas_->scale(legible, legible);
-    // The topmost node (leftmost among equals): where a reader starts.
+    // Where the program starts: its first instruction (or the group that
+    // holds it), with what it reads above it. The topmost node was a method
+    // input: a program whose first call reads 24 inputs showed a row of
+    // inputs and no instruction at all.
     QRectF first;
+    size_t firstOrder = 0;
     for (const auto* item : nodeItems_) {
-      const QRectF r = item->sceneBoundingRect();
-      if (first.isNull() || r.top() < first.top() - 1 || (std::abs(r.top() - first.top()) <= 1 && r.left() < first.left()))
-        first = r;
+      const auto& node = item->node();
+      if (node.kind != layout::NodeKind::Group && !node.instruction) continue;
+      if (first.isNull() || node.order < firstOrder) {
+        first = item->sceneBoundingRect();
+        firstOrder = node.order;
+      }
     }
+    if (first.isNull())  // no instruction: the topmost node (leftmost among equals)
+      for (const auto* item : nodeItems_) {
+        const QRectF r = item->sceneBoundingRect();
+        if (first.isNull() || r.top() < first.top() - 1 || (std::abs(r.top() - first.top()) <= 1 && r.left() < first.left()))
+          first = r;
+      }
     const QPointF half(viewport.width() / (2 * legible), viewport.height() / (2 * legible));
-    QPointF centre = first.isNull() ? rect.topLeft() + half : QPointF(first.center().x(), first.top() - 16 + half.y());
+    QPointF centre = first.isNull() ? rect.topLeft() + half : first.center();
     // ptescope is about what runs on a device: the first device region (its
     // corner and title) is in the first picture too, beside the first node
     // when both fit, else instead of it.

@@ -131,7 +131,10 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   leftRow->setContentsMargins(0, 0, 0, 0);
   leftRow->addWidget(statusFile_);
   leftRow->addWidget(statusMessage_);
-  statusBar()->addWidget(left, 3);
+  // The file's path gives way first (the title bar names the file too): the
+  // counts and the GPU line were cut at 1000 px while it was read whole.
+  left->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  statusBar()->addWidget(left, 1);
   statusMessage_->hide();
   statusMessageTimer_ = new QTimer(this);
   statusMessageTimer_->setSingleShot(true);
@@ -144,9 +147,12 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
     statusBar()->clearMessage();
     showStatus(message, 10000);
   });
-  statusBar()->addPermanentWidget(statusMethod_, 1);
-  statusBar()->addPermanentWidget(statusCounts_, 2);
-  statusBar()->addPermanentWidget(statusGpu_, 1);
+  // Method, counts and GPU line take the room their texts need (no stretch:
+  // stretch factors share the bar by ratio, and "method forward" kept a
+  // third of it while the counts were cut); the file's path has the rest.
+  statusBar()->addPermanentWidget(statusMethod_, 0);
+  statusBar()->addPermanentWidget(statusCounts_, 0);
+  statusBar()->addPermanentWidget(statusGpu_, 0);
   statusGpu_->setObjectName("gpuStatus");
   statusFile_->setObjectName("fileStatus");
   statusMessage_->setObjectName("statusMessage");
@@ -164,7 +170,7 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   if (auto selection = exec::selectRuntime(exec::RuntimePreference::Auto); selection && !selection->runtime->isEmulated()) {
     statusGpu_->setText(tr("GPU: %1").arg(QString::fromStdString(selection->runtime->name())));
   } else {
-    statusGpu_->setText(tr("GPU: none (profiling emulated on the host)"));
+    statusGpu_->setText(tr("GPU: none (profiles emulated)"));
     if (selection) statusGpu_->setToolTip(plainToolTip(QString::fromStdString(selection->notice)));
   }
 

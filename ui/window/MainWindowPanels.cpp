@@ -41,6 +41,52 @@ namespace ptescope::ui {
 
 namespace {
 
+// The Program tree: names and details share the dock's width. The names
+// took all the room they wanted and the details were cut at the dock's
+// edge with no ellipsis (sizes read "54 E", segments "seg"); now the names
+// give way, elided in their middle, until the details fit or the names are
+// down to three fifths, and a name column the user sizes stays as sized.
+class ProgramTreeView : public QTreeView {
+ public:
+  ProgramTreeView() {
+    header()->setStretchLastSection(true);
+    setTextElideMode(Qt::ElideMiddle);
+    connect(this, &QTreeView::expanded, this, [this] { fitColumns(); });
+    connect(this, &QTreeView::collapsed, this, [this] { fitColumns(); });
+    connect(header(), &QHeaderView::sectionResized, this, [this](int section) {
+      if (section == 0 && !fitting_) userSized_ = true;
+    });
+  }
+  void setModel(QAbstractItemModel* model) override {
+    QTreeView::setModel(model);
+    if (header()->count() > 0) header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    connect(model, &QAbstractItemModel::modelReset, this, [this] { fitColumns(); });
+    fitColumns();
+  }
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override {
+    QTreeView::resizeEvent(event);
+    fitColumns();
+  }
+
+ private:
+  void fitColumns() {
+    if (userSized_ || model() == nullptr || header()->count() < 2) return;
+    const int room = viewport()->width();
+    const int names = sizeHintForColumn(0);
+    const int details = sizeHintForColumn(1);
+    int width = names;
+    if (names + details > room) width = std::min(names, std::max(room - details, room * 3 / 5));
+    fitting_ = true;
+    header()->resizeSection(0, std::max(width, 48));
+    fitting_ = false;
+  }
+  bool fitting_ = false;
+  bool userSized_ = false;
+};
+
+
 QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
   auto* view = new QTableView;
   view->setObjectName(name);
@@ -85,9 +131,10 @@ void MainWindow::buildPanels() {
   buildChanges();
   buildBottomTabs(valuesPage, transfersPage);
   buildPassOptions(propertiesDock);
-  // Side panels a fifth of the window each (280 / 300 px at 1400), so that
-  // the graph keeps the middle on a small screen too.
-  resizeDocks({treeDock, propertiesDock}, {std::min(280, width() / 5), std::min(300, width() / 5)}, Qt::Horizontal);
+  // Side panels a fifth of the window each (280 / 300 px at 1400, the
+  // Program tree up to 340 so that its names and details both show at
+  // 1600), so that the graph keeps the middle on a small screen too.
+  resizeDocks({treeDock, propertiesDock}, {std::min(340, width() / 5), std::min(300, width() / 5)}, Qt::Horizontal);
   connectSelection();
 }
 
@@ -104,10 +151,9 @@ void MainWindow::buildGraph() {
 }
 
 QDockWidget* MainWindow::buildProgramTree() {
-  tree_ = new QTreeView;
+  tree_ = new ProgramTreeView;
   tree_->setObjectName("programTree");
   tree_->setModel(treeModel_);
-  tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   // A delegate's target device is editable from the tree.
   tree_->setContextMenuPolicy(Qt::CustomContextMenu);
   connect(tree_, &QTreeView::customContextMenuRequested, this, [this](const QPoint& position) {
