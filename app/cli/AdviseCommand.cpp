@@ -2,6 +2,7 @@
 
 #include "CliCommon.h"
 #include "PredictCommand.h"
+#include "RunnerFlags.h"
 
 #include <filesystem>
 #include <iostream>
@@ -16,6 +17,8 @@
 #include "program/Text.h"
 #include "report/AdviceWriters.h"
 #include "report/ProfileWriters.h"
+#include "report/RunnerText.h"
+#include "runner/VerifyEdits.h"
 
 namespace ptescope::cli {
 namespace {
@@ -54,6 +57,16 @@ class AdviseCommandImpl : public AdviseCommand {
                                        "An ETDump the runtime wrote running this program: rank as with --profile "
                                        "(every traced method; its default method attribution)");
     profile->excludes(etdump);
+    advise_->add_option("--verify", verify_,
+                        "Run the top K candidates on your runner (--runner), each as loaded and as edited, and print "
+                        "the measured end-to-end saving of each beside the predicted one, with the outputs compared")
+        ->check(CLI::Range(1, 1000));
+    runnerFlags_.addTo(advise_, "with --verify, the runner the candidates run on");
+    advise_->add_option("--iterations", iterations_, "With --verify: executions per runner run")
+        ->check(CLI::Range(1, 1000000))->capture_default_str();
+    advise_->add_option("--inputs", inputs_,
+                        "With --verify: folder of input files, one per method input i: i.npy, input_i.npy, i.bin or "
+                        "i.raw (default: random values, seed 0)");
     advise_->add_option("--max-runs", maxRuns_, "Search budget: most pipeline runs per method")
         ->check(CLI::Range(1, 100000000))->capture_default_str();
     advise_->add_option("--max-seconds", maxSeconds_, "Search budget: most seconds per method")
@@ -70,6 +83,9 @@ class AdviseCommandImpl : public AdviseCommand {
     if (apply_ && output_.empty()) return fail("--apply needs -o OUT.pte (where to write the program)");
     if (!apply_ && !output_.empty()) return fail("-o is only for --apply RANK");
     if (apply_ && *apply_ < 1) return fail("--apply takes a rank of 1 or more");
+    if (verify_ && apply_) return fail("--verify and --apply are separate runs: verify first, then apply the rank you chose");
+    for (const auto* name : {"--runner", "--timeout", "--iterations", "--inputs"})
+      if (!verify_ && advise_->count(name) > 0) return fail(std::string(name) + " is for --verify K");
     advise::AdviseOptions options;
     auto link = linkFromOption(link_);
     if (!link) return fail(link.error().message);
@@ -83,7 +99,9 @@ class AdviseCommandImpl : public AdviseCommand {
         return fail("--device-memory: '" + deviceMemory_ + "' is not a size (bytes, or 512M, 80G, ...)");
       options.device_memory = *bytes;
     }
-    options.top = top_;
+    // --verify walks past candidates the runner cannot run: search them all,
+    // print the --top cut.
+    options.top = verify_ ? 0 : top_;
     options.explain = explain_;
     options.max_runs = maxRuns_;
     options.max_seconds = maxSeconds_;
@@ -106,6 +124,13 @@ class AdviseCommandImpl : public AdviseCommand {
     if (auto read = readMeasurements(program); !read) return fail(read.error().message);
     else measured = std::move(read.value());
 
+    std::string runnerFile;
+    if (verify_) {
+      auto path = runnerFlags_.path();
+      if (!path) return fail(path.error().message);
+      runnerFile = path.value();
+    }
+
     auto advice = advise::advise(program, options);
     if (!advice) return fail(file_ + ": " + advice.error().message);
     if (apply_) return runApply(program, advice.value());
@@ -117,18 +142,69 @@ class AdviseCommandImpl : public AdviseCommand {
       if (!r) return fail(file_ + ": " + (profile_.empty() ? etdump_ : profile_) + ": " + r.error().message);
       ranked.push_back(std::move(r.value()));
     }
+    std::vector<runner::VerifiedMethod> verified;
+    if (verify_) {
+      auto v = verifyCandidates(program, advice.value(), ranked, runnerFile);
+      if (!v) return runnerFailed(v.error());
+      verified = std::move(v.value());
+    }
+    // What is printed: the --top cut of each list.
+    advise::Advice shown = advice.value();
+    for (auto& m : shown.methods) cutToTop(m.candidates);
+    for (auto& r : ranked) cutToTop(r.candidates);
     if (json_) {
-      nlohmann::json j = report::adviceJson(advice.value());
+      nlohmann::json j = report::adviceJson(shown);
       if (!measured.empty()) {
         j["measured"] = nlohmann::json::array();
         for (const auto& r : ranked) j["measured"].push_back(report::measuredAdviceJson(r, measuredName));
       }
+      if (verify_) {
+        j["verified"] = nlohmann::json::array();
+        for (const auto& v : verified) j["verified"].push_back(report::verifiedJson(v));
+      }
       std::cout << jsonForStdout(j) << "\n";
     } else {
-      std::cout << report::adviceText(advice.value());
+      std::cout << report::adviceText(shown);
       for (const auto& r : ranked) std::cout << report::measuredAdviceText(r, measuredName);
+      for (const auto& v : verified) std::cout << report::verifiedText(v);
     }
+    // As profile --compare-edits: outputs that differ are a finding, exit 1.
+    for (const auto& v : verified)
+      for (const auto& c : v.candidates)
+        if (!c.differences.empty()) return 1;
     return 0;
+  }
+
+  template <typename T>
+  void cutToTop(std::vector<T>& candidates) const {
+    if (top_ > 0 && candidates.size() > top_) candidates.resize(top_);
+  }
+
+  // --verify K: each method's first K candidates the runner can run (in the
+  // measured order where a profile ranked the method), as loaded vs as edited.
+  Result<std::vector<runner::VerifiedMethod>> verifyCandidates(const program::Program& program,
+                                                               const advise::Advice& advice,
+                                                               const std::vector<advise::MeasuredMethodAdvice>& ranked,
+                                                               const std::string& runnerFile) {
+    auto target = runner::runnerProgramFile(program, file_);
+    if (!target) return target.error();
+    runner::RunnerOptions options;
+    options.runner = runnerFile;
+    options.iterations = iterations_;
+    options.inputs.directory = inputs_;
+    options.timeout_seconds = runnerFlags_.timeoutSeconds();
+    options.cancel_requested = [] { return interrupted(); };
+    InterruptGuard guard;
+    std::vector<runner::VerifiedMethod> out;
+    for (const auto& method : advice.methods) {
+      const advise::MeasuredMethodAdvice* measured = nullptr;
+      for (const auto& r : ranked)
+        if (r.method == method.name) measured = &r;
+      auto v = runner::verifyCandidates(program, target.value(), method, measured, *verify_, options);
+      if (!v) return v.error();
+      out.push_back(std::move(v.value()));
+    }
+    return out;
   }
 
   // The profiles of --profile (one method) or --etdump (every traced method).
@@ -192,6 +268,10 @@ class AdviseCommandImpl : public AdviseCommand {
   }
 
   CLI::App* advise_ = nullptr;
+  RunnerFlags runnerFlags_;
+  std::optional<size_t> verify_;
+  size_t iterations_ = 20;
+  std::string inputs_;
   std::string file_, link_, method_, deviceMemory_, output_, cudaGraph_, profile_, etdump_;
   int devices_ = 0;
   size_t top_ = 5;

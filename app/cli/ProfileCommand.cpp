@@ -2,13 +2,13 @@
 
 #include "CliCommon.h"
 #include "EditFlags.h"
+#include "Interrupt.h"
 #include "PredictCommand.h"
 #include "RunnerFlags.h"
 
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
 #include <filesystem>
 #include <iostream>
 
@@ -25,34 +25,12 @@
 #include "report/RunnerText.h"
 #include "report/WriterSupport.h"
 #include "runner/ExternalRunner.h"
+#include "runner/VerifyEdits.h"
 
 namespace ptescope::cli {
 namespace {
 
-constexpr int kExitInterrupted = 130;  // 128 + SIGINT, as shells report it
 constexpr int kExitPartial = 1;        // a later iteration failed: the output is partial
-
-// Ctrl+C asks the profile to stop after the current instruction; a second
-// Ctrl+C (the default handler is back by then) ends the process.
-volatile std::sig_atomic_t gInterrupted = 0;
-extern "C" void onInterrupt(int) {
-  gInterrupted = 1;
-  std::signal(SIGINT, SIG_DFL);
-}
-
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    gInterrupted = 0;
-    previous_ = std::signal(SIGINT, onInterrupt);
-  }
-  ~InterruptGuard() { std::signal(SIGINT, previous_ == SIG_ERR ? SIG_DFL : previous_); }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  void (*previous_)(int) = SIG_DFL;
-};
 
 // Progress on stderr, only on a terminal and only once a profile has run for
 // a while so that short runs stay quiet. Scripts and CI (stderr a pipe or a
@@ -167,7 +145,7 @@ class ProfileCommandImpl : public ProfileCommand {
 
     ProgressPrinter printer;
     options.on_progress = [&printer](const exec::ProfileProgress& p) { printer(p); };
-    options.cancel_requested = [] { return gInterrupted != 0; };
+    options.cancel_requested = [] { return interrupted(); };
     exec::TransferProfile profile;
     {
       InterruptGuard guard;
@@ -227,7 +205,7 @@ class ProfileCommandImpl : public ProfileCommand {
     options.inputs.directory = inputs_;
     options.timeout_seconds = runnerFlags_.timeoutSeconds();
     if (std::string error; !parseMaxMemory(maxMemory_, options.max_memory, error)) return fail(error);
-    options.cancel_requested = [] { return gInterrupted != 0; };
+    options.cancel_requested = [] { return interrupted(); };
     if (compareEdits_ || edits_.any()) {
       if (!compareEdits_) return fail("the edit flags need --compare-edits with --runner");
       if (previous) return fail("--compare-edits compares with the program as loaded; --compare does not apply");
@@ -288,14 +266,6 @@ class ProfileCommandImpl : public ProfileCommand {
     return true;
   }
 
-  static int runnerFailed(const Error& error) {
-    if (error.message == runner::kRunnerCancelled) {
-      say("interrupted; the runner was stopped and nothing was measured");
-      return kExitInterrupted;
-    }
-    return fail(error.message);
-  }
-
   // profile --runner --compare-edits: as loaded and as edited, each through
   // the runner; copies paired by CopyIdentity, the measured saving beside
   // the predicted one, and the outputs of both compared.
@@ -311,15 +281,13 @@ class ProfileCommandImpl : public ProfileCommand {
     const std::string method = options.method.empty() ? exec::defaultMethodName(program) : options.method;
     if (edited->program.findMethod(method) == nullptr) return fail(file_ + ": the edits leave no method '" + method + "'");
 
-    runner::RunnerProgram editedTarget{&edited->program, "", "", loadedTarget.name + " as edited"};
-    Result<runner::RunnerResult> asLoaded = makeError("not run"), asEdited = makeError("not run");
+    const runner::RunnerProgram editedTarget{&edited->program, "", "", loadedTarget.name + " as edited"};
+    Result<runner::EditRuns> runs = makeError("not run");
     {
       InterruptGuard guard;
-      asLoaded = runner::runWithRunner(loadedTarget, options);
-      if (asLoaded) asEdited = runner::runWithRunner(editedTarget, options);
+      runs = runner::runAsLoadedAndEdited(loadedTarget, editedTarget, options);
     }
-    if (!asLoaded) return runnerFailed(asLoaded.error());
-    if (!asEdited) return runnerFailed(asEdited.error());
+    if (!runs) return runnerFailed(runs.error());
 
     const auto memory = exec::HostMemoryKind::Pageable;
     auto before = cost::predictMethod(*program.findMethod(method), link.value(), memory);
@@ -327,19 +295,16 @@ class ProfileCommandImpl : public ProfileCommand {
     auto after = cost::predictMethod(*edited->program.findMethod(method), link.value(), memory);
     if (!after) return fail(file_ + ": method '" + method + "' as edited: " + after.error().message);
 
-    const auto& a = asLoaded->profile;
-    const auto& b = asEdited->profile;
+    const auto& a = runs->as_loaded.profile;
+    const auto& b = runs->as_edited.profile;
     std::cout << report::profileText(b) << report::instructionTimesText(b) << report::profileAnalysesText(b)
               << report::profileComparisonText(b, a, loadedTarget.name + " as loaded") << "\n"
               << report::measuredSavingText(a, b)
               << report::predictionDeltaText("method '" + method + "'", before->copySeconds(), after->copySeconds(),
-                                             link.value(), memory);
-    size_t compared = 0;
-    for (const auto& o : asLoaded->outputs) compared += o ? 1 : 0;
-    const auto differences = runner::compareOutputs(*program.findMethod(method), asLoaded->outputs, asEdited->outputs);
-    std::cout << report::outputsAgreementText(differences, compared, "as loaded", "as edited");
+                                             link.value(), memory)
+              << report::outputsAgreementText(runs->differences, runs->outputs_compared, "as loaded", "as edited");
     if (auto status = writeFiles(b, &a, edited->program); !status) return fail(status.error().message);
-    return differences.empty() ? 0 : 1;
+    return runs->differences.empty() ? 0 : 1;
   }
 
   CLI::App* command_ = nullptr;

@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "CliCommon.h"
+#include "Interrupt.h"
 #include "runner/ExternalRunner.h"
 #include "util/Result.h"
 
@@ -34,5 +36,15 @@ class RunnerFlags {
   std::string path_;
   double timeout_ = 600;
 };
+
+// The exit of a command whose runner run failed: 130 after Ctrl+C, else
+// the error's one line and 2.
+inline int runnerFailed(const Error& error) {
+  if (error.message == runner::kRunnerCancelled) {
+    say("interrupted; the runner was stopped and nothing was measured");
+    return kExitInterrupted;
+  }
+  return fail(error.message);
+}
 
 }  // namespace ptescope::cli

@@ -108,8 +108,11 @@ std::string exactText(double value) { return printed("%.17g", value); }
 std::string shortText(double value) { return printed("%g", value); }
 
 std::string padded(std::string text, size_t width, bool right) {
-  if (text.size() >= width) return text;
-  const std::string fill(width - text.size(), ' ');
+  // Columns are characters, not bytes: "µs" and "−" are one column each.
+  size_t columns = 0;
+  for (unsigned char c : text) columns += (c & 0xC0) != 0x80 ? 1 : 0;
+  if (columns >= width) return text;
+  const std::string fill(width - columns, ' ');
   return right ? fill + text : text + fill;
 }
 

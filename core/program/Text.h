@@ -58,7 +58,7 @@ std::string percentText(double share);
 std::string exactText(double value);
 // The shortest of fixed and exponent form ("%g"): "1", "0.5", "1e-05".
 std::string shortText(double value);
-// `text` padded with spaces to `width`, on the left when `right`.
+// `text` padded with spaces to `width` characters (UTF-8 code points), on the left when `right`.
 std::string padded(std::string text, size_t width, bool right = false);
 
 }  // namespace text

@@ -1,6 +1,7 @@
 // What `profile --runner` and `run --runner` print beside the profile table
 // (runner/ExternalRunner.h): each delegate's and kernel's time as the
-// runner's ETDump measured it, and whether two runs' outputs agree.
+// runner's ETDump measured it, and whether two runs' outputs agree; and
+// what `advise --verify` prints (runner/VerifyEdits.h).
 #pragma once
 
 #include <string>
@@ -8,6 +9,9 @@
 
 #include "exec/Profiler.h"
 #include "runner/ExternalRunner.h"
+#include "runner/VerifyEdits.h"
+
+#include <nlohmann/json.hpp>
 
 namespace ptescope::report {
 
@@ -24,5 +28,11 @@ std::string measuredSavingText(const exec::TransferProfile& loaded, const exec::
 // `first` and `second` name the runs ("ptescope", "the runner").
 std::string outputsAgreementText(const std::vector<runner::OutputDifference>& differences, size_t compared,
                                  const std::string& first, const std::string& second);
+
+// advise --verify: per candidate the predicted saving (and the profile's,
+// when one ranked them), the measured saving of the whole run and of its
+// copies, and whether the outputs agree; candidates not run, with why.
+std::string verifiedText(const runner::VerifiedMethod& verified);
+nlohmann::json verifiedJson(const runner::VerifiedMethod& verified);
 
 }  // namespace ptescope::report

@@ -345,6 +345,11 @@ std::vector<std::string> runnerContractViolations(const program::Program& progra
   return advise::deviceIoDuties(*m, true, true);
 }
 
+bool hasHostClockMarks(const exec::TransferProfile& profile) {
+  return std::any_of(profile.copies.begin(), profile.copies.end(),
+                     [](const exec::CopyProfile& c) { return !c.time_covers.empty(); });
+}
+
 void markHostClockCopies(exec::TransferProfile& profile, const program::Program& program) {
   const program::Method* m = program.findMethod(profile.method);
   if (m == nullptr) return;

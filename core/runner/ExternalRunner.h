@@ -108,6 +108,8 @@ std::vector<std::string> runnerContractViolations(const program::Program& progra
 // delegate left queued. Such a copy gets CopyProfile::time_covers and no
 // bandwidth; its timeline slices say so in their names.
 void markHostClockCopies(exec::TransferProfile& profile, const program::Program& program);
+// A copy of `profile` has such a mark (CopyProfile::time_covers).
+bool hasHostClockMarks(const exec::TransferProfile& profile);
 
 // Raw output bytes per method output position; nullopt where none was written.
 using RawOutputs = std::vector<std::optional<std::vector<uint8_t>>>;

@@ -12,6 +12,7 @@
 
 #include "pte/Writer.h"
 #include "support/AdvisePrograms.h"
+#include "support/RunnerScope.h"
 #include "support/TestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
@@ -48,6 +49,36 @@ const QString& chainPath() {
 const QString& fourPath() {
   static const QString path =
       written("four.pte", testprograms::chainProgram({"cuda:0", "cuda:1", "cuda:2", "cuda:3"}, 1 << 20));
+  return path;
+}
+
+const QString kRunner = QStringLiteral(PTESCOPE_TEST_RUNNER);
+
+// Two CUDA delegates on two devices, v -> d0 (cuda:0) -> z -> d1 (cuda:1) ->
+// w, and y = relu(x) on the CPU, the method's one output. The hop from cuda:0
+// to cuda:1 is a d2h and an h2d of z; moving either delegate to the other's
+// device removes both (the runner can run that program), skip_h2d of v
+// removes the h2d of v too (a caller the runner is not: refused). The
+// stand-in runner runs no delegate, so the output, relu(x), is computed on
+// the CPU from the same input in every run and must agree.
+const QString& hopPath() {
+  static const QString path = written("hop.pte", [] {
+    auto synthesized = ptescope::synth::synthesizeFromSpec(R"({
+      "methods": [{
+        "name": "forward", "inputs": ["x", "v"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [64, 64]}, "v": {"dtype": "float32", "sizes": [64, 64]},
+                    "z": {"dtype": "float32", "sizes": [64, 64]}, "w": {"dtype": "float32", "sizes": [64, 64]},
+                    "y": {"dtype": "float32", "sizes": [64, 64]}},
+        "nodes": [{"delegate": "CudaBackend", "compile_specs": {"method_name": "forward", "target_device": "cuda:0"},
+                   "inputs": ["v"], "outputs": ["z"]},
+                  {"delegate": "CudaBackend", "compile_specs": {"method_name": "forward", "target_device": "cuda:1"},
+                   "inputs": ["z"], "outputs": ["w"]},
+                  {"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]
+      }]
+    })");
+    return synthesized ? ptescope::synth::applyDevicePasses(synthesized.value())
+                       : ptescope::Result<ptescope::program::Program>(synthesized.error());
+  }());
   return path;
 }
 
@@ -292,6 +323,139 @@ class TestCliAdvise : public QObject {
     QCOMPARE(text.exitCode, 0);
     QVERIFY2(text.out.contains("ranked by measured copy time"), text.out.constData());
     QVERIFY(text.out.contains("* part of the figure is predicted"));
+  }
+
+  // advise --verify K: the first K candidates the runner can run, each run
+  // as loaded and as edited on the (stand-in) runner; the ones it cannot
+  // run are listed with the caller duty. --top cuts what is printed of the
+  // advice, not what is verified.
+  void verifyRunsTheTopCandidatesOnTheRunner() {
+    ptescope::test::RunnerScope scope;
+    auto text = runCli({"advise", hopPath(), "--devices", "2", "--top", "1", "--verify", "2", "--runner", kRunner,
+                        "--iterations", "3"});
+    QVERIFY2(text.exitCode == 0, (text.err + text.out).constData());
+    QVERIFY2(text.out.contains(("method 'forward' verified on the runner (ExecuTorch runner " + kRunner +
+                                ", host clock): each candidate run as loaded, then as edited, 3 executions each")
+                                   .toUtf8()),
+             text.out.constData());
+    QVERIFY(text.out.contains("  1. --skip-h2d-inputs"));  // the advice, cut at --top 1
+    QVERIFY(!text.out.contains("  2. "));
+    QVERIFY(text.out.contains("not run (executor_runner cannot be the caller the edits need):"));
+    QVERIFY(text.out.contains(": pass input 1 (%1) that already lives on cuda:"));
+    QVERIFY(text.out.contains("agree      --set-device forward:0=cuda:1"));
+    QVERIFY(text.out.contains("agree      --set-device forward:1=cuda:0"));
+    QCOMPARE(scope.leftBehind(), QStringList());
+
+    auto r = runCli({"advise", hopPath(), "--devices", "2", "--verify", "2", "--runner", kRunner, "--iterations", "3", "--json"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = parse(r.out);
+    QVERIFY(!j.is_discarded());
+    QCOMPARE(j["verified"].size(), size_t(1));
+    const auto& v = j["verified"][0];
+    QCOMPARE(v["method"].get<std::string>(), std::string("forward"));
+    QCOMPARE(v["executions_per_run"].get<int>(), 3);
+    QCOMPARE(v["ranked_by_profile"].get<bool>(), false);
+    QCOMPARE(v["verified"].get<int>(), 2);
+    size_t run = 0, notRun = 0;
+    for (const auto& c : v["candidates"]) {
+      // Each is the advice's candidate of the same rank, its prediction beside the measurement.
+      const auto& advised = j["methods"][0]["candidates"][c["rank"].get<size_t>() - 1];
+      QCOMPARE(c["edits"]["flags"], advised["edits"]["flags"]);
+      QCOMPARE(c["predicted_saving_us"].get<double>(), advised["predicted_saving_us"].get<double>());
+      if (c.contains("not_run")) {
+        ++notRun;
+        QCOMPARE(advised["edits"]["skip_h2d_for_method_inputs"].get<bool>(), true);
+        QVERIFY(!c.contains("measured_run_saving_us"));
+        continue;
+      }
+      ++run;
+      QCOMPARE(advised["edits"]["skip_h2d_for_method_inputs"].get<bool>(), false);
+      // The saving is the two runs' medians apart.
+      QVERIFY(std::fabs(c["measured_run_saving_us"].get<double>() -
+                        (c["run_as_loaded_us"].get<double>() - c["run_as_edited_us"].get<double>())) < 1e-6);
+      QVERIFY(c["run_as_loaded_us"].get<double>() > 0);
+      QCOMPARE(c["outputs_compared"].get<int>(), 1);
+      QCOMPARE(c["outputs_agree"].get<bool>(), true);
+      QCOMPARE(c["output_differences"].size(), size_t(0));
+    }
+    QCOMPARE(run, size_t(2));
+    QVERIFY(notRun >= 1);  // the skip_h2d candidates ranked above them
+    QCOMPARE(scope.leftBehind(), QStringList());
+  }
+
+  // The runner from $PTESCOPE_RUNNER, and ranked by a profile: the
+  // candidates are verified in the profile's order, its saving beside.
+  void verifyWithRunnerFromEnvironmentAndProfile() {
+    ptescope::test::RunnerScope scope;
+    const QString measured = outPath("hop-runner-profile.json");
+    auto p = runCli({"profile", hopPath(), "--runner", kRunner, "--iterations", "3", "--json", measured});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    qputenv("PTESCOPE_RUNNER", kRunner.toUtf8());
+    auto r = runCli({"advise", hopPath(), "--devices", "2", "--profile", measured, "--verify", "1", "--iterations", "2", "--json"});
+    qunsetenv("PTESCOPE_RUNNER");
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = parse(r.out);
+    const auto& v = j["verified"][0];
+    QCOMPARE(v["ranked_by_profile"].get<bool>(), true);
+    QCOMPARE(v["verified"].get<int>(), 1);
+    for (const auto& c : v["candidates"]) {
+      const auto& ranked = j["measured"][0]["candidates"][c["rank"].get<size_t>() - 1];
+      QCOMPARE(c["edits"]["flags"], ranked["edits"]["flags"]);
+      QCOMPARE(c["profile_saving_us"].get<double>(), ranked["measured_saving_us"].get<double>());
+    }
+    QCOMPARE(scope.leftBehind(), QStringList());
+  }
+
+  // A runner whose outputs differ on the program as edited (the stand-in's
+  // wrong-output fault, only for program.pte: the edited program's name):
+  // the difference is shown per candidate and the exit status is 1.
+  void verifyShowsOutputsThatDiffer() {
+    ptescope::test::RunnerScope scope("wrong-output");
+    qputenv("PTESCOPE_TEST_RUNNER_FAULT_MODEL", "program.pte");
+    auto r = runCli({"advise", hopPath(), "--devices", "2", "--verify", "1", "--runner", kRunner, "--iterations", "2"});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains("differ 1/1"), r.out.constData());
+    QVERIFY(r.out.contains(", outputs: as loaded and as edited differ in 1 of 1 output(s):"));
+    // The stand-in adds 1 to element 1 of output 0 only: 1 of 64*64 elements.
+    QVERIFY(r.out.contains("    output 0 differs in 1 of 4096 elements, first at element 1"));
+    QCOMPARE(scope.leftBehind(), QStringList());
+  }
+
+  // Faults of the runner and misuse: one line, exit 2, nothing left behind.
+  void verifyFaultsAreOneLine() {
+    {
+      ptescope::test::RunnerScope scope("crash");
+      auto r = runCli({"advise", hopPath(), "--devices", "2", "--verify", "1", "--runner", kRunner});
+      expectOneLineCliError(r);
+      QVERIFY2(r.err.contains("hop.pte"), r.err.constData());
+      QCOMPARE(scope.leftBehind(), QStringList());
+    }
+    {
+      ptescope::test::RunnerScope scope("hang");
+      auto r = runCli({"advise", hopPath(), "--devices", "2", "--verify", "1", "--runner", kRunner, "--timeout", "1"});
+      expectOneLineCliError(r);
+      QCOMPARE(scope.leftBehind(), QStringList());
+    }
+    {
+      ptescope::test::RunnerScope scope("no-etdump");
+      auto r = runCli({"advise", hopPath(), "--devices", "2", "--verify", "1", "--runner", kRunner});
+      expectOneLineCliError(r);
+      QVERIFY(r.err.contains("without writing an ETDump"));
+      QCOMPARE(scope.leftBehind(), QStringList());
+    }
+    qunsetenv("PTESCOPE_RUNNER");
+    auto noRunner = runCli({"advise", hopPath(), "--verify", "1"});
+    expectOneLineCliError(noRunner);
+    QVERIFY(noRunner.err.contains("PTESCOPE_RUNNER"));
+    auto notExecutable = runCli({"advise", hopPath(), "--devices", "2", "--verify", "1", "--runner", hopPath()});
+    expectOneLineCliError(notExecutable);
+    auto runnerAlone = runCli({"advise", hopPath(), "--runner", kRunner});
+    expectOneLineCliError(runnerAlone);
+    QVERIFY(runnerAlone.err.contains("--runner is for --verify K"));
+    auto withApply = runCli({"advise", hopPath(), "--verify", "1", "--runner", kRunner, "--apply", "1", "-o", outPath("x.pte")});
+    expectOneLineCliError(withApply);
+    auto zero = runCli({"advise", hopPath(), "--verify", "0", "--runner", kRunner});
+    QCOMPARE(zero.exitCode, 2);
   }
 };
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "pte/Writer.h"
+#include "support/RunnerScope.h"
 #include "support/TestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
@@ -83,23 +84,7 @@ nlohmann::json readJson(const QString& path) {
   return nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
 }
 
-// The CLI (and through it the runner) gets its own TMPDIR and a fault mode
-// for one test; the folder must be empty again afterwards.
-class Scope {
- public:
-  explicit Scope(const char* fault = nullptr) {
-    qputenv("TMPDIR", dir_.path().toUtf8());
-    if (fault != nullptr) qputenv("PTESCOPE_TEST_RUNNER_FAULT", fault);
-  }
-  ~Scope() {
-    qunsetenv("TMPDIR");
-    qunsetenv("PTESCOPE_TEST_RUNNER_FAULT");
-  }
-  QStringList leftBehind() const { return QDir(dir_.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden); }
-
- private:
-  QTemporaryDir dir_;
-};
+using Scope = ptescope::test::RunnerScope;
 
 }  // namespace
 

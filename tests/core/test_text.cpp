@@ -82,6 +82,9 @@ class TestText : public QObject {
     QCOMPARE(padded("ab", 4), std::string("ab  "));
     QCOMPARE(padded("ab", 4, true), std::string("  ab"));
     QCOMPARE(padded("abcdef", 4), std::string("abcdef"));
+    // "1 µs" is 4 characters in 5 bytes, "−1" 2 characters in 4 bytes: columns are characters.
+    QCOMPARE(padded("1 \u00b5s", 6, true), std::string("  1 \u00b5s"));
+    QCOMPARE(padded("\u22121", 3), std::string("\u22121 "));
   }
 };
 

@@ -40,6 +40,9 @@
 //                    that computes something else)
 //   drop-input       reads one input file less than it was given (a wrong
 //                    count: upstream's abort)
+// With PTESCOPE_TEST_RUNNER_FAULT_MODEL=NAME the fault applies only when
+// --model_path's file name is NAME (e.g. program.pte, the name ptescope gives
+// a program as edited): a runtime that goes wrong on one of two programs.
 #include <unistd.h>
 
 #include <chrono>
@@ -187,7 +190,7 @@ std::vector<uint8_t> oneOf(program::ScalarType type) {
 
 int main(int argc, char** argv) {
   const char* faultEnv = std::getenv("PTESCOPE_TEST_RUNNER_FAULT");
-  const std::string fault = faultEnv != nullptr ? faultEnv : "";
+  std::string fault = faultEnv != nullptr ? faultEnv : "";
   const Flags flags = parseFlags(argc, argv, fault != "no-event-tracer");
   const std::string printOutput = flags.get("print_output");
   if (printOutput != "none" && printOutput != "summary" && printOutput != "all") {
@@ -195,6 +198,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string modelPath = flags.get("model_path");
+  if (const char* only = std::getenv("PTESCOPE_TEST_RUNNER_FAULT_MODEL"); only != nullptr) {
+    const std::string name = modelPath.substr(modelPath.find_last_of('/') + 1);
+    if (name != only) fault.clear();
+  }
 
   // Inputs are read before the program, as upstream does.
   std::vector<std::vector<uint8_t>> inputFiles;
