@@ -452,6 +452,95 @@ class KernelsRuntimeFamiliesTest : public QObject {
     QCOMPARE(got, (std::vector<uint16_t>{0xc400, 0xbdec, 0xb6ac, 0xba7c, 0xc152, 0xc5f8, 0xc183, 0xbc00, 0xb99b, 0xbf6e,
                                          0xc478, 0xb880, 0x3f8c, 0x41c2, 0x40d4}));
   }
+
+  // gelu with approximate='tanh' in half and bfloat16: std::tanh of a
+  // c10::Half is c10's overload, which returns a Half, so tanh is rounded to
+  // 16 bits before 1 + tanh (the old kernel kept it in float: -2.5 in half
+  // gave 0xa3b7, the runtime 0xa3d0, where 1 + tanh cancels).
+  void geluTanhInHalf() {
+    KernelHarness h;
+    const std::vector<double> x = {1.0, -1.0, -2.5, 0.5, 3.75};
+    for (const auto& [dtype, want] : {std::pair{ST::Half, std::vector<uint16_t>{0x3aba, 0xb116, 0xa3d0, 0x3588, 0x4380}},
+                                      std::pair{ST::BFloat16, std::vector<uint16_t>{0x3f58, 0xbe22, 0xbc70, 0x3eb1, 0x4070}}}) {
+      const int32_t in = h.tensor(dtype, {5}, x), out = h.staticOutput(dtype, {5});
+      KH_DONE(h.call("aten::gelu.out", {in, h.text("tanh"), out, out}));
+      std::vector<uint16_t> got(5);
+      std::memcpy(got.data(), h.ref(out).data, 10);
+      QCOMPARE(got, want);
+    }
+  }
+
+  // avg_pool2d sums a window in its element type from the window's first
+  // element (half rounds every step) and divides in that type; input [1,2,4,4]
+  // 2x2 stride 2, and [1,2,5,5] 3x3 stride 2 padding 1 without the padding
+  // in the count. The old kernel summed in double and divided once.
+  void avgPoolInTheElementType() {
+    KernelHarness h;
+    const auto pool = [&](ST dtype, std::vector<int64_t> sizes, std::vector<int64_t> kernel, std::vector<int64_t> stride,
+                          std::vector<int64_t> padding, bool countPad, std::vector<int64_t> outSizes) -> int32_t {
+      const int32_t in = input(h, sizes, 0, dtype), out = h.staticOutput(dtype, outSizes);
+      const auto r = h.call("aten::avg_pool2d.out", {in, h.ints(kernel), h.ints(stride), h.ints(padding), h.boolean(false),
+                                                     h.boolean(countPad), h.none(), out, out});
+      if (!r.ok()) qWarning("%s", r.error().message.c_str());
+      return r.ok() ? out : -1;
+    };
+    const int32_t twoByTwo = pool(ST::Float, {1, 2, 4, 4}, {2, 2}, {2, 2}, {0, 0}, true, {1, 2, 2, 2});
+    const int32_t padded = pool(ST::Float, {1, 2, 5, 5}, {3, 3}, {2, 2}, {1, 1}, false, {1, 2, 3, 3});
+    const int32_t half = pool(ST::Half, {1, 2, 4, 4}, {2, 2}, {2, 2}, {0, 0}, true, {1, 2, 2, 2});
+    QVERIFY(twoByTwo >= 0 && padded >= 0 && half >= 0);
+    compareWords(words(h, twoByTwo),
+                 {0xbfd468d2, 0x3fb468d1, 0x3f254a95, 0xbe8c1830, 0xbf84c993, 0x40020408, 0x3fa24489, 0xbfd2a54a},
+                 "avg_pool2d 2x2");
+    compareWords(words(h, padded),
+                 {0xbec99328, 0x3fb468d1, 0xbf468d1a, 0xbf2f08bd, 0x3fc801cc, 0x3e870e1c, 0xc01366cd, 0x3f545353,
+                  0x3fa6cd9c, 0xbf6ad5ac, 0xbee31b8b, 0x402c1831, 0x3df9f3e9, 0xbf969f05, 0x3f88e724, 0x3f94a952,
+                  0xbf83060c, 0xbf9b76ee},
+                 "avg_pool2d 3x3 padded");
+    std::vector<uint16_t> got(8);
+    std::memcpy(got.data(), h.ref(half).data, 16);
+    QCOMPARE(got, (std::vector<uint16_t>{0xbea4, 0x3da4, 0x392b, 0xb45f, 0xbc26, 0x4010, 0x3d12, 0xbe96}));
+    // int32 is no dtype the portable kernel takes (floating and int64 only): refused, as the runtime does.
+    const int32_t ints = input(h, {1, 1, 2, 2}, 0, ST::Int), intOut = h.staticOutput(ST::Int, {1, 1, 1, 1});
+    QVERIFY(!h.call("aten::avg_pool2d.out", {ints, h.ints({2, 2}), h.ints({2, 2}), h.ints({0, 0}), h.boolean(false),
+                                             h.boolean(true), h.none(), intOut, intOut})
+                 .ok());
+  }
+
+  // prod multiplies in the out's type from 1 (the old kernel in double): 7
+  // float32 elements; half along a dim rounds every step. An integer tensor's
+  // product without a dtype needs an int64 out (check_prod_out_args), so an
+  // int32 out is refused as the runtime refuses it.
+  void prodInTheOutType() {
+    KernelHarness h;
+    const int32_t x = input(h, {7}, 0), out = h.output(ST::Float, 1);
+    KH_DONE(h.call("aten::prod.out", {x, h.none(), out, out}));
+    compareWords(words(h, out), {0x42a5d7f5}, "prod");
+    const int32_t hx = input(h, {3, 5}, 0, ST::Half), hout = h.staticOutput(ST::Half, {3});
+    KH_DONE(h.call("aten::prod.int_out", {hx, h.integer(1), h.boolean(false), h.none(), hout, hout}));
+    std::vector<uint16_t> got(3);
+    std::memcpy(got.data(), h.ref(hout).data, 6);
+    QCOMPARE(got, (std::vector<uint16_t>{0xc7d0, 0x4677, 0x49c4}));
+    const int32_t ix = ints(h, ST::Int, {2, 3}), iout = h.output(ST::Int, 1), lout = h.output(ST::Long, 1);
+    QVERIFY(!h.call("aten::prod.out", {ix, h.none(), iout, iout}).ok());
+    KH_DONE(h.call("aten::prod.out", {ix, h.none(), lout, lout}));
+    QCOMPARE(integers(h, lout), (std::vector<int64_t>{6}));  // 2 * 3 by hand
+  }
+
+  // clamp refuses a bound its out's dtype cannot hold (op_clamp.cpp's
+  // check_bounds: uint8 with min -3) and a Double bound on an integer tensor
+  // (the common dtype becomes float32, not out's); in range it clamps.
+  void clampChecksItsBounds() {
+    KernelHarness h;
+    const int32_t u = ints(h, ST::Byte, {0, 5, 200}), uout = h.staticOutput(ST::Byte, {3});
+    QVERIFY(!h.call("aten::clamp.out", {u, h.integer(-3), h.integer(7), uout, uout}).ok());
+    QVERIFY(!h.call("aten::clamp.out", {u, h.real(1.5), h.integer(7), uout, uout}).ok());
+    KH_DONE(h.call("aten::clamp.out", {u, h.integer(1), h.integer(7), uout, uout}));
+    std::vector<uint8_t> got(3);
+    std::memcpy(got.data(), h.ref(uout).data, 3);
+    QCOMPARE(got, (std::vector<uint8_t>{1, 5, 7}));
+    const int32_t f = h.tensor(ST::Half, {2}, {1.0, -1.0}), fout = h.staticOutput(ST::Half, {2});
+    QVERIFY(!h.call("aten::clamp.out", {f, h.real(-70000.0), h.none(), fout, fout}).ok());  // beyond half's 65504
+  }
 };
 
 QTEST_APPLESS_MAIN(KernelsRuntimeFamiliesTest)

@@ -396,6 +396,18 @@ KernelResult maskedFill(KernelContext& ctx) {
   return mapElements({{&self}, {&mask}}, out, [value](const double* v) { return v[1] != 0 ? value : v[0]; });
 }
 
+// The values of an integer dtype (bool excluded); empty for the others.
+std::optional<std::pair<int64_t, int64_t>> integerRange(ScalarType type) {
+  switch (type) {
+    case ScalarType::Byte: return std::pair<int64_t, int64_t>{0, UINT8_MAX};
+    case ScalarType::Char: return std::pair<int64_t, int64_t>{INT8_MIN, INT8_MAX};
+    case ScalarType::Short: return std::pair<int64_t, int64_t>{INT16_MIN, INT16_MAX};
+    case ScalarType::Int: return std::pair<int64_t, int64_t>{INT32_MIN, INT32_MAX};
+    case ScalarType::Long: return std::pair<int64_t, int64_t>{INT64_MIN, INT64_MAX};
+    default: return std::nullopt;
+  }
+}
+
 double clampValue(double x, std::optional<double> lo, std::optional<double> hi) {
   if (std::isnan(x)) return x;
   if (lo && x < *lo) x = *lo;
@@ -411,6 +423,35 @@ KernelResult clampScalar(KernelContext& ctx) {
   auto out = a.out(3);
   if (a.failed()) return a.outcome();
   if (!lo && !hi) return a.fail("clamp: at least one of min and max must be given");
+  // op_clamp.cpp's checks: the dtype promoted with the bounds (a Double bound
+  // makes an integer or bool tensor float32, an Int bound makes a bool one
+  // int64) is out's, and each bound fits out's dtype (an integer out: the
+  // bound cast to int64; a floating one: a finite bound within its range).
+  ScalarType common = self.dtype();
+  for (size_t arg : {size_t(1), size_t(2)}) {
+    const auto kind = ctx.kind(arg);
+    if (kind == program::ValueKind::Double && !isFloating(common)) common = ScalarType::Float;
+    if (kind == program::ValueKind::Int && common == ScalarType::Bool) common = ScalarType::Long;
+  }
+  if (common != out.dtype())
+    return a.fail("clamp: out " + a.name(3) + " is not " + program::scalarTypeShortName(common) + ", the dtype of " +
+                  a.name(0) + " with the bounds");
+  for (const auto& [bound, name] : {std::pair{lo, "min"}, std::pair{hi, "max"}}) {
+    if (!bound) continue;
+    bool fits = true;
+    if (isFloating(out.dtype())) {
+      const double most = out.dtype() == ScalarType::Float ? double(std::numeric_limits<float>::max())
+                          : out.dtype() == ScalarType::Half ? 65504.0
+                          : out.dtype() == ScalarType::BFloat16 ? 3.3895313892515355e38
+                                                                : std::numeric_limits<double>::max();
+      fits = !std::isfinite(*bound) || std::fabs(*bound) <= most;
+    } else if (out.dtype() != ScalarType::Bool) {
+      const auto range = integerRange(out.dtype());
+      const int64_t v = std::isfinite(*bound) && std::fabs(*bound) < 9.2e18 ? int64_t(*bound) : int64_t(0);
+      fits = range && v >= range->first && v <= range->second;
+    }
+    if (!fits) return a.fail(std::string("clamp: the ") + name + " bound does not fit out " + a.name(3) + "'s dtype");
+  }
   return mapElements({{&self}}, out, [=](const double* v) { return clampValue(v[0], lo, hi); });
 }
 
@@ -492,18 +533,23 @@ KernelResult sigmoidKernel(KernelContext& ctx) {
     return double(1.0f / (1.0f + std::exp(-x)));
   });
 }
-// The float math of a value of T (float, double or Reduced<…>): float's for all but double.
+// std::tanh of a value of T as upstream's C++ resolves it: double's for
+// double, float's for float, and for c10::Half / c10::BFloat16 the overload
+// of c10/util/BFloat16-math.h, which computes in float and returns T (so the
+// result is rounded to 16 bits before anything else uses it).
 template <class T>
 double tanhOf(T x) {
   if constexpr (std::is_same_v<T, double>) return std::tanh(x);
-  else return double(std::tanh(float(double(x))));
+  else if constexpr (std::is_same_v<T, float>) return double(std::tanh(x));
+  else return double(T(double(std::tanh(float(double(x))))));
 }
 
 // gelu.out(self, *, approximate, out) as op_gelu.cpp in the element type T:
 // ±inf give 0 and inf; 'none' is `0.5 * x * (1 + erf(x * M_SQRT1_2))`, whose
 // double constants make it double arithmetic for every T; 'tanh' computes
-// x³ and the inner term in T, tanh in float (double for double) and the rest
-// in double, as the C++ of the kernel promotes it.
+// x³ and the inner term in T, std::tanh of T (tanhOf: half and bfloat16
+// round its result to T) and the rest in double, as the C++ of the kernel
+// promotes it.
 template <class T>
 double geluAs(double in, bool tanhMode) {
   const T x(in);

@@ -425,20 +425,15 @@ KernelResult maxPool(KernelContext& ctx) {
 }
 
 // avg_pool2d.out(self, kernel_size, stride, padding, ceil_mode,
-// count_include_pad, divisor_override?, *, out).
-KernelResult avgPool(KernelContext& ctx) {
-  Args a(ctx);
-  auto self = a.in(0);
-  const auto kernel = a.ints(1), stride = a.ints(2), padding = a.ints(3);
-  const bool ceil = a.flag(4), countPad = a.flag(5);
-  const auto divisor = a.optInteger(6);
-  auto out = a.out(7);
-  if (a.failed()) return a.outcome();
-  auto pool = planPool(self, kernel, stride, padding, {}, ceil);
-  if (!pool) return a.fail("avg_pool2d: " + pool.error().message);
-  if (divisor && *divisor == 0) return a.fail("avg_pool2d: divisor_override is 0");
-  if (auto status = resize(out, pool->out_sizes); !status) return status.error();
-  const Pool2d& p = *pool;
+// count_include_pad, divisor_override?, *, out) as op_avg_pool2d.cpp and
+// kernel_reduction_then_map_2d: for floating dtypes and int64 only; the
+// window's in-bounds elements summed in the element type T in row-major
+// order (the first one starts the sum; half and bfloat16 round every step),
+// then divided in T by the divisor_override or the count (the padded window
+// with count_include_pad, else the in-bounds elements). A window wholly in
+// the padding writes nothing, as upstream's loop skips it.
+template <class T>
+void avgPoolAs(const Operand& self, const Operand& out, const Pool2d& p, std::optional<int64_t> divisor, bool countPad) {
   for (int64_t plane = 0; plane < p.planes; ++plane) {
     for (int64_t oy = 0; oy < p.oh; ++oy) {
       for (int64_t ox = 0; ox < p.ow; ++ox) {
@@ -449,14 +444,43 @@ KernelResult avgPool(KernelContext& ctx) {
         x0 = std::max<int64_t>(x0, 0);
         y1 = std::min(y1, p.ih);
         x1 = std::min(x1, p.iw);
-        double sum = 0;
+        if (y0 >= y1 || x0 >= x1) continue;
+        T sum{};
+        bool started = false;
         for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix) sum += self.get(plane * p.ih * p.iw + iy * p.iw + ix);
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const T x = elementAs<T>(self, plane * p.ih * p.iw + iy * p.iw + ix);
+            sum = started ? x + sum : x;
+            started = true;
+          }
         const int64_t count = divisor ? *divisor : countPad ? padded : (y1 - y0) * (x1 - x0);
-        out.set(plane * p.oh * p.ow + oy * p.ow + ox, count ? sum / double(count) : 0.0);
+        const int64_t o = plane * p.oh * p.ow + oy * p.ow + ox;
+        if constexpr (requires { typename T::is_wrapped; })
+          out.setInteger(o, int64_t(sum.v) / count);
+        else
+          setElement(out, o, T(sum / T(double(count))));
       }
     }
   }
+}
+
+KernelResult avgPool(KernelContext& ctx) {
+  Args a(ctx);
+  auto self = a.in(0);
+  const auto kernel = a.ints(1), stride = a.ints(2), padding = a.ints(3);
+  const bool ceil = a.flag(4), countPad = a.flag(5);
+  const auto divisor = a.optInteger(6);
+  auto out = a.out(7);
+  if (a.failed()) return a.outcome();
+  if (!isFloating(self.dtype()) && self.dtype() != ScalarType::Long)
+    return a.fail("avg_pool2d: " + a.name(0) + " is " + program::scalarTypeShortName(self.dtype()) +
+                  ", the portable kernel takes floating-point and int64 tensors");
+  if (out.dtype() != self.dtype()) return a.fail("avg_pool2d: out " + a.name(7) + " does not have the dtype of " + a.name(0));
+  auto pool = planPool(self, kernel, stride, padding, {}, ceil);
+  if (!pool) return a.fail("avg_pool2d: " + pool.error().message);
+  if (divisor && *divisor == 0) return a.fail("avg_pool2d: divisor_override is 0");
+  if (auto status = resize(out, pool->out_sizes); !status) return status.error();
+  withElementType(self.dtype(), [&]<class T>(T) { avgPoolAs<T>(self, out, *pool, divisor, countPad); });
   return KernelOutcome::done();
 }
 

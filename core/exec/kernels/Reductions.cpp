@@ -83,9 +83,22 @@ KernelResult reduce(Args& a, const Operand& self, const std::optional<std::vecto
         return a.fail("sum: out " + a.name(a.context().argCount() - 1) + " has a dtype the kernel does not take");
       return KernelOutcome::done();
     }
-    case Fold::Prod:
-      values = accumulate(self, *plan, 1.0, [](double& acc, double x) { acc *= x; });
+    case Fold::Prod: {
+      // As op_prod.cpp: each output starts at 1 and multiplies in every element
+      // cast to the out's type, in index order, in that type (half and
+      // bfloat16 round every step, integers wrap); a bool out is their "all".
+      if (auto status = resize(out, plan->out_sizes); !status) return status.error();
+      const bool typed = withElementType(out.dtype(), [&]<class T>(T) {
+        std::vector<T> acc(size_t(numelOf(plan->out_sizes)), T(1.0));
+        forEachIndex<1>(self.sizes(), {plan->out_strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+          acc[size_t(off[0])] = acc[size_t(off[0])] * elementAs<T>(self, i);
+        });
+        for (size_t o = 0; o < acc.size(); ++o) setElement(out, int64_t(o), acc[o]);
+      });
+      if (typed) return KernelOutcome::done();
+      values = accumulate(self, *plan, 1.0, [](double& acc, double x) { acc = (acc != 0 && x != 0) ? 1.0 : 0.0; });
       break;
+    }
     case Fold::Max:
       values = accumulate(self, *plan, -INFINITY, [](double& acc, double x) {
         if (std::isnan(x) || x > acc) acc = std::isnan(acc) ? acc : x;
@@ -665,6 +678,37 @@ KernelResult batchNormInference(KernelContext& ctx) {
   return KernelOutcome::done();
 }
 
+// prod.out(self, *, dtype?, out) and prod.int_out(self, dim, keepdim, *,
+// dtype?, out), with check_prod_out_args / check_reduction_args_single_dim:
+// a dtype given must be out's; prod.out of an integer or bool tensor without
+// one must have an int64 out, of a floating one out must have its dtype.
+Kernel prodKernel(bool overDim) {
+  return [overDim](KernelContext& c) -> KernelResult {
+    Args a(c);
+    auto self = a.in(0);
+    const size_t dtypeArg = overDim ? 3 : 1;
+    const auto dtype = a.optDtype(dtypeArg);
+    auto out = a.out(dtypeArg + 1);
+    std::optional<std::vector<int64_t>> dims;
+    bool keepdim = false;
+    if (overDim) {
+      dims = std::vector<int64_t>{a.integer(1)};
+      keepdim = a.flag(2);
+    }
+    if (a.failed()) return a.outcome();
+    if (dtype && *dtype != out.dtype())
+      return a.fail("prod: out " + a.name(dtypeArg + 1) + " does not have the dtype argument's type");
+    if (!overDim && !dtype) {
+      const bool integral = !isFloating(self.dtype());
+      if (integral && out.dtype() != ScalarType::Long)
+        return a.fail("prod: the product of the integer tensor " + a.name(0) + " needs an int64 out (or a dtype)");
+      if (!integral && out.dtype() != self.dtype())
+        return a.fail("prod: out " + a.name(dtypeArg + 1) + " does not have the dtype of " + a.name(0));
+    }
+    return reduce(a, self, dims, keepdim, out, Fold::Prod);
+  };
+}
+
 // (self, ..., *, out): every element folded into one; out at `outArg`.
 Kernel reduceAll(Fold fold, size_t outArg) {
   return [fold, outArg](KernelContext& c) {
@@ -706,8 +750,8 @@ void addReductionKernels(KernelRegistry& r) {
   r.add("aten::mean.out", [](KernelContext& c) { return sumOrMean(c, Fold::Mean); });
   r.add("aten::mean.dtype_out", reduceAll(Fold::Mean, 2));  // (self, *, dtype?, out)
   r.add("aten::sum.out", reduceAll(Fold::Sum, 2));          // (self, *, dtype?, out)
-  r.add("aten::prod.int_out", reduceOneDim(Fold::Prod, 4));  // (self, dim, keepdim, *, dtype?, out)
-  r.add("aten::prod.out", reduceAll(Fold::Prod, 2));        // (self, *, dtype?, out)
+  r.add("aten::prod.int_out", prodKernel(true));   // (self, dim, keepdim, *, dtype?, out)
+  r.add("aten::prod.out", prodKernel(false));      // (self, *, dtype?, out)
   r.add("aten::amax.out", reduceDims(Fold::Max, false));
   r.add("aten::amin.out", reduceDims(Fold::Min, false));
   r.add("aten::max.unary_out", reduceAll(Fold::Max, 1));
