@@ -14,6 +14,7 @@ using namespace ptescope::program;
 struct ProgramTreeModel::Node {
   QString label;
   QString detail;
+  QString more;  // said in the tooltip after the detail (a segment's offset)
   NodeKind kind = NodeKind::Group;
   int method = -1;
   int item = -1;
@@ -93,16 +94,19 @@ void ProgramTreeModel::rebuild() {
     }
     const auto& segments = items(program.segments);
     Node* sn = root_->add(tr("Segments"), QString::number(segments.size()), NodeKind::Group);
+    // The size in the column (its offset there pushed it out of a narrow
+    // dock), the offset in the tooltip.
     for (size_t s = 0; s < segments.size(); ++s)
-      sn->add(tr("segment %1").arg(s), tr("%1 at +%2").arg(bytesText(qint64(segments[s].data.size())), num(qint64(segments[s].offset))),
-              NodeKind::Segment, -1, int(s));
+      sn->add(tr("segment %1").arg(s), bytesText(qint64(segments[s].data.size())), NodeKind::Segment, -1, int(s))->more =
+          tr("at +%1").arg(num(qint64(segments[s].offset)));
     const auto& named = items(program.named_data);
     if (!named.empty()) {
       Node* nn = root_->add(tr("Named data"), QString::number(named.size()), NodeKind::Group);
       for (size_t n = 0; n < named.size(); ++n) {
+        // The size first: what a narrow dock keeps of it.
         QString detail = tr("segment %1").arg(named[n].segment_index);
         if (named[n].segment_index < segments.size())
-          detail += QStringLiteral(", ") + bytesText(qint64(segments[named[n].segment_index].data.size()));
+          detail = tr("%1 in segment %2").arg(bytesText(qint64(segments[named[n].segment_index].data.size())), num(qint64(named[n].segment_index)));
         nn->add(QString::fromStdString(named[n].key.value_or("")), detail, NodeKind::NamedData, -1, int(n));
       }
     }
@@ -145,7 +149,11 @@ QVariant ProgramTreeModel::data(const QModelIndex& index, int role) const {
   const Node* n = nodeOf(index);
   switch (role) {
     case Qt::DisplayRole: return index.column() == 0 ? n->label : n->detail;
-    case Qt::ToolTipRole: return plainToolTip(n->detail.isEmpty() ? n->label : n->label + ": " + n->detail);
+    case Qt::ToolTipRole: {
+      QString text = n->detail.isEmpty() ? n->label : n->label + ": " + n->detail;
+      if (!n->more.isEmpty()) text += " " + n->more;
+      return plainToolTip(text);
+    }
     case KindRole: return int(n->kind);
     case MethodRole: return n->method;
     case ItemIndexRole: return n->item;

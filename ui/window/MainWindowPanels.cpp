@@ -15,6 +15,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
+#include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableView>
 #include <QToolBar>
@@ -45,12 +46,30 @@ namespace {
 // took all the room they wanted and the details were cut at the dock's
 // edge with no ellipsis (sizes read "54 E", segments "seg"); now the names
 // give way, elided in their middle, until the details fit or the names are
-// down to three fifths, and a name column the user sizes stays as sized.
+// down to two thirds (a detail then keeps its beginning), and a name column
+// the user sizes stays as sized.
+// A detail that does not fit keeps its beginning (the size: "54 B at…").
+class DetailsDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+
+ protected:
+  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+    QStyledItemDelegate::initStyleOption(option, index);
+    option->textElideMode = Qt::ElideRight;
+  }
+};
+
 class ProgramTreeView : public QTreeView {
  public:
   ProgramTreeView() {
     header()->setStretchLastSection(true);
+    // The stretched Details column is never narrower than these (the
+    // defaults, 100 px, pushed it past the edge of a narrow dock).
+    header()->setMinimumSectionSize(40);
+    header()->setDefaultSectionSize(40);
     setTextElideMode(Qt::ElideMiddle);
+    setItemDelegateForColumn(1, new DetailsDelegate(this));
     connect(this, &QTreeView::expanded, this, [this] { fitColumns(); });
     connect(this, &QTreeView::collapsed, this, [this] { fitColumns(); });
     connect(header(), &QHeaderView::sectionResized, this, [this](int section) {
@@ -77,7 +96,7 @@ class ProgramTreeView : public QTreeView {
     const int names = sizeHintForColumn(0);
     const int details = sizeHintForColumn(1);
     int width = names;
-    if (names + details > room) width = std::min(names, std::max(room - details, room * 3 / 5));
+    if (names + details > room) width = std::min(names, std::max(room - details, room * 2 / 3));
     fitting_ = true;
     header()->resizeSection(0, std::max(width, 48));
     fitting_ = false;
