@@ -657,7 +657,7 @@ Result<std::optional<size_t>> Executor::State::executeOne(size_t chain, size_t i
   return makeError(here + ": the instruction has no arguments");
 }
 
-Result<RunRecord> Executor::run(const std::function<bool()>& cancelRequested) {
+Result<RunRecord> Executor::run(const std::function<bool()>& cancelRequested, RunProgress* progress) {
   State& s = *state_;
   for (size_t v = 0; v < s.current.size(); ++v) {
     // An input keeps the sizes the caller gave it; everything else about
@@ -673,6 +673,10 @@ Result<RunRecord> Executor::run(const std::function<bool()>& cancelRequested) {
     }
   }
   const size_t total = s.dataflow.instructionCount();
+  if (progress != nullptr) {
+    progress->step = 0;
+    progress->instructions = total;
+  }
   const size_t limit = s.options.max_steps ? s.options.max_steps : std::max<size_t>(1000 * total, 1000000);
   RunRecord record;
   record.steps.reserve(total);
@@ -692,12 +696,22 @@ Result<RunRecord> Executor::run(const std::function<bool()>& cancelRequested) {
       if (++steps > limit)
         return makeError("method '" + s.method.displayName() + "' ran " + std::to_string(limit) +
                          " instructions without finishing; a JumpFalseCall loop does not end");
+      if (progress != nullptr) progress->step.fetch_add(1, std::memory_order_relaxed);
       StepRecord step;
       const auto stepStart = Clock::now();
       step.start_seconds = std::chrono::duration<double>(stepStart - start).count();
       auto next = s.executeOne(chain, index, step);
       step.host_seconds = secondsSince(stepStart);
-      if (!next) return next.error();
+      if (!next) {
+        // A kernel stopped by Cancel may fail on what it left half done:
+        // the run was cancelled, whatever the kernel said.
+        if (cancelRequested && cancelRequested()) {
+          record.cancelled = true;
+          record.wall_seconds = secondsSince(start);
+          return record;
+        }
+        return next.error();
+      }
       record.steps.push_back(std::move(step));
       index = next->value_or(index + 1);
     }

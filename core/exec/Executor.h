@@ -12,6 +12,7 @@
 // error that names the instruction.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -100,6 +101,15 @@ struct RunRecord {
   bool cancelled = false;         // stopped by the cancel callback; steps are partial
 };
 
+// Where a run is, for a caller on another thread (the app's Run Once header
+// reads it on a timer): Executor::run sets `instructions` to the method's
+// instruction count and counts `step` up as each instruction starts (jumps
+// may repeat some, so step can pass instructions).
+struct RunProgress {
+  std::atomic<size_t> step{0};
+  std::atomic<size_t> instructions{0};
+};
+
 // A tensor's contents brought to the host.
 struct HostTensor {
   program::ScalarType dtype = program::ScalarType::Float;
@@ -149,8 +159,9 @@ class Executor {
   // from what fillInputs or writeTensor gave them, since later values may
   // reuse their planned space (as a caller's set_input before every
   // execute() does). That write is not part of the record.
-  // `cancelRequested` is polled between instructions.
-  Result<RunRecord> run(const std::function<bool()>& cancelRequested = {});
+  // `cancelRequested` is polled between instructions and inside long
+  // kernels (KernelCancelPoll); `progress`, when given, follows the run.
+  Result<RunRecord> run(const std::function<bool()>& cancelRequested = {}, RunProgress* progress = nullptr);
   // Runs the single instruction at a flat index, ignoring where a jump
   // would continue.
   Result<StepRecord> executeInstruction(size_t flatIndex);

@@ -131,12 +131,40 @@ void addCopyKernels(KernelRegistry& registry);
 // indexing, creation, quantize/dequantize, executorch_prim scalar ops).
 void addPortableKernels(KernelRegistry& registry);
 
-// A long kernel (a matrix product, a convolution) polls this between rows of
-// its work: true when the run that called it is being cancelled. The kernel
+// Every kernel that can run long (matrix products, convolutions, pooling,
+// reductions, softmax and norms, elementwise maps, copies, gathers,
+// quantized and CMSIS-NN ones) polls this through KernelCancelPoll: true
+// when the run that called it is being cancelled. The kernel
 // then stops early and the executor drops the run (RunRecord::cancelled), so
 // Cancel does not wait for one kernel of billions of multiply-adds.
 // Executor::run sets the poll for its thread (KernelCancelScope).
 bool kernelCancelRequested();
+
+// The one way a kernel looks at Cancel from its loops, cheap enough for an
+// innermost one: poll(work) adds the work just done (elements written,
+// multiply-adds) and asks kernelCancelRequested once every kWork units, so a
+// look costs an addition and a comparison and Cancel is seen within about
+// 2^16 units (well under a millisecond). Once it has said yes it keeps
+// saying yes without asking again, so every loop of a nest can test it and
+// stop. Stopping never changes what a completed kernel computes.
+class KernelCancelPoll {
+ public:
+  static constexpr int64_t kWork = int64_t(1) << 16;
+  bool operator()(int64_t work = 1) {
+    if (stopped_) return true;
+    pending_ += work;
+    if (pending_ < kWork) return false;
+    pending_ = 0;
+    stopped_ = kernelCancelRequested();
+    return stopped_;
+  }
+  bool stopped() const { return stopped_; }
+
+ private:
+  int64_t pending_ = 0;
+  bool stopped_ = false;
+};
+
 class KernelCancelScope {
  public:
   explicit KernelCancelScope(const std::function<bool()>* poll);

@@ -344,7 +344,7 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
   }
 
   for (size_t i = 0; i < options.warmup && !profile.cancelled; ++i) {
-    auto record = exec.run(options.cancel_requested);
+    auto record = exec.run(options.cancel_requested, options.run_progress);
     if (!record) return makeError("warm-up iteration " + iterationText(i, options.warmup) + ": " + record.error().message);
     if (record->cancelled) profile.cancelled = true;
     progress(ProfileProgress::Phase::WarmUp, i + 1, options.warmup);
@@ -354,7 +354,7 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
   const auto measureStart = Clock::now();
   for (size_t iteration = 0; iteration < options.iterations && !profile.cancelled; ++iteration) {
     const double runOffset = std::chrono::duration<double>(Clock::now() - measureStart).count();
-    auto record = exec.run(options.cancel_requested);
+    auto record = exec.run(options.cancel_requested, options.run_progress);
     if (!record) {
       const std::string failure =
           "measured iteration " + iterationText(iteration, options.iterations) + ": " + record.error().message;

@@ -172,9 +172,13 @@ struct ProfileOptions {
   size_t max_steps = 0;
   // How many measured iterations the timeline keeps (the trace output).
   size_t timeline_iterations = 3;
-  // Polled between instructions; true stops the profile, keeping what the
-  // completed iterations measured. Called from the profiling thread.
+  // Polled between instructions and inside long kernels; true stops the
+  // profile, keeping what the completed iterations measured. Called from the
+  // profiling thread.
   std::function<bool()> cancel_requested;
+  // When given, follows the instructions of the iteration under way
+  // (Executor::run), for a caller on another thread.
+  RunProgress* run_progress = nullptr;
   // Settings of the run the file does not hold (CUDA graph replay): their
   // copies inside delegates are timed too.
   analysis::DelegateTransferOptions run_settings;

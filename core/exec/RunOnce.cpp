@@ -56,7 +56,7 @@ Result<RunOnceResult> runMethodOnce(const program::Program& program, DeviceRunti
   InputOptions inputs = options.inputs;
   if (!inputs.cancel_requested) inputs.cancel_requested = options.cancel_requested;
   if (auto status = exec.fillInputs(inputs); !status) return cancelled() ? makeError(kRunCancelled) : status.error();
-  auto record = exec.run(options.cancel_requested);
+  auto record = exec.run(options.cancel_requested, options.progress);
   if (!record) return record.error();
   if (record->cancelled) return makeError(kRunCancelled);
 

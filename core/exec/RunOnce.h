@@ -23,9 +23,11 @@ struct RunOnceOptions {
   // As ExecutorOptions: 0 is the default budget (exec/MemoryBudget.h).
   uint64_t max_memory = 0;
   std::string budget_setting = kCliMemoryBudgetSetting;
-  // Polled while the inputs are filled and between instructions; true stops
-  // the run with kRunCancelled.
+  // Polled while the inputs are filled, between instructions and inside long
+  // kernels; true stops the run with kRunCancelled.
   std::function<bool()> cancel_requested;
+  // When given, follows the run's instructions (Executor::run).
+  RunProgress* progress = nullptr;
 };
 
 // runMethodOnce's error when cancel_requested stopped it.

@@ -127,7 +127,8 @@ void convolve(const ConvShape& s, const Requantization& q, const int8_t* input, 
   const int32_t groups = s.kernel_c > 0 ? s.in_c / s.kernel_c : 1;
   const int32_t perGroup = groups > 0 ? s.out_c / groups : s.out_c;
   for (int32_t n = 0; n < s.batch; ++n)
-    for (int32_t oy = 0; oy < s.out_h; ++oy)
+    for (int32_t oy = 0; oy < s.out_h; ++oy) {
+      if (q.stop_requested != nullptr && q.stop_requested()) return;
       for (int32_t ox = 0; ox < s.out_w; ++ox)
         for (int32_t oc = 0; oc < s.out_c; ++oc) {
           const int32_t group = perGroup > 0 ? oc / perGroup : 0;
@@ -140,12 +141,14 @@ void convolve(const ConvShape& s, const Requantization& q, const int8_t* input, 
           });
           output[((int64_t(n) * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = finish(acc, q, oc);
         }
+    }
 }
 
 void depthwiseConvolve(const ConvShape& s, int32_t multiplier, const Requantization& q, const int8_t* input,
                        const int8_t* weights, const int32_t* bias, int8_t* output) {
   for (int32_t n = 0; n < s.batch; ++n)
-    for (int32_t oy = 0; oy < s.out_h; ++oy)
+    for (int32_t oy = 0; oy < s.out_h; ++oy) {
+      if (q.stop_requested != nullptr && q.stop_requested()) return;
       for (int32_t ox = 0; ox < s.out_w; ++ox)
         for (int32_t ic = 0; ic < s.in_c; ++ic)
           for (int32_t m = 0; m < multiplier; ++m) {
@@ -158,6 +161,7 @@ void depthwiseConvolve(const ConvShape& s, int32_t multiplier, const Requantizat
             });
             output[((int64_t(n) * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = finish(acc, q, oc);
           }
+    }
 }
 
 namespace {
@@ -168,7 +172,8 @@ namespace {
 void transposeByGather(const ConvShape& s, const Requantization& q, const int8_t* input, const int8_t* weights,
                        const int32_t* bias, int8_t* output) {
   for (int32_t n = 0; n < s.batch; ++n)
-    for (int32_t oy = 0; oy < s.out_h; ++oy)
+    for (int32_t oy = 0; oy < s.out_h; ++oy) {
+      if (q.stop_requested != nullptr && q.stop_requested()) return;
       for (int32_t ox = 0; ox < s.out_w; ++ox)
         for (int32_t oc = 0; oc < s.out_c; ++oc) {
           int32_t acc = bias != nullptr ? bias[oc] : 0;
@@ -191,6 +196,7 @@ void transposeByGather(const ConvShape& s, const Requantization& q, const int8_t
           }
           output[((int64_t(n) * s.out_h + oy) * s.out_w + ox) * s.out_c + oc] = finish(acc, q, oc);
         }
+    }
 }
 
 // The scatter path (arm_transpose_conv_s8): each input row adds its taps into
@@ -232,6 +238,7 @@ bool transposeByScatter(const ConvShape& s, const Requantization& q, const int8_
     for (int64_t r = 0; r < ringRows; ++r) resetRow(r * rowWidth);
     int64_t ringRow = 0;
     for (int32_t j = 0; j < s.in_h; ++j) {
+      if (q.stop_requested != nullptr && q.stop_requested()) return true;  // stopped, not refused
       const int32_t skipTop = std::max(0, s.pad_h - j * s.stride_h);
       const int32_t skipBottom = std::max(0, (j * s.stride_h + s.kernel_h) - (s.pad_h + s.out_h) - 1);
       const int32_t rows = s.kernel_h - skipTop - skipBottom;
@@ -290,8 +297,9 @@ int8_t finishTensor(int32_t acc, int32_t multiplier, int32_t shift, int32_t outp
 
 void fullyConnected(int32_t batches, int32_t inFeatures, int32_t outFeatures, int32_t inputOffset, int32_t filterOffset,
                     int32_t outputOffset, int32_t multiplier, int32_t shift, Activation act, const int8_t* input,
-                    const int8_t* weights, const int32_t* bias, int8_t* output) {
-  for (int32_t b = 0; b < batches; ++b)
+                    const int8_t* weights, const int32_t* bias, int8_t* output, bool (*stopRequested)()) {
+  for (int32_t b = 0; b < batches; ++b) {
+    if (stopRequested != nullptr && stopRequested()) return;
     for (int32_t j = 0; j < outFeatures; ++j) {
       int32_t acc = bias != nullptr ? bias[j] : 0;
       const int8_t* x = input + int64_t(b) * inFeatures;
@@ -300,15 +308,16 @@ void fullyConnected(int32_t batches, int32_t inFeatures, int32_t outFeatures, in
         acc = wrapAdd(acc, wrapMul(int32_t(x[k]) + inputOffset, int32_t(w[k]) + filterOffset));
       output[int64_t(b) * outFeatures + j] = finishTensor(acc, multiplier, shift, outputOffset, act);
     }
+  }
 }
 
 void batchMatmul(int32_t batches, int32_t rows, int32_t inner, int32_t cols, int32_t lhsOffset, int32_t rhsOffset,
                  int32_t outputOffset, int32_t multiplier, int32_t shift, Activation act, const int8_t* lhs,
-                 const int8_t* rhsTransposed, int8_t* output) {
+                 const int8_t* rhsTransposed, int8_t* output, bool (*stopRequested)()) {
   for (int32_t b = 0; b < batches; ++b)
     fullyConnected(rows, inner, cols, lhsOffset, rhsOffset, outputOffset, multiplier, shift, act,
                    lhs + int64_t(b) * rows * inner, rhsTransposed + int64_t(b) * cols * inner, nullptr,
-                   output + int64_t(b) * rows * cols);
+                   output + int64_t(b) * rows * cols, stopRequested);
 }
 
 // ---- pooling ---------------------------------------------------------------

@@ -66,6 +66,10 @@ struct Requantization {
   Activation activation;
   const int32_t* multipliers = nullptr;  // per output channel
   const int32_t* shifts = nullptr;
+  // Asked before each output row (each input row for the scatter path): true
+  // stops the convolution early, its output partly written (the cortex_m
+  // kernels pass the run's Cancel; the run is then dropped). Null: never.
+  bool (*stop_requested)() = nullptr;
 };
 
 // arm_convolve_wrapper_s8: groups = in_c / kernel_c.
@@ -85,13 +89,15 @@ bool transposeConvolve(const ConvShape& shape, const Requantization& q, const in
                        const int32_t* bias, int8_t* output);
 
 // arm_fully_connected_s8 over `batches` rows, one multiplier and shift.
+// `stopRequested` (nullable), asked before each row, stops it early as
+// Requantization::stop_requested does; so for batchMatmul.
 void fullyConnected(int32_t batches, int32_t inFeatures, int32_t outFeatures, int32_t inputOffset, int32_t filterOffset,
                     int32_t outputOffset, int32_t multiplier, int32_t shift, Activation act, const int8_t* input,
-                    const int8_t* weights, const int32_t* bias, int8_t* output);
+                    const int8_t* weights, const int32_t* bias, int8_t* output, bool (*stopRequested)() = nullptr);
 // arm_batch_matmul_s8: out[b, i, j] = sum_k (lhs[b, i, k] + lhsOffset) * (rhsT[b, j, k] + rhsOffset).
 void batchMatmul(int32_t batches, int32_t rows, int32_t inner, int32_t cols, int32_t lhsOffset, int32_t rhsOffset,
                  int32_t outputOffset, int32_t multiplier, int32_t shift, Activation act, const int8_t* lhs,
-                 const int8_t* rhsTransposed, int8_t* output);
+                 const int8_t* rhsTransposed, int8_t* output, bool (*stopRequested)() = nullptr);
 
 struct PoolShape {
   int32_t batch = 1, in_h = 1, in_w = 1, channels = 1, out_h = 1, out_w = 1;

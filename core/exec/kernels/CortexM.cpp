@@ -237,7 +237,8 @@ KernelResult quantizePerTensor(KernelContext& ctx) {
   const float inverse = 1.0f / float(scale);
   const int32_t zp = int32_t(zeroPoint), lo = int32_t(qmin), hi = int32_t(qmax);
   const auto* src = reinterpret_cast<const uint8_t*>(input.tensor->data);
-  for (int64_t i = 0; i < input.numel(); ++i) {
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < input.numel() && !cancelled(); ++i) {
     float value;
     std::memcpy(&value, src + i * 4, 4);
     const int32_t rounded = toInt32Saturating(std::nearbyint(inverse * value));
@@ -275,7 +276,8 @@ KernelResult dequantizePerTensor(KernelContext& ctx) {
   CM_TRY(checkQuantRange(a, op, dtype, qmin, qmax));
   const float s = float(scale);
   const int32_t zp = int32_t(zeroPoint);
-  for (int64_t i = 0; i < input.numel(); ++i) {
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < input.numel() && !cancelled(); ++i) {
     int32_t q;
     if (dtype == ScalarType::Char) {
       q = bytesOf(input)[i];
@@ -521,7 +523,7 @@ KernelResult quantizedLinear(KernelContext& ctx) {
   if (bias) biasValues = int32Values(*bias);
   cmsis::fullyConnected(int32_t(batches), int32_t(inFeatures), int32_t(outFeatures), int32_t(inOff), int32_t(filterOff),
                         int32_t(outOff), int32_t(multipliers[0]), int32_t(shifts[0]), {int32_t(lo), int32_t(hi)}, bytesOf(input),
-                        bytesOf(weights), bias ? biasValues.data() : nullptr, writable(out));
+                        bytesOf(weights), bias ? biasValues.data() : nullptr, writable(out), kernelCancelRequested);
   return KernelOutcome::done();
 }
 
@@ -550,7 +552,7 @@ KernelResult quantizedBatchMatmul(KernelContext& ctx) {
   CM_TRY(checkQuantParams(a, op, "output", mult, shift));
   cmsis::batchMatmul(int32_t(lhs.size(0)), int32_t(lhs.size(1)), int32_t(lhs.size(2)), int32_t(rhs.size(1)), int32_t(lhsOff),
                      int32_t(rhsOff), int32_t(outOff), int32_t(mult), int32_t(shift), {-128, 127}, bytesOf(lhs), bytesOf(rhs),
-                     writable(out));
+                     writable(out), kernelCancelRequested);
   return KernelOutcome::done();
 }
 
@@ -719,6 +721,7 @@ cmsis::Requantization requantization(const ConvArgs& c, const PerChannel& pc) {
   q.activation = {int32_t(c.actMin), int32_t(c.actMax)};
   q.multipliers = pc.multipliers.data();
   q.shifts = pc.shifts.data();
+  q.stop_requested = kernelCancelRequested;
   return q;
 }
 

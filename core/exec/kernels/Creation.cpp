@@ -9,7 +9,8 @@ namespace {
 
 KernelResult fillWith(const Operand& out, const Sizes& sizes, double value) {
   if (auto status = resize(out, sizes); !status) return status.error();
-  for (int64_t i = 0; i < out.numel(); ++i) out.set(i, value);
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < out.numel() && !cancelled(); ++i) out.set(i, value);
   return KernelOutcome::done();
 }
 
@@ -68,7 +69,8 @@ KernelResult arange(Args& a, double start, double end, double step, const Operan
   if ((end - start) / step < 0) return a.fail("arange: the range [" + std::to_string(start) + ", " + std::to_string(end) + ") and step do not agree");
   const int64_t count = int64_t(std::ceil((end - start) / step));
   if (auto status = resize(out, {count}); !status) return status.error();
-  for (int64_t i = 0; i < count; ++i) out.set(i, start + double(i) * step);
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < count && !cancelled(); ++i) out.set(i, start + double(i) * step);
   return KernelOutcome::done();
 }
 

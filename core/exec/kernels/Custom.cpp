@@ -38,9 +38,11 @@ KernelResult lstm(KernelContext& ctx) {
     h[size_t(i)] = h0.get(i);
     c[size_t(i)] = c0.get(i);
   }
+  KernelCancelPoll cancelled;
   for (int64_t t = 0; t < steps; ++t) {
     std::vector<double> next(h.size());
     for (int64_t b = 0; b < batch; ++b) {
+      if (cancelled(4 * hidden * (in + hidden))) return KernelOutcome::done();
       for (int64_t g = 0; g < 4 * hidden; ++g) {
         double v = bih.get(g) + bhh.get(g);
         for (int64_t k = 0; k < in; ++k) v += wih.get(g * in + k) * input.get((t * batch + b) * in + k);

@@ -105,7 +105,9 @@ Result<IndexPlan> planIndex(const Operand& self, const std::vector<std::optional
   const int64_t total = numelOf(plan.result_sizes);
   plan.offsets.resize(size_t(total));
   Sizes index(plan.result_sizes.size(), 0);
-  for (int64_t o = 0; o < total; ++o) {
+  // Stopped by Cancel, the offsets left are 0: in range, and the run is dropped.
+  KernelCancelPoll cancelled;
+  for (int64_t o = 0; o < total && !cancelled(); ++o) {
     int64_t offset = 0;
     size_t b = 0;
     std::vector<int64_t> bIndex;
@@ -139,7 +141,8 @@ KernelResult indexTensor(KernelContext& ctx) {
   auto plan = planIndex(self, indices);
   if (!plan) return a.fail("index.Tensor: " + plan.error().message);
   if (auto status = resize(out, plan->result_sizes); !status) return status.error();
-  for (size_t i = 0; i < plan->offsets.size(); ++i) copyElement(out, int64_t(i), self, plan->offsets[i]);
+  KernelCancelPoll cancelled;
+  for (size_t i = 0; i < plan->offsets.size() && !cancelled(); ++i) copyElement(out, int64_t(i), self, plan->offsets[i]);
   return KernelOutcome::done();
 }
 
@@ -160,7 +163,8 @@ KernelResult indexPut(KernelContext& ctx, bool inPlace) {
     return a.fail("index_put: values " + shapeText(values.sizes()) + " do not broadcast to " + shapeText(plan->result_sizes));
   if (!inPlace) {
     if (auto status = resize(out, self.sizes()); !status) return status.error();
-    for (int64_t i = 0; i < self.numel(); ++i) copyElement(out, i, self, i);
+    KernelCancelPoll cancelled;
+    for (int64_t i = 0; i < self.numel() && !cancelled(); ++i) copyElement(out, i, self, i);
   }
   const Sizes strides = broadcastStrides(values.sizes(), plan->result_sizes);
   forEachIndex<1>(plan->result_sizes, {strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
@@ -195,8 +199,10 @@ KernelResult indexSelect(KernelContext& ctx) {
   }
   const int64_t length = base[*dim];
   int64_t at = 0;
+  KernelCancelPoll cancelled;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t k = 0; k < index.numel(); ++k) {
+      if (cancelled(inner)) return KernelOutcome::done();
       int64_t i = index.index(k);
       if (i < -length || i >= length) return a.fail("index_select: " + outOfRange(i, length, *dim));
       if (i < 0) i += length;
@@ -216,7 +222,9 @@ KernelResult embedding(KernelContext& ctx) {
   Sizes sizes = indices.sizes();
   sizes.push_back(dim);
   if (auto status = resize(out, sizes); !status) return status.error();
+  KernelCancelPoll cancelled;
   for (int64_t k = 0; k < indices.numel(); ++k) {
+    if (cancelled(dim)) return KernelOutcome::done();
     const int64_t row = indices.index(k);
     if (row < 0 || row >= rows) return a.fail("embedding: " + outOfRange(row, rows, 0) + " of weight " + a.name(0));
     for (int64_t j = 0; j < dim; ++j) copyElement(out, k * dim + j, weight, row * dim + j);
@@ -263,7 +271,8 @@ KernelResult gather(KernelContext& ctx) {
   if (!plan) return a.fail("gather: " + plan.error().message);
   if (auto status = resize(out, index.sizes()); !status) return status.error();
   const int64_t length = self.rank() ? self.size(*dim) : 1;
-  for (int64_t i = 0; i < index.numel(); ++i) {
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < index.numel() && !cancelled(); ++i) {
     int64_t target = index.index(i);
     if (target < -length || target >= length) return a.fail("gather: " + outOfRange(target, length, *dim));
     if (target < 0) target += length;
@@ -287,10 +296,11 @@ KernelResult scatter(KernelContext& ctx, bool scalarValue, bool add) {
   auto plan = planAlong(self, *dim, index);
   if (!plan) return a.fail("scatter: " + plan.error().message);
   if (auto status = resize(out, self.sizes()); !status) return status.error();
-  for (int64_t i = 0; i < self.numel(); ++i) copyElement(out, i, self, i);
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < self.numel() && !cancelled(); ++i) copyElement(out, i, self, i);
   const int64_t length = self.rank() ? self.size(*dim) : 1;
   const Sizes srcStrides = src ? contiguousStrides(src.sizes()) : Sizes{};
-  for (int64_t i = 0; i < index.numel(); ++i) {
+  for (int64_t i = 0; i < index.numel() && !cancelled(); ++i) {
     int64_t target = index.index(i);
     if (target < -length || target >= length) return a.fail("scatter: " + outOfRange(target, length, *dim));
     if (target < 0) target += length;

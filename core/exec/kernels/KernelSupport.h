@@ -264,14 +264,17 @@ Sizes broadcastStrides(const Sizes& sizes, const Sizes& outSizes);
 
 // Walks every element of `sizes` in row-major order, calling
 // visit(linearIndex, offsets) with each operand's element offset under its
-// strides.
+// strides. Stops early when the run is cancelled (KernelCancelPoll); what
+// the caller computed is then dropped with the run.
 template <size_t N, class Visit>
 void forEachIndex(const Sizes& sizes, const std::array<Sizes, N>& strides, Visit&& visit) {
   const int64_t total = numelOf(sizes);
   if (total == 0) return;
+  KernelCancelPoll cancelled;
   std::vector<int64_t> index(sizes.size(), 0);
   std::array<int64_t, N> offsets{};
   for (int64_t linear = 0; linear < total; ++linear) {
+    if (cancelled()) return;
     visit(linear, offsets);
     for (size_t d = sizes.size(); d-- > 0;) {
       ++index[d];

@@ -1,6 +1,7 @@
 // Matrix products (mm, bmm, addmm, linear), convolution (1-D and 2-D,
 // grouped, dilated, transposed), pooling (max with indices, avg, adaptive
 // avg), constant padding and nearest upsampling.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string_view>
@@ -13,30 +14,34 @@ namespace {
 template <class T>
 std::vector<T> loadAs(const Operand& t) {
   std::vector<T> values(size_t(t.numel()));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = elementAs<T>(t, int64_t(i));
+  KernelCancelPoll cancelled;
+  for (size_t i = 0; i < values.size() && !cancelled(); ++i) values[i] = elementAs<T>(t, int64_t(i));
   return values;
 }
 
 template <class T>
 void storeAs(const Operand& t, const std::vector<T>& values) {
-  for (size_t i = 0; i < values.size(); ++i) setElement(t, int64_t(i), values[i]);
+  KernelCancelPoll cancelled;
+  for (size_t i = 0; i < values.size() && !cancelled(); ++i) setElement(t, int64_t(i), values[i]);
 }
 
 // c[m,n] = sum_k a[m,k] * b[k,n] (bTransposed: b is [n,k]) as vec_matmul
 // (kernels/portable/cpu/vec_ops.h) computes it: in the element type T, the
 // sum starting at 0 and adding a[i,k] * b[k,j] for k in order.
-// Stops early when the run is cancelled (kernelCancelRequested, every 256
-// outputs: at most 256 × k multiply-adds between two looks).
+// False when the run was cancelled and it stopped early (KernelCancelPoll,
+// one output's k multiply-adds at a time).
 template <class T>
-void matmul(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, bool bTransposed) {
+bool matmul(const T* a, const T* b, T* c, int64_t m, int64_t k, int64_t n, bool bTransposed) {
+  KernelCancelPoll cancelled;
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
-      if ((j & 255) == 0 && kernelCancelRequested()) return;
+      if (cancelled(std::max<int64_t>(k, 1))) return false;
       T sum = T(0);
       for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * (bTransposed ? b[j * k + p] : b[p * n + j]);
       c[i * n + j] = sum;
     }
   }
+  return true;
 }
 
 std::string product(const Args& a, size_t x, const Operand& ox, size_t y, const Operand& oy) {
@@ -71,8 +76,8 @@ KernelResult mm(KernelContext& ctx) {
   if (auto status = resize(out, {self.size(0), mat2.size(1)}); !status) return status.error();
   withElementType(self.dtype(), [&]<class T>(T) {
     std::vector<T> c(size_t(self.size(0) * mat2.size(1)));
-    matmul(loadAs<T>(self).data(), loadAs<T>(mat2).data(), c.data(), self.size(0), self.size(1), mat2.size(1), false);
-    storeAs(out, c);
+    if (matmul(loadAs<T>(self).data(), loadAs<T>(mat2).data(), c.data(), self.size(0), self.size(1), mat2.size(1), false))
+      storeAs(out, c);
   });
   return KernelOutcome::done();
 }
@@ -92,7 +97,7 @@ KernelResult bmm(KernelContext& ctx) {
     const auto x = loadAs<T>(self), y = loadAs<T>(mat2);
     std::vector<T> c(size_t(batch * m * n));
     for (int64_t b = 0; b < batch; ++b)
-      matmul(x.data() + b * m * k, y.data() + b * k * n, c.data() + b * m * n, m, k, n, false);
+      if (!matmul(x.data() + b * m * k, y.data() + b * k * n, c.data() + b * m * n, m, k, n, false)) return;
     storeAs(out, c);
   });
   return KernelOutcome::done();
@@ -119,7 +124,7 @@ KernelResult addmm(KernelContext& ctx) {
   const auto strides = broadcastStrides(bias.sizes(), sizes);
   withElementType(out.dtype(), [&]<class T>(T) {
     std::vector<T> c(size_t(sizes[0] * sizes[1]));
-    matmul(loadAs<T>(mat1).data(), loadAs<T>(mat2).data(), c.data(), sizes[0], mat1.size(1), sizes[1], false);
+    if (!matmul(loadAs<T>(mat1).data(), loadAs<T>(mat2).data(), c.data(), sizes[0], mat1.size(1), sizes[1], false)) return;
     const T alphaT(alpha), betaT(beta);
     for (int64_t i = 0; i < sizes[0]; ++i)
       for (int64_t j = 0; j < sizes[1]; ++j) {
@@ -153,7 +158,7 @@ KernelResult linear(KernelContext& ctx) {
   if (auto status = resize(out, sizes); !status) return status.error();
   withElementType(out.dtype(), [&]<class T>(T) {
     std::vector<T> c(size_t(m * n));
-    matmul(loadAs<T>(input).data(), loadAs<T>(weight).data(), c.data(), m, k, n, true);
+    if (!matmul(loadAs<T>(input).data(), loadAs<T>(weight).data(), c.data(), m, k, n, true)) return;
     if (bias)
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j)
@@ -204,7 +209,8 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
   const auto load = [](const Operand& t) {
     const auto offsets = memoryOffsets(t);
     std::vector<T> values(offsets.size());
-    for (size_t i = 0; i < values.size(); ++i) values[i] = elementAs<T>(t, offsets[i]);
+    KernelCancelPoll cancelled;
+    for (size_t i = 0; i < values.size() && !cancelled(); ++i) values[i] = elementAs<T>(t, offsets[i]);
     return values;
   };
   const auto x = load(input), w = load(weight);
@@ -213,6 +219,10 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
   std::vector<T> y(size_t(c.n * c.cout * plane), T(0));
   if (transposed)
     for (int64_t i = 0; i < int64_t(y.size()); ++i) y[size_t(i)] = biasOf((i / plane) % c.cout);
+  // One look at Cancel per output (or input) element: cin/groups × kh × kw
+  // multiply-adds.
+  KernelCancelPoll cancelled;
+  const int64_t perElement = std::max<int64_t>(cinG * c.kh * c.kw, 1);
   for (int64_t b = 0; b < c.n; ++b) {
     for (int64_t g = 0; g < c.groups; ++g) {
       for (int64_t oc = g * coutG; oc < (g + 1) * coutG; ++oc) {
@@ -220,8 +230,8 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
         if (!transposed) {
           // Weight [cout, cin/groups, kh, kw].
           for (int64_t oy = 0; oy < c.oh; ++oy) {
-            if (kernelCancelRequested()) return;
             for (int64_t ox = 0; ox < c.ow; ++ox) {
+              if (cancelled(perElement)) return;
               T acc = T(0);
               for (int64_t ic = g * cinG; ic < (g + 1) * cinG; ++ic) {
                 const T* kernel = w.data() + (oc * cinG + (ic - g * cinG)) * c.kh * c.kw;
@@ -243,8 +253,8 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
         } else {
           // Weight [cin, cout/groups, kh, kw].
           for (int64_t iy = 0; iy < c.ih; ++iy) {
-            if (kernelCancelRequested()) return;
             for (int64_t ix = 0; ix < c.iw; ++ix) {
+              if (cancelled(perElement)) return;
               for (int64_t ic = g * cinG; ic < (g + 1) * cinG; ++ic) {
                 const T value = x[size_t((b * c.cin + ic) * c.ih * c.iw + iy * c.iw + ix)];
                 const T* kernel = w.data() + (ic * coutG + (oc - g * coutG)) * c.kh * c.kw;
@@ -266,7 +276,7 @@ void convolve(const ConvShape& c, const Operand& input, const Operand& weight, c
     }
   }
   const auto outOffsets = memoryOffsets(out);
-  for (size_t i = 0; i < y.size(); ++i) setElement(out, outOffsets[i], y[i]);
+  for (size_t i = 0; i < y.size() && !cancelled(); ++i) setElement(out, outOffsets[i], y[i]);
 }
 
 // convolution.out(input, weight, bias?, stride, padding, dilation, transposed,
@@ -396,9 +406,11 @@ KernelResult maxPool(KernelContext& ctx) {
   if (auto status = resize(out, pool->out_sizes); !status) return status.error();
   if (auto status = resize(indices, pool->out_sizes); !status) return status.error();
   const Pool2d& p = *pool;
+  KernelCancelPoll cancelled;
   for (int64_t plane = 0; plane < p.planes; ++plane) {
     for (int64_t oy = 0; oy < p.oh; ++oy) {
       for (int64_t ox = 0; ox < p.ow; ++ox) {
+        if (cancelled(p.kh * p.kw)) return KernelOutcome::done();
         double best = -INFINITY;
         int64_t bestIndex = -1;
         for (int64_t ky = 0; ky < p.kh; ++ky) {
@@ -434,9 +446,11 @@ KernelResult maxPool(KernelContext& ctx) {
 // the padding writes nothing, as upstream's loop skips it.
 template <class T>
 void avgPoolAs(const Operand& self, const Operand& out, const Pool2d& p, std::optional<int64_t> divisor, bool countPad) {
+  KernelCancelPoll cancelled;
   for (int64_t plane = 0; plane < p.planes; ++plane) {
     for (int64_t oy = 0; oy < p.oh; ++oy) {
       for (int64_t ox = 0; ox < p.ow; ++ox) {
+        if (cancelled(p.kh * p.kw)) return;
         int64_t y0 = oy * p.sh - p.ph, x0 = ox * p.sw - p.pw;
         int64_t y1 = std::min(y0 + p.kh, p.ih + p.ph), x1 = std::min(x0 + p.kw, p.iw + p.pw);
         const int64_t padded = (y1 - y0) * (x1 - x0);
@@ -501,11 +515,13 @@ KernelResult adaptiveAvgPool(KernelContext& ctx) {
   sizes[r - 2] = oh;
   sizes[r - 1] = ow;
   if (auto status = resize(out, sizes); !status) return status.error();
+  KernelCancelPoll cancelled;
   for (int64_t plane = 0; plane < planes; ++plane)
     for (int64_t oy = 0; oy < oh; ++oy) {
       const int64_t y0 = oy * ih / oh, y1 = ((oy + 1) * ih + oh - 1) / oh;
       for (int64_t ox = 0; ox < ow; ++ox) {
         const int64_t x0 = ox * iw / ow, x1 = ((ox + 1) * iw + ow - 1) / ow;
+        if (cancelled((y1 - y0) * (x1 - x0))) return KernelOutcome::done();
         double sum = 0;
         for (int64_t iy = y0; iy < y1; ++iy)
           for (int64_t ix = x0; ix < x1; ++ix) sum += self.get(plane * ih * iw + iy * iw + ix);
@@ -538,7 +554,8 @@ KernelResult constantPad(KernelContext& ctx) {
   const Sizes inStrides = contiguousStrides(self.sizes());
   const int64_t total = numelOf(sizes);
   Sizes index(sizes.size(), 0);
-  for (int64_t o = 0; o < total; ++o) {
+  KernelCancelPoll cancelled;
+  for (int64_t o = 0; o < total && !cancelled(); ++o) {
     int64_t source = 0;
     bool inside = true;
     for (size_t d = 0; d < sizes.size(); ++d) {
@@ -593,10 +610,12 @@ float bilinearRatio(int64_t inSize, int64_t outSize, bool alignCorners, double s
 template <class T>
 void bilinearBlend(const Operand& input, const Operand& out, const BilinearTap* ys, const BilinearTap* xs, const Sizes& inStrides,
                    const Sizes& outStrides) {
+  KernelCancelPoll cancelled;
   for (int64_t n = 0; n < out.size(0); ++n)
     for (int64_t c = 0; c < out.size(1); ++c)
       for (int64_t h = 0; h < out.size(2); ++h)
         for (int64_t w = 0; w < out.size(3); ++w) {
+          if (cancelled()) return;
           const BilinearTap& y = ys[h];
           const BilinearTap& x = xs[w];
           const int64_t base = n * inStrides[0] + c * inStrides[1];
@@ -703,10 +722,12 @@ KernelResult upsampleNearest(KernelContext& ctx) {
   }
   const int64_t planes = input.size(0) * input.size(1);
   if (auto status = resize(out, {input.size(0), input.size(1), oh, ow}); !status) return status.error();
+  KernelCancelPoll cancelled;
   for (int64_t plane = 0; plane < planes; ++plane)
     for (int64_t oy = 0; oy < oh; ++oy) {
       const int64_t iy = std::min(int64_t(std::floor(double(oy) * scaleH)), ih - 1);
       for (int64_t ox = 0; ox < ow; ++ox) {
+        if (cancelled()) return KernelOutcome::done();
         const int64_t ix = std::min(int64_t(std::floor(double(ox) * scaleW)), iw - 1);
         copyElement(out, plane * oh * ow + oy * ow + ox, input, plane * ih * iw + iy * iw + ix);
       }

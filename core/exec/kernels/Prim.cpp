@@ -141,7 +141,8 @@ KernelResult etCopyIndex(KernelContext& ctx) {
     sizes.push_back(from.size(d));
   }
   if (auto status = resize(to, sizes); !status) return status.error();
-  for (int64_t i = 0; i < from.numel(); ++i) copyElement(to, index * from.numel() + i, from, i);
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < from.numel() && !cancelled(); ++i) copyElement(to, index * from.numel() + i, from, i);
   return KernelOutcome::done();
 }
 

@@ -94,7 +94,8 @@ KernelResult perTensor(KernelContext& ctx, bool tensorParams, bool quantizing, C
     if (!isFloating(input.dtype())) return a.fail(kernel + ": input " + a.name(0) + " is not a float tensor");
   }
   if (auto status = resize(out, input.sizes()); !status) return status.error();
-  for (int64_t i = 0; i < input.numel(); ++i) out.set(i, convert(input.get(i), p));
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < input.numel() && !cancelled(); ++i) out.set(i, convert(input.get(i), p));
   return KernelOutcome::done();
 }
 
@@ -134,7 +135,8 @@ KernelResult quantizePerChannel(KernelContext& ctx) {
                   std::to_string(*axis) + ")");
   if (qmin > qmax) return a.fail("quantize_per_channel: quant_min is greater than quant_max");
   if (auto status = resize(out, input.sizes()); !status) return status.error();
-  for (int64_t i = 0; i < input.numel(); ++i) {
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < input.numel() && !cancelled(); ++i) {
     const int64_t c = channels.of(i);
     out.set(i, quantizeValue(input.get(i), scales.get(c), zeroPoints.index(c), qmin, qmax));
   }
@@ -157,7 +159,8 @@ KernelResult dequantizePerChannel(KernelContext& ctx) {
     return a.fail("dequantize_per_channel: scales and zero_points need " + std::to_string(channels.count) + " entries (axis " +
                   std::to_string(*axis) + ")");
   if (auto status = resize(out, input.sizes()); !status) return status.error();
-  for (int64_t i = 0; i < input.numel(); ++i) {
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < input.numel() && !cancelled(); ++i) {
     const int64_t c = channels.of(i);
     out.set(i, dequantizeValue(input.get(i), scales.get(c), zeroPoints ? zeroPoints->index(c) : 0));
   }
@@ -183,7 +186,9 @@ KernelResult embeddingByte(KernelContext& ctx, size_t outArg) {
   Sizes sizes = indices.sizes();
   sizes.push_back(dim);
   if (auto status = resize(out, sizes); !status) return status.error();
+  KernelCancelPoll cancelled;
   for (int64_t k = 0; k < indices.numel(); ++k) {
+    if (cancelled(dim)) return KernelOutcome::done();
     const int64_t row = indices.index(k);
     if (row < 0 || row >= rows) return a.fail("embedding_byte: index " + std::to_string(row) + " is out of range for " + std::to_string(rows) + " rows");
     for (int64_t j = 0; j < dim; ++j) {

@@ -170,7 +170,9 @@ KernelResult extremeAlong(Args& a, const Operand& self, std::optional<int64_t> d
   Sizes outSizes = dim ? (sizes.empty() ? Sizes{} : reducedSizes(sizes, d, keepdim))
                        : (keepdim ? Sizes(self.rank(), 1) : Sizes{});
   std::vector<std::pair<int64_t, double>> results;
+  KernelCancelPoll cancelled;
   for (int64_t line = 0; line < lines.count(); ++line) {
+    if (cancelled(lines.length)) return KernelOutcome::done();  // the run is dropped: nothing to emit
     const int64_t base = lines.base(line);
     int64_t best = 0;
     double value = self.get(base);
@@ -424,7 +426,9 @@ KernelResult topk(KernelContext& ctx) {
   const bool integral = !isFloating(self.dtype());
   std::vector<std::pair<double, int64_t>> realQueue(integral ? 0 : size_t(length));
   std::vector<std::pair<int64_t, int64_t>> intQueue(integral ? size_t(length) : 0);
+  KernelCancelPoll cancelled;
   for (int64_t line = 0; line < lines.count(); ++line) {
+    if (cancelled(length)) return KernelOutcome::done();
     const int64_t baseIn = lines.base(line);
     const int64_t baseOut = (line / lines.inner) * k * lines.inner + line % lines.inner;
     if (integral)
@@ -449,7 +453,8 @@ KernelResult scanLines(KernelContext& ctx, Scan scan) {
   if (!dim) return dim.error();
   if (auto status = resize(out, self.sizes()); !status) return status.error();
   const Lines lines(self.rank() ? self.sizes() : Sizes{1}, self.rank() ? *dim : 0);
-  for (int64_t line = 0; line < lines.count(); ++line) scan(self, out, lines.base(line), lines);
+  KernelCancelPoll cancelled;
+  for (int64_t line = 0; line < lines.count() && !cancelled(lines.length); ++line) scan(self, out, lines.base(line), lines);
   return KernelOutcome::done();
 }
 
@@ -524,7 +529,9 @@ KernelResult softmax(KernelContext& ctx, bool logarithmic) {
     return a.fail(name + ": on " + a.name(0) + "'s dim order, dim " + std::to_string(*dim) +
                   " makes upstream's apply_over_dim walk past the end of the tensor (the runtime reads and writes outside it "
                   "and corrupts memory); export it contiguous");
+  KernelCancelPoll cancelled;
   for (int64_t line = 0; line < lines.count(); ++line) {
+    if (cancelled(3 * lines.length)) return KernelOutcome::done();
     if (self.dtype() == ScalarType::Double)
       softmaxLine<double>(self, out, lines.base(line), lines, logarithmic);
     else
@@ -559,7 +566,9 @@ KernelResult layerNorm(KernelContext& ctx) {
   if (auto status = resize(out, sizes); !status) return status.error();
   if (auto status = resize(mean, statSizes); !status) return status.error();
   if (auto status = resize(rstd, statSizes); !status) return status.error();
+  KernelCancelPoll cancelled;
   for (int64_t r = 0; r < rows; ++r) {
+    if (cancelled(3 * columns)) return KernelOutcome::done();
     double sum = 0;
     for (int64_t c = 0; c < columns; ++c) sum += input.get(r * columns + c);
     const double m = columns ? sum / double(columns) : 0.0;
@@ -604,8 +613,10 @@ KernelResult groupNorm(KernelContext& ctx) {
   // weight and bias), cast to the element type.
   const int64_t perGroup = (c / groups) * hxw;
   const bool isDouble = input.dtype() == ScalarType::Double;
+  KernelCancelPoll cancelled;
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t g = 0; g < groups; ++g) {
+      if (cancelled(2 * perGroup)) return KernelOutcome::done();
       const int64_t base = (b * groups + g) * perGroup;
       if (perGroup == 0) {
         mean.set(b * groups + g, 0.0);
@@ -663,8 +674,9 @@ KernelResult batchNormInference(KernelContext& ctx) {
   // As op_native_batch_norm.cpp in the element type CTYPE:
   // invstd = 1.0 / std::sqrt(var + eps) in double (eps is a double) and cast
   // to CTYPE, then (x - mean) * invstd * weight + bias left to right in CTYPE.
+  KernelCancelPoll cancelled;
   const auto normalize = [&]<class T>(T) {
-    for (int64_t i = 0; i < input.numel(); ++i) {
+    for (int64_t i = 0; i < input.numel() && !cancelled(); ++i) {
       const int64_t ch = (i / inner) % channels;
       const T mean = T(runningMean.get(ch)), var = T(runningVar.get(ch));
       const T invstd = T(1.0 / std::sqrt(double(var) + eps));

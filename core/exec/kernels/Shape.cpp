@@ -27,7 +27,8 @@ KernelResult copyAll(const Operand& out, const Sizes& sizes, const Operand& self
     if (self.numel() > 0 && out.tensor->data != self.tensor->data)
       std::memmove(out.tensor->data, self.tensor->data, size_t(self.numel()) * size_t(self.codec.size));
   } else {
-    for (int64_t i = 0; i < self.numel(); ++i) copyElement(out, i, self, i);
+    KernelCancelPoll cancelled;
+    for (int64_t i = 0; i < self.numel() && !cancelled(); ++i) copyElement(out, i, self, i);
   }
   return KernelOutcome::done();
 }
@@ -204,7 +205,8 @@ KernelResult convertingCopy(KernelContext& ctx, size_t dimOrderArg, size_t outAr
   const Sizes to = stridesForDimOrder(self.sizes(), outOrder);
   const Sizes& sizes = self.sizes();
   Sizes index(sizes.size(), 0);
-  for (int64_t n = 0; n < self.numel(); ++n) {
+  KernelCancelPoll cancelled;
+  for (int64_t n = 0; n < self.numel() && !cancelled(); ++n) {
     int64_t src = 0, dst = 0;
     for (size_t d = 0; d < sizes.size(); ++d) {
       src += index[d] * from[d];
@@ -259,9 +261,11 @@ KernelResult cat(KernelContext& ctx) {
     if (d > *dim) inner *= sizes[d];
   }
   int64_t at = 0;
+  KernelCancelPoll cancelled;
   for (int64_t o = 0; o < outer; ++o) {
     for (const auto* p : parts) {
       const int64_t block = p->size(*dim) * inner;
+      if (cancelled(block)) return KernelOutcome::done();
       for (int64_t i = 0; i < block; ++i) copyElement(out, at++, *p, o * block + i);
     }
   }
@@ -287,9 +291,12 @@ KernelResult stack(KernelContext& ctx) {
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < first.size(); ++d) (d < *dim ? outer : inner) *= first[d];
   int64_t at = 0;
+  KernelCancelPoll cancelled;
   for (int64_t o = 0; o < outer; ++o)
-    for (const auto& t : inputs)
+    for (const auto& t : inputs) {
+      if (cancelled(inner)) return KernelOutcome::done();
       for (int64_t i = 0; i < inner; ++i) copyElement(out, at++, t, o * inner + i);
+    }
   return KernelOutcome::done();
 }
 
@@ -517,7 +524,8 @@ KernelResult repeat(KernelContext& ctx) {
   if (auto status = resize(out, sizes); !status) return status.error();
   const Sizes inStrides = contiguousStrides(padded);
   Sizes index(sizes.size(), 0);
-  for (int64_t o = 0; o < numelOf(sizes); ++o) {
+  KernelCancelPoll cancelled;
+  for (int64_t o = 0; o < numelOf(sizes) && !cancelled(); ++o) {
     int64_t source = 0;
     for (size_t d = 0; d < sizes.size(); ++d) source += (index[d] % padded[d]) * inStrides[d];
     copyElement(out, o, self, source);
@@ -536,7 +544,8 @@ KernelResult tril(KernelContext& ctx) {
   if (self.rank() < 2) return a.fail("tril: " + a.name(0) + " needs at least 2 dimensions");
   if (auto result = copyAll(out, self.sizes(), self); !result) return result;
   const int64_t rows = self.size(self.rank() - 2), cols = self.size(self.rank() - 1);
-  for (int64_t i = 0; i < out.numel(); ++i) {
+  KernelCancelPoll cancelled;
+  for (int64_t i = 0; i < out.numel() && !cancelled(); ++i) {
     const int64_t c = i % cols, r = (i / cols) % rows;
     if (c - r > diagonal) out.set(i, 0);
   }
