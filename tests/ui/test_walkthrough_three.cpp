@@ -106,6 +106,26 @@ class WalkthroughThreeTest : public QObject {
     }
   }
 
+  // A status message is read whole at 1000 px while it shows (the counts
+  // give it their room, and come back with the file's name after it).
+  void aStatusMessageIsReadWhole() {
+    const QString path = test::synthProgram("moe-message.pte", {"--shape", "moe", "--layers", "3"});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(path));
+    const QString message = "Profiled forward · host emulation · pageable host memory · 20 iterations";
+    w.window.showStatus(message);
+    QCoreApplication::processEvents();
+    auto* label = w.window.findChild<ui::ElidedLabel*>("statusMessage");
+    QVERIFY(label != nullptr);
+    QCOMPARE(label->text(), message);
+    QVERIFY2(!label->isElided(), qPrintable(QString("the message reads '%1'").arg(label->shownText())));
+    w.window.showStatus(QString());
+    QCoreApplication::processEvents();
+    auto* counts = w.window.findChild<ui::ElidedLabel*>("countsStatus");
+    QVERIFY(counts->isVisible() && !counts->isElided());
+  }
+
   // The Program tree's Details column (segment sizes and offsets, the
   // segment of each named data) ends inside the tree at both sizes (it was
   // cut at the dock's edge, "54 E", "seg", with no ellipsis: the names took
