@@ -541,6 +541,45 @@ class KernelsRuntimeFamiliesTest : public QObject {
     const int32_t f = h.tensor(ST::Half, {2}, {1.0, -1.0}), fout = h.staticOutput(ST::Half, {2});
     QVERIFY(!h.call("aten::clamp.out", {f, h.real(-70000.0), h.none(), fout, fout}).ok());  // beyond half's 65504
   }
+
+  // _adaptive_avg_pool2d sums each window in a float (even for double, whose
+  // elements are added in double and the sum rounded back to float) and
+  // divides in float: [1,2,5,5] to 2x3; the float64 input holds the harness's
+  // values unrounded, ((k * 7919) mod 1013) / 127 - 4. The old kernel summed
+  // in double.
+  void adaptiveAvgPoolInFloat() {
+    KernelHarness h;
+    const int32_t x = input(h, {1, 2, 5, 5}, 0), out = h.staticOutput(ST::Float, {1, 2, 2, 3});
+    KH_DONE(h.call("aten::_adaptive_avg_pool2d.out", {x, h.ints({2, 3}), out, out}));
+    compareWords(words(h, out), {0xbd418300, 0x3fe0c184, 0xbedbb76f, 0xbfa8fca4, 0x3faf4212, 0x3f74e9d3, 0xbf122449,
+                                 0xbf7bbe99, 0x3fda5f6b, 0x3f50a143, 0xbfaf5ebc, 0xbf657595}, "adaptive avg pool");
+    std::vector<double> exact;
+    for (int k = 0; k < 50; ++k) exact.push_back(double((k * 7919) % 1013) / 127.0 - 4.0);
+    const int32_t xd = h.tensor(ST::Double, {1, 2, 5, 5}, exact), outd = h.staticOutput(ST::Double, {1, 2, 2, 3});
+    KH_DONE(h.call("aten::_adaptive_avg_pool2d.out", {xd, h.ints({2, 3}), outd, outd}));
+    std::vector<uint64_t> got(12);
+    std::memcpy(got.data(), h.ref(outd).data, 96);
+    QCOMPARE(got, (std::vector<uint64_t>{0xbfa8306060000000, 0x3ffc183060000000, 0xbfdb76ede0000000, 0xbff51f9480000000,
+                                         0x3ff5e84240000000, 0x3fee9d3a60000000, 0xbfe2448920000000, 0xbfef77d320000000,
+                                         0x3ffb4bed60000000, 0x3fea142860000000, 0xbff5ebd7a0000000, 0xbfecaeb2e0000000}));
+  }
+
+  // rsub.Scalar_out computes other - alpha * self in the compute type, so
+  // integers wrap (by hand: 2 - INT32_MIN = INT32_MIN + 2, 2 - INT32_MAX =
+  // -2147483645; the old kernel went through double and stored INT32_MIN);
+  // max/min of int64 compare integers (max of INT64_MAX and 1 is INT64_MAX,
+  // which through double became INT64_MIN).
+  void integerRsubAndExtremes() {
+    KernelHarness h;
+    const int32_t a = ints(h, ST::Int, {-2147483648.0, 2147483647, 5}), out = h.staticOutput(ST::Int, {3});
+    KH_DONE(h.call("aten::rsub.Scalar_out", {a, h.integer(2), h.integer(1), out, out}));
+    QCOMPARE(integers(h, out), (std::vector<int64_t>{INT32_MIN + 2, -2147483645, -3}));
+    const int32_t longs = h.longs({3}, {1, INT64_MAX, INT64_MIN}), top = h.output(ST::Long, 1);
+    KH_DONE(h.call("aten::max.unary_out", {longs, top, top}));
+    QCOMPARE(integers(h, top), (std::vector<int64_t>{INT64_MAX}));
+    KH_DONE(h.call("aten::min.unary_out", {longs, top, top}));
+    QCOMPARE(integers(h, top), (std::vector<int64_t>{INT64_MIN}));
+  }
 };
 
 QTEST_APPLESS_MAIN(KernelsRuntimeFamiliesTest)

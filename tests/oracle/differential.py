@@ -134,11 +134,15 @@ def promote(a, b):
 # ---- the cases ----------------------------------------------------------------
 
 class Case:
-    def __init__(self, kernel, dtype, klass, inputs, args, outs):
+    def __init__(self, kernel, dtype, klass, inputs, args, outs, node=None):
         self.kernel, self.dtype, self.klass = kernel, dtype, klass
         self.inputs = inputs      # [(dtype, sizes, values)]
         self.args = args          # literals after the inputs
         self.outs = outs          # [(dtype, sizes)]
+        # The node's arguments in schema order when the inputs are not simply
+        # first (gather's index after its dim, cat's list): names "x0", "x1", ...,
+        # a list of names is a TensorList; None: the inputs, then args.
+        self.node = node
 
     def signature(self):
         """The dtypes of the operator's tensors as core/exec/BitExact.cpp spells an instruction's:
@@ -162,7 +166,7 @@ class Case:
         for i, (dtype, sizes) in enumerate(self.outs):
             tensors[f"y{i}"] = {"dtype": dtype, "sizes": sizes}
             outs.append(f"y{i}")
-        node = {"op": self.kernel, "inputs": names + self.args, "outputs": outs}
+        node = {"op": self.kernel, "inputs": names + self.args if self.node is None else self.node, "outputs": outs}
         return {"methods": [{"name": "forward", "inputs": names, "outputs": outs, "tensors": tensors,
                              "nodes": [node]}]}
 
@@ -382,9 +386,180 @@ def other_cases():
                    [(d, [1, 2, 3, 5])])
 
 
+COPY_DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "uint8", "bool"]
+
+
+def shape_cases():
+    """Copies and views: every element moved, none computed, so each dtype the kernels take."""
+    for d in COPY_DTYPES:
+        x = ordinary(d, 24)
+        x3 = (d, [2, 3, 4], x)
+        yield Case("aten::cat.out", d, "dim 1", [(d, [2, 3], ordinary(d, 6)), (d, [2, 2], ordinary(d, 4, 1))], [],
+                   [(d, [2, 5])], node=[["x0", "x1"], 1])
+        yield Case("aten::stack.out", d, "dim 1", [(d, [2, 3], ordinary(d, 6)), (d, [2, 3], ordinary(d, 6, 1))], [],
+                   [(d, [2, 2, 3])], node=[["x0", "x1"], 1])
+        yield Case("aten::clone.out", d, "3-D", [x3], [None], [(d, [2, 3, 4])])
+        yield Case("aten::view_copy.out", d, "to 6x4", [x3], [[6, 4]], [(d, [6, 4])])
+        yield Case("aten::transpose_copy.int_out", d, "0 and 2", [x3], [0, 2], [(d, [4, 3, 2])])
+        yield Case("aten::t_copy.out", d, "2-D", [(d, [2, 3], ordinary(d, 6))], [], [(d, [3, 2])])
+        yield Case("aten::squeeze_copy.dim_out", d, "dim 1", [(d, [2, 1, 3], ordinary(d, 6))], [1], [(d, [2, 3])])
+        yield Case("aten::squeeze_copy.dims_out", d, "dims 0, 2", [(d, [1, 3, 1], ordinary(d, 3))], [[0, 2]], [(d, [3])])
+        yield Case("aten::unsqueeze_copy.out", d, "dim 1", [(d, [2, 3], ordinary(d, 6))], [1], [(d, [2, 1, 3])])
+        yield Case("aten::expand_copy.out", d, "3x1 to 2x3x4", [(d, [3, 1], ordinary(d, 3))], [[2, 3, 4], False],
+                   [(d, [2, 3, 4])])
+        for op in ["alias_copy.out", "detach_copy.out", "lift_fresh_copy.out"]:
+            yield Case(f"aten::{op}", d, "3-D", [x3], [], [(d, [2, 3, 4])])
+        yield Case("aten::select_copy.int_out", d, "dim 1 index -1", [x3], [1, -1], [(d, [2, 4])])
+        yield Case("aten::slice_copy.Tensor_out", d, "dim 2 1:4:2", [x3], [2, 1, 4, 2], [(d, [2, 3, 2])])
+        yield Case("aten::narrow_copy.out", d, "dim 1 from 1, 2", [x3], [1, 1, 2], [(d, [2, 2, 4])])
+        yield Case("aten::flip.out", d, "dims 0, 2", [x3], [[0, 2]], [(d, [2, 3, 4])])
+        yield Case("aten::repeat.out", d, "2, 1, 2", [(d, [2, 3], ordinary(d, 6))], [[2, 1, 2]], [(d, [2, 2, 6])])
+        yield Case("aten::tril.out", d, "diagonal 1", [(d, [3, 4], ordinary(d, 12))], [1], [(d, [3, 4])])
+        yield Case("aten::diagonal_copy.out", d, "offset 1", [(d, [3, 4], ordinary(d, 12))], [1, 0, 1], [(d, [3])])
+        yield Case("aten::unfold_copy.out", d, "dim 2 size 2 step 1", [x3], [2, 2, 1], [(d, [2, 3, 3, 2])])
+        yield Case("aten::as_strided_copy.out", d, "3x2 strides 4, 1 offset 1", [x3], [[3, 2], [4, 1], 1],
+                   [(d, [3, 2])])
+        yield Case("aten::select_scatter.out", d, "dim 1 index 2", [x3, (d, [2, 4], ordinary(d, 8, 1))], [1, 2],
+                   [(d, [2, 3, 4])])
+        yield Case("aten::slice_scatter.out", d, "dim 2 0:4:2", [x3, (d, [2, 3, 2], ordinary(d, 12, 1))], [2, 0, 4, 2],
+                   [(d, [2, 3, 4])])
+        yield Case("aten::copy.out", d, "broadcast src", [x3, (d, [4], ordinary(d, 4, 1))], [False], [(d, [2, 3, 4])])
+        yield Case("dim_order_ops::_clone_dim_order.out", d, "contiguous", [x3], [False, [0, 1, 2]], [(d, [2, 3, 4])])
+        yield Case("aten::full_like.out", d, "value 3", [x3], [3, None], [(d, [2, 3, 4])])
+        yield Case("aten::fill.Scalar_out", d, "value 1", [x3], [1], [(d, [2, 3, 4])])
+        yield Case("aten::fill.Tensor_out", d, "0-d value", [x3, (d, [], ordinary(d, 1, 2))], [], [(d, [2, 3, 4])])
+    for src in COPY_DTYPES:
+        v = edges(src)
+        for dst in ["float32", "int32", "float16", "bool"]:
+            if dst != src:
+                yield Case("dim_order_ops::_to_dim_order_copy.out", f"{src}->{dst}", "edges", [(src, [len(v)], v)],
+                           [False, [0]], [(dst, [len(v)])])
+
+
+def indexing_cases():
+    """Gathers and scatters by an int64 (or int32) index; masks."""
+    for d in ["float32", "float64", "float16", "int64", "int32", "uint8", "bool"]:
+        x = (d, [3, 4], ordinary(d, 12))
+        for idx in ["int64", "int32"]:
+            yield Case("aten::embedding.out", d, f"{idx} indices", [x, (idx, [2, 2], [2, 0, 1, 2])], [-1, False, False],
+                       [(d, [2, 2, 4])])
+        index = ("int64", [3, 2], [3, 0, 1, 1, 0, 2])
+        yield Case("aten::gather.out", d, "dim 1", [x, index], [], [(d, [3, 2])], node=["x0", 1, "x1", False])
+        src = (d, [3, 2], ordinary(d, 6, 1))
+        yield Case("aten::scatter.src_out", d, "dim 1", [x, index, src], [], [(d, [3, 4])], node=["x0", 1, "x1", "x2"])
+        yield Case("aten::scatter.value_out", d, "dim 1", [x, index], [], [(d, [3, 4])], node=["x0", 1, "x1", 1])
+        if d != "bool":
+            yield Case("aten::scatter_add.out", d, "dim 1", [x, index, src], [], [(d, [3, 4])],
+                       node=["x0", 1, "x1", "x2"])
+        mask = ("bool", [3, 4], [k % 3 == 1 for k in range(12)])
+        yield Case("aten::masked_scatter.out", d, "4 of 12", [x, mask, (d, [12], ordinary(d, 12, 2))], [], [(d, [3, 4])])
+        yield Case("aten::masked_fill.Scalar_out", d, "broadcast mask", [x, ("bool", [4], [1, 0, 0, 1])], [0],
+                   [(d, [3, 4])])
+
+
+def creation_cases():
+    """Tensors from Scalars: no input tensor."""
+    for d in ["float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool"]:
+        value = 1 if d == "bool" else (2.5 if d in FLOATS else 7)
+        yield Case("aten::full.out", d, f"value {value}", [], [], [(d, [2, 3])], node=[[2, 3], value])
+        yield Case("aten::zeros.out", d, "2x3", [], [], [(d, [2, 3])], node=[[2, 3]])
+        yield Case("aten::ones.out", d, "2x3", [], [], [(d, [2, 3])], node=[[2, 3]])
+        yield Case("aten::scalar_tensor.out", d, f"value {value}", [], [], [(d, [])], node=[value])
+        if d != "bool":
+            yield Case("aten::arange.out", d, "end 5", [], [], [(d, [5])], node=[5])
+            start, end, step = (0.5, 3.0, 0.75) if d in FLOATS else (1, 10, 3)
+            n = len(range(1, 10, 3)) if d not in FLOATS else math.ceil((end - start) / step)
+            yield Case("aten::arange.start_out", d, f"{start} to {end} by {step}", [], [], [(d, [n])],
+                       node=[start, end, step])
+
+
+def more_reduction_cases():
+    for d in ["float32", "float64", "float16", "bfloat16", "int32", "int64", "uint8", "bool"]:
+        v = ordinary(d, 15)
+        x = (d, [3, 5], v)
+        e = edges(d)
+        yield Case("aten::any.all_out", d, "edges", [(d, [len(e)], e)], [], [("bool", [])])
+        yield Case("aten::any.dims_out", d, "dim 1", [x], [[1], False], [("bool", [3])])
+        yield Case("aten::any.out", d, "dim 0 keepdim", [x], [0, True], [("bool", [1, 5])])
+        if d != "bool":
+            yield Case("aten::argmin.out", d, "edges", [(d, [len(e)], e)], [0, False], [("int64", [])])
+            yield Case("aten::max.dim_max", d, "dim 1", [x], [1, False], [(d, [3]), ("int64", [3])])
+            yield Case("aten::min.dim_min", d, "dim 0 keepdim", [x], [0, True], [(d, [1, 5]), ("int64", [1, 5])])
+            yield Case("aten::max.unary_out", d, "edges", [(d, [len(e)], e)], [], [(d, [])])
+            yield Case("aten::min.unary_out", d, "edges", [(d, [len(e)], e)], [], [(d, [])])
+            yield Case("aten::topk.values", d, "k 2 dim 1", [x], [2, 1, True, True], [(d, [3, 2]), ("int64", [3, 2])])
+            yield Case("aten::topk.values", d, "k 3 smallest", [x], [3, 0, False, True], [(d, [3, 5]), ("int64", [3, 5])])
+            out = "int64" if d not in FLOATS else d
+            yield Case("aten::prod.int_out", d, "dim 1", [x], [1, False, None], [(out, [3])])
+            yield Case("aten::prod.out", d, "seven values", [(d, [7], ordinary(d, 7))], [None], [(out, [])])
+        if d in FLOATS:
+            yield Case("aten::mean.dtype_out", d, "all", [x], [None], [(d, [])])
+            yield Case("aten::var.out", d, "dim 1 unbiased", [x], [[1], True, False], [(d, [3])])
+            yield Case("aten::var_mean.correction_out", d, "dim 0", [x], [[0], 1, False], [(d, [5]), (d, [5])],
+                       node=["x0", [0], 1, False])
+            yield Case("aten::_adaptive_avg_pool2d.out", d, "5x5 to 2x3", [(d, [1, 2, 5, 5], ordinary(d, 50))], [[2, 3]],
+                       [(d, [1, 2, 2, 3])])
+            yield Case("aten::avg_pool2d.out", d, "3x3 stride 2 pad 1 no pad count",
+                       [(d, [1, 2, 5, 5], ordinary(d, 50))], [[3, 3], [2, 2], [1, 1], False, False, None],
+                       [(d, [1, 2, 3, 3])])
+            yield Case("aten::avg_pool2d.out", d, "2x2 ceil divisor 3", [(d, [1, 2, 5, 5], ordinary(d, 50))],
+                       [[2, 2], [2, 2], [0, 0], True, True, 3], [(d, [1, 2, 3, 3])])
+
+
+def scalar_overload_cases():
+    for d in REAL:
+        v = edges(d)
+        n = len(v)
+        for s in ([2, -3] if d in INTS else [2.5, -0.75]):
+            for op in ["add.Scalar_out", "sub.Scalar_out", "rsub.Scalar_out"]:
+                yield Case(f"aten::{op}", d, f"scalar {s}", [(d, [n], v)], [s, 1], [(d, [n])])
+            yield Case("aten::mul.Scalar_out", d, f"scalar {s}", [(d, [n], v)], [s], [(d, [n])])
+        if d in FLOATS:
+            yield Case("aten::pow.Scalar_out", d, "base 2", [(d, [n], v)], [], [(d, [n])], node=[2.0, "x0"])
+            yield Case("aten::silu.out", d, "edges", [(d, [n], v)], [], [(d, [n])])
+        for s in ([0, 3] if d in INTS else [0.0, -2.5]):
+            yield Case("aten::div.Scalar_out", d, f"scalar {s}", [(d, [n], v)], [s], [(float_out(d), [n])])
+            for op in ["eq", "ne", "lt", "le", "gt", "ge"]:
+                yield Case(f"aten::{op}.Scalar_out", d, f"scalar {s}", [(d, [n], v)], [s], [("bool", [n])])
+        lo, hi = (d, [n], [ordinary(d, 1)[0]] * n), (d, [n], [abs(ordinary(d, 1, 3)[0]) + 1] * n)
+        yield Case("aten::clamp.Tensor_out", d, "edges", [(d, [n], v), lo, hi], [], [(d, [n])])
+
+
+def quantized_cases():
+    f = "float32"
+    x = [v / 16 for v in ordinary(f, 24)] + [1e9, -1e9, float("nan"), 0.0]
+    n = len(x)
+    for dt, code, lo, hi in [("uint8", 0, 0, 255), ("int8", 1, -128, 127), ("int16", 2, -32768, 32767),
+                             ("int32", 3, -2**31, 2**31 - 1)]:
+        yield Case("quantized_decomposed::quantize_per_tensor.out", f"float32->{dt}", "scale 0.02 zp 3",
+                   [(f, [n], x)], [0.02, 3, lo, hi, code], [(dt, [n])])
+        yield Case("quantized_decomposed::quantize_per_tensor.Tensor_out", f"float32->{dt}", "scale 0.02 zp 3",
+                   [(f, [n], x), ("float64", [1], [0.02]), ("int64", [1], [3])], [lo, hi, code], [(dt, [n])])
+        q = edges(dt)
+        yield Case("quantized_decomposed::dequantize_per_tensor.out", f"{dt}->float32", "scale 0.02 zp 3",
+                   [(dt, [len(q)], q)], [0.02, 3, lo, hi, code, None], [(f, [len(q)])])
+        yield Case("quantized_decomposed::dequantize_per_tensor.Tensor_out", f"{dt}->float32", "scale 0.02 zp 3",
+                   [(dt, [len(q)], q), ("float64", [1], [0.02]), ("int64", [1], [3])], [lo, hi, code, None],
+                   [(f, [len(q)])])
+    scales, zps = ("float64", [4], [0.02, 0.1, 0.5, 0.003]), ("int64", [4], [0, 3, -2, 1])
+    qx = ordinary("int8", 24)
+    yield Case("quantized_decomposed::quantize_per_channel.out", "float32,float64,int64->int8", "axis 1",
+               [(f, [6, 4], x[:24]), scales, zps], [1, -128, 127, 1], [("int8", [6, 4])])
+    yield Case("quantized_decomposed::dequantize_per_channel.out", "int8,float64,int64->float32", "axis 1",
+               [("int8", [6, 4], qx), scales, zps], [1, -128, 127, 1, None], [(f, [6, 4])])
+    w = ("uint8", [5, 4], ordinary("uint8", 20))
+    ws, wz = ("float32", [5], [0.5, 0.25, 0.1, 2.0, 0.01]), ("float32", [5], [3, 0, 1, 2, 7])
+    ids = ("int64", [3], [4, 0, 2])
+    yield Case("quantized_decomposed::embedding_byte.out", "uint8,float32,int64->float32", "zero points",
+               [w, ws, wz, ids], [], [(f, [3, 4])], node=["x0", "x1", "x2", 0, 255, "x3"])
+    yield Case("quantized_decomposed::embedding_byte.dtype_out", "uint8,float32,int64->float32", "zero points",
+               [w, ws, wz, ids], [], [(f, [3, 4])], node=["x0", "x1", "x2", 0, 255, "x3", None])
+
+
 def all_cases():
     for family in (unary_cases, binary_cases, reduction_cases, norm_cases, linear_cases, upsample_cases,
-                   conversion_cases, other_cases):
+                   conversion_cases, other_cases, shape_cases, indexing_cases, creation_cases, more_reduction_cases,
+                   scalar_overload_cases, quantized_cases):
         yield from family()
 
 

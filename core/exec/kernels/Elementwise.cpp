@@ -80,16 +80,6 @@ KernelResult binary(KernelContext& ctx, bool scalarOther, Binary op, IntBinary e
   return mapElements({{&self}, otherSource(other)}, out, [op](const double* v) { return op(v[0], v[1]); });
 }
 
-// rsub.Scalar_out(self, other, alpha, *, out): other - alpha * self.
-KernelResult rsub(KernelContext& ctx) {
-  Args a(ctx);
-  auto self = a.in(0);
-  const double other = a.scalar(1), alpha = a.scalar(2);
-  auto out = a.out(3);
-  if (a.failed()) return a.outcome();
-  return mapElements({{&self}}, out, [=](const double* v) { return other - alpha * v[0]; });
-}
-
 // ---- the kernels that compute in the common type ----------------------------
 //
 // The portable kernels below compute in the compute type of the common dtype
@@ -299,7 +289,9 @@ T scalarAs(Args& a, size_t arg) {
 // op_sub.cpp, op_mul.cpp: `a + alpha * b`, `a - alpha * b`, `a * b` in the compute
 // type (float32 rounds twice with an alpha, integers wrap); a floating alpha
 // with an integer compute type is refused, as upstream's extract_scalar refuses it.
-enum class Arith { Add, Sub, Mul };
+// add/sub (self - alpha * other), mul, and rsub.Scalar_out (other - alpha *
+// self, op_rsub.cpp: real compute types only, so bool is refused).
+enum class Arith { Add, Sub, Mul, RSub };
 KernelResult arithmetic(KernelContext& ctx, bool scalarOther, Arith op) {
   Args a(ctx);
   auto self = a.in(0);
@@ -310,16 +302,17 @@ KernelResult arithmetic(KernelContext& ctx, bool scalarOther, Arith op) {
   auto out = a.out(outArg);
   if (a.failed()) return a.outcome();
   const ScalarType c = computeType(other.common);
-  const char* name = op == Arith::Add ? "add" : op == Arith::Sub ? "sub" : "mul";
+  const char* name = op == Arith::Add ? "add" : op == Arith::Sub ? "sub" : op == Arith::RSub ? "rsub" : "mul";
   if (op != Arith::Mul && isIntegral(c, true) && ctx.kind(2) == program::ValueKind::Double)
     return a.fail(std::string(name) + ": alpha " + a.name(2) + " is not an integer for integer operands");
-  if (op == Arith::Sub && c == ScalarType::Bool) return a.fail("sub: bool operands are not supported");
+  if ((op == Arith::Sub || op == Arith::RSub) && c == ScalarType::Bool)
+    return a.fail(std::string(name) + ": bool operands are not supported");
   if (c != ScalarType::Bool) {
     std::optional<KernelResult> done;
     withElementType(c, [&]<class T>(T) {
       const T alphaT = op == Arith::Mul ? T(1) : scalarAs<T>(a, 2);
       done = computeAs<T>({{&self}, other.source}, out, [&](T x, T y) {
-        return op == Arith::Add ? x + alphaT * y : op == Arith::Sub ? x - alphaT * y : x * y;
+        return op == Arith::Add ? x + alphaT * y : op == Arith::Sub ? x - alphaT * y : op == Arith::RSub ? y - alphaT * x : x * y;
       });
     });
     if (done) return *done;
@@ -650,7 +643,7 @@ void addElementwiseKernels(KernelRegistry& r) {
   r.add("aten::atan2.out", atan2Kernel);
   r.add("aten::abs.out", [](KernelContext& c) { return signOp(c, false); });
   r.add("aten::neg.out", [](KernelContext& c) { return signOp(c, true); });
-  r.add("aten::rsub.Scalar_out", rsub);
+  r.add("aten::rsub.Scalar_out", [](KernelContext& c) { return arithmetic(c, true, Arith::RSub); });
   addBinary(r, "div", [](double x, double y) { return x / y; }, true, "out");
   r.add("aten::div.out_mode", [](KernelContext& c) { return divide(c, false, DivOp::Trunc, "div", 3); });
   r.add("aten::div.Scalar_mode_out", [](KernelContext& c) { return divide(c, true, DivOp::Trunc, "div", 3); });

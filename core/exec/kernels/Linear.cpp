@@ -498,7 +498,11 @@ KernelResult avgPool(KernelContext& ctx) {
   return KernelOutcome::done();
 }
 
-// _adaptive_avg_pool2d.out(self, output_size, *, out).
+// _adaptive_avg_pool2d.out(self, output_size, *, out) as
+// op__adaptive_avg_pool2d.cpp: floating and int64 tensors; each window's
+// bounds from float floor/ceil of out_idx * in_size / out_size, its elements
+// summed in a float (a double element is added in double and the sum rounded
+// back to float), divided by the count in float, cast to the element type.
 KernelResult adaptiveAvgPool(KernelContext& ctx) {
   Args a(ctx);
   auto self = a.in(0);
@@ -507,6 +511,9 @@ KernelResult adaptiveAvgPool(KernelContext& ctx) {
   if (a.failed()) return a.outcome();
   if ((self.rank() != 3 && self.rank() != 4) || outputSize.size() != 2 || outputSize[0] <= 0 || outputSize[1] <= 0)
     return a.fail("_adaptive_avg_pool2d: needs a 3-D or 4-D input and two positive output sizes");
+  if (!isFloating(self.dtype()) && self.dtype() != ScalarType::Long)
+    return a.fail("_adaptive_avg_pool2d: " + a.name(0) + " is " + program::scalarTypeShortName(self.dtype()) +
+                  ", the portable kernel takes floating-point and int64 tensors");
   const size_t r = self.rank();
   const int64_t ih = self.size(r - 2), iw = self.size(r - 1), oh = outputSize[0], ow = outputSize[1];
   int64_t planes = 1;
@@ -516,16 +523,31 @@ KernelResult adaptiveAvgPool(KernelContext& ctx) {
   sizes[r - 1] = ow;
   if (auto status = resize(out, sizes); !status) return status.error();
   KernelCancelPoll cancelled;
+  const auto start = [](int64_t o, int64_t outSize, int64_t inSize) {
+    return int64_t(std::floor(float(o * inSize) / float(outSize)));
+  };
+  const auto end = [](int64_t o, int64_t outSize, int64_t inSize) {
+    return int64_t(std::ceil(float((o + 1) * inSize) / float(outSize)));
+  };
+  const bool isDouble = self.dtype() == ScalarType::Double, isLong = self.dtype() == ScalarType::Long;
   for (int64_t plane = 0; plane < planes; ++plane)
     for (int64_t oy = 0; oy < oh; ++oy) {
-      const int64_t y0 = oy * ih / oh, y1 = ((oy + 1) * ih + oh - 1) / oh;
+      const int64_t y0 = start(oy, oh, ih), y1 = end(oy, oh, ih);
       for (int64_t ox = 0; ox < ow; ++ox) {
-        const int64_t x0 = ox * iw / ow, x1 = ((ox + 1) * iw + ow - 1) / ow;
+        const int64_t x0 = start(ox, ow, iw), x1 = end(ox, ow, iw);
         if (cancelled((y1 - y0) * (x1 - x0))) return KernelOutcome::done();
-        double sum = 0;
+        float sum = 0;
         for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix) sum += self.get(plane * ih * iw + iy * iw + ix);
-        out.set(plane * oh * ow + oy * ow + ox, sum / double((y1 - y0) * (x1 - x0)));
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const int64_t i = plane * ih * iw + iy * iw + ix;
+            if (isDouble) sum = float(double(sum) + self.get(i));
+            else if (isLong) sum += float(self.integerAt(i));
+            else sum += float(self.get(i));
+          }
+        const float mean = sum / float((y1 - y0) * (x1 - x0));
+        const int64_t o = plane * oh * ow + oy * ow + ox;
+        if (isLong) out.setInteger(o, int64_t(mean));
+        else out.set(o, double(mean));
       }
     }
   return KernelOutcome::done();

@@ -100,13 +100,29 @@ KernelResult reduce(Args& a, const Operand& self, const std::optional<std::vecto
       break;
     }
     case Fold::Max:
+    case Fold::Min:
+      // Integers compared as integers (through double, int64 beyond 2^53 rounds:
+      // max of INT64_MAX was INT64_MIN); every output has an element here.
+      if (isIntegral(self.dtype(), true) && isIntegral(out.dtype(), true) && plan->group > 0) {
+        if (auto status = resize(out, plan->out_sizes); !status) return status.error();
+        const bool maximum = fold == Fold::Max;
+        std::vector<std::optional<int64_t>> acc(size_t(numelOf(plan->out_sizes)));
+        forEachIndex<1>(self.sizes(), {plan->out_strides}, [&](int64_t i, const std::array<int64_t, 1>& off) {
+          const int64_t x = self.integerAt(i);
+          auto& best = acc[size_t(off[0])];
+          if (!best || (maximum ? x > *best : x < *best)) best = x;
+        });
+        for (size_t o = 0; o < acc.size(); ++o) out.setInteger(int64_t(o), acc[o].value_or(0));
+        return KernelOutcome::done();
+      }
+      if (fold == Fold::Min) {
+        values = accumulate(self, *plan, INFINITY, [](double& acc, double x) {
+          if (std::isnan(x) || x < acc) acc = std::isnan(acc) ? acc : x;
+        });
+        break;
+      }
       values = accumulate(self, *plan, -INFINITY, [](double& acc, double x) {
         if (std::isnan(x) || x > acc) acc = std::isnan(acc) ? acc : x;
-      });
-      break;
-    case Fold::Min:
-      values = accumulate(self, *plan, INFINITY, [](double& acc, double x) {
-        if (std::isnan(x) || x < acc) acc = std::isnan(acc) ? acc : x;
       });
       break;
     case Fold::Any:
