@@ -283,7 +283,19 @@ const std::string& htmlReportScript() {
     var first = graphs[Object.keys(graphs)[0]];
     var query = location.hash.slice(6);
     try { query = decodeURIComponent(query); } catch (e) { /* not percent-encoded: as typed */ }
-    body.setAttribute('data-find-matches', String(first ? first.find(query) : 0));
+    // As if typed into the graph's Find box: the box shows the query and the
+    // first match is scrolled into sight (the graph may start below the fold).
+    var found = 0;
+    if (first) {
+      first.input.value = query;
+      found = first.find(query);
+      if (found > 0) first.holder.scrollIntoView({ block: 'center' });
+      var box = found > 0 ? first.matches[first.current].getBoundingClientRect() : null;
+      body.setAttribute('data-find-box', first.input.value);
+      body.setAttribute('data-find-in-view', box && box.top >= 0 && box.left >= 0 && box.bottom <= window.innerHeight &&
+                                             box.right <= window.innerWidth ? 'yes' : 'no');
+    }
+    body.setAttribute('data-find-matches', String(found));
   }
   // Milliseconds from the start of the navigation until here (tests/bench/bench_report.py).
   body.setAttribute('data-ready-ms', String(Math.round(performance.now())));

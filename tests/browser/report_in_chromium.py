@@ -11,7 +11,9 @@ carry markup, script and quotes) it writes a report, loads it with
     the methods (`ptescope-cli render --method M` says how many nodes it drew),
   - data-copy-rows: one row per copy (`info --json` h2d_copies + d2h_copies),
   - data-find-matches: Find (#find=TEXT) finds a value that is there and
-    nothing for a word that is not,
+    nothing for a word that is not; data-find-box: the Find box then shows
+    TEXT, data-find-in-view: the first match lies inside the window (the page
+    scrolled to it, the graph centred on it; issue 34 item 22),
   - data-revealed: #copy=N (a click on the copy's row) highlights the node
     the row names, in a folded table and in a collapsed group too,
   - no console message at all (script errors and Content-Security-Policy
@@ -19,6 +21,7 @@ carry markup, script and quotes) it writes a report, loads it with
     data-csp-violations="0".
 Exit 77 (skipped, with a line saying why) only when no Chromium is installed.
 """
+from html import unescape
 import json
 import os
 import re
@@ -98,8 +101,11 @@ def check_report(chromium, ptescope_cli, program, find, work, name):
         check(body.get("data-nodes") == str(nodes), f"{name}: {body.get('data-nodes')} g.node, the first picture has {nodes}")
         check(body.get("data-copy-rows") == str(copies), f"{name}: {body.get('data-copy-rows')} copy rows, info has {copies}")
         matches = int(body.get("data-find-matches", "-1"))
+        check(unescape(body.get("data-find-box", "")) == query,
+              f"{name}: after #find= the Find box reads {body.get('data-find-box')!r}, not {query!r}")
         if want_matches:
             check(matches >= 1, f"{name}: Find '{query}' matched {matches} nodes")
+            check(body.get("data-find-in-view") == "yes", f"{name}: #find={query}: the first match is out of sight")
         else:
             check(matches == 0, f"{name}: Find '{query}' matched {matches} nodes")
     # A copy shown as if its row were clicked (#copy=N): the node the row

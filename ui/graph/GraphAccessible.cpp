@@ -12,6 +12,7 @@
 
 #include "ui/graph/GraphCanvas.h"
 #include "ui/graph/GraphItems.h"
+#include "ui/graph/GraphLegend.h"
 
 namespace ptescope::ui {
 
@@ -23,24 +24,23 @@ constexpr int kMaxNodes = 400;
 
 class CanvasAccessible;
 
-// One region or node: words, role and scene rectangle, fixed when made.
+// One thing drawn inside a widget (a region or node of the graph, an entry
+// of the legend): words and role fixed when made, its place asked of it.
 class ItemAccessible : public QAccessibleInterface {
  public:
-  ItemAccessible(GraphCanvas* canvas, QAccessible::Role role, QString name, QString description, QRectF scene,
-                 bool selected)
-      : canvas_(canvas), role_(role), name_(std::move(name)), description_(std::move(description)), scene_(scene),
-        selected_(selected) {}
+  ItemAccessible(QWidget* owner, QAccessible::Role role, QString name, QString description, bool selected)
+      : owner_(owner), role_(role), name_(std::move(name)), description_(std::move(description)), selected_(selected) {}
 
-  bool isValid() const override { return !canvas_.isNull(); }
+  bool isValid() const override { return !owner_.isNull(); }
   QObject* object() const override { return nullptr; }
-  QWindow* window() const override { return canvas_ ? canvas_->window()->windowHandle() : nullptr; }
+  QWindow* window() const override { return owner_ ? owner_->window()->windowHandle() : nullptr; }
   QList<QPair<QAccessibleInterface*, QAccessible::Relation>> relations(QAccessible::Relation) const override {
     return {};
   }
   QAccessibleInterface* focusChild() const override { return nullptr; }
   QAccessibleInterface* childAt(int, int) const override { return nullptr; }
   QAccessibleInterface* parent() const override {
-    return canvas_ ? QAccessible::queryAccessibleInterface(canvas_.data()) : nullptr;
+    return owner_ ? QAccessible::queryAccessibleInterface(owner_.data()) : nullptr;
   }
   QAccessibleInterface* child(int) const override { return nullptr; }
   int childCount() const override { return 0; }
@@ -52,35 +52,73 @@ class ItemAccessible : public QAccessibleInterface {
   }
   void setText(QAccessible::Text, const QString&) override {}
   QRect rect() const override {
-    if (!canvas_) return {};
-    const QRect inView = canvas_->mapFromScene(scene_).boundingRect();
-    return QRect(canvas_->viewport()->mapToGlobal(inView.topLeft()), inView.size());
+    if (!owner_) return {};
+    const QRect local = localRect();
+    return QRect(shownIn()->mapToGlobal(local.topLeft()), local.size());
   }
   QAccessible::Role role() const override { return role_; }
   QAccessible::State state() const override {
     QAccessible::State s;
-    s.selectable = role_ != QAccessible::Grouping;
+    s.selectable = role_ == QAccessible::ListItem;
     s.selected = selected_;
-    if (canvas_) {
-      const QRect inView = canvas_->mapFromScene(scene_).boundingRect();
-      s.invisible = !canvas_->viewport()->rect().intersects(inView);
+    if (owner_) {
+      s.invisible = !shownIn()->rect().intersects(localRect());
       s.offscreen = s.invisible;
     }
     return s;
   }
 
+ protected:
+  // The widget it is drawn in and its rectangle there.
+  virtual QWidget* shownIn() const { return owner_; }
+  virtual QRect localRect() const = 0;
+  QPointer<QWidget> owner_;
+
  private:
-  QPointer<GraphCanvas> canvas_;
   QAccessible::Role role_;
   QString name_, description_;
-  QRectF scene_;
   bool selected_;
 };
 
-class CanvasAccessible : public QAccessibleWidget {
+// A region or node of the graph at its scene rectangle.
+class SceneItemAccessible : public ItemAccessible {
  public:
-  explicit CanvasAccessible(GraphCanvas* canvas) : QAccessibleWidget(canvas, QAccessible::Graphic), canvas_(canvas) {}
-  ~CanvasAccessible() override { dropChildren(); }
+  SceneItemAccessible(GraphCanvas* canvas, QAccessible::Role role, QString name, QString description, QRectF scene,
+                      bool selected)
+      : ItemAccessible(canvas, role, std::move(name), std::move(description), selected), scene_(scene) {}
+
+ protected:
+  QWidget* shownIn() const override { return static_cast<GraphCanvas*>(owner_.data())->viewport(); }
+  QRect localRect() const override { return static_cast<GraphCanvas*>(owner_.data())->mapFromScene(scene_).boundingRect(); }
+
+ private:
+  QRectF scene_;
+};
+
+// An entry of the legend, where the legend's rows put it: a row cut off by
+// a legend too low shows as an entry outside it (issue 34 item 16).
+class LegendEntryAccessible : public ItemAccessible {
+ public:
+  LegendEntryAccessible(GraphLegend* legend, size_t index)
+      : ItemAccessible(legend, QAccessible::StaticText, legend->entries()[index].text, QObject::tr("legend entry"), false),
+        index_(index) {}
+
+ protected:
+  QRect localRect() const override {
+    const auto places = static_cast<GraphLegend*>(owner_.data())->entryRects();
+    return index_ < places.size() ? places[index_].toAlignedRect() : QRect();
+  }
+
+ private:
+  size_t index_;
+};
+
+// A widget whose accessible children are things drawn in it, made again by
+// refresh() when what is drawn changes.
+class DrawnChildrenAccessible : public QAccessibleWidget {
+ public:
+  using QAccessibleWidget::QAccessibleWidget;
+  ~DrawnChildrenAccessible() override { dropChildren(); }
 
   int childCount() const override {
     refresh();
@@ -95,13 +133,6 @@ class CanvasAccessible : public QAccessibleWidget {
       if (children_[i] == child) return int(i);
     return -1;
   }
-  // Where the graph is drawn: the viewport (the room beside it holds the
-  // overview, and the scroll bars).
-  QRect rect() const override {
-    if (!canvas_) return {};
-    const QWidget* viewport = canvas_->viewport();
-    return QRect(viewport->mapToGlobal(QPoint(0, 0)), viewport->size());
-  }
   QAccessibleInterface* childAt(int x, int y) const override {
     refresh();
     for (auto it = children_.rbegin(); it != children_.rend(); ++it)
@@ -109,6 +140,53 @@ class CanvasAccessible : public QAccessibleWidget {
     return nullptr;
   }
 
+ protected:
+  virtual void refresh() const = 0;
+  void dropChildren() const {
+    for (auto* child : children_) {
+      // Registered when a client asked for it: deleting through the
+      // registry also drops its id.
+      const QAccessible::Id id = QAccessible::uniqueId(child);
+      QAccessible::deleteAccessibleInterface(id);
+    }
+    children_.clear();
+  }
+  mutable std::vector<ItemAccessible*> children_;
+};
+
+class LegendAccessible : public DrawnChildrenAccessible {
+ public:
+  explicit LegendAccessible(GraphLegend* legend) : DrawnChildrenAccessible(legend, QAccessible::Grouping), legend_(legend) {}
+
+ private:
+  // Made again when the entries' words change.
+  void refresh() const override {
+    if (!legend_) return;
+    QStringList texts;
+    for (const auto& entry : legend_->entries()) texts << entry.text;
+    if (made_ && texts == texts_) return;
+    made_ = true;
+    texts_ = texts;
+    dropChildren();
+    for (size_t i = 0; i < legend_->entries().size(); ++i) children_.push_back(new LegendEntryAccessible(legend_, i));
+  }
+
+  QPointer<GraphLegend> legend_;
+  mutable QStringList texts_;
+  mutable bool made_ = false;
+};
+
+class CanvasAccessible : public DrawnChildrenAccessible {
+ public:
+  explicit CanvasAccessible(GraphCanvas* canvas) : DrawnChildrenAccessible(canvas, QAccessible::Graphic), canvas_(canvas) {}
+
+  // Where the graph is drawn: the viewport (the room beside it holds the
+  // overview, and the scroll bars).
+  QRect rect() const override {
+    if (!canvas_) return {};
+    const QWidget* viewport = canvas_->viewport();
+    return QRect(viewport->mapToGlobal(QPoint(0, 0)), viewport->size());
+  }
  private:
   // What is in sight, as a key: the children are made again when it changes.
   struct Key {
@@ -130,17 +208,7 @@ class CanvasAccessible : public QAccessibleWidget {
     return key;
   }
 
-  void dropChildren() const {
-    for (auto* child : children_) {
-      // Registered when a client asked for it: deleting through the
-      // registry also drops its id.
-      const QAccessible::Id id = QAccessible::uniqueId(child);
-      QAccessible::deleteAccessibleInterface(id);
-    }
-    children_.clear();
-  }
-
-  void refresh() const {
+  void refresh() const override {
     const Key key = currentKey();
     if (made_ && key == key_) return;
     made_ = true;
@@ -151,7 +219,7 @@ class CanvasAccessible : public QAccessibleWidget {
     for (QGraphicsItem* item : canvas_->scene()->items(Qt::AscendingOrder))
       if (auto* r = qgraphicsitem_cast<GraphRegionItem*>(item)) regions.push_back(r);
     for (const auto* r : regions)
-      children_.push_back(new ItemAccessible(canvas_, QAccessible::Grouping, r->title(),
+      children_.push_back(new SceneItemAccessible(canvas_, QAccessible::Grouping, r->title(),
                                              QObject::tr("device region: instructions and tensors placed on %1")
                                                  .arg(QString::fromStdString(r->device().str())),
                                              r->sceneBoundingRect(), false));
@@ -176,19 +244,19 @@ class CanvasAccessible : public QAccessibleWidget {
       QString description = region.isEmpty() ? QObject::tr("outside the device regions")
                                              : QObject::tr("in the %1 region").arg(region);
       if (node.instruction) description += QObject::tr(", instruction #%1").arg(*node.instruction);
-      children_.push_back(new ItemAccessible(canvas_, QAccessible::ListItem, name, description, n->sceneBoundingRect(),
+      children_.push_back(new SceneItemAccessible(canvas_, QAccessible::ListItem, name, description, n->sceneBoundingRect(),
                                              n->emphasis() == Emphasis::Selected));
     }
   }
 
   QPointer<GraphCanvas> canvas_;
-  mutable std::vector<ItemAccessible*> children_;
   mutable Key key_;
   mutable bool made_ = false;
 };
 
 QAccessibleInterface* graphFactory(const QString&, QObject* object) {
   if (auto* canvas = dynamic_cast<GraphCanvas*>(object)) return new CanvasAccessible(canvas);
+  if (auto* legend = dynamic_cast<GraphLegend*>(object)) return new LegendAccessible(legend);
   return nullptr;
 }
 

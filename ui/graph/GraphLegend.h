@@ -39,6 +39,8 @@ class GraphLegend : public QWidget {
   explicit GraphLegend(QWidget* parent);
   void setEntries(std::vector<LegendEntry> entries);
   const std::vector<LegendEntry>& entries() const { return entries_; }
+  // Where each entry is drawn, in the legend's coordinates.
+  std::vector<QRectF> entryRects() const { return placeEntries(width()); }
 
   bool hasHeightForWidth() const override { return true; }
   int heightForWidth(int width) const override;

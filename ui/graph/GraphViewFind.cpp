@@ -3,13 +3,13 @@
 #include "ui/graph/GraphView.h"
 
 #include <algorithm>
-#include <cctype>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <QRegularExpression>
 
+#include "ui/common/FindWords.h"
 #include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphLayoutJob.h"
 
@@ -31,18 +31,13 @@ std::string GraphView::valueName(int32_t value) const {
 namespace {
 
 // A Find query: "#12" (an instruction), "%12" (a value), and words that must
-// all be in what is matched.
+// all be in what is matched (FindWords: the Values filter's rule too).
 struct FindQuery {
   std::optional<size_t> instruction;
   std::optional<int32_t> value;
   std::vector<std::string> words;  // lower case
   bool empty() const { return !instruction && !value && words.empty(); }
 };
-
-std::string lowered(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return text;
-}
 
 FindQuery parseQuery(const QString& text) {
   FindQuery query;
@@ -61,45 +56,9 @@ FindQuery parseQuery(const QString& text) {
         continue;
       }
     }
-    query.words.push_back(lowered(token.toStdString()));
+    for (auto& word : findWords(token.toStdString())) query.words.push_back(std::move(word));
   }
   return query;
-}
-
-// How well the words match texts that contain them all: 0 when they are the
-// whole of one text (Find "layer 7" is the group "layer 7"), 1 when each is
-// a whole word of one ("layers" in "model.layers.0.k_cache"), 2 when one is
-// only a part of a word ("layer 7" in "layer 6 … #47"). Matches are ranked by
-// it, then by program order.
-int matchRank(const std::vector<std::string>& words, const std::vector<const std::string*>& texts) {
-  std::string query;
-  for (const auto& word : words) query += (query.empty() ? "" : " ") + word;
-  for (const std::string* text : texts)
-    if (lowered(*text) == query) return 0;
-  auto isWordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-  for (const auto& word : words) {
-    bool whole = false;
-    for (const std::string* text : texts) {
-      const std::string low = lowered(*text);
-      for (size_t at = low.find(word); at != std::string::npos && !whole; at = low.find(word, at + 1)) {
-        const size_t end = at + word.size();
-        whole = (at == 0 || !isWordChar(low[at - 1]) || !isWordChar(word.front())) &&
-                (end == low.size() || !isWordChar(low[end]) || !isWordChar(word.back()));
-      }
-      if (whole) break;
-    }
-    if (!whole) return 2;
-  }
-  return 1;
-}
-
-bool containsAll(const std::vector<std::string>& words, const std::vector<const std::string*>& texts) {
-  for (const auto& word : words) {
-    bool found = false;
-    for (const std::string* text : texts) found = found || lowered(*text).find(word) != std::string::npos;
-    if (!found) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -138,7 +97,7 @@ void GraphView::computeMatches() {
       texts.push_back(&model.nodes[*node].title);
       for (const auto& term : model.nodes[*node].search_terms) texts.push_back(&term);
     }
-    if (!containsAll(query.words, texts)) return;
+    if (!containsAllWords(query.words, texts)) return;
     if (shown) found.push_back({model.nodes[*node].order, Match{Match::Kind::Node, *node}});
     else found.push_back({0, Match{Match::Kind::Instruction, i}});
   } else if (query.value) {
@@ -150,12 +109,12 @@ void GraphView::computeMatches() {
       const bool hit = (node.value == v && !layout::isInstructionKind(node.kind)) ||
                        std::find(node.folded_constants.begin(), node.folded_constants.end(), v) != node.folded_constants.end();
       std::vector<const std::string*> texts{&node.title, &name};
-      if (hit && containsAll(query.words, texts)) found.push_back({node.order, Match{Match::Kind::Node, n}});
+      if (hit && containsAllWords(query.words, texts)) found.push_back({node.order, Match{Match::Kind::Node, n}});
     }
     for (size_t e = 0; e < model.edges.size(); ++e) {
       const auto& edge = model.edges[e];
       std::vector<const std::string*> texts{&name};
-      if (edge.value == v && containsAll(query.words, texts))
+      if (edge.value == v && containsAllWords(query.words, texts))
         found.push_back({model.nodes[edge.to].order, Match{Match::Kind::Edge, e}});
     }
     // Only inside a closed group: go there.
@@ -166,13 +125,13 @@ void GraphView::computeMatches() {
       const auto& node = model.nodes[n];
       std::vector<const std::string*> texts{&node.title};
       for (const auto& term : node.search_terms) texts.push_back(&term);
-      bool hit = containsAll(query.words, texts);
+      bool hit = containsAllWords(query.words, texts);
       int rank = hit ? matchRank(query.words, texts) : 2;
       if (!hit && node.kind == NodeKind::Group) {
         // What the group hides: operator and backend names of its instructions.
         const auto& group = analyzed_->graph.groups().groups[size_t(node.group)];
         for (size_t i = group.first; i < group.last && i < instructions.size() && !hit; ++i)
-          hit = containsAll(query.words, {&instructions[i].label});
+          hit = containsAllWords(query.words, {&instructions[i].label});
       }
       if (hit) found.push_back({node.order, Match{Match::Kind::Node, n}, rank});
     }
@@ -180,7 +139,7 @@ void GraphView::computeMatches() {
       const auto& edge = model.edges[e];
       // The tensor's name: selecting the edge shows it (selectionText).
       const std::string name = valueName(edge.value);
-      if (!name.empty() && containsAll(query.words, {&name}))
+      if (!name.empty() && containsAllWords(query.words, {&name}))
         found.push_back({model.nodes[edge.to].order, Match{Match::Kind::Edge, e}, matchRank(query.words, {&name})});
     }
   }

@@ -1,5 +1,6 @@
 #include "ui/panels/ValuesModel.h"
 #include "ui/common/PlainText.h"
+#include "ui/common/FindWords.h"
 
 #include "ui/common/Format.h"
 
@@ -137,8 +138,11 @@ int ValuesModel::rowOfValue(int32_t value) const {
 
 DeviceFilterProxy::DeviceFilterProxy(QObject* parent) : QSortFilterProxyModel(parent) {
   setSortRole(SortRole);
-  setFilterCaseSensitivity(Qt::CaseInsensitive);
-  setFilterKeyColumn(-1);
+}
+
+void DeviceFilterProxy::setWords(const QString& text) {
+  words_ = findWords(text.toStdString());
+  invalidateFilter();
 }
 
 void DeviceFilterProxy::setDevice(const QString& device) {
@@ -151,9 +155,16 @@ bool DeviceFilterProxy::filterAcceptsRow(int sourceRow, const QModelIndex& sourc
     const QString rowDevice = sourceModel()->index(sourceRow, 0, sourceParent).data(DeviceRole).toString();
     if (rowDevice != device_) return false;
   }
-  if (QSortFilterProxyModel::filterAcceptsRow(sourceRow, sourceParent)) return true;
-  const QString name = sourceModel()->index(sourceRow, 0, sourceParent).data(NameRole).toString();
-  return !name.isEmpty() && name.contains(filterRegularExpression());
+  if (words_.empty()) return true;
+  std::vector<std::string> texts;
+  const int columns = sourceModel()->columnCount(sourceParent);
+  texts.reserve(size_t(columns) + 1);
+  for (int c = 0; c < columns; ++c)
+    texts.push_back(sourceModel()->index(sourceRow, c, sourceParent).data().toString().toStdString());
+  texts.push_back(sourceModel()->index(sourceRow, 0, sourceParent).data(NameRole).toString().toStdString());
+  std::vector<const std::string*> refs;
+  for (const auto& text : texts) refs.push_back(&text);
+  return containsAllWords(words_, refs);
 }
 
 }  // namespace ptescope::ui

@@ -5,6 +5,7 @@
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
 
+#include <string>
 #include <vector>
 
 namespace ptescope::ui {
@@ -42,20 +43,23 @@ class ValuesModel : public QAbstractTableModel {
   std::vector<Row> rows_;
 };
 
-// Filters rows by device ("" = all) and by text in any column or the
-// value's name (NameRole): what Find matches on a value, Values finds too.
+// Filters rows by device ("" = all) and by words, each in some column or the
+// value's name (NameRole): Find's rule (FindWords), so what Find matches on a
+// value, Values finds too.
 class DeviceFilterProxy : public QSortFilterProxyModel {
   Q_OBJECT
  public:
   explicit DeviceFilterProxy(QObject* parent = nullptr);
   void setDevice(const QString& device);
   QString device() const { return device_; }
+  void setWords(const QString& text);
 
  protected:
   bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
 
  private:
   QString device_;
+  std::vector<std::string> words_;
 };
 
 }  // namespace ptescope::ui

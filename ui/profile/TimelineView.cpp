@@ -336,10 +336,12 @@ void TimelineView::rebuildIterations() {
                                   .arg(iterations_.size())
                                   .arg(profile_->iterations));
   // Room for every lane, the axis, the legend and the scroll bar: the bars
-  // never need a vertical scroll bar.
+  // never need a vertical scroll bar. With no profile, no room is asked
+  // for: the Details dock (whose pages' minimum it would be) stays short on
+  // a small screen and leaves the graph its height (issue 34 item 16).
   const int frame = 2 * canvas_->frameWidth();
   const int lanes = std::max<int>(int(lanes_.size()), 3);
-  canvas_->setMinimumHeight(int(kCanvas.axis_height + lanes * (kCanvas.lane_height + kCanvas.lane_gap) + kCanvas.legend_height) + frame +
+  canvas_->setMinimumHeight(!profile_ ? 0 : int(kCanvas.axis_height + lanes * (kCanvas.lane_height + kCanvas.lane_gap) + kCanvas.legend_height) + frame +
                             canvas_->horizontalScrollBar()->sizeHint().height());
   iteration_ = iterations_.empty() ? -1 : int(iterations_.front());
   rebuildBars();

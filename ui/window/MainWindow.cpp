@@ -327,11 +327,18 @@ void MainWindow::buildMenus() {
     findStatus_->setStyleSheet(count == 0 && !findField_->text().trimmed().isEmpty() ? QStringLiteral("color: #b00020;")
                                                                                       : QString());
   });
+  // Typing selects the best match; the first Enter after it stays there (Find
+  // "layer 7", Enter: the group "layer 7", not the next match), later ones step.
   connect(findField_, &QLineEdit::returnPressed, this, [this] {
-    if (graph_->findMatchCount() > 0 && graph_->findCurrentIndex() >= 0) graph_->findNext();
+    const bool step = findEntered_ && graph_->findMatchCount() > 0 && graph_->findCurrentIndex() >= 0;
+    findEntered_ = true;
+    if (step) graph_->findNext();
     else graph_->find(findField_->text());
   });
-  connect(findField_, &QLineEdit::textChanged, this, [this](const QString& text) { graph_->find(text); });
+  connect(findField_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    findEntered_ = false;
+    graph_->find(text);
+  });
   // Find searches the graph: its zoom and next/previous keys work while the
   // Find box has the focus too (bound to the box alone, so never ambiguous).
   const std::pair<QKeySequence, std::function<void()>> graphKeys[] = {
@@ -755,6 +762,15 @@ bool MainWindow::confirmDiscard() {
     case QMessageBox::Discard: return true;
     default: return false;
   }
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  if (docksSized_) return;
+  docksSized_ = true;
+  // Sized when made, the docks follow their contents' size hints until the
+  // window is first laid out on screen: size them again then, once.
+  QTimer::singleShot(0, this, &MainWindow::sizeDocksToWindow);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -138,10 +138,12 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   void buildMenus();
   void buildPanels();
+  void sizeDocksToWindow();
   // The steps of buildPanels (MainWindowPanels.cpp): widgets only, no
   // selection wiring.
   void buildGraph();
@@ -245,6 +247,8 @@ class MainWindow : public QMainWindow {
   PassOptionsPanel* passOptions_ = nullptr;
   GraphView* graph_ = nullptr;
   QLineEdit* findField_ = nullptr;
+  bool findEntered_ = false;
+  bool docksSized_ = false;  // the docks got their first sizes from the window shown  // Enter pressed since the Find text last changed
   MemoryPlanView* memoryPlan_ = nullptr;
   ChangesPanel* changes_ = nullptr;
   class AdvisorPanel* advisor_ = nullptr;

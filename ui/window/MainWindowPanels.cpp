@@ -154,7 +154,16 @@ void MainWindow::buildPanels() {
   // Program tree up to 340 so that its names and details both show at
   // 1600), so that the graph keeps the middle on a small screen too.
   resizeDocks({treeDock, propertiesDock}, {std::min(340, width() / 5), std::min(300, width() / 5)}, Qt::Horizontal);
+  sizeDocksToWindow();
   connectSelection();
+}
+
+void MainWindow::sizeDocksToWindow() {
+  // The graph keeps the middle on a small screen too: Details under a third
+  // of the height (260 px at most): at 1000 x 700 the canvas keeps 44% of the
+  // height under the diff banner and the legend (it had 37%).
+  if (auto* details = findChild<QDockWidget*>(QStringLiteral("bottomDock")))
+    resizeDocks({details}, {std::min(260, height() * 27 / 100)}, Qt::Vertical);
 }
 
 void MainWindow::buildGraph() {
@@ -221,7 +230,7 @@ QWidget* MainWindow::buildValuesPage() {
   layout->addWidget(valuesView_);
   connect(deviceFilter_, &QComboBox::currentIndexChanged, this,
           [this] { valuesProxy_->setDevice(deviceFilter_->currentData().toString()); });
-  connect(valuesFilter_, &QLineEdit::textChanged, valuesProxy_, &QSortFilterProxyModel::setFilterFixedString);
+  connect(valuesFilter_, &QLineEdit::textChanged, valuesProxy_, &DeviceFilterProxy::setWords);
   return page;
 }
 
@@ -311,7 +320,6 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   });
   auto* dock = makeDock(this, tr("Details"), "bottomDock", bottomTabs_);
   addDockWidget(Qt::BottomDockWidgetArea, dock);
-  resizeDocks({dock}, {std::min(260, height() * 3 / 10)}, Qt::Vertical);
 }
 
 void MainWindow::buildPassOptions(QDockWidget* besides) {

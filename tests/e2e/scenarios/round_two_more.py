@@ -1,0 +1,121 @@
+"""Issue 34: the rest of round two (items 10, 16, 18, 22, 27) and the
+end-to-end checks of items 6, 8, 9, 12 and 13 (their Qt tests are in
+tests/ui/test_new_user_truths).
+
+Contracts these scenarios rely on, besides those of truths.py and round_two.py:
+  - item 10: the Values tab's filter is a text field named "Filter values";
+    it matches as Find does (every word somewhere in a column or the tensor's
+    name, case aside); the graph's description shows what Find matched.
+"""
+
+import re
+import time
+
+import harness
+from harness import name_of, on_screen, role_of, table_rows, wait_until
+from scenario_support import (BOTH_SIZES, find_status, find_text, graph_selection, label_text, sizes, tab_table,
+                              timeout)
+
+
+def values_filter(app):
+    return wait_until(lambda: next((f for f in app.find_all(role=("text", "entry"), name="Filter values")
+                                    if on_screen(f)), None), timeout=5, what="the Values filter ('Filter values')")
+
+
+def filter_values(app, text: str) -> list[list[str]]:
+    """Type text into the Values filter; the rows it leaves."""
+    table = tab_table(app, "Values", "Values")
+    field = values_filter(app)
+    app.click_widget(field)
+    app.key("ctrl+a", "BackSpace")
+    if text:
+        app.type_text(text)
+    time.sleep(0.8)
+    return table_rows(table)
+
+
+def find_matches(app, text: str, most: int = 60) -> list[str]:
+    """Find text, then F3 through the matches: what the graph says is selected at each."""
+    find_text(app, text, enter=True)
+    time.sleep(0.6)
+    status = label_text(find_status(app), "Find status") or ""
+    m = re.search(r"(\d+)\s+of\s+(\d+)", status)
+    if not m:
+        return []
+    seen = [graph_selection(app)]
+    for _ in range(min(int(m.group(2)), most) - 1):
+        app.key("F3")
+        time.sleep(0.25)
+        seen.append(graph_selection(app))
+    return seen
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_find_and_values_filter_match_alike(ctx):
+    """Item 10: on an llm whose groups are "layer 0".."layer 9", Find `layer 7` selects the group "layer 7" first; every match of Find `layers` shows the text it matched; each value Find matches for `layer 7` and `layers` is a row of the Values filter with the same text."""
+    program = ctx.synth("llm10", "--shape", "llm", "--layers", "10")
+    app = ctx.open(program, timeout_s=20)
+    time.sleep(1.0)
+    first = find_matches(app, "layer 7", most=1)
+    ctx.note(f"Find 'layer 7' first selects {first!r}")
+    ctx.check(first, "Find 'layer 7' finds nothing on an llm with a group 'layer 7'")
+    ctx.expect(re.match(r"Selected: layer 7\b", first[0]), f"Find 'layer 7' first selects {first[0]!r}, not the group 'layer 7'")
+    for query in ("layers", "layer 7"):
+        seen = find_matches(app, query)
+        ctx.shot("find-" + query.replace(" ", "-"))
+        ctx.note(f"Find {query!r}: {len(seen)} matches: {seen[:6]}")
+        ctx.check(seen, f"Find {query!r} finds nothing")
+        words = query.split()
+        hidden = [s for s in seen if not all(w in s.lower() for w in words)]
+        ctx.expect(not hidden, f"Find {query!r} selects {len(hidden)} things whose description does not show "
+                               f"{query!r}: {hidden[:3]}")
+        # The values Find selected ("Selected: %12 layers.0... "), by number.
+        found_values = {int(m.group(1)) for s in seen if (m := re.match(r"Selected: %(\d+)\b", s))}
+        rows = filter_values(app, query)
+        listed = {int(m.group(1)) for r in rows if r and (m := re.match(r"%?(\d+)$", r[0].strip()))}
+        ctx.note(f"Values filter {query!r}: {len(rows)} rows, values {sorted(listed)[:12]}; Find's values "
+                 f"{sorted(found_values)[:12]}")
+        ctx.expect(rows, f"the Values filter {query!r} lists nothing while Find {query!r} finds {len(seen)} things")
+        ctx.expect(found_values <= listed, f"Find {query!r} selects values {sorted(found_values - listed)[:8]} that the "
+                                           f"Values filter {query!r} does not list")
+    ctx.shot("values-filter")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_graph_is_no_keyhole(ctx):
+    """Item 16: after an edit (diff banner and a legend of two or more rows), the graph's canvas keeps at least 45% of the window's width, 42% of its height and a fifth of its area; the legend's entries are all inside the legend and on screen."""
+    from graph import canvas_area, overlay  # noqa: E402 (a sibling scenario file)
+    from scenario_support import show_dock_tab, toggle_check_box, wait_title
+    program = ctx.synth("keyhole", "--scenario", "h2d_d2h")
+    app = ctx.open(program)
+    show_dock_tab(app, "Pass options")
+    ctx.check(toggle_check_box(app, "skip_h2d_for_method_inputs"), "skip_h2d_for_method_inputs did not get set")
+    wait_title(app, lambda t: "*" in t, what="the title to mark the edit")
+    time.sleep(1.5)
+    ctx.shot("edited")
+    window = harness.extents(app.frame)
+    area = canvas_area(app)
+    legend = overlay(app, "Legend")
+    ctx.note(f"window {window}, canvas {area}, legend {harness.extents(legend) if legend else None}")
+    ctx.check(legend is not None, "no legend on screen")
+    # Measured before the fix at 1000x700: a 479 x 249 canvas in a 998 x 675
+    # window (48% of the width, 37% of the height, 18% of the area).
+    ctx.expect(area[2] >= window[2] * 0.45, f"the canvas is {area[2]} px wide, under 45% of the window's {window[2]}")
+    ctx.expect(area[3] >= window[3] * 0.42, f"the canvas is {area[3]} px high, under 42% of the window's {window[3]}")
+    ctx.expect(area[2] * area[3] >= window[2] * window[3] * 0.2,
+               f"the canvas {area[2]} x {area[3]} is under a fifth of the window {window[2]} x {window[3]}")
+    # The legend's entries (its accessible children, where its rows put
+    # them) are whole inside it: a row cut off lies below its bottom edge.
+    box = harness.extents(legend)
+    entries = [(name_of(e), harness.extents(e)) for e in harness.children_of(legend) if name_of(e)]
+    ctx.note(f"legend entries {entries}")
+    ctx.check(entries, "the legend exposes no entries (contract: its accessible children, one per entry)")
+    rows = sorted({e[1] for _, e in entries})
+    ctx.expect(len(rows) >= 2 or ctx.width > 1200, f"at {ctx.width} px the legend is one row: {entries}")
+    cut = [(n, e) for n, e in entries if not harness.contains(box, e, slack=1)]
+    ctx.expect(not cut, f"legend entries outside the legend {box}: {cut}")
+    described = harness.description_of(legend)
+    ctx.expect(all(n in described for n, _ in entries), f"the legend's description {described!r} leaves out entries")
+
