@@ -161,6 +161,7 @@ struct Declaration {
   bool is_constant = false;
   std::vector<uint8_t> data;
   std::string view_of;  // a view (section "views"): its base's name
+  std::vector<uint8_t> dim_order;  // "dim_order": empty is contiguous
 };
 
 ScalarType parseDtype(const Json& value, const std::string& path) {
@@ -191,7 +192,7 @@ Declaration parseDeclaration(const std::string& name, const Json& value, const s
   if (constant)
     checkFields(value, path, {"dtype", "sizes", "fill", "data"});
   else
-    checkFields(value, path, {"dtype", "sizes", "dynamism"});
+    checkFields(value, path, {"dtype", "sizes", "dynamism", "dim_order"});
   Declaration d;
   d.name = name;
   d.path = path;
@@ -210,6 +211,21 @@ Declaration parseDeclaration(const std::string& name, const Json& value, const s
       else if (text == "dynamic_bound") d.dynamism = ShapeDynamism::DynamicBound;
       else if (text == "dynamic_unbound") d.dynamism = ShapeDynamism::DynamicUnbound;
       else fail(member(path, "dynamism"), "unknown dynamism " + inQuotes(text) + " (use static, dynamic_bound or dynamic_unbound)");
+    }
+    if (auto order = value.find("dim_order"); order != value.end()) {
+      // The memory order of the dimensions, outermost first ([0, 2, 3, 1]: channels last): a permutation of 0..rank-1.
+      const std::string at = member(path, "dim_order");
+      if (!order->is_array() || order->size() != d.sizes.size())
+        fail(at, "expected a list of " + std::to_string(d.sizes.size()) + " dimensions (the tensor's rank)");
+      std::vector<bool> seen(d.sizes.size(), false);
+      for (size_t i = 0; i < order->size(); ++i) {
+        const Json& item = (*order)[i];
+        if (!item.is_number_integer() || item.get<int64_t>() < 0 || item.get<int64_t>() >= int64_t(d.sizes.size()) ||
+            seen[size_t(item.get<int64_t>())])
+          fail(element(at, i), "expected each dimension 0.." + std::to_string(int64_t(d.sizes.size()) - 1) + " once");
+        seen[size_t(item.get<int64_t>())] = true;
+        d.dim_order.push_back(uint8_t(item.get<int64_t>()));
+      }
     }
     return d;
   }
@@ -654,6 +670,7 @@ class MethodSpec {
     const ValueId id = !d.view_of.empty() ? builder.addView(valueOf(builder, d.view_of), d.sizes)
                        : d.is_constant    ? builder.addConstant(d.dtype, d.sizes, d.data)
                                           : builder.addTensor(d.dtype, d.sizes, d.dynamism);
+    if (!d.dim_order.empty()) builder.setDimOrder(id, d.dim_order);
     ids_[name] = id;
     return id;
   }

@@ -6,7 +6,8 @@
 //       "inputs": ["a", "b"],                 // method inputs, in order
 //       "outputs": ["y"],                     // method outputs, in order
 //       "tensors": {"a": {"dtype": "float32", "sizes": [2, 2]},
-//                   "t": {"dtype": "float32", "sizes": [2, 2], "dynamism": "dynamic_bound"}, ...},
+//                   "t": {"dtype": "float32", "sizes": [2, 2], "dynamism": "dynamic_bound"},
+//                   "c": {"dtype": "float32", "sizes": [1, 3, 4, 4], "dim_order": [0, 2, 3, 1]}, ...},
 //       "constants": {"w": {"dtype": "float32", "sizes": [2, 2], "fill": 0.5},
 //                     "v": {"dtype": "int32", "sizes": [3], "data": [1, 2, 3]}},
 //       "nodes": [

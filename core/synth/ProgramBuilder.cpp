@@ -192,6 +192,16 @@ ValueId MethodBuilder::addTensor(ScalarType dtype, std::vector<int32_t> sizes, S
   return addValue(std::move(tensor));
 }
 
+void MethodBuilder::setDimOrder(ValueId id, std::vector<uint8_t> dimOrder) {
+  if (!checkValue(id, "a dim order's tensor")) return;
+  Tensor* tensor = (*method_.values)[static_cast<size_t>(id)].tensor();
+  if (tensor == nullptr || dimOrder.size() != program::items(tensor->sizes).size()) {
+    fail("a dim order names no tensor of its rank");
+    return;
+  }
+  tensor->dim_order = std::move(dimOrder);
+}
+
 ValueId MethodBuilder::addConstant(ScalarType dtype, std::vector<int32_t> sizes, std::vector<uint8_t> data) {
   const ValueId id = addTensor(dtype, std::move(sizes));
   constants_.emplace_back(id, std::move(data));

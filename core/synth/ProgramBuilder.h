@@ -88,6 +88,10 @@ class MethodBuilder {
 
   void setInputs(std::vector<ValueId> inputs);
   void setOutputs(std::vector<ValueId> outputs);
+  // Gives a tensor another dim order (the memory order of its dimensions,
+  // outermost first: {0, 2, 3, 1} is channels last); the caller passes a
+  // permutation of 0..rank-1.
+  void setDimOrder(ValueId tensor, std::vector<uint8_t> dimOrder);
   // Tags a tensor with a device (ExtraTensorInfo only when not CPU).
   void setDevice(ValueId tensor, program::Device device);
 

@@ -123,6 +123,14 @@ class BitExactTest : public QObject {
     QCOMPARE(exec::dtypeSignature(method, {c, a, b}, {a}), std::string("bool,float16->float16"));
     QCOMPARE(exec::dtypeSignature(method, {i}, {f}), std::string("int32->float32"));
     QCOMPARE(exec::dtypeSignature(method, {f, m.addInt(3)}, {f, i}), std::string("float32->float32,int32"));
+    // A channels-last tensor is its own token: the record's channels-last cases
+    // prove convolution for it, relu has none (ptescope leaves it not executed).
+    auto cl = m.addTensor(ScalarType::Float, {1, 3, 2, 2});
+    m.setDimOrder(cl, {0, 2, 3, 1});
+    QCOMPARE(exec::dtypeSignature(method, {cl, f}, {cl}), std::string("float32/channels_last,float32->float32/channels_last"));
+    QVERIFY(exec::recordedVerdict("aten::convolution.out", "float32/channels_last,float32->float32/channels_last").proven);
+    QCOMPARE(exec::recordedVerdict("aten::relu.out", "float32/channels_last").why,
+             std::string("not checked against the runtime for these dtypes"));
   }
 
   // A method whose outputs stand on proven kernels, a kernel the runtime

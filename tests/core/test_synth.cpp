@@ -422,6 +422,26 @@ class SynthTest : public QObject {
     QCOMPARE(std::vector<uint8_t>(d.data.data(), d.data.data() + d.data.size()), (std::vector<uint8_t>{1, 1}));
   }
 
+  // "dim_order" gives a tensor its memory order (channels last here); a list
+  // that is no permutation of the tensor's dimensions is an error naming it.
+  void dimOrdersFromASpec() {
+    const std::string spec = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [1, 3, 2, 2], "dim_order": [0, 2, 3, 1]},
+                    "y": {"dtype": "float32", "sizes": [1, 3, 2, 2]}},
+        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})";
+    auto result = synthesizeFromSpec(spec);
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+    const Method& m = result->program.methods()[0];
+    const auto* x = items(m.values)[size_t(items(m.inputs)[0])].tensor();
+    const auto* y = items(m.values)[size_t(items(m.outputs)[0])].tensor();
+    QCOMPARE(items(x->dim_order), (std::vector<uint8_t>{0, 2, 3, 1}));
+    QCOMPARE(items(y->dim_order), (std::vector<uint8_t>{0, 1, 2, 3}));
+    std::string bad = spec;
+    bad.replace(bad.find("[0, 2, 3, 1]"), 12, "[0, 2, 2, 1]");
+    const std::string message = errorOf(bad);
+    QVERIFY2(message.rfind("methods[0].tensors.x.dim_order[2]: expected each dimension 0..3 once", 0) == 0, message.c_str());
+  }
+
   void specErrors_data() {
     QTest::addColumn<QString>("spec");
     QTest::addColumn<QString>("path");
