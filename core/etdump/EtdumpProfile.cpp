@@ -518,7 +518,6 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
   p.peak.note = "an ETDump holds no link peak";
 
   const auto* shown = program.findMethod(method.method);
-  const auto canonical = shown != nullptr ? exec::CanonicalValues::of(*shown) : exec::CanonicalValues();
 
   std::vector<double> h2dSums(method.iterations, 0.0), d2hSums(method.iterations, 0.0);
   for (const auto& i : method.instructions) {
@@ -533,7 +532,6 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
     p.instructions.push_back(ip);
     if (!i.is_copy) continue;
     exec::CopyProfile c = exec::copyProfileOf(i);
-    c.canonical_source = canonical.of(c.source_value);
     c.host_memory = exec::HostMemoryKind::Pageable;
     c.executions_per_iteration = i.executions_per_iteration;
     c.samples = i.copy_samples;
@@ -584,6 +582,7 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
   p.notes.push_back(std::string("measured by the ExecuTorch runtime (") + kEtdumpSource +
                     "): copy times are the et_copy kernels' native_call events, instruction times their "
                     "OPERATOR_CALL / DELEGATE_CALL");
+  if (shown != nullptr) exec::identifyCopies(p, *shown);
   return p;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "analysis/Dataflow.h"
 #include "passes/DevicePasses.h"
 
 namespace ptescope::exec {
@@ -19,7 +20,14 @@ int32_t CanonicalValues::of(int32_t value) const {
 
 void identifyCopies(TransferProfile& profile, const program::Method& method) {
   const auto canonical = CanonicalValues::of(method);
-  for (auto& c : profile.copies) c.canonical_source = canonical.of(c.source_value);
+  const auto flow = analysis::Dataflow::build(method);
+  for (auto& c : profile.copies) {
+    c.canonical_source = canonical.of(c.source_value);
+    c.producer.reset();
+    if (c.source_value < 0 || size_t(c.source_value) >= flow.values().size()) continue;
+    for (size_t writer : flow.value(c.source_value).writers)
+      if (writer < c.instruction) c.producer = writer;  // ascending: the last one before the copy
+  }
 }
 
 void identifyCopies(TransferProfile& profile, const program::Program& program) {

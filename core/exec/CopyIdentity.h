@@ -48,8 +48,8 @@ CopyProfile copyProfileOf(const Copy& copy) {
   return out;
 }
 
-// Fills every CopyProfile::canonical_source of `profile` from `method` (the
-// method it ran); leaves -1 where the numbering is unknown.
+// Fills every CopyProfile::canonical_source and producer of `profile` from
+// `method` (the method it ran); leaves -1 where the numbering is unknown.
 void identifyCopies(TransferProfile& profile, const program::Method& method);
 // The same with the profile's method looked up by name in `program`.
 void identifyCopies(TransferProfile& profile, const program::Program& program);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "exec/CopyIdentity.h"
 #include "program/Text.h"
 
 namespace ptescope::exec {
@@ -221,27 +222,44 @@ void checkDelegateGaps(const TransferProfile& profile, const ProfileSourceFacts&
                                                  "backends; an ETDump or the runner can)"));
     return;
   }
+  // The copy that waits on a delegate is the one that reads its output
+  // (def/use), not merely the next copy in time.
+  const bool producersKnown =
+      hasCanonicalSources(profile) ||
+      std::any_of(profile.copies.begin(), profile.copies.end(), [](const CopyProfile& c) { return c.producer.has_value(); });
+  if (!producersKnown) {
+    out.not_judged.push_back(notJudged("PRF005", "the profile does not say which instruction wrote each copy's source "
+                                                 "(it was not matched to its program)"));
+    return;
+  }
   std::map<size_t, const InstructionProfile*> instructionOf;
   for (const auto& i : profile.instructions) instructionOf[i.instruction] = &i;
   auto isDelegate = [&](size_t instruction) {
     auto it = instructionOf.find(instruction);
     return it != instructionOf.end() && it->second->kind == program::InstructionKind::DelegateCall && it->second->executed;
   };
-  // Per (delegate, d2h copy after it): the gaps of each timeline iteration.
+  std::map<size_t, size_t> delegateOfCopy;  // copy instruction -> the delegate whose output it reads
+  for (const auto& c : profile.copies)
+    if (c.producer && isDelegate(*c.producer)) delegateOfCopy[c.instruction] = *c.producer;
+  // Per (delegate, copy of its output): the gaps of each timeline iteration,
+  // from the end of the delegate's last call before the copy to the copy's start.
   std::map<std::pair<size_t, size_t>, std::vector<double>> gaps;
   std::map<size_t, std::vector<const TimelineSlice*>> byIteration;
   for (const auto& s : profile.timeline) byIteration[s.iteration].push_back(&s);
   for (auto& [iteration, slices] : byIteration) {
     std::stable_sort(slices.begin(), slices.end(), [](auto* a, auto* b) { return a->start_seconds < b->start_seconds; });
-    const TimelineSlice* lastDelegate = nullptr;
+    std::map<size_t, const TimelineSlice*> lastCall;  // delegate instruction -> its latest slice so far
     for (const TimelineSlice* s : slices) {
       if (isDelegate(s->instruction)) {
-        lastDelegate = s;
+        lastCall[s->instruction] = s;
         continue;
       }
-      if (lastDelegate == nullptr || TimelineSlice::copyDirectionOf(s->track) != CopyDirection::DeviceToHost) continue;
-      gaps[{lastDelegate->instruction, s->instruction}].push_back(s->start_seconds - (lastDelegate->start_seconds + lastDelegate->seconds));
-      lastDelegate = nullptr;  // the first d2h copy after a delegate is the one that waits on it
+      if (!TimelineSlice::copyDirectionOf(s->track)) continue;
+      const auto reads = delegateOfCopy.find(s->instruction);
+      if (reads == delegateOfCopy.end()) continue;
+      const auto call = lastCall.find(reads->second);
+      if (call == lastCall.end()) continue;
+      gaps[{reads->second, s->instruction}].push_back(s->start_seconds - (call->second->start_seconds + call->second->seconds));
     }
   }
   for (const auto& [pair, samples] : gaps) {
@@ -254,8 +272,8 @@ void checkDelegateGaps(const TransferProfile& profile, const ProfileSourceFacts&
       if (i.instruction > delegate && i.instruction < copy)
         between.push_back(std::to_string(i.instruction) + " " + i.label + " " + durationText(i.host_seconds.median));
     f.instructions = {delegate, copy};
-    f.message = "the d2h copy at instruction " + std::to_string(copy) + " starts " + durationText(gap) +
-                " after the delegate at instruction " + std::to_string(delegate) + " ends: the host is busy between them";
+    f.message = "the copy at instruction " + std::to_string(copy) + " reads the output of the delegate at instruction " +
+                std::to_string(delegate) + " and starts " + durationText(gap) + " after it ends: the host is busy between them";
     std::string list;
     for (const auto& b : between) list += (list.empty() ? "" : ", ") + b;
     f.evidence = "median gap over " + program::countText(samples.size(), "iteration") + " of the timeline; between them: " +
@@ -395,15 +413,88 @@ const std::vector<ProfileRule>& profileRules() {
       {"PRF001", "pageable-copy", "a host-device copy reads or writes pageable host memory, so it cannot be asynchronous"},
       {"PRF002", "small-copies", "many small copies at one boundary, each bound by a copy's fixed cost"},
       {"PRF003", "below-peak", "a large copy far below the link's measured or profiled peak"},
-      {"PRF004", "round-trip", "a value copied to the host and back to a device within one iteration"},
+      {"PRF004", "round-trip", "a value copied to the host and back to a device within one iteration, within or across methods"},
       {"PRF005", "delegate-copy-gap", "host-side time between a delegate and the copy that waits on it"},
   };
   return rules;
 }
 
 std::string ProfileFinding::location() const {
-  std::string out = "method '" + method + "'";
-  if (!instructions.empty()) out += std::string(instructions.size() == 1 ? ", instruction " : ", instructions ") + instructionList(instructions);
+  auto place = [](const std::string& m, const std::vector<size_t>& at) {
+    std::string out = "method '" + m + "'";
+    if (!at.empty()) out += std::string(at.size() == 1 ? ", instruction " : ", instructions ") + instructionList(at);
+    return out;
+  };
+  return place(method, instructions) + (other_method.empty() ? "" : "; " + place(other_method, other_instructions));
+}
+
+std::vector<ProfileFinding> checkRoundTripsAcrossMethods(const std::vector<TransferProfile>& profiles,
+                                                         const program::Program& program) {
+  // A method's copies of its own outputs to the host / of its inputs to a device.
+  struct End {
+    const TransferProfile* profile;
+    const CopyProfile* copy;
+    size_t position;  // in the method's outputs / inputs
+    const program::Tensor* tensor;
+  };
+  auto ends = [&program](const TransferProfile& p, CopyDirection direction) {
+    std::vector<End> out;
+    const program::Method* m = program.findMethod(p.method);
+    if (m == nullptr || p.cancelled) return out;
+    const auto& values = program::items(m->values);
+    const auto& list = program::items(direction == CopyDirection::DeviceToHost ? m->outputs : m->inputs);
+    for (const auto& c : p.copies) {
+      if (c.direction != direction) continue;
+      const int32_t v = direction == CopyDirection::DeviceToHost ? c.destination_value : c.source_value;
+      const auto at = std::find(list.begin(), list.end(), v);
+      const auto* tensor = v >= 0 && size_t(v) < values.size() ? values[size_t(v)].tensor() : nullptr;
+      if (at != list.end() && tensor != nullptr) out.push_back({&p, &c, size_t(at - list.begin()), tensor});
+    }
+    return out;
+  };
+  auto sameType = [](const program::Tensor& a, const program::Tensor& b) {
+    return a.scalar_type == b.scalar_type && program::items(a.sizes) == program::items(b.sizes);
+  };
+  std::vector<ProfileFinding> out;
+  for (const auto& a : profiles) {
+    const auto outputs = ends(a, CopyDirection::DeviceToHost);
+    for (const auto& b : profiles) {
+      if (&a == &b || a.method == b.method) continue;
+      const auto inputs = ends(b, CopyDirection::HostToDevice);
+      for (const End& down : outputs) {
+        const End* up = nullptr;
+        size_t matches = 0;
+        for (const End& in : inputs)
+          if (sameType(*down.tensor, *in.tensor)) {
+            up = &in;
+            ++matches;
+          }
+        size_t rivals = 0;  // other copied outputs of A of that type
+        for (const End& o : outputs) rivals += sameType(*o.tensor, *down.tensor) ? 1 : 0;
+        if (matches != 1 || rivals != 1) continue;
+        const CopyProfile& d = *down.copy;
+        const CopyProfile& u = *up->copy;
+        ProfileFinding f = finding(a, "PRF004");
+        f.instructions = {d.instruction};
+        f.other_method = b.method;
+        f.other_instructions = {u.instruction};
+        f.message = "output " + std::to_string(down.position) + " of method '" + a.method + "' (" +
+                    program::tensorTypeText(*down.tensor) + ") is copied to the host at " + copyName(d) + ", and input " +
+                    std::to_string(up->position) + " of method '" + b.method + "', its only input of that type, is copied to " +
+                    u.device.str() + " at " + copyName(u) + ": when the caller passes the one to the other, the value " +
+                    "goes to the host and back between the two calls";
+        const double there = d.seconds.median * double(std::max<size_t>(d.executions_per_iteration, 1));
+        const double back = u.seconds.median * double(std::max<size_t>(u.executions_per_iteration, 1));
+        f.evidence = durationText(there) + " in '" + a.method + "' + " + durationText(back) + " in '" + b.method + "' = " +
+                     durationText(there + back) + " per call of each (medians, " + a.runtime + ")";
+        f.fix = "keep the value on the device between the calls: export '" + a.method +
+                "' with skip_d2h_for_method_outputs and '" + b.method +
+                "' with skip_h2d_for_method_inputs, and pass the device tensor on (`ptescope-cli advise` lists the valid "
+                "edits and the caller duties they bring)";
+        out.push_back(std::move(f));
+      }
+    }
+  }
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "exec/Profiler.h"
+#include "program/Program.h"
 
 namespace ptescope::exec {
 
@@ -123,7 +124,10 @@ struct ProfileFinding {
   std::string message;
   std::string evidence;  // the measured numbers it rests on
   std::string fix;
-  // "method 'forward', instructions 3, 5"
+  // A finding across two methods (PRF004 across methods): the second one.
+  std::string other_method;
+  std::vector<size_t> other_instructions;
+  // "method 'forward', instructions 3, 5" (and "; method 'decode', instruction 0")
   std::string location() const;
 };
 
@@ -148,5 +152,16 @@ struct ProfileCheck {
   std::vector<std::string> not_judged;
 };
 ProfileCheck checkProfile(const TransferProfile& profile, const ProfileRuleOptions& options = {});
+
+// PRF004 across methods, over the profiles of several methods of `program`
+// measured in one run (an ETDump of the caller's loop, which executes each):
+// method A copies one of its outputs to the host (d2h) and method B copies
+// one of its inputs to a device (h2d), both of the same dtype and sizes, and
+// no other copied input of B and output of A has that type (an unambiguous
+// match). When the caller passes A's output to B, the value goes to the host
+// and back between the two calls. A method with itself is a loop across
+// iterations, not a round trip within one: not reported.
+std::vector<ProfileFinding> checkRoundTripsAcrossMethods(const std::vector<TransferProfile>& profiles,
+                                                         const program::Program& program);
 
 }  // namespace ptescope::exec

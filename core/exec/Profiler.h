@@ -37,6 +37,11 @@ struct CopyProfile {
   // which stays the same across edits; filled by exec::identifyCopies,
   // -1 when unknown.
   int32_t canonical_source = -1;
+  // The instruction that last wrote the copy's source before the copy (the
+  // method's def/use, analysis::Dataflow): the delegate or kernel whose
+  // output it moves. Unset for a method input or a constant, and when
+  // unknown; filled by exec::identifyCopies with canonical_source.
+  std::optional<size_t> producer;
   program::Device device;  // the device side
   HostMemoryKind host_memory = HostMemoryKind::Pageable;
   uint64_t bytes = 0;              // per execution

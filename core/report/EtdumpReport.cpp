@@ -34,6 +34,13 @@ std::string blocksSummary(const etdump::EtdumpAnalysis& a) {
   return out;
 }
 
+std::vector<exec::TransferProfile> methodProfiles(const etdump::EtdumpAnalysis& a, const program::Program& program,
+                                                 const EtdumpSource& source) {
+  std::vector<exec::TransferProfile> out;
+  for (const auto& m : a.methods) out.push_back(etdump::toTransferProfile(m, program, source.program_name));
+  return out;
+}
+
 }  // namespace
 
 std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source,
@@ -96,6 +103,9 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
     }
     out += analyses;
   }
+  if (a.methods.size() > 1)
+    out += "\nfindings across methods (one trace of the caller running each):\n" +
+           findingsText(exec::checkRoundTripsAcrossMethods(methodProfiles(a, program, source), program));
   return out;
 }
 
@@ -162,6 +172,7 @@ nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Progra
     methods.push_back(item);
   }
   j["methods"] = methods;
+  j["across_methods"] = findingsJson(exec::checkRoundTripsAcrossMethods(methodProfiles(a, program, source), program));
   return j;
 }
 

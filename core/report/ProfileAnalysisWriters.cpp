@@ -134,28 +134,43 @@ nlohmann::json timeBreakdownJson(const exec::TimeBreakdown& b) {
   return j;
 }
 
-std::string profileCheckText(const exec::ProfileCheck& check) {
-  std::string out = "findings:\n";
-  if (check.findings.empty()) out += "  none\n";
-  for (const auto& f : check.findings)
+std::string findingsText(const std::vector<exec::ProfileFinding>& findings) {
+  std::string out;
+  if (findings.empty()) out += "  none\n";
+  for (const auto& f : findings)
     out += "  warning " + f.id + " [" + f.slug + "] " + f.location() + ": " + f.message + "\n      evidence: " + f.evidence +
            "\n      fix: " + f.fix + "\n";
+  return out;
+}
+
+std::string profileCheckText(const exec::ProfileCheck& check) {
+  std::string out = "findings:\n" + findingsText(check.findings);
   for (const auto& line : check.not_judged) out += "  " + line + "\n";
   return out;
 }
 
+nlohmann::json findingsJson(const std::vector<exec::ProfileFinding>& findings) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : findings) {
+    nlohmann::json j{{"id", f.id},
+                     {"slug", f.slug},
+                     {"severity", "warning"},
+                     {"method", f.method},
+                     {"instructions", f.instructions},
+                     {"message", f.message},
+                     {"evidence", f.evidence},
+                     {"fix", f.fix}};
+    if (!f.other_method.empty()) {
+      j["other_method"] = f.other_method;
+      j["other_instructions"] = f.other_instructions;
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 nlohmann::json profileCheckJson(const exec::ProfileCheck& check) {
-  nlohmann::json findings = nlohmann::json::array();
-  for (const auto& f : check.findings)
-    findings.push_back({{"id", f.id},
-                        {"slug", f.slug},
-                        {"severity", "warning"},
-                        {"method", f.method},
-                        {"instructions", f.instructions},
-                        {"message", f.message},
-                        {"evidence", f.evidence},
-                        {"fix", f.fix}});
-  return {{"findings", findings}, {"not_judged", check.not_judged}};
+  return {{"findings", findingsJson(check.findings)}, {"not_judged", check.not_judged}};
 }
 
 exec::ProfileRuleOptions ruleOptionsForLink(const cost::LinkProfile& link) {

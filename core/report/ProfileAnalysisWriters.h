@@ -22,6 +22,9 @@ std::string transferSummaryCsvRows(const exec::TransferSummary& summary, const s
 std::string timeBreakdownText(const exec::TimeBreakdown& breakdown);
 nlohmann::json timeBreakdownJson(const exec::TimeBreakdown& breakdown);
 
+// The findings as profileCheckText lists them ("  none" when empty).
+std::string findingsText(const std::vector<exec::ProfileFinding>& findings);
+nlohmann::json findingsJson(const std::vector<exec::ProfileFinding>& findings);
 std::string profileCheckText(const exec::ProfileCheck& check);
 nlohmann::json profileCheckJson(const exec::ProfileCheck& check);
 

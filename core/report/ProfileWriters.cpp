@@ -202,6 +202,7 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
                                {"best_gbps", c.best_gbps},
                                {"peak_share", c.peak_share}});
     if (!c.time_covers.empty()) copy["time_covers"] = c.time_covers;
+    if (c.producer) copy["producer"] = *c.producer;
     copy.update(timingJson(c.seconds));
     nlohmann::json samples = nlohmann::json::array();
     for (double s : c.samples) samples.push_back(toMicros(s));
@@ -458,6 +459,8 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
     copy.destination_value = destination;
     if (copies[i].contains("canonical_source") && copies[i]["canonical_source"].is_number_integer())
       copy.canonical_source = copies[i]["canonical_source"].get<int32_t>();
+    if (copies[i].contains("producer") && copies[i]["producer"].is_number_unsigned())
+      copy.producer = copies[i]["producer"].get<size_t>();
     if (copies[i].contains("time_covers") && copies[i]["time_covers"].is_string())
       copy.time_covers = copies[i]["time_covers"].get<std::string>();
     copy.device = parsedDevice.value();

@@ -6,11 +6,16 @@
 // that does not.
 #include <QtTest>
 
+#include <QTemporaryDir>
+
 #include <cmath>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/Dataflow.h"
+#include "exec/CopyIdentity.h"
 #include "exec/ProfileAnalysis.h"
+#include "synth/JsonSpec.h"
 #include "report/ProfileAnalysisWriters.h"
 #include "report/ProfileWriters.h"
 
@@ -96,6 +101,41 @@ const ProfileFinding* findingOf(const ProfileCheck& check, const std::string& id
 }
 bool notJudged(const ProfileCheck& check, const std::string& id) {
   return std::any_of(check.not_judged.begin(), check.not_judged.end(), [&](const std::string& l) { return l.rfind(id, 0) == 0; });
+}
+
+// A program of two methods, each x -> h2d -> a CUDA delegate -> d2h -> out,
+// as export writes it: 'encoder' takes float32[1,8] and returns float32[1,8]
+// (its delegate's output copied to the host); 'decoder' takes `decoderInput`
+// and returns float32[1,4].
+program::Program twoMethodProgram(const char* decoderInput) {
+  const std::string spec = std::string(R"({"methods": [
+    {"name": "encoder", "inputs": ["x"], "outputs": ["h"],
+     "tensors": {"x": {"dtype": "float32", "sizes": [1, 8]}, "h": {"dtype": "float32", "sizes": [1, 8]}},
+     "nodes": [{"delegate": "CudaBackend", "compile_specs": {"method_name": "encoder", "target_device": "cuda:0"},
+                "inputs": ["x"], "outputs": ["h"]}]},
+    {"name": "decoder", "inputs": ["e"], "outputs": ["y"],
+     "tensors": {"e": {"dtype": "float32", "sizes": )") + decoderInput + R"(}, "y": {"dtype": "float32", "sizes": [1, 4]}},
+     "nodes": [{"delegate": "CudaBackend", "compile_specs": {"method_name": "decoder", "target_device": "cuda:0"},
+                "inputs": ["e"], "outputs": ["y"]}]}]})";
+  auto built = synth::synthesizeFromSpec(spec);
+  if (!built) qFatal("%s", built.error().message.c_str());
+  auto program = synth::applyDevicePasses(built.value());
+  if (!program) qFatal("%s", program.error().message.c_str());
+  return std::move(program.value());
+}
+
+// A trace's profile of `method`: every et_copy of the method (found through
+// its def/use, not through the code under test) at 3 µs h2d and 5 µs d2h.
+TransferProfile tracedProfileOf(const program::Program& program, const std::string& method) {
+  TransferProfile p = traceProfile();
+  p.method = method;
+  const auto flow = analysis::Dataflow::build(*program.findMethod(method));
+  for (const auto& f : flow.instructions()) {
+    if (!f.is_h2d_copy && !f.is_d2h_copy) continue;
+    const auto direction = f.is_h2d_copy ? CopyDirection::HostToDevice : CopyDirection::DeviceToHost;
+    p.copies.push_back(copy(f.flat_index, direction, 32, {f.is_h2d_copy ? 3.0 : 5.0}, f.inputs.front(), f.outputs.front()));
+  }
+  return p;
 }
 
 }  // namespace
@@ -407,13 +447,47 @@ class ProfileAnalysisTest : public QObject {
     QVERIFY(!hasFinding(checkProfile(other), "PRF004"));
   }
 
+  void roundTripAcrossMethods() {
+    // encoder returns its float32[1,8] output through a d2h copy; decoder
+    // takes a float32[1,8] input through an h2d copy: the caller that passes
+    // one to the other makes a round trip. Evidence: 5 µs + 3 µs = 8 µs.
+    const auto program = twoMethodProgram("[1, 8]");
+    const std::vector<TransferProfile> profiles{tracedProfileOf(program, "encoder"), tracedProfileOf(program, "decoder")};
+    QCOMPARE(profiles[0].copies.size(), size_t(2));  // h2d x, d2h h
+    const auto findings = checkRoundTripsAcrossMethods(profiles, program);
+    QCOMPARE(findings.size(), size_t(1));  // decoder's float32[1,4] output matches no input of encoder
+    const ProfileFinding& f = findings.front();
+    QCOMPARE(f.id, std::string("PRF004"));
+    QCOMPARE(f.method, std::string("encoder"));
+    QCOMPARE(f.other_method, std::string("decoder"));
+    const auto& encoderD2h = profiles[0].copies[1];
+    const auto& decoderH2d = profiles[1].copies[0];
+    QCOMPARE(encoderD2h.direction, CopyDirection::DeviceToHost);
+    QCOMPARE(decoderH2d.direction, CopyDirection::HostToDevice);
+    QCOMPARE(f.instructions, (std::vector<size_t>{encoderD2h.instruction}));
+    QCOMPARE(f.other_instructions, (std::vector<size_t>{decoderH2d.instruction}));
+    QVERIFY2(f.message.find("output 0 of method 'encoder' (float32[1,8])") != std::string::npos, f.message.c_str());
+    QVERIFY(f.evidence.find("= 8.00 µs") != std::string::npos);
+    QVERIFY(f.location().find("; method 'decoder', instruction ") != std::string::npos);
+    const auto j = report::findingsJson(findings);
+    QCOMPARE(j[0]["other_method"].get<std::string>(), std::string("decoder"));
+
+    // decoder takes float32[1,4]: nothing of encoder's comes back.
+    const auto other = twoMethodProgram("[1, 4]");
+    QVERIFY(checkRoundTripsAcrossMethods({tracedProfileOf(other, "encoder"), tracedProfileOf(other, "decoder")}, other).empty());
+    // One method alone (its output fed back to itself is a loop, not a round trip within one iteration).
+    QVERIFY(checkRoundTripsAcrossMethods({profiles[0]}, program).empty());
+  }
+
   void gapBetweenADelegateAndItsCopy() {
     // Per iteration: the delegate (instruction 1) 0..100 µs, a CPU kernel
-    // (2) 100..160 µs, the d2h copy (3) from 165 µs: a 65 µs gap.
+    // (2) 100..160 µs, the d2h copy (3) of the delegate's output from 165
+    // µs: a 65 µs gap.
     TransferProfile p = traceProfile();
     p.instructions = {instruction(1, InstructionKind::DelegateCall, 100), instruction(2, InstructionKind::KernelCall, 60),
                       instruction(3, InstructionKind::KernelCall, 5, true, 1, true)};
     p.copies = {copy(3, CopyDirection::DeviceToHost, 256, {5, 5})};
+    p.copies[0].producer = 1;
     for (size_t it = 0; it < 2; ++it) {
       const double base = 1000.0 * double(it);
       p.timeline.push_back(slice(it, 1, TimelineSlice::Track::Kernels, base, 100));
@@ -431,11 +505,76 @@ class ProfileAnalysisTest : public QObject {
     for (auto& s : tight.timeline)
       if (s.instruction == 3) s.start_seconds -= 60 * us;
     QVERIFY(!hasFinding(checkProfile(tight), "PRF005"));
+    // The copy moves what the CPU kernel wrote, not the delegate's output:
+    // it does not wait on the delegate, however long the gap.
+    TransferProfile kernels = p;
+    kernels.copies[0].producer = 2;
+    QVERIFY(!hasFinding(checkProfile(kernels), "PRF005"));
     // No delegate ran (ptescope's own executor): not judged.
     TransferProfile own = p;
     own.runtime = "cuda:0 (NVIDIA H100)";
     own.instructions[0].executed = false;
     QVERIFY(notJudged(checkProfile(own), "PRF005"));
+    // A profile not matched to its program: which copy reads what is unknown.
+    TransferProfile unmatched = p;
+    unmatched.copies[0].producer.reset();
+    QVERIFY(notJudged(checkProfile(unmatched), "PRF005"));
+  }
+
+  // The copy that waits on a delegate is the one reading its output, not the
+  // next copy in time: delegate A (1) 0..100 µs, a kernel (2) 100..150 µs,
+  // delegate B (3) 150..160 µs, then at 162 µs the d2h (4) of A's output.
+  // Adjacency would pair it with B (a 2 µs gap); def/use pairs it with A:
+  // 162 - 100 = 62 µs.
+  void gapPairsTheDelegateWhoseOutputTheCopyReads() {
+    TransferProfile p = traceProfile();
+    p.instructions = {instruction(1, InstructionKind::DelegateCall, 100), instruction(2, InstructionKind::KernelCall, 50),
+                      instruction(3, InstructionKind::DelegateCall, 10),
+                      instruction(4, InstructionKind::KernelCall, 5, true, 1, true)};
+    p.copies = {copy(4, CopyDirection::DeviceToHost, 256, {5, 5})};
+    p.copies[0].producer = 1;
+    for (size_t it = 0; it < 2; ++it) {
+      const double base = 1000.0 * double(it);
+      p.timeline.push_back(slice(it, 1, TimelineSlice::Track::Kernels, base, 100));
+      p.timeline.push_back(slice(it, 2, TimelineSlice::Track::Kernels, base + 100, 50));
+      p.timeline.push_back(slice(it, 3, TimelineSlice::Track::Kernels, base + 150, 10));
+      p.timeline.push_back(slice(it, 4, TimelineSlice::Track::DeviceToHost, base + 162, 5));
+    }
+    const auto* f = findingOf(checkProfile(p), "PRF005");
+    QVERIFY(f != nullptr);
+    QCOMPARE(f->instructions, (std::vector<size_t>{1, 4}));
+    QVERIFY2(f->message.find("62.0 µs") != std::string::npos, f->message.c_str());
+    // The same copy reading B's output: 2 µs after B, below the 20 µs bar.
+    TransferProfile b = p;
+    b.copies[0].producer = 3;
+    QVERIFY(!hasFinding(checkProfile(b), "PRF005"));
+  }
+
+  // identifyCopies finds each copy's producer through the method's def/use:
+  // in encoder (h2d x, delegate, d2h h) the d2h reads the delegate's output,
+  // the h2d reads a method input (no producer).
+  void identifyCopiesFindsProducers() {
+    const auto program = twoMethodProgram("[1, 8]");
+    TransferProfile p = tracedProfileOf(program, "encoder");
+    identifyCopies(p, program);
+    const auto flow = analysis::Dataflow::build(*program.findMethod("encoder"));
+    size_t delegate = 0;
+    for (const auto& f : flow.instructions())
+      if (f.kind == InstructionKind::DelegateCall) delegate = f.flat_index;
+    QCOMPARE(p.copies[0].producer.has_value(), false);
+    QVERIFY(p.copies[1].producer.has_value());
+    QCOMPARE(*p.copies[1].producer, delegate);
+    // The JSON keeps it.
+    const auto j = report::profileJson(p);
+    QCOMPARE(j["copies"][1]["producer"].get<size_t>(), delegate);
+    QVERIFY(!j["copies"][0].contains("producer"));
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("encoder.json").toStdString();
+    QVERIFY(report::writeProfileJson(p, path).ok());
+    auto read = report::readProfileJson(path);
+    QVERIFY2(read.ok(), read ? "" : read.error().message.c_str());
+    QCOMPARE(read->copies[1].producer, p.copies[1].producer);
+    QCOMPARE(read->copies[0].producer.has_value(), false);
   }
 
   void findingsAsTextAndJson() {
