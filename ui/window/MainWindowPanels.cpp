@@ -338,11 +338,33 @@ void MainWindow::buildPassOptions(QDockWidget* besides) {
     scroll->setMinimumWidth(passOptions_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
   };
   fit();
-  connect(passOptions_, &PassOptionsPanel::refreshed, scroll, fit);
+  // Tab goes through Pass options as one panel, top to bottom, after
+  // Properties: the rows a refresh makes joined the window's chain at its
+  // end, so Tab went from the tool bar to two delegate choosers, to the
+  // graph, and later to the rest (issue 34 item 18). The scroll area is no
+  // stop of its own (an unnamed one); its controls are.
+  scroll->setFocusPolicy(Qt::NoFocus);
+  auto order = [this] {
+    QWidget* previous = properties_;
+    for (QWidget* w : passOptions_->findChildren<QWidget*>())
+      if ((w->focusPolicy() & Qt::TabFocus) && !w->isWindow()) {
+        setTabOrder(previous, w);
+        previous = w;
+      }
+  };
+  order();
+  connect(passOptions_, &PassOptionsPanel::refreshed, scroll, [fit, order] {
+    fit();
+    order();
+  });
   auto* dock = makeDock(this, tr("Pass options"), "passOptionsDock", scroll);
   addDockWidget(Qt::RightDockWidgetArea, dock);
   tabifyDockWidget(besides, dock);
   besides->raise();
+  // A dock behind the other's tab is out of sight: its controls are no Tab
+  // stops then (Tab went through six hidden Pass options controls).
+  for (QDockWidget* tabbed : {besides, dock})
+    connect(tabbed, &QDockWidget::visibilityChanged, tabbed, [tabbed](bool visible) { tabbed->widget()->setEnabled(visible); });
 }
 
 }  // namespace ptescope::ui

@@ -119,3 +119,60 @@ def scenario_graph_is_no_keyhole(ctx):
     described = harness.description_of(legend)
     ctx.expect(all(n in described for n, _ in entries), f"the legend's description {described!r} leaves out entries")
 
+
+
+def panel_of(obj) -> str:
+    """The part of the window a widget is in: the dock it sits in (by its
+    title), the tool bar, or the graph; walking up the accessibility tree."""
+    o = obj
+    for _ in range(30):
+        if o is None:
+            break
+        role, name = role_of(o), name_of(o)
+        if role == "tool bar" and name in ("Main", "Tool bar", "Main tool bar", "Toolbar") or role == "tool bar" and \
+                harness.parent_of(o) is not None and role_of(harness.parent_of(o)) == "frame":
+            return "tool bar"
+        if name in ("Program", "Properties", "Pass options", "Details") and role in ("frame", "panel", "filler",
+                                                                                      "dock", "window", "internal frame"):
+            return name
+        if name == "Graph" or (role in ("frame",) and o is not obj and False):
+            return "graph"
+        o = harness.parent_of(o)
+    return "?"
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_tab_tour_named_and_panel_by_panel(ctx):
+    """Item 18: Tab from the Find box round the whole window: every stop has a name, and the stops of one panel come together (the tool bar never between two parts of one panel)."""
+    from scenario_support import focused_widget
+    app = ctx.open(ctx.demo())
+    time.sleep(1.0)
+    find_text(app, "")
+    start = focused_widget(app)
+    tour = []
+    for _ in range(60):
+        app.key("Tab")
+        time.sleep(0.15)
+        here = focused_widget(app)
+        if here is None:
+            tour.append(("(none)", "", "?"))
+            continue
+        tour.append((role_of(here), name_of(here), panel_of(here)))
+        if harness.has_state(start, "focused") and len(tour) > 2:
+            break
+    ctx.note("Tab tour: " + " -> ".join(f"{p}:{r}:{n!r}" for r, n, p in tour))
+    ctx.check(harness.has_state(start, "focused"), "60 Tabs never came back to the Find box")
+    # Every stop is something a person sees and a screen reader can name.
+    unnamed = [i for i, (r, n, p) in enumerate(tour) if not n]
+    ctx.expect(not unnamed, f"{len(unnamed)} of {len(tour)} Tab stops have no name or are out of sight "
+                            f"(stops {unnamed})")
+    # Panel by panel: the tour (a circle) passes each part of the window in
+    # one run; measured before the fix, tool bar -> Pass options (hidden) ->
+    # graph -> ... -> Pass options again.
+    panels = [p for r, n, p in tour if p != "?"]
+    runs = [p for i, p in enumerate(panels) if i == 0 or p != panels[i - 1]]
+    if len(runs) > 1 and runs[0] == runs[-1]:
+        runs.pop()
+    twice = sorted({p for p in runs if runs.count(p) > 1})
+    ctx.expect(not twice, f"Tab leaves and comes back to {twice}: {' -> '.join(runs)}")
