@@ -585,6 +585,10 @@ class MethodSpec {
       } else if (arg->is_array()) {
         for (size_t i = 0; i < arg->size(); ++i)
           if ((*arg)[i].is_string()) visit((*arg)[i], element(p, i));
+      } else if (arg->is_object() && arg->contains("optional_tensors") && (*arg)["optional_tensors"].is_array()) {
+        const Json& items = (*arg)["optional_tensors"];
+        for (size_t i = 0; i < items.size(); ++i)
+          if (items[i].is_string()) visit(items[i], element(member(p, "optional_tensors"), i));
       }
     }
   }
@@ -640,9 +644,18 @@ class MethodSpec {
 
   static void checkLiteral(const Json& arg, const std::string& path) {
     if (arg.is_object()) {
+      // {"optional_tensors": ["i", null]}: a Tensor?[] (index.Tensor's indices), null for None.
+      if (arg.size() == 1 && arg.contains("optional_tensors") && arg["optional_tensors"].is_array()) {
+        const Json& items = arg["optional_tensors"];
+        for (size_t i = 0; i < items.size(); ++i)
+          if (!items[i].is_string() && !items[i].is_null())
+            fail(element(member(path, "optional_tensors"), i), "expected a tensor name or null");
+        return;
+      }
       // {"string": "trunc"}: a String argument (div's rounding_mode, gelu's approximate).
       if (arg.size() != 1 || !arg.contains("string") || !arg["string"].is_string())
-        fail(path, "expected a tensor name or a literal (number, boolean, null, list or {\"string\": text}), found an object");
+        fail(path, "expected a tensor name or a literal (number, boolean, null, list, {\"string\": text} or "
+                   "{\"optional_tensors\": [names or null]}), found an object");
       return;
     }
     if (!arg.is_array() || arg.empty()) return;
@@ -679,6 +692,12 @@ class MethodSpec {
     // A view is made where it is first read, as upstream's emitter makes its
     // spec at the view node; every other name is defined by now.
     if (arg.is_string()) return valueOf(builder, arg.get<std::string>());
+    if (arg.is_object() && arg.contains("optional_tensors")) {
+      std::vector<ValueId> tensors;
+      for (const auto& item : arg["optional_tensors"])
+        tensors.push_back(item.is_null() ? ValueId(-1) : valueOf(builder, item.get<std::string>()));
+      return builder.addOptionalTensorList(std::move(tensors));
+    }
     if (arg.is_object()) return builder.addString(arg["string"].get<std::string>());
     if (arg.is_boolean()) return builder.addBool(arg.get<bool>());
     if (arg.is_number_integer()) return builder.addInt(arg.get<int64_t>());

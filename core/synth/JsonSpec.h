@@ -25,7 +25,8 @@
 // input, a constant or an earlier node's output) or a literal: an integer
 // (Int), a number with a fraction or exponent (Double), true/false (Bool),
 // null (Null), or a list of one of those kinds (IntList, DoubleList,
-// BoolList; a list of names is a TensorList). `args` holds more arguments
+// BoolList; a list of names is a TensorList); {"optional_tensors": ["i",
+// null]} is an OptionalTensorList (a Tensor?[], null for None). `args` holds more arguments
 // placed after `inputs` (handy for scalars such as alpha). A kernel call's
 // arguments are the inputs, the args, the outputs, then the outputs again,
 // as ExecuTorch emits out-variant ops; a delegate call's are the inputs, the

@@ -267,6 +267,13 @@ ValueId MethodBuilder::addTensorList(std::vector<ValueId> tensors) {
   return addValue(TensorListValue{std::move(tensors)});
 }
 
+ValueId MethodBuilder::addOptionalTensorList(std::vector<ValueId> tensors) {
+  for (ValueId t : tensors)
+    if (t != -1 && checkValue(t, "an optional tensor list item") && !(*method_.values)[static_cast<size_t>(t)].tensor())
+      fail("an optional tensor list item refers to value " + std::to_string(t) + ", which is not a tensor");
+  return addValue(OptionalTensorListValue{std::move(tensors)});
+}
+
 void MethodBuilder::addKernelCall(std::string_view op, const std::vector<ValueId>& inputs,
                                   const std::vector<ValueId>& outputs) {
   const std::string what = "kernel call " + std::to_string(instructionCount()) + " (" + std::string(op) + ")";

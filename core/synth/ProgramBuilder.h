@@ -63,6 +63,8 @@ class MethodBuilder {
   ValueId addDoubleList(std::vector<double> items);
   ValueId addBoolList(const std::vector<bool>& items);
   ValueId addTensorList(std::vector<ValueId> tensors);
+  // A Tensor?[] (index.Tensor's indices): -1 items are None.
+  ValueId addOptionalTensorList(std::vector<ValueId> tensors);
   // An elided static view of `base` (a reshape as upstream writes it after
   // ReplaceViewCopyWithViewPass): a tensor of `sizes` with the base's dtype,
   // byte size and dynamism (static) that no instruction writes; build() plans

@@ -442,6 +442,28 @@ class SynthTest : public QObject {
     QVERIFY2(message.rfind("methods[0].tensors.x.dim_order[2]: expected each dimension 0..3 once", 0) == 0, message.c_str());
   }
 
+  // {"optional_tensors": [null, "i"]} is a Tensor?[] (index.Tensor's
+  // indices), null items None (-1); anything else in it is an error.
+  void optionalTensorListsFromASpec() {
+    const std::string spec = R"({"methods": [{"name": "forward", "inputs": ["x", "i"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [3, 4]}, "i": {"dtype": "int64", "sizes": [2]},
+                    "y": {"dtype": "float32", "sizes": [3, 2]}},
+        "nodes": [{"op": "aten::index.Tensor_out", "inputs": ["x", {"optional_tensors": [null, "i"]}], "outputs": ["y"]}]}]})";
+    auto result = synthesizeFromSpec(spec);
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+    const Method& m = result->program.methods()[0];
+    const auto& args = items(kernelCalls(m)[0]->args);
+    const auto& list = items(m.values)[size_t(args[1])];
+    QCOMPARE(list.kind(), ValueKind::OptionalTensorList);
+    QCOMPARE(items(std::get<OptionalTensorListValue>(list.data).items),
+             (std::vector<int32_t>{-1, items(m.inputs)[1]}));
+    std::string bad = spec;
+    bad.replace(bad.find("[null, \"i\"]"), 11, "[null, 3]  ");
+    const std::string message = errorOf(bad);
+    QVERIFY2(message.rfind("methods[0].nodes[0].inputs[1].optional_tensors[1]: expected a tensor name or null", 0) == 0,
+             message.c_str());
+  }
+
   void specErrors_data() {
     QTest::addColumn<QString>("spec");
     QTest::addColumn<QString>("path");

@@ -391,7 +391,7 @@ def other_cases():
         yield Case("aten::constant_pad_nd.out", d, "pad 1, 2", [(d, [2, 3], ordinary(d, 6))], [[1, 2], 0],
                    [(d, [2, 6])])
         yield Case("aten::index_select.out", d, "int64 index", [(d, [4, 3], ordinary(d, 12)), ("int64", [3], [3, 0, 3])],
-                   [], [(d, [3, 3])])
+                   [], [(d, [3, 3])], node=["x0", 0, "x1"])
     for d in ["float32", "float64", "float16"]:
         v = edges(d)
         for e in ([2.0, 0.5, -1.0, 3.0] if d in FLOATS else []):
@@ -474,6 +474,19 @@ def indexing_cases():
         yield Case("aten::masked_scatter.out", d, "4 of 12", [x, mask, (d, [12], ordinary(d, 12, 2))], [], [(d, [3, 4])])
         yield Case("aten::masked_fill.Scalar_out", d, "broadcast mask", [x, ("bool", [4], [1, 0, 0, 1])], [0],
                    [(d, [3, 4])])
+        rows, cols = ("int64", [2], [2, 0]), ("int64", [3], [3, 0, 1])
+        yield Case("aten::index.Tensor_out", d, "rows", [x, rows], [], [(d, [2, 4])],
+                   node=["x0", {"optional_tensors": ["x1"]}])
+        yield Case("aten::index.Tensor_out", d, "None, columns", [x, cols], [], [(d, [3, 3])],
+                   node=["x0", {"optional_tensors": [None, "x1"]}])
+        yield Case("aten::index.Tensor_out", d, "rows and columns", [x, ("int64", [3], [2, 0, 2]), cols], [],
+                   [(d, [3])], node=["x0", {"optional_tensors": ["x1", "x2"]}])
+        values = (d, [2, 4], ordinary(d, 8, 3))
+        yield Case("aten::index_put.out", d, "rows", [x, rows, values], [], [(d, [3, 4])],
+                   node=["x0", {"optional_tensors": ["x1"]}, "x2", False])
+        if d != "bool":
+            yield Case("aten::index_put.out", d, "repeated rows, accumulate", [x, ("int64", [2], [1, 1]), values], [],
+                       [(d, [3, 4])], node=["x0", {"optional_tensors": ["x1"]}, "x2", True])
 
 
 def creation_cases():
