@@ -1,6 +1,5 @@
-"""Issue 34: the rest of round two (items 10, 16, 18, 22, 27) and the
-end-to-end checks of items 6, 8, 9, 12 and 13 (their Qt tests are in
-tests/ui/test_new_user_truths).
+"""Issue 34: the rest of round two (items 10, 16, 18) and the end-to-end
+checks of items 8 and 9 (their Qt tests are in tests/ui/test_new_user_truths).
 
 Contracts these scenarios rely on, besides those of truths.py and round_two.py:
   - item 10: the Values tab's filter is a text field named "Filter values";
@@ -176,3 +175,61 @@ def scenario_tab_tour_named_and_panel_by_panel(ctx):
         runs.pop()
     twice = sorted({p for p in runs if runs.count(p) > 1})
     ctx.expect(not twice, f"Tab leaves and comes back to {twice}: {' -> '.join(runs)}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_transfer_totals_after_an_edit_say_when_measured(ctx):
+    """Item 8: profile a program with host-to-device copies, then edit away copies (skip_h2d_for_method_inputs): Transfers' totals count the program's copies now, with no times, and say the measurements are from before the edits."""
+    from scenario_support import labelled, run_profile, show_dock_tab, toggle_check_box, wait_title
+    program = ctx.synth("totals", "--scenario", "h2d_d2h")
+    app = ctx.open(program)
+    run_profile(app)
+    before = wait_until(lambda: label_text(labelled(app, "Transfer totals"), "Transfer totals"), timeout=10,
+                        what="the Transfers totals")
+    show_dock_tab(app, "Pass options")
+    ctx.check(toggle_check_box(app, "skip_h2d_for_method_inputs"), "skip_h2d_for_method_inputs did not get set")
+    wait_title(app, lambda t: "*" in t, what="the title to mark the edit")
+    after = wait_until(lambda: (t := label_text(labelled(app, "Transfer totals"), "Transfer totals")) != before and t,
+                       timeout=10, what="the Transfers totals to follow the edit")
+    ctx.shot("totals-after-edit")
+    ctx.note(f"totals before {before!r}, after {after!r}")
+    ctx.expect("before the edit" in after, f"after the edit the totals read {after!r}: nothing says the times were "
+                                           f"measured before the edits")
+    now = after.split("\u00b7")[0]
+    ctx.expect(not re.search(r"\d\s*(µs|ms|s)\b", now), f"the totals' first part (the program now) shows times: {now!r}")
+    h2d = lambda text: re.search(r"h2d\D{0,3}(\d+)", text)  # noqa: E731
+    if h2d(before) and h2d(now):
+        ctx.expect(h2d(now).group(1) != h2d(before).group(1),
+                   f"after removing the input copies the totals still count {h2d(now).group(1)} h2d: {after!r}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_advisor_count_stays_with_rejected_shown(ctx):
+    """Item 9: the Advisor's count of valid edits ("N of the M valid edits") reads the same with "Show rejected edits" ticked and unticked."""
+    from advisor import advisor_rows  # noqa: E402 (a sibling scenario file)
+    from scenario_support import check_box, labelled, toggle_check_box
+    program = ctx.synth("llm2", "--shape", "llm", "--layers", "2")
+    app = ctx.open(program, timeout_s=20)
+    table = tab_table(app, "Advisor", "Advisor")
+    advisor_rows(app, table)
+
+    def valid_count():
+        text = wait_until(lambda: label_text(labelled(app, "Advisor status"), "Advisor status"), timeout=10,
+                          what="the Advisor status label")
+        m = re.search(r"of the ([\d,]+) valid edits", text)
+        return (m.group(1) if m else None), text
+    first, text = valid_count()
+    ctx.check(first, f"the Advisor status gives no count of valid edits: {text!r}")
+    ctx.check(check_box(app, "Show rejected") is not None, "no 'Show rejected edits' check box in the Advisor")
+    toggle_check_box(app, "Show rejected")
+    time.sleep(3.0)
+    ticked, ticked_text = valid_count()
+    ctx.shot("rejected-shown")
+    toggle_check_box(app, "Show rejected")
+    time.sleep(3.0)
+    again, _ = valid_count()
+    ctx.note(f"valid edits: {first}, with rejected shown {ticked} ({ticked_text!r}), unticked again {again}")
+    ctx.expect(first == ticked == again, f"the count of valid edits changes with 'Show rejected edits': "
+                                         f"{first} -> {ticked} -> {again}")
