@@ -13,7 +13,9 @@
 #include <QTableWidget>
 #include <QUndoStack>
 
+#include "report/ProfileWriters.h"
 #include "support/TestSupport.h"
+#include "ui/common/Format.h"
 #include "ui/document/Document.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
@@ -67,7 +69,7 @@ class AdvisorPanelTest : public QObject {
     const QString edits = table->item(0, 1)->text();
     QVERIFY2(edits.contains("--skip-h2d-inputs") && edits.contains("--skip-d2h-outputs"), qPrintable(edits));
     QVERIFY2(table->item(0, 2)->text().endsWith(QString::fromUtf8("→ none")), qPrintable(table->item(0, 2)->text()));
-    const QString contract = table->item(0, 6)->text();
+    const QString contract = table->item(0, 7)->text();  // after the (hidden) measured column
     QVERIFY2(contract.contains("already live on cuda:0") && contract.contains("stays on cuda:0"), qPrintable(contract));
     // Savings never grow down the list.
     for (size_t i = 1; i < panel->advice()->candidates.size(); ++i)
@@ -174,6 +176,78 @@ class AdvisorPanelTest : public QObject {
     QVERIFY(done.wait(60000));
     QCOMPARE(done.count(), 1);
     QVERIFY(panel->advice().has_value());
+  }
+
+  // With a measured profile of the method the rows follow the measured time
+  // of the copies each candidate removes, measured beside predicted. The
+  // profile's times are set by hand: each h2d (a, b) 100 µs, the d2h 1000
+  // µs, so both skips save 1200 µs, skip_d2h alone 1000 µs, skip_h2d alone
+  // 200 µs, whatever the prediction says.
+  void rankedByAMeasuredProfile() {
+    Opened opened("h2d_d2h");
+    QVERIFY(opened.panel != nullptr);
+    ui::AdvisorPanel* panel = opened.panel;
+    QVERIFY(searched(panel));
+    QTableWidget* table = panel->table();
+    const int measuredColumn = 5;
+    QVERIFY(table->isColumnHidden(measuredColumn));
+
+    const QString json = test::tempDir() + "/h2d_d2h-profile.json";
+    auto run = test::runCli({"profile", scenario("h2d_d2h"), "--runtime", "host", "--iterations", "2", "--warmup", "0", "--json", json});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    auto read = report::readProfileJson(json.toStdString());
+    QVERIFY(read.ok());
+    exec::TransferProfile profile = read.value();
+    QCOMPARE(profile.copies.size(), size_t(3));
+    for (auto& c : profile.copies) {
+      const double seconds = c.direction == program::CopyDirection::HostToDevice ? 100e-6 : 1000e-6;
+      c.seconds = exec::TimingStats{seconds, seconds, seconds};
+      c.samples = {seconds, seconds};
+    }
+    // Hidden panels search when asked (refresh), as a shown one does at once.
+    panel->setMeasuredProfile(std::make_shared<const exec::TransferProfile>(profile));
+    QVERIFY(searched(panel));
+    QVERIFY(panel->measured().has_value());
+    QVERIFY(!table->isColumnHidden(measuredColumn));
+    QCOMPARE(table->horizontalHeaderItem(measuredColumn)->text(), QString("Measured saving"));
+    QCOMPARE(table->horizontalHeaderItem(4)->text(), QString("Predicted saving"));
+    QVERIFY(table->rowCount() >= 3);
+    auto edits = [&](int row) { return table->item(row, 1)->text(); };
+    QVERIFY2(edits(0).contains("--skip-h2d-inputs") && edits(0).contains("--skip-d2h-outputs"), qPrintable(edits(0)));
+    QCOMPARE(table->item(0, measuredColumn)->text(), ui::durationText(1200e-6));
+    QVERIFY2(edits(1).contains("--skip-d2h-outputs") && !edits(1).contains("--skip-h2d-inputs"), qPrintable(edits(1)));
+    QCOMPARE(table->item(1, measuredColumn)->text(), ui::durationText(1000e-6));
+    QCOMPARE(table->item(2, measuredColumn)->text(), ui::durationText(200e-6));
+    // The predicted saving beside it is the advice's own for that candidate.
+    const auto& candidates = panel->advice()->candidates;
+    for (int row = 0; row < 3; ++row) {
+      const auto& m = panel->measured()->candidates[size_t(row)];
+      for (const auto& c : candidates)
+        if (c.rank == m.predicted_rank) QCOMPARE(table->item(row, 4)->text(), ui::durationText(c.predicted_saving_us * 1e-6));
+    }
+    const QString header = panel->findChild<QLabel*>("advisorHeader")->text();
+    QVERIFY2(header.contains("Ranked by the measured profile"), qPrintable(header));
+    // Applying row 1 applies the candidate shown there (skip_d2h alone).
+    QVERIFY(panel->applyRow(1));
+    QVERIFY(opened.document.methodOptions(0).skip_d2h_for_method_outputs);
+    QVERIFY(!opened.document.methodOptions(0).skip_h2d_for_method_inputs);
+
+    // A profile without the d2h copy: that copy is priced as predicted, marked '*'.
+    exec::TransferProfile partial = profile;
+    partial.copies.erase(std::remove_if(partial.copies.begin(), partial.copies.end(),
+                                        [](const auto& c) { return c.direction == program::CopyDirection::DeviceToHost; }),
+                         partial.copies.end());
+    panel->setMeasuredProfile(std::make_shared<const exec::TransferProfile>(partial));
+    QVERIFY(searched(panel));
+    bool marked = false;
+    for (int row = 0; row < table->rowCount(); ++row)
+      if (edits(row).contains("--skip-d2h-outputs")) marked = table->item(row, measuredColumn)->text().endsWith("*") || marked;
+    QVERIFY(marked);
+    // No profile: the prediction's ranking, the column hidden.
+    panel->setMeasuredProfile(nullptr);
+    QVERIFY(searched(panel));
+    QVERIFY(table->isColumnHidden(measuredColumn));
+    QCOMPARE(table->horizontalHeaderItem(4)->text(), QString("Saves per call"));
   }
 };
 

@@ -25,7 +25,11 @@ namespace ptescope::ui {
 
 namespace {
 
-using SearchOutcome = std::shared_ptr<Result<advise::Advice>>;
+struct Search {
+  Result<advise::Advice> advice = makeError("not searched");
+  std::optional<Result<advise::MeasuredMethodAdvice>> measured;  // with a profile of the method
+};
+using SearchOutcome = std::shared_ptr<Search>;
 
 struct Preview {
   std::shared_ptr<const program::Program> program;
@@ -49,7 +53,28 @@ QString memoryText(const std::vector<advise::DeviceMemory>& memory) {
   return parts.join(", ");
 }
 
-enum Column { RankColumn, EditsColumn, CopiesColumn, BytesColumn, SavingColumn, MemoryColumn, ContractColumn, ColumnCount };
+enum Column {
+  RankColumn,
+  EditsColumn,
+  CopiesColumn,
+  BytesColumn,
+  SavingColumn,
+  MeasuredColumn,
+  MemoryColumn,
+  ContractColumn,
+  ColumnCount
+};
+
+// What a measured saving rests on, for its cell's tooltip.
+QString measuredBasis(const advise::MeasuredCandidate& m) {
+  QStringList parts;
+  parts << QObject::tr("%1 removed copies at their measured time").arg(m.removed_measured);
+  if (m.removed_predicted > 0) parts << QObject::tr("%1 removed copies the profile does not cover, at their predicted time").arg(m.removed_predicted);
+  if (m.added > 0) parts << QObject::tr("%1 added copies at their predicted time").arg(m.added);
+  if (m.inside_delegates_saving_us != 0)
+    parts << QObject::tr("the copies inside delegates at their predicted change (%1)").arg(durationText(m.inside_delegates_saving_us * 1e-6));
+  return parts.join("; ");
+}
 
 }  // namespace
 
@@ -76,7 +101,8 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   table_->setObjectName("advisorTable");
   table_->setAccessibleName(tr("Advisor"));
   table_->setHorizontalHeaderLabels({tr("#"), tr("Edits"), tr("Copies after"), tr("Bytes per call"), tr("Saves per call"),
-                                     tr("Device memory"), tr("Asks of the caller")});
+                                     tr("Measured saving"), tr("Device memory"), tr("Asks of the caller")});
+  table_->setColumnHidden(MeasuredColumn, true);
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -189,24 +215,35 @@ bool AdvisorPanel::refresh() {
   // The advice is of the program as loaded: every candidate is a whole edit
   // of the method against the file, as `ptescope-cli advise` gives it.
   const auto loaded = document_->loadedSnapshot();
+  // A measured profile of this method ranks the candidates too.
+  auto profile = profile_ != nullptr && profile_->method == options.method ? profile_ : nullptr;
   searchJob_.start<SearchOutcome>(
-      [loaded, options](const CancelFlag& cancel) mutable -> SearchOutcome {
+      [loaded, options, profile](const CancelFlag& cancel) mutable -> SearchOutcome {
         options.cancel = cancel.get();
-        return std::make_shared<Result<advise::Advice>>(advise::advise(*loaded, options));
+        auto search = std::make_shared<Search>();
+        search->advice = advise::advise(*loaded, options);
+        if (search->advice.ok() && profile != nullptr && !search->advice.value().methods.empty())
+          search->measured = advise::rankByMeasurement(*loaded, search->advice.value(), *profile, options);
+        return search;
       },
       [this, name](SearchOutcome outcome) {
-        if (!outcome->ok()) {
+        measured_.reset();
+        if (!outcome->advice.ok()) {
           advice_.reset();
-          error_ = qText(outcome->error().message);
+          error_ = qText(outcome->advice.error().message);
           showMessage(tr("The advisor cannot search '%1': %2").arg(name, error_));
-        } else if (outcome->value().methods.empty()) {
+        } else if (outcome->advice.value().methods.empty()) {
           advice_.reset();
           error_ = tr("no method '%1'").arg(name);
           showMessage(error_);
         } else {
           error_.clear();
-          advice_ = outcome->value().methods.front();
+          advice_ = outcome->advice.value().methods.front();
           adviceMethod_ = name;
+          // A profile that cannot rank them (its copies' link curves are
+          // missing, ...) leaves the predicted ranking: said in the notes.
+          if (outcome->measured && outcome->measured->ok()) measured_ = outcome->measured->value();
+          measuredError_ = outcome->measured && !outcome->measured->ok() ? qText(outcome->measured->error().message) : QString();
           showAdvice();
         }
         emit searchFinished();
@@ -233,6 +270,9 @@ void AdvisorPanel::showHeader() {
     showMessage(tr("'%1' as loaded: %2 copies, %3 per call on %4. Best first: %5 of the %6 valid edits that save time.")
                     .arg(name, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds), linkText,
                          num(qint64(a.candidates.size())), num(qint64(std::max(a.valid_with_saving, a.candidates.size()))))
+                + (measured_ ? tr(" Ranked by the measured profile (%1, %2).")
+                                   .arg(qText(measured_->profile_source), countText(qint64(measured_->iterations), QStringLiteral("iteration")))
+                             : QString())
                 + editedText());
   }
 }
@@ -240,25 +280,47 @@ void AdvisorPanel::showHeader() {
 void AdvisorPanel::showAdvice() {
   const auto& a = *advice_;
   showHeader();
-  table_->setRowCount(int(a.candidates.size()));
-  for (size_t row = 0; row < a.candidates.size(); ++row) {
-    const auto& c = a.candidates[row];
+  // Rows in the measured order when a profile ranked them, else the predicted one.
+  order_.clear();
+  std::vector<const advise::MeasuredCandidate*> measuredOfRow;
+  if (measured_) {
+    for (const auto& m : measured_->candidates)
+      for (size_t i = 0; i < a.candidates.size(); ++i)
+        if (a.candidates[i].rank == m.predicted_rank) {
+          order_.push_back(i);
+          measuredOfRow.push_back(&m);
+        }
+  } else {
+    for (size_t i = 0; i < a.candidates.size(); ++i) order_.push_back(i);
+  }
+  table_->setColumnHidden(MeasuredColumn, !measured_);
+  table_->horizontalHeaderItem(SavingColumn)->setText(measured_ ? tr("Predicted saving") : tr("Saves per call"));
+  table_->setRowCount(int(order_.size()));
+  for (size_t row = 0; row < order_.size(); ++row) {
+    const auto& c = a.candidates[order_[row]];
+    const advise::MeasuredCandidate* m = measured_ ? measuredOfRow[row] : nullptr;
     const QString contract = qText([&] {
       std::string all;
       for (const auto& line : c.caller_contract) all += (all.empty() ? "" : "; ") + line;
       return all;
     }());
-    const QStringList cells{num(qint64(c.rank)),
+    const QStringList cells{num(qint64(m != nullptr ? m->rank : c.rank)),
                             qText(advise::editsText(c.edits)),
                             copiesText(c.copies_before) + QStringLiteral(" → ") + copiesText(c.copies_after),
                             bytesText(qint64(c.copies_after.bytes)),
                             durationText(c.predicted_saving_us * 1e-6),
+                            m != nullptr ? durationText(m->measured_saving_us * 1e-6) + (m->fully_measured() ? "" : "*") : QString(),
                             memoryText(c.device_memory),
                             contract};
     for (int column = 0; column < ColumnCount; ++column) {
       auto* item = new QTableWidgetItem(cells[column]);
       item->setToolTip(plainToolTip(cells[column]));
-      if (column == RankColumn || column == BytesColumn || column == SavingColumn)
+      if (column == MeasuredColumn && m != nullptr)
+        item->setToolTip(plainToolTip(
+            (m->fully_measured() ? tr("Measured: %1") : tr("* Partly predicted: %1")).arg(measuredBasis(*m))));
+      if (column == RankColumn && m != nullptr)
+        item->setToolTip(plainToolTip(tr("Rank %1 by the measured profile, %2 by the prediction").arg(m->rank).arg(c.rank)));
+      if (column == RankColumn || column == BytesColumn || column == SavingColumn || column == MeasuredColumn)
         item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       table_->setItem(int(row), column, item);
     }
@@ -281,13 +343,25 @@ void AdvisorPanel::updateNotes() {
     // The selected candidate's duties whole (its table cell is cut to the
     // column), then how the search went and, when asked, what was rejected.
     const auto rows = table_->selectionModel()->selectedRows();
-    if (!rows.isEmpty() && size_t(rows.front().row()) < a.candidates.size()) {
-      const auto& c = a.candidates[size_t(rows.front().row())];
+    if (const auto* selected = rows.isEmpty() ? nullptr : candidateAt(rows.front().row())) {
+      const auto& c = *selected;
       notes << tr("Candidate %1 asks of the caller:").arg(num(qint64(c.rank)));
       for (const auto& line : c.caller_contract) notes << QStringLiteral("  • ") + qText(line);
       if (c.caller_contract.empty()) notes << tr("  • nothing");
     }
     if (!a.search_note.empty()) notes << qText(a.search_note);
+    if (measured_) {
+      notes << tr("Ranked by the measured time of the copies each candidate removes (%1 of the profile's %2 copies found "
+                  "in the program); * marks a saving with a predicted part: copies the profile does not cover, copies the "
+                  "edits add, copies inside delegates.")
+                   .arg(measured_->matched_copies)
+                   .arg(measured_->profile_copies);
+      if (measured_->emulated)
+        notes << tr("The profile is emulated: its copy times are host memcpy, not a link's; profile on the GPU or import "
+                    "an ETDump to rank by real copies.");
+    } else if (!measuredError_.isEmpty()) {
+      notes << tr("The profile cannot rank the candidates (%1): ranked by the prediction.").arg(measuredError_);
+    }
     if (showRejected_->isChecked()) {
       if (a.rejected.empty()) notes << tr("No obvious edit was rejected.");
       for (const auto& r : a.rejected) notes << tr("Rejected %1: %2").arg(qText(r.edits_text), qText(r.reason));
@@ -329,11 +403,22 @@ std::optional<passes::ProgramEdits> AdvisorPanel::mergedEdits(const advise::Cand
   return merged;
 }
 
+const advise::Candidate* AdvisorPanel::candidateAt(int row) const {
+  if (!advice_ || row < 0 || size_t(row) >= order_.size() || order_[size_t(row)] >= advice_->candidates.size()) return nullptr;
+  return &advice_->candidates[order_[size_t(row)]];
+}
+
+void AdvisorPanel::setMeasuredProfile(std::shared_ptr<const exec::TransferProfile> profile) {
+  if (profile == profile_) return;
+  profile_ = std::move(profile);
+  markStale();
+}
+
 int AdvisorPanel::appliedRow() const {
   if (!advice_ || !document_->hasProgram()) return -1;
-  for (size_t row = 0; row < advice_->candidates.size(); ++row) {
-    auto merged = mergedEdits(advice_->candidates[row], nullptr);
-    if (merged && *merged == document_->edits()) return int(row);
+  for (int row = 0; row < int(order_.size()); ++row) {
+    auto merged = mergedEdits(*candidateAt(row), nullptr);
+    if (merged && *merged == document_->edits()) return row;
   }
   return -1;
 }
@@ -344,7 +429,7 @@ void AdvisorPanel::updateApplied() {
   for (int row = 0; row < table_->rowCount(); ++row) {
     auto* rank = table_->item(row, RankColumn);
     if (rank == nullptr) continue;
-    const QString text = num(qint64(advice_->candidates[size_t(row)].rank));
+    const QString text = rank->text().section(' ', 0, 0);
     rank->setText(row == applied ? tr("%1 (applied)").arg(text) : text);
   }
   if (table_->rowCount() > 0) table_->resizeColumnToContents(RankColumn);
@@ -352,8 +437,9 @@ void AdvisorPanel::updateApplied() {
 }
 
 bool AdvisorPanel::applyRow(int row) {
-  if (!advice_ || stale_ || row < 0 || size_t(row) >= advice_->candidates.size()) return false;
-  const auto& candidate = advice_->candidates[size_t(row)];
+  const advise::Candidate* chosen = stale_ ? nullptr : candidateAt(row);
+  if (chosen == nullptr) return false;
+  const auto& candidate = *chosen;
   auto merged = mergedEdits(candidate, &error_);
   if (!merged) {
     showMessage(tr("Cannot apply candidate %1: %2").arg(num(qint64(candidate.rank)), error_));
@@ -369,7 +455,7 @@ bool AdvisorPanel::applyRow(int row) {
 void AdvisorPanel::selectionChanged() {
   const auto rows = table_->selectionModel()->selectedRows();
   const int row = rows.isEmpty() ? -1 : rows.front().row();
-  const bool valid = advice_ && !stale_ && row >= 0 && size_t(row) < advice_->candidates.size();
+  const bool valid = !stale_ && candidateAt(row) != nullptr;
   const bool applied = valid && row == appliedRow();
   applyButton_->setEnabled(valid && !applied);
   updateNotes();
@@ -377,7 +463,7 @@ void AdvisorPanel::selectionChanged() {
     endPreview();
     return;
   }
-  const auto& candidate = advice_->candidates[size_t(row)];
+  const auto& candidate = *candidateAt(row);
   QString error;
   auto merged = mergedEdits(candidate, &error);
   if (!merged) return;

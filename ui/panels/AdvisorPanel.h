@@ -8,6 +8,12 @@
 // previews the candidate as the diff view shows an edit (previewReady: the
 // program with the candidate applied and its changes against the file);
 // Apply makes it one undoable edit of the document.
+//
+// With a measured profile of the method (setMeasuredProfile: a run of the
+// document, an imported ETDump) the rows are ranked by the measured time of
+// the copies each candidate removes (advise/MeasuredAdvice.h), the measured
+// saving beside the predicted one; a figure with a predicted part (copies
+// the profile does not cover) is marked '*'.
 #pragma once
 
 #include <QWidget>
@@ -16,6 +22,8 @@
 #include <optional>
 
 #include "advise/Advise.h"
+#include "advise/MeasuredAdvice.h"
+#include "exec/Profiler.h"
 #include "layout/DiffMarks.h"
 #include "ui/document/BackgroundJob.h"
 
@@ -47,6 +55,11 @@ class AdvisorPanel : public QWidget {
   bool isSearching() const;
   // The last answer for the method it was asked for (nullopt before one).
   const std::optional<advise::MethodAdvice>& advice() const { return advice_; }
+  // The ranking by the measured profile, when one of the method is set.
+  const std::optional<advise::MeasuredMethodAdvice>& measured() const { return measured_; }
+  // A measured profile of the document (nullptr: none); the ranking uses it
+  // when it is of the method on screen. Searches again.
+  void setMeasuredProfile(std::shared_ptr<const exec::TransferProfile> profile);
   QString lastError() const { return error_; }
   QTableWidget* table() const { return table_; }
   // Applies candidate `row` (0-based) as one undoable edit; false when there
@@ -84,6 +97,8 @@ class AdvisorPanel : public QWidget {
   // The document's edits with the method's options and target devices
   // replaced by the candidate's.
   std::optional<passes::ProgramEdits> mergedEdits(const advise::Candidate& candidate, QString* error) const;
+  // The candidate shown in `row` (rows follow the measured ranking when there is one); nullptr when none.
+  const advise::Candidate* candidateAt(int row) const;
 
   Document* document_;
   LinkSelection* links_;
@@ -94,8 +109,12 @@ class AdvisorPanel : public QWidget {
   QLabel* notes_;
   QScrollArea* notesArea_;
   std::optional<advise::MethodAdvice> advice_;
+  std::shared_ptr<const exec::TransferProfile> profile_;
+  std::optional<advise::MeasuredMethodAdvice> measured_;
+  std::vector<size_t> order_;  // row -> index into advice_->candidates
   QString adviceMethod_;  // the method name advice_ is for
   QString error_;
+  QString measuredError_;  // why the profile could not rank the candidates
   bool stale_ = true;
   bool previewing_ = false;
   BackgroundJob previewJob_;

@@ -16,7 +16,8 @@ void MainWindow::buildAdvisor() {
   advisor_ = new AdvisorPanel(document_, links_);
   bottomTabs_->addTab(advisor_, tr("Advisor"));
   bottomTabs_->setTabToolTip(bottomTabs_->indexOf(advisor_),
-                             tr("The edits that save the most predicted copy time on the chosen link"));
+                             tr("The edits that save the most copy time on the chosen link; ranked by the measured "
+                                "profile when one of the method is open"));
   connect(advisor_, &AdvisorPanel::previewReady, this,
           [this](std::shared_ptr<const program::Program> program, int method,
                  std::shared_ptr<const layout::MethodChanges> changes, const QString& note) {

@@ -21,6 +21,7 @@
 #include "ui/document/Document.h"
 #include "ui/window/MainWindow.h"
 #include "ui/common/ElidedLabel.h"
+#include "ui/panels/AdvisorPanel.h"
 #include "ui/profile/ProfileDialog.h"
 #include "ui/document/Selection.h"
 #include "ui/profile/TimelineView.h"
@@ -146,6 +147,8 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   });
   connect(profiler_, &ProfileSession::historyChanged, this, [this] {
     exportProfileAction_->setEnabled(profiler_->latest().has_value());
+    // The Advisor ranks by the latest measured profile of the document (a run, an imported ETDump).
+    if (advisor_ != nullptr) advisor_->setMeasuredProfile(profiler_->latest() ? profiler_->latest()->profile : nullptr);
   });
 
   // Timeline clicks select in every view (the timeline, the publisher, keeps its own pick).

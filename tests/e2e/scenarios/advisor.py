@@ -7,15 +7,19 @@ Contracts:
   - a label described "Advisor status" says the method's copies now;
   - clicking a row previews it in the graph (the diff banner says "preview of
     advisor candidate"), the button "Apply" applies it as one edit, Ctrl+Z
-    takes it back.
+    takes it back;
+  - with a measured profile of the method open (Profile > Profile Transfers...),
+    the table gains the column "Measured saving" beside "Predicted saving", the
+    rows follow the measured ranking and the status says "Ranked by the
+    measured profile".
 """
 
 import time
 
 import harness
 from harness import has_state, name_of, on_screen, table_headers, table_rows, wait_until
-from scenario_support import (BOTH_SIZES, check_box, is_checked, label_text, labelled, show_dock_tab, sizes,
-                              tab_table, timeout, wait_title)
+from scenario_support import (BOTH_SIZES, check_box, is_checked, label_text, labelled, run_profile, show_dock_tab,
+                              sizes, tab_table, timeout, wait_title)
 
 
 def advisor_rows(app, table):
@@ -78,3 +82,33 @@ def scenario_advisor_ranks_previews_applies(ctx):
                what="Ctrl+Z to clear skip_h2d_for_method_inputs")
     ctx.expect(not is_checked(check_box(app, "skip_d2h_for_method_outputs")),
                "one Ctrl+Z left skip_d2h_for_method_outputs set: Apply was not one edit")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_advisor_ranks_by_measured_profile(ctx):
+    """Issue 37: after a profile of a+b on cuda:0, the Advisor shows the measured saving beside the predicted one, ranked by it."""
+    program = ctx.synth("h2d_d2h", "--scenario", "h2d_d2h")
+    app = ctx.open(program)
+    run_profile(app)
+    table = tab_table(app, "Advisor", "Advisor")
+
+    def measured_headers():
+        headers = table_headers(table)
+        return headers if "Measured saving" in headers else None
+
+    headers = wait_until(measured_headers, timeout=30, what="the Advisor's Measured saving column")
+    ctx.note(f"headers {headers}")
+    ctx.check("Predicted saving" in headers, f"no Predicted saving column beside the measured one: {headers}")
+    ctx.check(headers.index("Measured saving") == headers.index("Predicted saving") + 1,
+              f"measured and predicted savings are not side by side: {headers}")
+    rows = advisor_rows(app, table)
+    records = [dict(zip(headers, r)) for r in rows]
+    ctx.note(f"rows {records}")
+    ctx.expect(all(r["Measured saving"] for r in records), f"a row without a measured saving: {records}")
+    # Every copy of the method is in the profile: no figure is marked partly predicted.
+    ctx.expect(not any(r["Measured saving"].endswith("*") for r in records), f"a saving marked partly predicted: {records}")
+    status = wait_until(lambda: label_text(labelled(app, "Advisor status"), "Advisor status"), timeout=5,
+                        what="the Advisor status label")
+    ctx.expect("Ranked by the measured profile" in status, f"the Advisor status says {status!r}")
+    ctx.shot("measured")
