@@ -334,6 +334,8 @@ class MethodSpec {
     std::vector<uint8_t> tensorrt_engine;
     std::vector<std::pair<const Json*, std::string>> arguments;  // inputs then args, with their paths
     std::vector<std::string> outputs;
+    // "outputs": [["a", "b"]]: one tensor-list out (split_copy's Tensor[] out) of these tensors.
+    bool outputs_as_list = false;
     std::vector<size_t> reads_from;  // nodes whose outputs this node reads
   };
 
@@ -529,9 +531,15 @@ class MethodSpec {
         requireArray(*found, lp, std::string("the node's ") + list);
         for (size_t i = 0; i < found->size(); ++i) spec.arguments.emplace_back(&(*found)[i], element(lp, i));
       }
-      const std::string op = member(spec.path, "outputs");
-      const Json& outputs = requireField(node, spec.path, "outputs");
-      requireArray(outputs, op, "the node's outputs");
+      std::string op = member(spec.path, "outputs");
+      const Json* outputList = &requireField(node, spec.path, "outputs");
+      requireArray(*outputList, op, "the node's outputs");
+      if (!spec.is_delegate && outputList->size() == 1 && (*outputList)[0].is_array()) {
+        spec.outputs_as_list = true;
+        op = element(op, 0);
+        outputList = &(*outputList)[0];
+      }
+      const Json& outputs = *outputList;
       if (outputs.empty()) fail(op, "a node needs at least one output");
       for (size_t i = 0; i < outputs.size(); ++i) {
         const std::string p = element(op, i);
@@ -726,6 +734,7 @@ class MethodSpec {
     for (const auto& node : nodes_) {
       std::vector<ValueId> outputs;
       for (const auto& name : node.outputs) outputs.push_back(valueOf(builder, name));
+      if (node.outputs_as_list) outputs = {builder.addTensorList(std::move(outputs))};
       std::vector<ValueId> arguments;
       for (const auto& [arg, p] : node.arguments) arguments.push_back(literal(builder, *arg));
       if (node.is_delegate && node.aoti)

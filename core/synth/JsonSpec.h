@@ -33,6 +33,10 @@
 // args, then the outputs. Compile spec values are strings (their UTF-8
 // bytes) or arrays of byte values; so is `blob`.
 //
+// "outputs": [["a", "b"]] (one list) is a single tensor-list out, as
+// split_copy's `Tensor(a!)[] out`: the list, then a new list of the same
+// members as the return.
+//
 // Multi-output ops end with ONE TensorList of their outputs instead of the
 // outputs again, as upstream's emitter writes them (see
 // MethodBuilder::addKernelCall).

@@ -464,6 +464,26 @@ class SynthTest : public QObject {
              message.c_str());
   }
 
+  // "outputs": [["a", "b"]] makes one tensor-list out (split_copy's Tensor[]
+  // out), laid out as upstream's emitter does: the list, then a new list of
+  // the same members as the return.
+  void tensorListOutsFromASpec() {
+    const std::string spec = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["a", "b"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [4, 3]}, "a": {"dtype": "float32", "sizes": [2, 3]},
+                    "b": {"dtype": "float32", "sizes": [2, 3]}},
+        "nodes": [{"op": "aten::split_copy.Tensor_out", "inputs": ["x", 2, 0], "outputs": [["a", "b"]]}]}]})";
+    auto result = synthesizeFromSpec(spec);
+    QVERIFY2(result.ok(), result.ok() ? "" : result.error().message.c_str());
+    const Method& m = result->program.methods()[0];
+    const auto& args = items(kernelCalls(m)[0]->args);
+    QCOMPARE(args.size(), size_t(5));  // x, 2, 0, out list, return list
+    for (size_t i : {size_t(3), size_t(4)}) {
+      const auto& list = items(m.values)[size_t(args[i])];
+      QCOMPARE(list.kind(), ValueKind::TensorList);
+      QCOMPARE(items(std::get<TensorListValue>(list.data).items), items(m.outputs));
+    }
+  }
+
   void specErrors_data() {
     QTest::addColumn<QString>("spec");
     QTest::addColumn<QString>("path");

@@ -148,9 +148,15 @@ class Case:
         # Input values are given in logical (contiguous) order; the raw files hold
         # them in memory order.
         self.dim_orders = {}
+        # The outs are one Tensor[] argument (split_copy's out).
+        self.out_list = False
 
     def with_dim_orders(self, orders):
         self.dim_orders = orders
+        return self
+
+    def with_out_list(self):
+        self.out_list = True
         return self
 
     def signature(self):
@@ -185,7 +191,8 @@ class Case:
             outs.append(f"y{i}")
         for name, order in self.dim_orders.items():
             tensors[name]["dim_order"] = order
-        node = {"op": self.kernel, "inputs": names + self.args if self.node is None else self.node, "outputs": outs}
+        node = {"op": self.kernel, "inputs": names + self.args if self.node is None else self.node,
+                "outputs": [outs] if self.out_list else outs}
         return {"methods": [{"name": "forward", "inputs": names, "outputs": outs, "tensors": tensors,
                              "nodes": [node]}]}
 
@@ -444,6 +451,12 @@ def shape_cases():
                    [(d, [2, 3, 4])])
         yield Case("aten::copy.out", d, "broadcast src", [x3, (d, [4], ordinary(d, 4, 1))], [False], [(d, [2, 3, 4])])
         yield Case("dim_order_ops::_clone_dim_order.out", d, "contiguous", [x3], [False, [0, 1, 2]], [(d, [2, 3, 4])])
+        x53 = (d, [5, 3], ordinary(d, 15))
+        yield Case("aten::split_copy.Tensor_out", d, "size 2 dim 0", [x53], [2, 0],
+                   [(d, [2, 3]), (d, [2, 3]), (d, [1, 3])]).with_out_list()
+        yield Case("aten::split_with_sizes_copy.out", d, "sizes 1, 2 dim 1", [x53], [[1, 2], 1],
+                   [(d, [5, 1]), (d, [5, 2])]).with_out_list()
+        yield Case("aten::unbind_copy.int_out", d, "dim 1", [x53], [1], [(d, [5]), (d, [5]), (d, [5])]).with_out_list()
         yield Case("aten::full_like.out", d, "value 3", [x3], [3, None], [(d, [2, 3, 4])])
         yield Case("aten::fill.Scalar_out", d, "value 1", [x3], [1], [(d, [2, 3, 4])])
         yield Case("aten::fill.Tensor_out", d, "0-d value", [x3, (d, [], ordinary(d, 1, 2))], [], [(d, [2, 3, 4])])
