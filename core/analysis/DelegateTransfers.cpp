@@ -6,6 +6,7 @@
 #include "analysis/Dataflow.h"
 #include "program/DelegatePayload.h"
 #include "program/TensorRTBlob.h"
+#include "program/Text.h"
 
 namespace ptescope::analysis {
 using namespace ptescope::program;
@@ -159,6 +160,10 @@ std::string delegateTransferKindName(DelegateTransferKind kind) {
   return "unknown";
 }
 
+bool isCudaGraphReplay(DelegateTransferKind kind) {
+  return kind == DelegateTransferKind::CudaGraphInput || kind == DelegateTransferKind::CudaGraphOutput;
+}
+
 std::string DelegateTransfer::text() const {
   std::string what;
   switch (kind) {
@@ -170,6 +175,15 @@ std::string DelegateTransfer::text() const {
   }
   return "inside delegate " + std::to_string(delegate) + " (" + backend + "): " + what + " " +
          copyDirectionLongName(direction) + " (" + upstream + ")";
+}
+
+std::string DelegateTransfer::shortText() const {
+  return "inside delegate " + std::to_string(delegate) + ": " + copyDirectionName(direction) + " " +
+         bytesText(int64_t(bytes)) + (isCudaGraphReplay(kind) ? " (CUDA graph replay)" : "");
+}
+
+bool DelegateTransfer::onInputSide() const {
+  return kind == DelegateTransferKind::TensorRTStagedInput || kind == DelegateTransferKind::CudaGraphInput;
 }
 
 size_t DelegateTransfers::count(CopyDirection direction) const {

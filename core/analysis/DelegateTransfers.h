@@ -60,6 +60,8 @@ enum class DelegateTransferKind {
 };
 // "tensorrt staging", "tensorrt alias reflect", "cuda graph replay".
 std::string delegateTransferKindName(DelegateTransferKind kind);
+// A copy of CudaBackend's CUDA graph replay (a run setting, not the file).
+bool isCudaGraphReplay(DelegateTransferKind kind);
 
 struct DelegateTransfer {
   size_t instruction = 0;  // flat index of the DelegateCall
@@ -73,6 +75,11 @@ struct DelegateTransfer {
   std::string upstream;    // the upstream lines that do it
   // "inside delegate 1 (TensorRTBackend): input %3 is host memory, staged host-to-device"
   std::string text() const;
+  // "inside delegate 0: h2d 64 B", with " (CUDA graph replay)" for the
+  // copies the run's CUDA graph setting adds: the graph's mark, trace slices.
+  std::string shortText() const;
+  // Before the engine runs (an input's copy) or after it (an output's).
+  bool onInputSide() const;
 };
 
 // A boundary the backend refuses at run time (not a transfer).

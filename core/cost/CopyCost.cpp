@@ -3,6 +3,7 @@
 #include "exec/CopyIdentity.h"
 
 #include "analysis/Dataflow.h"
+#include "program/Text.h"
 
 namespace ptescope::cost {
 
@@ -63,6 +64,13 @@ Result<double> transferSeconds(const LinkProfile& link, CopyDirection direction,
   if (direction != CopyDirection::DeviceToDevice) return link.secondsFor(direction, hostMemory, bytes);
   if (const LinkCurve* curve = link.curve(direction, LinkMemory::Device)) return curve->secondsFor(bytes);
   return kTypicalDeviceCopy.latency_seconds + double(bytes) / (kTypicalDeviceCopy.gbps * 1e9);
+}
+
+std::string assumedDeviceCopyNote(const LinkProfile& link) {
+  if (link.curve(CopyDirection::DeviceToDevice, LinkMemory::Device) != nullptr) return {};
+  return "d2d: no device-to-device curve in this link profile: assumed " +
+         program::microsText(kTypicalDeviceCopy.latency_seconds) + " us + bytes at " +
+         program::fixedText(kTypicalDeviceCopy.gbps, 0) + " GB/s; `ptescope-cli probe-link` measures one";
 }
 
 PredictionTotals MethodPrediction::insideDelegates(CopyDirection direction) const {

@@ -56,6 +56,11 @@ struct TypicalDeviceCopy {
   double gbps = 1000.0;
 };
 inline constexpr TypicalDeviceCopy kTypicalDeviceCopy{};
+// The line that says a d2d figure is assumed, not measured, where `link` has
+// no d2d curve ("d2d: no device-to-device curve in this link profile:
+// assumed 2.00 us + bytes at 1000 GB/s; `ptescope-cli probe-link` measures
+// one"); empty when it has one.
+std::string assumedDeviceCopyNote(const LinkProfile& link);
 
 struct PredictionTotals {
   size_t copies = 0;

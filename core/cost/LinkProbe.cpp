@@ -46,37 +46,50 @@ Result<LinkProfile> probeLink(exec::DeviceRuntime& runtime, const ProbeOptions& 
   profile.rule = "batches of back-to-back copies timed as a whole, one untimed batch first, median of " +
                  std::to_string(repeats) + " batches divided by the batch length";
 
-  const size_t total = kinds.size() * 2 * sizes.size();
+  // Pinned and pageable, each way; then device to device (the copies
+  // inside delegates: CUDA graph replay, TensorRT alias reflects).
+  const size_t total = (kinds.size() * 2 + 1) * sizes.size();
   size_t done = 0;
+  // One curve of `direction` between `destination` and `source`.
+  auto measure = [&](program::CopyDirection direction, LinkMemory memory, void* destination,
+                     const void* source) -> Status {
+    LinkCurve curve;
+    curve.direction = direction;
+    curve.memory = memory;
+    for (uint64_t bytes : sizes) {
+      const size_t copies = size_t(std::clamp<uint64_t>(options.batch_bytes / bytes, 1, std::max<size_t>(options.max_batch_copies, 1)));
+      std::vector<double> batches;
+      for (size_t r = 0; r <= repeats; ++r) {
+        auto timing = runtime.copyBatch(destination, source, size_t(bytes), copies, direction, options.device);
+        if (!timing) return makeError("link probe: " + timing.error().message);
+        if (r > 0) batches.push_back(timing->seconds / double(copies));
+      }
+      // A clock too coarse for the smallest batch reads 0: keep the
+      // curve's times positive (the format requires it).
+      const double seconds = std::max(exec::TimingStats::of(batches).median, 1e-9);
+      curve.points.push_back(CurvePoint{bytes, seconds});
+      if (options.on_progress) options.on_progress(++done, total);
+    }
+    profile.curves.push_back(std::move(curve));
+    return Ok{};
+  };
   for (HostMemoryKind kind : kinds) {
     auto host = RuntimeBuffer::allocate(runtime, largest, MemoryPlace::host(kind));
     if (!host) return makeError("link probe: " + host.error().message);
     if (auto status = runtime.fill(host->data(), host->place(), 0x5a, host->size()); !status)
       return makeError("link probe: " + status.error().message);
     for (auto direction : program::kHostDeviceDirections) {
-      LinkCurve curve;
-      curve.direction = direction;
-      curve.memory = linkMemoryOf(kind);
       const bool up = direction == program::CopyDirection::HostToDevice;
       void* destination = up ? static_cast<void*>(onDevice->data()) : static_cast<void*>(host->data());
       const void* source = up ? static_cast<const void*>(host->data()) : static_cast<const void*>(onDevice->data());
-      for (uint64_t bytes : sizes) {
-        const size_t copies = size_t(std::clamp<uint64_t>(options.batch_bytes / bytes, 1, std::max<size_t>(options.max_batch_copies, 1)));
-        std::vector<double> batches;
-        for (size_t r = 0; r <= repeats; ++r) {
-          auto timing = runtime.copyBatch(destination, source, size_t(bytes), copies, direction, options.device);
-          if (!timing) return makeError("link probe: " + timing.error().message);
-          if (r > 0) batches.push_back(timing->seconds / double(copies));
-        }
-        // A clock too coarse for the smallest batch reads 0: keep the
-        // curve's times positive (the format requires it).
-        const double seconds = std::max(exec::TimingStats::of(batches).median, 1e-9);
-        curve.points.push_back(CurvePoint{bytes, seconds});
-        if (options.on_progress) options.on_progress(++done, total);
-      }
-      profile.curves.push_back(std::move(curve));
+      if (auto status = measure(direction, linkMemoryOf(kind), destination, source); !status) return status.error();
     }
   }
+  auto otherDevice = RuntimeBuffer::allocate(runtime, largest, MemoryPlace::onDevice(options.device));
+  if (!otherDevice) return makeError("link probe: " + otherDevice.error().message);
+  if (auto status = measure(program::CopyDirection::DeviceToDevice, LinkMemory::Device, otherDevice->data(), onDevice->data());
+      !status)
+    return status.error();
   return profile;
 }
 

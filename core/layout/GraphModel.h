@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "analysis/Dataflow.h"
+#include "program/CopyDirection.h"
 #include "program/Program.h"
 
 namespace ptescope::layout {
@@ -82,6 +83,19 @@ enum class Change : uint8_t {
   Removed,  // a copy the edits removed (a "ghost" node that is not in the program)
   Moved,    // a value whose device changed, a delegate whose target changed,
             // a group holding changes
+};
+
+// A copy a delegate makes inside its own execute() (analysis/
+// DelegateTransfers): no instruction and never a node of its own; drawn as a
+// mark on the delegate's boundary edge (layout/DelegateCopyMarks.h).
+struct InsideCopyMark {
+  int32_t delegate = -1;  // index in the method's delegates
+  program::CopyDirection direction = program::CopyDirection::HostToDevice;
+  uint64_t bytes = 0;
+  bool input_side = true;  // before the engine runs (an input), or after it (an output)
+  bool cuda_graph = false; // CUDA graph replay: the run's setting added it
+  std::string badge;       // "inside delegate 0: h2d 64 B"
+  std::string text;        // the transfer's whole line, with the upstream lines and the bytes
 };
 
 struct DeviceCount {
@@ -130,6 +144,9 @@ struct GraphNode {
   // Diff views only: what changed and a line saying how.
   Change change = Change::None;
   std::string change_note;
+  // Delegate nodes (and collapsed groups holding them): the copies the
+  // backend makes inside, in the analysis's order.
+  std::vector<InsideCopyMark> inside_copies;
 };
 
 struct GraphEdge {
@@ -151,6 +168,9 @@ struct GraphEdge {
   // Diff views only.
   Change change = Change::None;
   std::string change_note;
+  // The copies a delegate at either end makes of this value inside itself
+  // (the edge into the delegate for inputs, its first edge out for outputs).
+  std::vector<InsideCopyMark> inside_copies;
 };
 
 struct GraphModel {

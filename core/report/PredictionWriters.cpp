@@ -101,6 +101,9 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
   }
   out += "  copies: " + microsText(p.copySeconds()) + " us per iteration" +
          (p.inside_delegates.copies ? " (" + microsText(p.inside_delegates.seconds) + " us inside delegates)" : "") + "\n";
+  if (const std::string note = cost::assumedDeviceCopyNote(link);
+      !note.empty() && p.insideDelegates(CopyDirection::DeviceToDevice).copies > 0)
+    out += "  " + note + "\n";
   if (context.compute_seconds) {
     const double compute = *context.compute_seconds;
     out += "  with " + fixedText(compute * 1e3, 3) + " ms of compute: copies are " +
@@ -158,6 +161,8 @@ nlohmann::json predictionJson(const cost::MethodPrediction& p, const cost::LinkP
   j["delegate_copies"] = delegateTransfersJson(inside);
   for (size_t i = 0; i < p.delegate_copies.size(); ++i)
     j["delegate_copies"]["transfers"][i]["predicted_us"] = toMicros(p.delegate_copies[i].seconds);
+  // Whether the d2d figure is the link's own or assumed (kTypicalDeviceCopy).
+  j["d2d_assumed"] = !cost::assumedDeviceCopyNote(link).empty();
   j["copy_us"] = toMicros(p.copySeconds());
   if (context.compute_seconds) {
     j["compute_us"] = toMicros(*context.compute_seconds);

@@ -9,8 +9,10 @@
 #include "report/TraceEvents.h"
 #include "report/WriterSupport.h"
 
+#include <array>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <span>
 
 #include "util/MappedFile.h"
@@ -53,6 +55,37 @@ std::string trackName(TimelineSlice::Track track) {
     case TimelineSlice::Track::NotExecuted: return "not executed (delegates, unknown kernels)";
   }
   return "";
+}
+
+// The copies inside delegates of one direction, per iteration: count,
+// bytes and the sum of their medians (each timed after the run).
+struct InsideTotals {
+  size_t copies = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+};
+InsideTotals insideTotals(const exec::TransferProfile& p, std::optional<CopyDirection> direction = std::nullopt) {
+  InsideTotals t;
+  for (const auto& c : p.delegate_copies)
+    if (!direction || c.transfer.direction == *direction) {
+      t.copies += 1;
+      t.bytes += c.transfer.bytes;
+      t.seconds += c.seconds.median;
+    }
+  return t;
+}
+
+constexpr std::array<CopyDirection, 3> kAllDirections{CopyDirection::HostToDevice, CopyDirection::DeviceToHost,
+                                                      CopyDirection::DeviceToDevice};
+
+// The trace's thread of the copies inside delegates (after the timeline's).
+constexpr int kInsideDelegatesThread = 5;
+
+// Where a copy inside a delegate is, for CSV and comparisons: "delegate 0
+// TensorRTBackend tensorrt staging (TensorRTBackend.cpp 720-745)".
+std::string insideWhat(const analysis::DelegateTransfer& t) {
+  return "delegate " + std::to_string(t.delegate) + " " + t.backend + " " + analysis::delegateTransferKindName(t.kind) +
+         " (" + t.upstream + ")";
 }
 
 }  // namespace
@@ -127,6 +160,13 @@ std::string profileText(const exec::TransferProfile& p) {
     if (p.peak.measured && t.copies > 0 && !p.emulated && !marked) out += ", " + percentText(t.peak_share) + " of peak";
     out += "\n";
   }
+  for (auto direction : kAllDirections) {
+    const auto t = insideTotals(p, direction);
+    if (t.copies == 0) continue;
+    out += "  " + program::copyDirectionName(direction) + " inside delegates: " + countText(t.copies, "copy", "copies") +
+           ", " + bytesText(int64_t(t.bytes)) + ", median " + microsText(t.seconds) +
+           " us (no instruction; timed after the run, not part of its time)\n";
+  }
   out += "  run: median " + microsText(p.run_seconds.median) + " us (min " +
          microsText(p.run_seconds.min) + ", max " + microsText(p.run_seconds.max) +
          "), copies " + microsText(p.copy_seconds) + " us = " + percentText(p.copy_share) + " of the run\n";
@@ -193,6 +233,11 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
   j["run"] = run;
   for (auto direction : program::kHostDeviceDirections)
     j["totals"][program::copyDirectionName(direction)] = totalsJson(p.totals(direction));
+  for (auto direction : kAllDirections) {
+    const auto t = insideTotals(p, direction);
+    j["totals"]["inside_delegates"][program::copyDirectionName(direction)] = {
+        {"copies", t.copies}, {"bytes", t.bytes}, {"median_us", toMicros(t.seconds)}};
+  }
   nlohmann::json copies = nlohmann::json::array();
   for (const auto& c : p.copies) {
     nlohmann::json copy = copyIdentityJson(c);
@@ -233,7 +278,10 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
   analysis::DelegateTransfers timed;
   for (const auto& c : p.delegate_copies) timed.transfers.push_back(c.transfer);
   nlohmann::json inside = delegateTransfersJson(timed)["transfers"];
-  for (size_t i = 0; i < p.delegate_copies.size(); ++i) inside[i].update(timingJson(p.delegate_copies[i].seconds));
+  for (size_t i = 0; i < p.delegate_copies.size(); ++i) {
+    inside[i].update(timingJson(p.delegate_copies[i].seconds));
+    inside[i]["side"] = p.delegate_copies[i].transfer.onInputSide() ? "input" : "output";
+  }
   j["delegate_copies"] = inside;
   return j;
 }
@@ -241,14 +289,29 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
 std::string profileCsv(const exec::TransferProfile& p) {
   std::string out =
       "instruction,direction,source,destination,device,host_memory,bytes,executions_per_iteration,min_us,median_us,"
-      "max_us,gbps,best_gbps,peak_share,emulated,runtime,time_covers\n";
+      "max_us,gbps,best_gbps,peak_share,emulated,runtime,time_covers,inside_delegate\n";
   for (const auto& c : p.copies) {
     out += std::to_string(c.instruction) + "," + program::copyDirectionName(c.direction) + "," + std::to_string(c.source_value) +
            "," + std::to_string(c.destination_value) + "," + c.device.str() + "," + exec::hostMemoryKindName(c.host_memory) +
            "," + std::to_string(c.bytes) + "," + std::to_string(c.executions_per_iteration) + "," +
            exactText(toMicros(c.seconds.min)) + "," + exactText(toMicros(c.seconds.median)) + "," + exactText(toMicros(c.seconds.max)) + "," +
            exactText(c.gbps) + "," + exactText(c.best_gbps) + "," + exactText(c.peak_share) + "," + (p.emulated ? "true" : "false") +
-           "," + csvField(p.runtime) + "," + csvField(c.time_covers) + "\n";
+           "," + csvField(p.runtime) + "," + csvField(c.time_covers) + ",\n";
+  }
+  // The copies inside delegates (no instruction): the delegate call's
+  // instruction, the boundary value as source and destination, and in the
+  // last column which delegate copies and why.
+  for (const auto& c : p.delegate_copies) {
+    const auto& t = c.transfer;
+    const bool d2d = t.direction == CopyDirection::DeviceToDevice;
+    const auto rate = [&](double seconds) { return seconds > 0 ? double(t.bytes) / seconds / 1e9 : 0.0; };
+    out += std::to_string(t.instruction) + "," + program::copyDirectionName(t.direction) + "," + std::to_string(t.value) +
+           "," + std::to_string(t.value) + "," + t.device.str() + "," +
+           (d2d ? std::string("device") : exec::hostMemoryKindName(p.host_memory)) + "," + std::to_string(t.bytes) +
+           ",1," + exactText(toMicros(c.seconds.min)) + "," + exactText(toMicros(c.seconds.median)) + "," +
+           exactText(toMicros(c.seconds.max)) + "," + exactText(rate(c.seconds.median)) + "," +
+           exactText(rate(c.seconds.min)) + ",0," + (p.emulated ? "true" : "false") + "," + csvField(p.runtime) + ",," +
+           csvField("inside " + insideWhat(t)) + "\n";
   }
   return out;
 }
@@ -288,6 +351,30 @@ nlohmann::json profileTraceJson(const exec::TransferProfile& p, const program::M
       i.destination = c->second->destination_value;
     }
     instructions.push_back(i);
+  }
+  // The copies inside delegates were timed after the run, one sample per
+  // measured iteration: their own track, after the timeline, end to end.
+  if (!p.delegate_copies.empty()) {
+    appendTraceThread(events, kProcess, kInsideDelegatesThread, "copies inside delegates (no instruction; timed after the run)");
+    double at = 0;
+    for (const auto& s : p.timeline) at = std::max(at, s.start_seconds + s.seconds);
+    for (const auto& c : p.delegate_copies) {
+      for (size_t i = 0; i < c.samples.size(); ++i) {
+        TraceSlice slice{kProcess,
+                         kInsideDelegatesThread,
+                         c.transfer.shortText(),
+                         "copy_inside_delegate",
+                         at,
+                         c.samples[i],
+                         std::optional<uint64_t>(c.transfer.bytes),
+                         {{"instruction", c.transfer.instruction},
+                          {"iteration", i},
+                          {"delegate", c.transfer.delegate},
+                          {"what", insideWhat(c.transfer)}}};
+        events.push_back(traceSliceEvent(slice));
+        at += c.samples[i];
+      }
+    }
   }
   appendCopyCounterTracks(events, kProcess, copies);
   uint64_t flowIds = 0;
@@ -502,14 +589,88 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
       p.instructions.push_back(std::move(i));
     }
   }
+  // Optional (profiles before issue 35 have none): the copies inside
+  // delegates; an entry that lacks a field is skipped.
+  if (auto list = j.find("delegate_copies"); list != j.end() && list->is_array()) {
+    for (const auto& item : *list) {
+      const JsonFields f(item, path + ": delegate_copies");
+      auto instruction = f.get<size_t>("instruction");
+      auto delegate = f.get<int32_t>("delegate");
+      auto backend = f.get<std::string>("backend");
+      auto value = f.get<int32_t>("value");
+      auto kind = f.get<std::string>("kind");
+      auto direction = f.get<std::string>("direction");
+      auto bytes = f.get<uint64_t>("bytes");
+      auto device = f.get<std::string>("device");
+      auto timing = timingFrom(f);
+      if (!instruction || !delegate || !backend || !value || !kind || !direction || !bytes || !device || !timing) continue;
+      const auto parsedDirection = program::parseCopyDirection(direction.value());
+      auto parsedDevice = program::parseDeviceSpec(device.value());
+      if (!parsedDirection || !parsedDevice) continue;
+      auto side = f.get<std::string>("side");
+      const bool input = !side || side.value() == "input";
+      exec::DelegateCopyTiming c;
+      auto& t = c.transfer;
+      t.instruction = instruction.value();
+      t.delegate = delegate.value();
+      t.backend = backend.value();
+      t.value = value.value();
+      t.direction = *parsedDirection;
+      t.bytes = bytes.value();
+      t.device = parsedDevice.value();
+      if (auto upstream = f.get<std::string>("upstream")) t.upstream = upstream.value();
+      using K = analysis::DelegateTransferKind;
+      for (K k : {K::TensorRTStagedInput, K::TensorRTStagedOutput, K::TensorRTAliasReflect, K::CudaGraphInput, K::CudaGraphOutput}) {
+        t.kind = k;
+        if (analysis::delegateTransferKindName(k) == kind.value() && t.onInputSide() == input) break;
+      }
+      if (analysis::delegateTransferKindName(t.kind) != kind.value()) continue;
+      c.seconds = timing.value();
+      p.delegate_copies.push_back(std::move(c));
+    }
+  }
   return p;
 }
 
 #undef PTESCOPE_FIELD
 
+namespace {
+
+// Every copy of a call: the et_copy instructions' medians and those of the
+// copies inside delegates (the same bytes whether the backend stages them
+// or an edit made them instructions).
+double allCopySeconds(const exec::TransferProfile& p) {
+  return p.host_to_device.seconds + p.device_to_host.seconds + insideTotals(p).seconds;
+}
+
+// The copies inside delegates of two profiles, paired by delegate, kind,
+// direction and side, in order: (latest, previous), either may be null.
+std::vector<std::pair<const exec::DelegateCopyTiming*, const exec::DelegateCopyTiming*>> pairInside(
+    const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
+  auto key = [](const exec::DelegateCopyTiming& c) {
+    return std::make_tuple(c.transfer.delegate, c.transfer.backend, int(c.transfer.kind), int(c.transfer.direction));
+  };
+  std::vector<std::pair<const exec::DelegateCopyTiming*, const exec::DelegateCopyTiming*>> out;
+  std::vector<bool> used(previous.delegate_copies.size(), false);
+  for (const auto& now : latest.delegate_copies) {
+    const exec::DelegateCopyTiming* match = nullptr;
+    for (size_t i = 0; i < previous.delegate_copies.size() && match == nullptr; ++i)
+      if (!used[i] && key(previous.delegate_copies[i]) == key(now)) {
+        used[i] = true;
+        match = &previous.delegate_copies[i];
+      }
+    out.emplace_back(&now, match);
+  }
+  for (size_t i = 0; i < previous.delegate_copies.size(); ++i)
+    if (!used[i]) out.emplace_back(nullptr, &previous.delegate_copies[i]);
+  return out;
+}
+
+}  // namespace
+
 double copyTimeChange(const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
-  const double before = previous.host_to_device.seconds + previous.device_to_host.seconds;
-  const double now = latest.host_to_device.seconds + latest.device_to_host.seconds;
+  const double before = allCopySeconds(previous);
+  const double now = allCopySeconds(latest);
   return before > 0 ? (now - before) / before : 0.0;
 }
 
@@ -548,8 +709,31 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
            microsText(a.seconds) + " us (was " + microsText(b.seconds) + ", " +
            signedMicros(a.seconds - b.seconds) + " us, " + changePercent(a.seconds, b.seconds) + ")\n";
   }
-  out += "  copy time per iteration: " + changePercent(latest.host_to_device.seconds + latest.device_to_host.seconds,
-                                                     previous.host_to_device.seconds + previous.device_to_host.seconds) +
+  const auto pairs = pairInside(latest, previous);
+  if (!pairs.empty()) {
+    out += "  inside delegates (no instruction; timed after each run):\n";
+    for (const auto& [now, before] : pairs) {
+      const auto& t = (now ? now : before)->transfer;
+      const double delta = (now ? now->seconds.median : 0.0) - (before ? before->seconds.median : 0.0);
+      out += "  " + padded(now ? std::to_string(now->transfer.instruction) : std::string("-"), 6, true) + "  " +
+             padded(program::copyDirectionName(t.direction), 4) + "  " + padded("%" + std::to_string(t.value), 8) + " " +
+             padded(std::to_string(t.bytes), 12, true) + " " +
+             padded(now ? microsText(now->seconds.median) : "-", 11, true) + " " +
+             padded(before ? microsText(before->seconds.median) : "-", 11, true) + " " +
+             padded(signedMicros(delta), 12, true) + "    " +
+             (now && before ? changePercent(now->seconds.median, before->seconds.median)
+              : now         ? std::string("new")
+                            : std::string("removed")) +
+             "  " + insideWhat(t) + "\n";
+    }
+    const auto a = insideTotals(latest), b = insideTotals(previous);
+    out += "  inside delegates: " + countText(a.copies, "copy", "copies") + " (was " + std::to_string(b.copies) + "), " +
+           bytesText(int64_t(a.bytes)) + " (was " + bytesText(int64_t(b.bytes)) + "), median " + microsText(a.seconds) +
+           " us (was " + microsText(b.seconds) + ", " + signedMicros(a.seconds - b.seconds) + " us, " +
+           changePercent(a.seconds, b.seconds) + ")\n";
+  }
+  out += "  copy time per iteration" + std::string(pairs.empty() ? "" : " (with the copies inside delegates)") + ": " +
+         changePercent(allCopySeconds(latest), allCopySeconds(previous)) +
          "; " + std::to_string(added) + " new cop" + (added == 1 ? "y" : "ies") + ", " + std::to_string(removed) +
          " removed\n";
   return out;
@@ -579,10 +763,33 @@ nlohmann::json profileComparisonJson(const exec::TransferProfile& latest, const 
         {"copies", a.copies}, {"previous_copies", b.copies}, {"median_us", toMicros(a.seconds)},
         {"previous_median_us", toMicros(b.seconds)}, {"delta_us", toMicros(a.seconds - b.seconds)}};
   }
+  {
+    const auto a = insideTotals(latest), b = insideTotals(previous);
+    totals["inside_delegates"] = {{"copies", a.copies},
+                                  {"previous_copies", b.copies},
+                                  {"bytes", a.bytes},
+                                  {"previous_bytes", b.bytes},
+                                  {"median_us", toMicros(a.seconds)},
+                                  {"previous_median_us", toMicros(b.seconds)},
+                                  {"delta_us", toMicros(a.seconds - b.seconds)}};
+  }
+  nlohmann::json inside = nlohmann::json::array();
+  for (const auto& [now, before] : pairInside(latest, previous)) {
+    const auto& t = (now ? now : before)->transfer;
+    inside.push_back({{"direction", program::copyDirectionName(t.direction)},
+                      {"value", t.value},
+                      {"bytes", t.bytes},
+                      {"delegate", t.delegate},
+                      {"what", insideWhat(t)},
+                      {"status", now && before ? "both" : now ? "new" : "removed"},
+                      {"median_us", now ? nlohmann::json(toMicros(now->seconds.median)) : nlohmann::json(nullptr)},
+                      {"previous_median_us", before ? nlohmann::json(toMicros(before->seconds.median)) : nlohmann::json(nullptr)}});
+  }
   return {{"previous_method", previous.method},
           {"previous_runtime", previous.runtime},
           {"previous_emulated", previous.emulated},
           {"copies", copies},
+          {"delegate_copies", inside},
           {"totals", totals},
           {"copy_time_change", copyTimeChange(latest, previous)}};
 }

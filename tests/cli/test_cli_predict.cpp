@@ -268,11 +268,26 @@ class CliPredictTest : public QObject {
     const auto bytes = ptescope::test::readAll(out);
     const auto j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
     QCOMPARE(j["kind"].get<std::string>(), std::string("emulated"));
-    QCOMPARE(j["curves"].size(), size_t(4));
+    QCOMPARE(j["curves"].size(), size_t(5));  // h2d, d2h pinned and pageable; d2d
+    QCOMPARE(j["curves"][4]["direction"].get<std::string>(), std::string("d2d"));
     // The written profile is usable as --link FILE.
     auto p = runCli({"predict", demoPath(), "--link", out});
     QVERIFY2(p.exitCode == 0, p.err.constData());
     QVERIFY(p.out.contains("emulated: host memcpy, not a GPU link"));
+    // The CUDA-graph replay copies (d2d) are priced on its d2d curve, not
+    // an assumed figure; a built-in profile has no d2d curve and says so.
+    auto measured = runCli({"predict", demoPath(), "--link", out, "--cuda-graph", "forward", "--json"});
+    QVERIFY2(measured.exitCode == 0, measured.err.constData());
+    QCOMPARE(nlohmann::json::parse(measured.out.toStdString())["d2d_assumed"].get<bool>(), false);
+    auto typical = runCli({"predict", demoPath(), "--link", "pcie-gen4-x16", "--cuda-graph", "forward"});
+    QVERIFY2(typical.exitCode == 0, typical.err.constData());
+    QVERIFY2(typical.out.contains("d2d: no device-to-device curve in this link profile: assumed 2.00 us + bytes at "
+                                  "1000 GB/s; `ptescope-cli probe-link` measures one"),
+             typical.out.constData());
+    auto typicalJson = runCli({"predict", demoPath(), "--link", "pcie-gen4-x16", "--cuda-graph", "forward", "--json"});
+    QCOMPARE(nlohmann::json::parse(typicalJson.out.toStdString())["d2d_assumed"].get<bool>(), true);
+    // Without d2d copies there is nothing assumed to say.
+    QVERIFY(!runCli({"predict", demoPath(), "--link", "pcie-gen4-x16"}).out.contains("assumed"));
   }
 
   void badInput() {

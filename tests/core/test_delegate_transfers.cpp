@@ -9,8 +9,10 @@
 
 #include <algorithm>
 
+#include "advise/Advise.h"
 #include "analysis/DelegateTransfers.h"
 #include "analysis/Diagnostics.h"
+#include "layout/DelegateCopyMarks.h"
 #include "synth/JsonSpec.h"
 
 using namespace ptescope;
@@ -87,6 +89,8 @@ class TestDelegateTransfers : public QObject {
   void legacyModePerBackend();
   void aliasedHostInputIsALintError();
   void cudaGraphSetting();
+  void graphMarksOnTheBoundary();
+  void advisorFollowsEachBackend();
 };
 
 #ifndef Q_MOC_RUN
@@ -290,6 +294,78 @@ void TestDelegateTransfers::cudaGraphSetting() {
   auto bad = analysis::cudaGraphSetting("forward,decode", p);
   QVERIFY(!bad.ok());
   QCOMPARE(bad.error().message, std::string("--cuda-graph: the program has no method 'decode' (it has forward, prefill)"));
+}
+
+// The graph marks each copy on the delegate's boundary edge, never as a
+// node. Legacy mode, x -> relu -> t -> TensorRT -> y -> relu -> z, y also
+// returned: t (64 B) staged h2d on the edge into the delegate; y (32 B)
+// staged d2h once (TRB 883-900), on one of the delegate's two edges out
+// (to relu and to the output), though two read it.
+void TestDelegateTransfers::graphMarksOnTheBoundary() {
+  const auto p = passed(spec(R"(["x"])", R"(["z", "y"])",
+                             R"({"op": "aten::relu.out", "inputs": ["x"], "outputs": ["t"]}, )" +
+                                 trtNode(R"(["t"])", R"(["y"])") +
+                                 R"(, {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]})",
+                             kLegacy));
+  const auto& method = p.methods()[0];
+  const auto graph = layout::MethodGraph::analyze(method);
+  auto model = graph.build(graph.fullExpansion());
+  const size_t nodesBefore = model.nodes.size();
+  layout::markDelegateCopies(model, of(p));
+  QCOMPARE(model.nodes.size(), nodesBefore);  // no node of their own
+  const auto delegateNode = model.nodeOfInstruction(1);
+  QVERIFY(delegateNode);
+  const auto& node = model.nodes[*delegateNode];
+  QCOMPARE(node.kind, layout::NodeKind::Delegate);
+  QCOMPARE(node.inside_copies.size(), size_t(2));
+  std::vector<std::string> marked;
+  for (const auto& e : model.edges) {
+    for (const auto& mark : e.inside_copies) {
+      marked.push_back(mark.badge);
+      if (mark.direction == H2D) {
+        QCOMPARE(e.to, *delegateNode);
+        const auto& call = std::get<DelegateCall>((*items(method.chains)[0].instructions)[1].data);
+        QCOMPARE(e.value, items(call.args)[0]);  // t
+      } else {
+        QCOMPARE(e.from, *delegateNode);
+      }
+    }
+  }
+  std::sort(marked.begin(), marked.end());
+  QCOMPARE(marked, (std::vector<std::string>{"inside delegate 0: d2h 32 B", "inside delegate 0: h2d 64 B"}));
+  QVERIFY(node.tooltip.find("staged host-to-device (TensorRTBackend.cpp 720-745), 64 B") != std::string::npos);
+}
+
+// Legacy mode per backend in the advisor. x -> relu -> r -> delegate -> y
+// -> relu -> z with device planning on (the file's options); --explain
+// tries the obvious edits, --no-device-planning among them. CudaBackend
+// refuses the host memory legacy mode gives it (CB 521-560): rejected, and
+// the reason cites the line. TensorRTBackend stages it (TRB 720-745,
+// 883-900): a valid edit, the same two copies inside the delegate (no
+// saving, so it is not listed), never rejected. The same search runs for
+// both, so the TensorRT edit was tried too.
+void TestDelegateTransfers::advisorFollowsEachBackend() {
+  auto program = [&](const std::string& delegate) {
+    return passed(spec(R"(["x"])", R"(["z"])",
+                       R"({"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]}, )" + delegate +
+                           R"(, {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]})"));
+  };
+  auto legacyRejection = [](const Program& p) -> std::optional<std::string> {
+    advise::AdviseOptions options;
+    options.explain = true;
+    options.top = 0;
+    auto advice = advise::advise(p, options);
+    if (!advice) qFatal("advise: %s", advice.error().message.c_str());
+    for (const auto& r : advice->methods.front().rejected)
+      if (r.edits_text == "--no-device-planning") return r.reason;
+    return std::nullopt;
+  };
+  const auto cuda = legacyRejection(program(
+      R"({"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"}, "inputs": ["r"], "outputs": ["y"]})"));
+  QVERIFY(cuda.has_value());
+  QVERIFY2(cuda->find("cuda_backend.cpp 521-560") != std::string::npos, cuda->c_str());
+  const auto trt = legacyRejection(program(trtNode(R"(["r"])", R"(["y"])")));
+  QVERIFY2(!trt.has_value(), trt ? trt->c_str() : "");
 }
 #endif
 

@@ -241,15 +241,17 @@ class LinkProfileTest : public QObject {
     options.repeats = 2;
     size_t progress = 0;
     options.on_progress = [&](size_t done, size_t total) {
-      QCOMPARE(total, size_t(4 * 4));  // 1, 4, 16, 64 KiB × 2 directions × 2 memory kinds
+      QCOMPARE(total, size_t(5 * 4));  // 1, 4, 16, 64 KiB × (2 directions × 2 memory kinds + d2d)
       progress = done;
     };
     auto p = cost::probeLink(runtime, options);
     QVERIFY2(p.ok(), p.ok() ? "" : p.error().message.c_str());
-    QCOMPARE(progress, size_t(16));
+    QCOMPARE(progress, size_t(20));
     QCOMPARE(p->kind, std::string("emulated"));
     QVERIFY(p->label().find("emulated") != std::string::npos);
-    QCOMPARE(p->curves.size(), size_t(4));
+    QCOMPARE(p->curves.size(), size_t(5));
+    // The last one: device to device (the copies inside delegates).
+    QVERIFY(p->curve(program::CopyDirection::DeviceToDevice, cost::LinkMemory::Device) == &p->curves.back());
     for (const auto& c : p->curves) {
       QCOMPARE(c.points.size(), size_t(4));
       QCOMPARE(c.points.back().bytes, 64 * KiB);

@@ -120,11 +120,12 @@ class ProfileWritersTest : public QObject {
     const auto lines = split(report::profileCsv(profile), '\n');
     QCOMPARE(lines.size(), size_t(1 + 4));
     const auto header = split(lines[0], ',');
-    QCOMPARE(header.size(), size_t(17));
-    QCOMPARE(header.back(), std::string("time_covers"));
+    QCOMPARE(header.size(), size_t(18));
+    QCOMPARE(header[16], std::string("time_covers"));
+    QCOMPARE(header.back(), std::string("inside_delegate"));
     for (size_t row = 0; row < 4; ++row) {
       auto fields = split(lines[row + 1], ',');
-      if (lines[row + 1].ends_with(',')) fields.emplace_back();  // the empty time_covers
+      if (lines[row + 1].ends_with(',')) fields.emplace_back();  // the empty inside_delegate (an et_copy)
       QCOMPARE(fields.size(), header.size());
       const json& c = j["copies"][row];
       std::map<std::string, std::string> cell;
@@ -140,6 +141,7 @@ class ProfileWritersTest : public QObject {
         QVERIFY2(close(std::stod(cell[key]), c[key].get<double>()), key);
       QCOMPARE(cell["emulated"], std::string("true"));
       QCOMPARE(cell["time_covers"], std::string());  // the emulation's times are the copies'
+      QCOMPARE(cell["inside_delegate"], std::string());  // an et_copy instruction
     }
 
     // Trace: named tracks, copies and kernels as slices whose bytes and
@@ -235,6 +237,92 @@ class ProfileWritersTest : public QObject {
     // Without the method: counters, no arrows.
     const json plain = report::profileTraceJson(profile);
     for (const auto& e : plain["traceEvents"]) QVERIFY(e["ph"] != "s" && e["ph"] != "f");
+  }
+
+  // The copies inside delegates in every output, labelled as inside.
+  // Hand count: with CUDA graphs on for forward, the demo's two CudaBackend
+  // delegates (#1: x 256 B in, hidden 256 B out; #6: activated 256 B in,
+  // logits 64 B out) copy each input and output d2d on every replay
+  // (cuda_backend.cpp 573-590, 600-610): 4 copies, 832 B.
+  void copiesInsideDelegatesInEveryOutput() {
+    ProfileOptions options = quickOptions();
+    options.method = "forward";
+    options.run_settings.cuda_graph_methods = {"forward"};
+    const auto profile = profileDemo(options);
+    QCOMPARE(profile.delegate_copies.size(), size_t(4));
+
+    const std::string text = report::profileText(profile);
+    QVERIFY2(text.find("d2d inside delegates: 4 copies, 832 B, median ") != std::string::npos, text.c_str());
+    QVERIFY(text.find("(no instruction; timed after the run, not part of its time)") != std::string::npos);
+
+    const json j = json::parse(report::profileJson(profile).dump());
+    QCOMPARE(j["totals"]["inside_delegates"]["d2d"]["copies"].get<size_t>(), size_t(4));
+    QCOMPARE(j["totals"]["inside_delegates"]["d2d"]["bytes"].get<uint64_t>(), uint64_t(832));
+    QCOMPARE(j["totals"]["inside_delegates"]["h2d"]["copies"].get<size_t>(), size_t(0));
+
+    // CSV: the 4 et_copy rows, then the 4 inside rows, each saying so.
+    const auto lines = split(report::profileCsv(profile), '\n');
+    QCOMPARE(lines.size(), size_t(1 + 4 + 4));
+    uint64_t insideBytes = 0;
+    for (size_t row = 5; row < lines.size(); ++row) {
+      const auto fields = split(lines[row], ',');
+      QCOMPARE(fields.size(), size_t(18));
+      QCOMPARE(fields[1], std::string("d2d"));
+      QCOMPARE(fields[5], std::string("device"));
+      QVERIFY2(fields[17].rfind("inside delegate ", 0) == 0 && fields[17].find("CudaBackend cuda graph replay") != std::string::npos,
+               lines[row].c_str());
+      insideBytes += std::stoull(fields[6]);
+    }
+    QCOMPARE(insideBytes, uint64_t(832));
+    for (size_t row = 1; row < 5; ++row) QVERIFY(lines[row].ends_with(",,"));  // et_copy rows: no time_covers, not inside
+
+    // Trace: a track of their own, one slice per copy and measured iteration.
+    const json trace = json::parse(report::profileTraceJson(profile).dump());
+    size_t slices = 0;
+    bool named = false;
+    for (const auto& e : trace["traceEvents"]) {
+      if (e["ph"] == "M" && e["args"].contains("name") &&
+          e["args"]["name"] == "copies inside delegates (no instruction; timed after the run)")
+        named = true;
+      if (e["ph"] == "X" && e["cat"] == "copy_inside_delegate") {
+        ++slices;
+        QVERIFY(e["name"].get<std::string>().rfind("inside delegate ", 0) == 0);
+      }
+    }
+    QVERIFY(named);
+    QCOMPARE(slices, size_t(4) * kIterations);
+
+    // JSON reads back with them, and --compare pairs them: against a
+    // profile without CUDA graphs they are new, and the copy time change
+    // counts them.
+    const QString dir = test::tempDir();
+    const std::string path = (dir + "/inside.json").toStdString();
+    QVERIFY(report::writeProfileJson(profile, path).ok());
+    auto back = report::readProfileJson(path);
+    QVERIFY2(back.ok(), back.ok() ? "" : back.error().message.c_str());
+    QCOMPARE(back->delegate_copies.size(), size_t(4));
+    for (size_t i = 0; i < 4; ++i) {
+      QCOMPARE(back->delegate_copies[i].transfer.kind, profile.delegate_copies[i].transfer.kind);
+      QCOMPARE(back->delegate_copies[i].transfer.bytes, profile.delegate_copies[i].transfer.bytes);
+    }
+    const auto plain = profileDemo();
+    const std::string compared = report::profileComparisonText(back.value(), plain, "plain.json");
+    QVERIFY2(compared.find("inside delegates: 4 copies (was 0), 832 B (was 0 B)") != std::string::npos, compared.c_str());
+    QVERIFY(compared.find("copy time per iteration (with the copies inside delegates)") != std::string::npos);
+    const json cj = report::profileComparisonJson(back.value(), plain);
+    QCOMPARE(cj["totals"]["inside_delegates"]["copies"].get<size_t>(), size_t(4));
+    QCOMPARE(cj["totals"]["inside_delegates"]["previous_copies"].get<size_t>(), size_t(0));
+    QCOMPARE(cj["delegate_copies"].size(), size_t(4));
+    for (const auto& c : cj["delegate_copies"]) QCOMPARE(c["status"].get<std::string>(), std::string("new"));
+    // The change against the same profile without them is their share:
+    // (et_copy + inside) / et_copy - 1 = inside / et_copy.
+    auto stripped = back.value();
+    stripped.delegate_copies.clear();
+    double inside = 0;
+    for (const auto& c : back->delegate_copies) inside += c.seconds.median;
+    const double etCopy = stripped.host_to_device.seconds + stripped.device_to_host.seconds;
+    QVERIFY(etCopy > 0);
+    QVERIFY(close(report::copyTimeChange(back.value(), stripped), inside / etCopy));
   }
 
   void writersWriteFiles() {

@@ -155,6 +155,30 @@ class CliStandinTest : public QObject {
     for (const auto& c : y) QCOMPARE(c["direction"].get<std::string>(), std::string("d2d"));
   }
 
+  // probe-link on the CUDA runtime measures a device-to-device curve too
+  // (the copies inside delegates are priced on it): batched
+  // cudaMemcpyAsync with cudaMemcpyDeviceToDevice between two device
+  // buffers, which the stand-in checks against the pointers' sides; and a
+  // prediction on that profile no longer says the d2d figure is assumed.
+  void probeLinkMeasuresDeviceToDevice() {
+    const QString out = dir_ + "/probe.json";
+    auto r = runCli({"probe-link", "-o", out, "--max-bytes", "65536", "--repeats", "1"}, 300000);
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const auto j = readJson(out);
+    QCOMPARE(j["kind"].get<std::string>(), std::string("measured"));
+    // 2 directions x 2 host memory kinds, then d2d: 5 curves of 1, 4, 16, 64 KiB.
+    QCOMPARE(j["curves"].size(), size_t(5));
+    const auto& d2d = j["curves"][4];
+    QCOMPARE(d2d["direction"].get<std::string>(), std::string("d2d"));
+    QCOMPARE(d2d["host_memory"].get<std::string>(), std::string("device"));
+    QCOMPARE(d2d["points"].size(), size_t(4));
+    for (const auto& point : d2d["points"]) QVERIFY(point["us"].get<double>() > 0);
+    auto p = runCli({"predict", programs_.front(), "--cuda-graph", "forward", "--link", out});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    QVERIFY2(p.out.contains("d2d inside delegates: 4 copies"), p.out.constData());
+    QVERIFY2(!p.out.contains("assumed"), p.out.constData());
+  }
+
   void runOutputsAreBitIdentical() {
     for (const QString& program : programs_) {
       const QString a = dir_ + "/out-host", b = dir_ + "/out-cuda";

@@ -11,6 +11,7 @@
 #include "ui/document/Document.h"
 #include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphView.h"
+#include "ui/profile/ProfileSession.h"
 #include "ui/window/MainWindow.h"
 
 namespace ptescope::test {
@@ -74,6 +75,19 @@ inline bool showProgram(ui::MainWindow& window, const QString& path, const char*
   window.resize(1400, 900);
   window.show();
   return window.openFile(path) && window.showMethod(method);
+}
+
+// Profiles `method` of the window's program on the host runtime
+// (`iterations` measured after `warmup`) and waits for it; false when it
+// did not start or end within a minute.
+inline bool profileOnHost(ui::MainWindow& window, int method, size_t iterations = 3, size_t warmup = 1) {
+  ui::ProfileRequest request;
+  request.method = method;
+  request.runtime = exec::RuntimePreference::Host;
+  request.iterations = iterations;
+  request.warmup = warmup;
+  QSignalSpy finished(window.profileSession(), &ui::ProfileSession::finished);
+  return window.startProfile(request) && finished.wait(60000);
 }
 
 }  // namespace ptescope::test

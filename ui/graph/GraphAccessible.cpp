@@ -244,8 +244,24 @@ class CanvasAccessible : public DrawnChildrenAccessible {
       QString description = region.isEmpty() ? QObject::tr("outside the device regions")
                                              : QObject::tr("in the %1 region").arg(region);
       if (node.instruction) description += QObject::tr(", instruction #%1").arg(*node.instruction);
+      if (!node.inside_copies.empty()) {
+        QStringList badges;
+        for (const auto& mark : node.inside_copies) badges << QString::fromStdString(mark.badge);
+        description += QObject::tr(", copies inside the delegate (no instruction): %1").arg(badges.join(QStringLiteral("; ")));
+      }
       children_.push_back(new SceneItemAccessible(canvas_, QAccessible::ListItem, name, description, n->sceneBoundingRect(),
                                              n->emphasis() == Emphasis::Selected));
+    }
+    // The copies inside delegates marked on the edges in sight: named by
+    // their badge, described by their whole line.
+    for (QGraphicsItem* item : canvas_->scene()->items(key.visible, Qt::IntersectsItemBoundingRect, Qt::AscendingOrder)) {
+      auto* e = qgraphicsitem_cast<GraphEdgeItem*>(item);
+      if (e == nullptr || e->edge().inside_copies.empty()) continue;
+      if (++nodes > kMaxNodes) break;
+      for (const auto& mark : e->edge().inside_copies)
+        children_.push_back(new SceneItemAccessible(canvas_, QAccessible::StaticText, QString::fromStdString(mark.badge),
+                                                    QString::fromStdString(mark.text), e->insideMarkRect(),
+                                                    e->emphasis() == Emphasis::Selected));
     }
   }
 

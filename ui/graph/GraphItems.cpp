@@ -55,6 +55,16 @@ QPointF toPoint(const layout::PointF& p) { return QPointF(p.x, p.y); }
 
 QColor toQColor(layout::Rgb rgb) { return QColor(rgb.red(), rgb.green(), rgb.blue()); }
 
+QColor insideCopyQColor() { return QColor(0x7b, 0x1f, 0xa2); }
+
+void paintInsideCopySymbol(QPainter* painter, const QPointF& centre, double half) {
+  const QPolygonF diamond({centre + QPointF(0, -half), centre + QPointF(half, 0), centre + QPointF(0, half),
+                           centre + QPointF(-half, 0)});
+  painter->setPen(QPen(insideCopyQColor(), std::max(1.0, half / 4)));
+  painter->setBrush(QColor(0xf3, 0xe5, 0xf5));
+  painter->drawPolygon(diamond);
+}
+
 QFont graphFont(int pixelSize, bool bold) {
   QFont font(QStringLiteral("Sans"));
   font.setPixelSize(pixelSize);
@@ -366,6 +376,21 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
   }
   labelRect_ = QRectF(labelCentre_ - QPointF(size.width() / 2, size.height() / 2), size);
   bounds_ = path_.boundingRect().united(arrow_.boundingRect()).united(labelRect_).adjusted(-6, -6, 6, 6);
+  QStringList badges, insideLines;
+  for (const auto& mark : edge.inside_copies) {
+    badges << QString::fromStdString(mark.badge);
+    insideLines << QString::fromStdString(mark.text);
+  }
+  if (!badges.isEmpty() && !path_.isEmpty()) {
+    // Near the delegate's end of the edge, on the side away from the label.
+    insideBadge_ = badges.join(QStringLiteral("\n"));
+    insidePoint_ = path_.pointAtPercent(edge.inside_copies.front().input_side ? 0.8 : 0.2);
+    double width = 0;
+    for (const auto& line : badges) width = std::max(width, metrics.horizontalAdvance(line));
+    const QSizeF badge(width + 8, metrics.height() * double(badges.size()) + 2);
+    insideRect_ = QRectF(insidePoint_ - QPointF(badge.width() + 7, badge.height() / 2), badge);
+    bounds_ = bounds_.united(insideRect_.adjusted(-3, -3, 12, 3));
+  }
   baseBounds_ = bounds_;
   setZValue(edge.crosses_device ? 1.5 : 0.5);
   setToolTip(plainToolTip(QString("%1 %2 on %3%4")
@@ -373,7 +398,8 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
                       edge.implicit_crossing ? QStringLiteral("\nchanges device with no copy")
                       : edge.crosses_device   ? QStringLiteral("\ncrosses a device boundary")
                                               : QString()) +
-             (edge.change_note.empty() ? QString() : "\n" + QString::fromStdString(edge.change_note))));
+             (edge.change_note.empty() ? QString() : "\n" + QString::fromStdString(edge.change_note)) +
+             (insideLines.isEmpty() ? QString() : "\n" + insideLines.join(QStringLiteral("\n")))));
 }
 
 void GraphEdgeItem::setOverlay(std::optional<ItemOverlay> overlay) {
@@ -445,6 +471,21 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
                     : edge_.crosses_device               ? colour.darker(140)
                                                          : QColor(0x55, 0x55, 0x55));
     painter->drawText(labelRect_, Qt::AlignCenter, label_);
+  }
+  if (!insideBadge_.isEmpty()) {
+    // The copies inside the delegate: a diamond on the edge, and at
+    // readable zoom the badge ("inside delegate 0: h2d 64 B") beside it.
+    const double half = std::max(4.0, 2.5 / std::max(lod, 0.01));
+    paintInsideCopySymbol(painter, insidePoint_, half);
+    if (lod >= kEdgeLabelDetail) {
+      const QColor mark = insideCopyQColor();
+      painter->setPen(QPen(mark, 1, Qt::DashLine));
+      painter->setBrush(QColor(255, 255, 255, 235));
+      painter->drawRoundedRect(insideRect_, 3, 3);
+      painter->setFont(edgeLabelFont());
+      painter->setPen(mark.darker(120));
+      painter->drawText(insideRect_, Qt::AlignCenter, insideBadge_);
+    }
   }
   painter->restore();
 }

@@ -33,6 +33,12 @@ inline constexpr int kNodeSubtitlePixels = 8;
 
 // Colours of the diff view's marks (layout::Change), shared with the legend.
 QColor changeQColor(layout::Change change);
+// The mark of a copy a delegate makes inside itself (no instruction), drawn
+// on its boundary edge; shared with the legend.
+QColor insideCopyQColor();
+// Paints that mark's symbol (a dashed diamond) centred on `centre`.
+void paintInsideCopySymbol(QPainter* painter, const QPointF& centre, double half);
+
 // The profile overlay's scale: green (cheap) through yellow to red (costly),
 // `t` in [0, 1].
 QColor costColour(double t);
@@ -98,6 +104,9 @@ class GraphEdgeItem : public GraphMarkedItem {
 
   const layout::GraphEdge& edge() const { return edge_; }
   const QPainterPath& path() const { return path_; }
+  // Where the mark of the copies inside a delegate sits, in scene
+  // coordinates (empty when the edge has none).
+  QRectF insideMarkRect() const { return insideBadge_.isEmpty() ? QRectF() : mapRectToScene(insideRect_); }
   void setOverlay(std::optional<ItemOverlay> overlay);
 
   int type() const override { return Type; }
@@ -113,6 +122,11 @@ class GraphEdgeItem : public GraphMarkedItem {
   QString label_;
   QRectF labelRect_;
   QRectF overlayRect_;
+  // The copies inside a delegate at one end (GraphEdge::inside_copies): the
+  // badge's text, where it sits and the point on the edge it marks.
+  QString insideBadge_;
+  QRectF insideRect_;
+  QPointF insidePoint_;
   QRectF bounds_;
   QRectF baseBounds_;
   QColor colour_;

@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 #include <QGraphicsScene>
 
+#include "layout/DelegateCopyMarks.h"
 #include "ui/graph/GraphItems.h"
 
 namespace ptescope::ui {
@@ -62,6 +63,8 @@ LayoutResult runLayout(const LayoutRequest& request, const std::atomic<bool>& ca
   result.expanded = request.expanded ? *request.expanded : result.analyzed->graph.initialExpansion();
   auto model = result.analyzed->graph.build(result.expanded, {}, &cancel);
   if (request.changes) layout::markChanges(model, result.analyzed->graph, *request.changes);
+  const auto& method = request.program->methods()[size_t(request.method)];
+  layout::markDelegateCopies(model, analysis::delegateTransfers(*request.program, method, request.delegateCopies));
   if (cancel.load()) {
     result.cancelled = true;
     return result;

@@ -13,6 +13,7 @@
 #include <set>
 #include <vector>
 
+#include "analysis/DelegateTransfers.h"
 #include "layout/DiffMarks.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
@@ -71,6 +72,9 @@ struct LayoutRequest {
   std::shared_ptr<const AnalyzedMethod> analyzed;
   std::shared_ptr<const layout::MethodChanges> changes;  // a diff view's marks
   std::optional<std::set<int>> expanded;                 // none: the initial view
+  // The run's settings for the copies inside delegates (CUDA graph
+  // replay), marked on the delegates' boundary edges.
+  analysis::DelegateTransferOptions delegateCopies;
   double budgetSeconds = 20;
   // Keep the model, so that a cancelled first picture can show a quick
   // layout at once.

@@ -18,15 +18,25 @@ std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QS
   std::vector<LegendEntry> entries;
   if (!scaleText.isEmpty()) entries.push_back({LegendEntry::Scale, {}, scaleText});
   for (const auto& d : model.devices) entries.push_back({LegendEntry::Device, d, QString::fromStdString(d.str())});
-  bool h2d = false, d2h = false, implicit = false;
+  bool h2d = false, d2h = false, implicit = false, inside = false;
   for (const auto& n : model.nodes) {
     h2d = h2d || n.kind == NodeKind::CopyH2D || n.group_h2d > 0;
     d2h = d2h || n.kind == NodeKind::CopyD2H || n.group_d2h > 0;
   }
   for (const auto& e : model.edges) implicit = implicit || e.implicit_crossing;
+  bool replay = false;
+  for (const auto& n : model.nodes)
+    for (const auto& mark : n.inside_copies) {
+      inside = true;
+      replay = replay || mark.cuda_graph;
+    }
   if (h2d) entries.push_back({LegendEntry::H2D, {}, QStringLiteral("host \u2192 device copy")});
   if (d2h) entries.push_back({LegendEntry::D2H, {}, QStringLiteral("device \u2192 host copy")});
   if (implicit) entries.push_back({LegendEntry::Implicit, {}, QStringLiteral("device change without copy")});
+  if (inside)
+    entries.push_back({LegendEntry::InsideCopy, {},
+                       replay ? QStringLiteral("copy inside a delegate (no instruction; CUDA graph replay is on)")
+                              : QStringLiteral("copy inside a delegate (no instruction)")});
   if (model.has_groups) entries.push_back({LegendEntry::Group, {}, QStringLiteral("group (double-click)")});
   bool added = false, removed = false, moved = false;
   for (const auto& n : model.nodes) {
@@ -73,6 +83,11 @@ QSizeF paintLegend(QPainter* painter, const QPointF& origin, const std::vector<L
         case LegendEntry::Implicit:
           painter->setPen(QPen(toQColor(layout::implicitCrossingColour()), 2.2, Qt::DashLine));
           painter->drawLine(QPointF(box.left(), box.center().y()), QPointF(box.right(), box.center().y()));
+          break;
+        case LegendEntry::InsideCopy:
+          painter->setPen(QPen(QColor(0x88, 0x88, 0x88), 1.2));
+          painter->drawLine(QPointF(box.left(), box.center().y()), QPointF(box.right(), box.center().y()));
+          paintInsideCopySymbol(painter, box.center(), box.height() / 2 + 1);
           break;
         case LegendEntry::Added:
         case LegendEntry::Removed:

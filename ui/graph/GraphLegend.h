@@ -18,7 +18,7 @@ class QPainter;
 namespace ptescope::ui {
 
 struct LegendEntry {
-  enum Kind { Device, H2D, D2H, Implicit, Group, Added, Removed, Moved, Scale } kind;
+  enum Kind { Device, H2D, D2H, Implicit, InsideCopy, Group, Added, Removed, Moved, Scale } kind;
   program::Device device;
   QString text;
 };

@@ -192,6 +192,14 @@ void GraphView::setMethod(std::shared_ptr<const program::Program> program, int m
   startLayout(std::nullopt, std::nullopt);
 }
 
+void GraphView::setRunSettings(const analysis::DelegateTransferOptions& settings) {
+  if (settings.cuda_graph_methods == runSettings_.cuda_graph_methods) return;
+  runSettings_ = settings;
+  if (!program_ || methodIndex_ < 0) return;
+  // In place: the groups open stay open (none yet: the initial view).
+  startLayout(layout_ ? std::optional<std::set<int>>(shownExpanded_) : std::nullopt, std::nullopt);
+}
+
 void GraphView::clear() {
   // Dropped, also a result already on its way: it must not bring the
   // cleared picture back.
@@ -246,6 +254,7 @@ void GraphView::startLayout(std::optional<std::set<int>> expanded, std::optional
   request.method = methodIndex_;
   request.analyzed = pictureIsCurrent() ? analyzed_ : nullptr;
   request.changes = changes_;
+  request.delegateCopies = runSettings_;
   request.expanded = std::move(expanded);
   request.budgetSeconds = layoutBudgetSeconds_;
   request.wantFallback = layout_ == nullptr;

@@ -33,6 +33,7 @@
 #include <set>
 #include <vector>
 
+#include "analysis/DelegateTransfers.h"
 #include "layout/DiffMarks.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
@@ -81,6 +82,11 @@ class GraphView : public QWidget {
   // The same arguments again do nothing while their layout runs or shows.
   void setMethod(std::shared_ptr<const program::Program> program, int methodIndex,
                  std::shared_ptr<const layout::MethodChanges> changes = nullptr);
+  // The run's settings the file does not hold (CUDA graph replay per
+  // method): the copies inside delegates they add are marked on the
+  // delegates' boundary edges. A change lays the picture out again in place.
+  void setRunSettings(const analysis::DelegateTransferOptions& settings);
+  const analysis::DelegateTransferOptions& runSettings() const { return runSettings_; }
   // Shows nothing.
   void clear();
   int methodIndex() const { return methodIndex_; }
@@ -330,6 +336,7 @@ class GraphView : public QWidget {
   std::shared_ptr<const AnalyzedMethod> analyzed_;  // of the method on screen or being laid out
   std::shared_ptr<const layout::GraphLayout> layout_;
   std::set<int> shownExpanded_;
+  analysis::DelegateTransferOptions runSettings_;
   bool firstLayoutOfMethod_ = true;
   bool freshView_ = false;
   bool initialViewHeld_ = false;  // the first picture, not moved by the user since

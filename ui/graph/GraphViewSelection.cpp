@@ -152,8 +152,10 @@ QString GraphView::selectionText() const {
     const auto& e = model.edges[*selectedEdge_];
     // The tensor's name too: Find matches it, so what Find selects shows it.
     const std::string name = valueName(e.value);
-    return "%" + QString::number(e.value) + (name.empty() ? QString() : " " + QString::fromStdString(name)) + " " +
-           QString::fromStdString(e.label) + " on " + QString::fromStdString(e.device.str());
+    QString text = "%" + QString::number(e.value) + (name.empty() ? QString() : " " + QString::fromStdString(name)) + " " +
+                   QString::fromStdString(e.label) + " on " + QString::fromStdString(e.device.str());
+    for (const auto& mark : e.inside_copies) text += " · " + QString::fromStdString(mark.badge);
+    return text;
   }
   return {};
 }

@@ -203,6 +203,7 @@ bool AdvisorPanel::refresh() {
   if (links_ != nullptr) {
     options.link = *links_->link();
     options.host_memory = links_->hostMemory();
+    options.run_settings = links_->runSettings();  // CUDA graph replay, as advise --cuda-graph
   }
   options.top = 20;
   options.explain = showRejected_->isChecked();

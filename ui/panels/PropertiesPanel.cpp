@@ -43,8 +43,15 @@ QTreeWidgetItem* PropertiesPanel::row(const QString& key, const QString& value, 
   return item;
 }
 
+void PropertiesPanel::setRunSettings(const analysis::DelegateTransferOptions& settings) {
+  if (settings.cuda_graph_methods == runSettings_.cuda_graph_methods) return;
+  runSettings_ = settings;
+  if (shownInstruction_) showInstruction(*shownInstruction_);
+}
+
 void PropertiesPanel::showNothing() {
   clear();
+  shownInstruction_.reset();
   if (!document_->hasProgram()) return;
   const Method* method = document_->currentMethod();
   if (method == nullptr) return;
@@ -60,6 +67,7 @@ void PropertiesPanel::showNothing() {
 
 void PropertiesPanel::showValue(int32_t v) {
   clear();
+  shownInstruction_.reset();
   const Method* method = document_->currentMethod();
   const analysis::Dataflow* dataflow = document_->currentDataflow();
   if (method == nullptr || dataflow == nullptr || v < 0 || size_t(v) >= items(method->values).size()) return;
@@ -130,6 +138,7 @@ void PropertiesPanel::showTensorRTPayload(const DelegatePayload& payload, QTreeW
 
 void PropertiesPanel::showInstruction(size_t k) {
   clear();
+  shownInstruction_ = k;
   const Method* method = document_->currentMethod();
   const analysis::Dataflow* dataflow = document_->currentDataflow();
   if (method == nullptr || dataflow == nullptr || k >= dataflow->instructionCount()) return;
@@ -160,15 +169,23 @@ void PropertiesPanel::showInstruction(size_t k) {
     if (isTensorRTBackend(d.id.value_or(""))) showTensorRTPayload(payload, del);
     del->setExpanded(true);
     // What the backend copies inside its execute() (README "Copies inside
-    // delegates"): never an instruction, listed with its own mark.
-    // (Only TensorRT delegates copy inside without a run setting; the app
-    // has no CUDA-graph setting yet.)
-    const auto inside = isTensorRTBackend(d.id.value_or("")) ? analysis::delegateTransfers(document_->program(), *method)
-                                                              : analysis::DelegateTransfers{};
+    // delegates"): never an instruction, listed with its own mark. TensorRT
+    // delegates stage host memory; CudaBackend ones copy only when CUDA
+    // graph replay is on for the method (the setting beside the link).
+    const bool replays = runSettings_.cuda_graph_methods.count(method->displayName()) > 0;
+    const bool copiesInside = isTensorRTBackend(d.id.value_or("")) || replays;
+    const auto inside = copiesInside ? analysis::delegateTransfers(document_->program(), *method, runSettings_)
+                                     : analysis::DelegateTransfers{};
     QTreeWidgetItem* copies = nullptr;
     for (const auto& t : inside.transfers) {
       if (t.instruction != k) continue;
-      if (copies == nullptr) copies = row(tr("Copies inside delegate"), tr("no instruction: the backend copies"));
+      const bool replay = analysis::isCudaGraphReplay(t.kind);
+      if (copies == nullptr)
+        copies = row(tr("Copies inside delegate"),
+                     replay ? tr("no instruction: the backend copies (CUDA graph replay is on for %1 in the "
+                                 "Transfers panel's settings, as --cuda-graph)")
+                                  .arg(QString::fromStdString(method->displayName()))
+                            : tr("no instruction: the backend copies"));
       row(QString::fromStdString(program::copyDirectionName(t.direction)),
           QString::fromStdString(t.text() + ", " + program::bytesText(int64_t(t.bytes))), copies);
     }

@@ -4,6 +4,10 @@
 
 #include <QTreeWidget>
 
+#include <optional>
+
+#include "analysis/DelegateTransfers.h"
+
 namespace ptescope::program {
 struct DelegatePayload;
 }
@@ -20,11 +24,17 @@ class PropertiesPanel : public QTreeWidget {
   void showValue(int32_t value);
   void showInstruction(size_t instruction);
   void showNothing();
+  // The run's settings the file does not hold (CUDA graph replay per
+  // method, LinkSelection): the copies they add inside delegates are listed
+  // under the delegate. A change shows the instruction on show again.
+  void setRunSettings(const analysis::DelegateTransferOptions& settings);
 
  private:
   QTreeWidgetItem* row(const QString& key, const QString& value, QTreeWidgetItem* parent = nullptr);
   void showTensorRTPayload(const program::DelegatePayload& payload, QTreeWidgetItem* parent);
   Document* document_;
+  analysis::DelegateTransferOptions runSettings_;
+  std::optional<size_t> shownInstruction_;
 };
 
 }  // namespace ptescope::ui

@@ -1,6 +1,7 @@
 #include "ui/profile/LinkSelection.h"
 #include "ui/common/PlainText.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFutureWatcher>
@@ -72,6 +73,25 @@ Status LinkSelection::loadFile(const QString& path) {
   return Ok{};
 }
 
+bool LinkSelection::cudaGraph(const QString& method) const {
+  return runSettings_.cuda_graph_methods.count(method.toStdString()) > 0;
+}
+
+void LinkSelection::setCudaGraph(const QString& method, bool on) {
+  if (method.isEmpty() || cudaGraph(method) == on) return;
+  if (on)
+    runSettings_.cuda_graph_methods.insert(method.toStdString());
+  else
+    runSettings_.cuda_graph_methods.erase(method.toStdString());
+  emit changed();
+}
+
+void LinkSelection::setShownMethod(const QString& method) {
+  if (method == shownMethod_) return;
+  shownMethod_ = method;
+  emit shownMethodChanged();
+}
+
 QString LinkSelection::shortText() const {
   const auto& p = *link();
   return QString::fromStdString(p.title.empty() ? p.name : p.title) + ", " +
@@ -109,9 +129,22 @@ LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(pa
     row->addWidget(measure_);
     connect(measure_, &QPushButton::clicked, this, &LinkChooser::measure);
   }
+  cudaGraph_ = new QCheckBox;
+  cudaGraph_->setObjectName("cudaGraph");
+  cudaGraph_->setToolTip(
+      tr("CudaBackend's enable_cuda_graph_for_method for this method, as `--cuda-graph` on the command line: each call "
+         "copies every input of its CudaBackend delegates device-to-device into the graph's static buffers and every "
+         "output back (cuda_backend.cpp 573-610). The graph, Properties, the Advisor, Profile and the report count "
+         "these copies inside the delegates."));
+  row->addWidget(cudaGraph_);
   row->addStretch(1);
   refill();
+  showCudaGraph();
   connect(selection_, &LinkSelection::changed, this, &LinkChooser::refill);
+  connect(selection_, &LinkSelection::changed, this, &LinkChooser::showCudaGraph);
+  connect(selection_, &LinkSelection::shownMethodChanged, this, &LinkChooser::showCudaGraph);
+  connect(cudaGraph_, &QCheckBox::toggled, this,
+          [this](bool on) { selection_->setCudaGraph(selection_->shownMethod(), on); });
   connect(links_, &QComboBox::activated, this, [this](int index) { selection_->setCurrentIndex(index); });
   connect(memory_, &QComboBox::activated, this, [this] {
     selection_->setHostMemory(exec::HostMemoryKind(memory_->currentData().toInt()));
@@ -137,6 +170,14 @@ void LinkChooser::refill() {
   }
   links_->setCurrentIndex(selection_->currentIndex());
   memory_->setCurrentIndex(memory_->findData(int(selection_->hostMemory())));
+}
+
+void LinkChooser::showCudaGraph() {
+  const QString method = selection_->shownMethod();
+  QSignalBlocker block(cudaGraph_);
+  cudaGraph_->setText(method.isEmpty() ? tr("CUDA graph replay") : tr("CUDA graph replay in %1").arg(method));
+  cudaGraph_->setEnabled(!method.isEmpty());
+  cudaGraph_->setChecked(selection_->cudaGraph(method));
 }
 
 void LinkChooser::measure() {

@@ -3,9 +3,15 @@
 // GPU when there is one, with the host memory kind of the arenas. The
 // Transfers panel, the Changes list and the diff banner all follow it.
 //
-// LinkChooser is its widget: the link, the host memory kind, "Load..." and,
+// It also holds the run's setting that the file does not: the methods whose
+// CudaBackend delegates replay CUDA graphs (the runtime option
+// enable_cuda_graph_for_method, the CLI's --cuda-graph), which adds the
+// replay's device-to-device copies inside those delegates to the graph,
+// Properties, the Advisor, profiles and the report.
+//
+// LinkChooser is its widget: the link, the host memory kind, "Load...",
 // when a CUDA device answers, "Measure this GPU" (probe-link off the UI
-// thread).
+// thread), and the CUDA-graph toggle of the method shown.
 #pragma once
 
 #include <QObject>
@@ -15,10 +21,12 @@
 #include <memory>
 #include <vector>
 
+#include "analysis/DelegateTransfers.h"
 #include "cost/LinkProfile.h"
 #include "exec/DeviceRuntime.h"
 #include "util/Result.h"
 
+class QCheckBox;
 class QComboBox;
 class QPushButton;
 
@@ -48,6 +56,14 @@ class LinkSelection : public QObject {
   // Reads a profile file and chooses it; the error names the file.
   Status loadFile(const QString& path);
 
+  // CUDA graph replay per method (by name), as --cuda-graph sets it.
+  const analysis::DelegateTransferOptions& runSettings() const { return runSettings_; }
+  bool cudaGraph(const QString& method) const;
+  void setCudaGraph(const QString& method, bool on);
+  // The method the window shows: the one LinkChooser's toggle sets.
+  const QString& shownMethod() const { return shownMethod_; }
+  void setShownMethod(const QString& method);
+
   // "PCIe Gen4 x16, pageable".
   QString shortText() const;
   // "predicted −20.4 µs per run on PCIe Gen4 x16, pageable" from the copy
@@ -56,11 +72,14 @@ class LinkSelection : public QObject {
 
  signals:
   void changed();
+  void shownMethodChanged();
 
  private:
   std::vector<Entry> entries_;
   int current_ = 0;
   exec::HostMemoryKind hostMemory_ = exec::HostMemoryKind::Pageable;
+  analysis::DelegateTransferOptions runSettings_;
+  QString shownMethod_;
 };
 
 class LinkChooser : public QWidget {
@@ -70,12 +89,14 @@ class LinkChooser : public QWidget {
 
  private:
   void refill();
+  void showCudaGraph();
   void measure();
   LinkSelection* selection_;
   QComboBox* links_;
   QComboBox* memory_;
   QPushButton* load_;
   QPushButton* measure_ = nullptr;
+  QCheckBox* cudaGraph_;
 };
 
 }  // namespace ptescope::ui

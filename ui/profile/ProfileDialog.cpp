@@ -82,6 +82,7 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
       pageable_(new QRadioButton(tr("Pageable"))),
       pinned_(new QRadioButton(tr("Pinned (page-locked)"))),
       measurePeak_(new QCheckBox(tr("Measure the link peak first (one large copy each way)"))),
+      cudaGraph_(new QCheckBox(tr("CUDA graph replay (CudaBackend delegates copy every input and output device-to-device)"))),
       randomInputs_(new QRadioButton(tr("Random values, seed"))),
       seed_(new QSpinBox),
       folderInputs_(new QRadioButton(tr("From folder"))),
@@ -140,6 +141,23 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   measurePeak_->setObjectName("measurePeak");
   measurePeak_->setChecked(true);
   measurePeak_->setToolTip(tr("Each copy is then shown as a share of the best bandwidth the link reached"));
+
+  cudaGraph_->setObjectName("cudaGraph");
+  cudaGraph_->setToolTip(tr("CudaBackend's enable_cuda_graph_for_method for the chosen method, as --cuda-graph and the "
+                            "toggle beside the link in the Transfers panel (one setting): each call copies every input "
+                            "into the graph's static buffers and every output back (cuda_backend.cpp 573-610); the "
+                            "profile times those copies inside the delegates"));
+  for (const auto& m : program.methods()) methodNames_.push_back(m.displayName());
+  // The toggle follows the chosen method.
+  connect(method_, &QComboBox::currentIndexChanged, this, &ProfileDialog::showCudaGraph);
+  connect(cudaGraph_, &QCheckBox::toggled, this, [this](bool on) {
+    const std::string name = chosenMethodName();
+    if (name.empty()) return;
+    if (on)
+      cudaGraphMethods_.insert(name);
+    else
+      cudaGraphMethods_.erase(name);
+  });
 
   randomInputs_->setObjectName("inputsRandom");
   seed_->setObjectName("seed");
@@ -207,6 +225,7 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   form->addRow(tr("&Warm-up:"), warmup_);
   form->addRow(tr("Host memory:"), hostRow);
   form->addRow(QString(), measurePeak_);
+  form->addRow(QString(), cudaGraph_);
   form->addRow(tr("Inputs:"), inputsBox);
   form->addRow(budgetLabel, budgetBox);
 
@@ -240,6 +259,7 @@ ProfileRequest ProfileDialog::request() const {
   r.warmup = size_t(warmup_->value());
   r.hostMemory = pinned_->isChecked() ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
   r.measurePeak = measurePeak_->isChecked();
+  r.cudaGraphMethods = cudaGraphMethods_;
   r.seed = uint64_t(seed_->value());
   if (folderInputs_->isChecked()) r.inputDirectory = folder_->text().trimmed();
   if (!parseMemoryBudget(memoryBudget_->text(), r.maxMemory)) r.maxMemory = 0;  // refused by accept()
@@ -253,6 +273,8 @@ void ProfileDialog::setRequest(const ProfileRequest& request) {
   warmup_->setValue(int(std::min<size_t>(request.warmup, kMaxWarmup)));
   (request.hostMemory == exec::HostMemoryKind::Pinned ? pinned_ : pageable_)->setChecked(true);
   measurePeak_->setChecked(request.measurePeak);
+  cudaGraphMethods_ = request.cudaGraphMethods;
+  showCudaGraph();
   seed_->setValue(int(std::min<uint64_t>(request.seed, uint64_t(INT_MAX))));
   // The folder is remembered even when random inputs are chosen, so that
   // switching back does not mean browsing again.
@@ -260,6 +282,16 @@ void ProfileDialog::setRequest(const ProfileRequest& request) {
   (request.inputDirectory.isEmpty() ? randomInputs_ : folderInputs_)->setChecked(true);
   memoryBudget_->setText(memoryBudgetFieldText(request.maxMemory));
   error_->clear();
+}
+
+std::string ProfileDialog::chosenMethodName() const {
+  const int m = method_->currentData().toInt();
+  return m >= 0 && size_t(m) < methodNames_.size() ? methodNames_[size_t(m)] : std::string();
+}
+
+void ProfileDialog::showCudaGraph() {
+  const QSignalBlocker block(cudaGraph_);  // shown, not toggled
+  cudaGraph_->setChecked(cudaGraphMethods_.count(chosenMethodName()) > 0);
 }
 
 QString ProfileDialog::validationError() const {

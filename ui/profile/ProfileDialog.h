@@ -20,12 +20,16 @@
 // device here), computed once per process with exec::selectRuntime.
 //
 // Object names, for tests and scripts: method, runtime, runtimeInfo,
-// iterations, warmup, hostPageable, hostPinned, measurePeak, inputsRandom,
+// iterations, warmup, hostPageable, hostPinned, measurePeak, cudaGraph, inputsRandom,
 // seed, inputsFolder, inputFolder, browseInputs, memoryBudget, profileError, and the
 // buttons startProfile and cancelProfile.
 #pragma once
 
 #include <QDialog>
+
+#include <set>
+#include <string>
+#include <vector>
 
 #include "program/Program.h"
 #include "ui/profile/ProfileSession.h"
@@ -66,6 +70,8 @@ class ProfileDialog : public QDialog {
 
  private:
   void updateRuntimeInfo();
+  std::string chosenMethodName() const;
+  void showCudaGraph();
   void updateInputControls();
   void browseInputFolder();
 
@@ -77,6 +83,11 @@ class ProfileDialog : public QDialog {
   QRadioButton* pageable_;
   QRadioButton* pinned_;
   QCheckBox* measurePeak_;
+  // CUDA graph replay in the chosen method; the other methods' setting is
+  // kept from the request.
+  QCheckBox* cudaGraph_;
+  std::set<std::string> cudaGraphMethods_;
+  std::vector<std::string> methodNames_;  // of the program, by index
   QRadioButton* randomInputs_;
   QSpinBox* seed_;
   QRadioButton* folderInputs_;

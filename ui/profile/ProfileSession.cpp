@@ -1,4 +1,6 @@
 #include "ui/profile/ProfileSession.h"
+
+#include <algorithm>
 #include "ui/common/Format.h"
 #include "ui/common/MemoryBudgetSetting.h"
 
@@ -33,6 +35,9 @@ QString labelFor(const exec::TransferProfile& profile) {
   parts << QString::fromStdString(profile.method);
   parts << (profile.emulated ? QObject::tr("host emulation") : QString::fromStdString(profile.runtime));
   parts << QString::fromStdString(exec::hostMemoryKindName(profile.host_memory));
+  const bool replays = std::any_of(profile.delegate_copies.begin(), profile.delegate_copies.end(),
+                                   [](const auto& c) { return analysis::isCudaGraphReplay(c.transfer.kind); });
+  if (replays) parts << QObject::tr("CUDA graph replay");
   if (profile.cancelled)
     parts << QObject::tr("%1 of %2 iterations (cancelled)").arg(profile.iterations).arg(profile.requested_iterations);
   else if (profile.partial())
@@ -113,6 +118,7 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
   options.inputs.directory = request.inputDirectory.toStdString();
   options.max_memory = request.maxMemory;
   options.budget_setting = memoryBudgetSettingName();
+  options.run_settings.cuda_graph_methods = request.cudaGraphMethods;
 
   std::function<std::shared_ptr<Outcome>(const CancelFlag&)> work =
       [this, program, options, what, preference = request.runtime,

@@ -38,6 +38,8 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <set>
+#include <string>
 #include <optional>
 
 #include "exec/DeviceRuntime.h"
@@ -58,6 +60,9 @@ struct ProfileRequest {
   QString inputDirectory;  // empty: random inputs from `seed`; else one file per input, as --inputs
   bool measurePeak = true; // measure the link peak so copies show their share of it
   uint64_t maxMemory = 0;  // the memory budget (ui/common/MemoryBudgetSetting); 0: the default, half of what is available
+  // Methods whose CudaBackend delegates replay CUDA graphs (LinkSelection's
+  // setting, --cuda-graph): the replay's copies inside them are timed.
+  std::set<std::string> cudaGraphMethods;
   friend bool operator==(const ProfileRequest&, const ProfileRequest&) = default;
 };
 

@@ -2,6 +2,7 @@
 #include "ui/common/PlainText.h"
 #include "ui/document/FileChangeWatcher.h"
 #include "ui/panels/OutputsPanel.h"
+#include "ui/profile/LinkSelection.h"
 
 #include <QAbstractSpinBox>
 #include <QAction>
@@ -610,6 +611,8 @@ void MainWindow::refreshProgram() {
 
 void MainWindow::refreshMethod() {
   const int index = document_->currentMethodIndex();
+  const Method* shown = document_->currentMethod();
+  if (links_) links_->setShownMethod(shown ? QString::fromStdString(shown->displayName()) : QString());
   // The first edit shows what it changed.
   if (document_->isModified() && !wasModified_ && graphMode_ == GraphMode::Current) setGraphModeChecked(GraphMode::Diff);
   wasModified_ = document_->isModified();

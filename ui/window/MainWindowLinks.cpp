@@ -11,6 +11,7 @@
 #include "cost/CopyCost.h"
 #include "ui/document/Document.h"
 #include "ui/graph/GraphView.h"
+#include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/LinkSelection.h"
 #include "ui/profile/TransfersModel.h"
 
@@ -25,6 +26,10 @@ void MainWindow::buildLinks(QVBoxLayout* transfersLayout) {
 
 void MainWindow::applyLink() {
   transfersModel_->setLink(links_->link(), links_->hostMemory());
+  // CUDA graph replay (the toggle beside the link): the copies it adds
+  // inside CudaBackend delegates, on the graph and in Properties.
+  graph_->setRunSettings(links_->runSettings());
+  properties_->setRunSettings(links_->runSettings());
   transferTotals_->setText(transfersModel_->totalsText());
   transfersView_->resizeColumnsToContents();
   graph_->setDiffNote(diffNote());

@@ -22,6 +22,7 @@
 #include "ui/window/MainWindow.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/panels/AdvisorPanel.h"
+#include "ui/profile/LinkSelection.h"
 #include "ui/profile/ProfileDialog.h"
 #include "ui/document/Selection.h"
 #include "ui/profile/TimelineView.h"
@@ -163,11 +164,14 @@ bool MainWindow::startProfile(const ProfileRequest& request) {
     return false;
   }
   QString error;
-  if (!profiler_->start(document_->programSnapshot(), document_->displayName(), request, &error)) {
+  // CUDA graph replay: the one setting beside the link, whoever asks.
+  ProfileRequest run = request;
+  run.cudaGraphMethods = links_->runSettings().cuda_graph_methods;
+  if (!profiler_->start(document_->programSnapshot(), document_->displayName(), run, &error)) {
     showError(tr("Cannot profile"), error);
     return false;
   }
-  lastRequest_ = request;
+  lastRequest_ = run;
   profiledPath_ = document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
   return true;
 }
@@ -175,13 +179,19 @@ bool MainWindow::startProfile(const ProfileRequest& request) {
 void MainWindow::showProfileDialog() {
   if (!document_->hasProgram() || profiler_->isRunning()) return;
   ProfileDialog dialog(document_->program(), document_->currentMethodIndex(), this);
-  if (lastRequest_) {
-    // The previous choices, for the method on screen.
-    ProfileRequest previous = *lastRequest_;
-    previous.method = document_->currentMethodIndex();
-    dialog.setRequest(previous);
+  // The previous choices, for the method on screen; CUDA graph replay is
+  // the one setting beside the link (LinkSelection), shown and set here too.
+  ProfileRequest previous = lastRequest_ ? *lastRequest_ : dialog.request();
+  previous.method = document_->currentMethodIndex();
+  previous.cudaGraphMethods = links_->runSettings().cuda_graph_methods;
+  dialog.setRequest(previous);
+  if (dialog.exec() != QDialog::Accepted) return;
+  const ProfileRequest request = dialog.request();
+  for (const auto& m : document_->program().methods()) {
+    const QString name = QString::fromStdString(m.displayName());
+    links_->setCudaGraph(name, request.cudaGraphMethods.count(m.displayName()) > 0);
   }
-  if (dialog.exec() == QDialog::Accepted) startProfile(dialog.request());
+  startProfile(request);
 }
 
 bool MainWindow::exportProfileTo(const QString& path, ProfileSession::Format format) {

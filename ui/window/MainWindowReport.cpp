@@ -28,6 +28,7 @@ bool MainWindow::exportHtmlReportTo(const QString& path) {
   const auto link = links_->link();
   input.link = link.get();
   input.host_memory = links_->hostMemory();
+  input.run_settings = links_->runSettings();  // CUDA graph replay, as report --cuda-graph
   // What the window shows goes into the report: the edits' before and
   // after (as `report --compare`), and the measurements shown in Transfers
   // (a profile run here or an imported ETDump, as `report --etdump`).
