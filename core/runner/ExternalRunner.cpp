@@ -262,15 +262,17 @@ Status checkRunnerFile(const std::string& runner) {
 
 }  // namespace
 
-Status checkRunner(const std::string& runner, double timeout_seconds) {
+Status checkRunner(const std::string& runner, double timeout_seconds, std::function<bool()> cancel_requested) {
   if (auto file = checkRunnerFile(runner); !file) return file;
   auto folder = TemporaryFolder::create();
   if (!folder) return makeError(runner + ": " + folder.error().message);
   RunnerOptions options;
   options.timeout_seconds = timeout_seconds;
+  options.cancel_requested = std::move(cancel_requested);
   std::error_code ignored;
   auto outcome = runChild({fs::absolute(runner, ignored).string(), "--help"}, folder.value(), options);
   if (!outcome) return makeError(runner + ": " + outcome.error().message);
+  if (outcome->cancelled) return makeError(kRunnerCancelled);
   if (outcome->timed_out)
     return makeError(runner + ": did not answer --help within " + std::to_string(int64_t(timeout_seconds)) +
                      " s; not an ExecuTorch runner?");

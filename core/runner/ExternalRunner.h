@@ -89,8 +89,10 @@ Result<RunnerProgram> runnerProgramFile(const program::Program& program, const s
 // when the runner is chosen): it is an executable file, and its --help
 // (gflags' list of flags) names --model_path (else it is no executor_runner)
 // and --etdump_path (else it was built without the event tracer). Runs it in
-// a private folder that is removed after; one line naming the runner on failure.
-Status checkRunner(const std::string& runner, double timeout_seconds = 10);
+// a private folder that is removed after; one line naming the runner on
+// failure. `cancel_requested` (polled) stops it: the error is then kRunnerCancelled.
+Status checkRunner(const std::string& runner, double timeout_seconds = 10,
+                   std::function<bool()> cancel_requested = {});
 
 // "ExecuTorch runner PATH, host clock": TransferProfile::runtime of a runner profile.
 std::string runnerSource(const std::string& runner);

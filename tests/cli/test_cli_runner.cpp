@@ -51,16 +51,7 @@ QString writeSpec(const QString& name, const char* spec) {
 
 // A CUDA delegate reads x; the output is relu(x) on the CPU.
 QString delegateProgramPath() {
-  static const QString path = writeSpec("delegate.pte", R"({
-    "methods": [{
-      "name": "forward", "inputs": ["x"], "outputs": ["y"],
-      "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "z": {"dtype": "float32", "sizes": [2, 3]},
-                  "y": {"dtype": "float32", "sizes": [2, 3]}},
-      "nodes": [{"delegate": "CudaBackend", "compile_specs": {"method_name": "forward", "target_device": "cuda:0"},
-                 "inputs": ["x"], "outputs": ["z"]},
-                {"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]
-    }]
-  })");
+  static const QString path = writeSpec("delegate.pte", ptescope::test::runnerDelegateSpec().c_str());
   return path;
 }
 

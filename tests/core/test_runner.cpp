@@ -168,6 +168,10 @@ class RunnerTest : public QObject {
     QVERIFY(!hangs);
     QVERIFY2(hangs.error().message.ends_with("did not answer --help within 1 s; not an ExecuTorch runner?"),
              hangs.error().message.c_str());
+    // A cancel (the app's dialog closing) stops the hanging check at once, whatever its timeout.
+    auto cancelled = runner::checkRunner(hanging.toStdString(), 600, [] { return true; });
+    QVERIFY(!cancelled);
+    QCOMPARE(cancelled.error().message, std::string(runner::kRunnerCancelled));
     QVERIFY(runner::checkRunner(tmp.path().toStdString()).error().message.ends_with("is a folder, not an ExecuTorch runner"));
     QVERIFY(runner::checkRunner(tmp.path().toStdString() + "/none").error().message.find("no such runner") != std::string::npos);
     QFile::remove(hanging);

@@ -657,7 +657,7 @@ class ProfileSessionTest : public QObject {
     defaults.method = prefill;
     QCOMPARE(dialog.request(), defaults);
     QVERIFY(method->currentText().contains("prefill"));
-    QCOMPARE(runtime->count(), 3);
+    QCOMPARE(runtime->count(), 4);  // Automatic, CUDA GPU, Host emulation, ExecuTorch runner… (test_runner_profile)
     QVERIFY(!folder->isEnabled() && seed->isEnabled());
 
     // What Automatic uses here, said plainly.

@@ -13,15 +13,19 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <climits>
+#include <utility>
 
 #include "analysis/Summary.h"
 #include "exec/DeviceRuntime.h"
+#include "runner/ExternalRunner.h"
 #include "ui/common/MemoryBudgetSetting.h"
+#include "util/Utf8.h"
 
 namespace ptescope::ui {
 namespace {
@@ -89,7 +93,12 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
       folder_(new QLineEdit),
       browse_(new QPushButton(tr("Browse..."))),
       memoryBudget_(new QLineEdit),
-      error_(new QLabel) {
+      error_(new QLabel),
+      runnerBox_(new QWidget),
+      runnerPath_(new QLineEdit),
+      chooseRunner_(new QPushButton(tr("C&hoose..."))),
+      runnerStatus_(new QLabel),
+      compareWithLoaded_(new QCheckBox(tr("Compare &with as loaded (runs the program as loaded too)"))) {
   setObjectName("profileDialog");
   setWindowTitle(tr("Profile transfers"));
 
@@ -109,6 +118,11 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   runtime_->setObjectName("runtime");
   for (auto preference : {exec::RuntimePreference::Auto, exec::RuntimePreference::Cuda, exec::RuntimePreference::Host})
     runtime_->addItem(runtimePreferenceText(preference), int(preference));
+  runtime_->addItem(tr("ExecuTorch runner\u2026"), kRunnerChoice);
+  runtime_->setItemData(runtime_->count() - 1,
+                        tr("Your own ExecuTorch runner (upstream's executor_runner built with the event tracer) runs "
+                           "the program as shown; its ETDump fills the profile views"),
+                        Qt::ToolTipRole);
   runtimeInfo_->setObjectName("runtimeInfo");
   runtimeInfo_->setWordWrap(true);
   runtimeInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -205,6 +219,39 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   auto* budgetLabel = new QLabel(tr("Memory &budget:"));
   budgetLabel->setBuddy(memoryBudget_);
 
+  // The runner: a path (or a name on PATH), checked when chosen, remembered once it passed.
+  runnerPath_->setObjectName("runnerPath");
+  runnerPath_->setAccessibleName(tr("ExecuTorch runner"));
+  runnerPath_->setPlaceholderText(tr("executor_runner built with the event tracer (a path, or a name on PATH)"));
+  runnerPath_->setClearButtonEnabled(true);
+  runnerPath_->setText(QSettings().value(kRunnerSetting).toString());
+  chooseRunner_->setObjectName("chooseRunner");
+  runnerStatus_->setObjectName("runnerStatus");
+  runnerStatus_->setAccessibleDescription(tr("Runner check"));  // the name stays the text (tests/e2e contract)
+  runnerStatus_->setWordWrap(true);
+  runnerStatus_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  compareWithLoaded_->setObjectName("compareWithLoaded");
+  compareWithLoaded_->setToolTip(tr("The program as loaded runs first: the Transfers panel's compare columns then "
+                                    "show what the edits change on the runner, next to the predicted saving, and "
+                                    "both runs' outputs are compared"));
+  connect(runnerPath_, &QLineEdit::editingFinished, this, &ProfileDialog::checkRunner);
+  connect(runnerPath_, &QLineEdit::textChanged, this, [this] {
+    error_->clear();
+    acceptWhenChecked_ = false;
+    if (runnerPath_->text().trimmed() != checkedRunnerText_) runnerStatus_->clear();
+  });
+  connect(chooseRunner_, &QPushButton::clicked, this, &ProfileDialog::chooseRunnerFile);
+  auto* runnerRow = new QHBoxLayout;
+  runnerRow->setContentsMargins(0, 0, 0, 0);
+  runnerRow->addWidget(runnerPath_, 1);
+  runnerRow->addWidget(chooseRunner_);
+  auto* runnerLayout = new QVBoxLayout(runnerBox_);
+  runnerLayout->setContentsMargins(0, 0, 0, 0);
+  runnerLayout->setSpacing(2);
+  runnerLayout->addLayout(runnerRow);
+  runnerLayout->addWidget(runnerStatus_);
+  runnerLayout->addWidget(compareWithLoaded_);
+
   error_->setObjectName("profileError");
   error_->setWordWrap(true);
   error_->setStyleSheet("QLabel { color: #b00020; }");
@@ -218,6 +265,7 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   runtimeBox->setSpacing(2);
   runtimeBox->addWidget(runtime_);
   runtimeBox->addWidget(runtimeInfo_);
+  runtimeBox->addWidget(runnerBox_);
   auto* runtimeLabel = new QLabel(tr("&Runtime:"));
   runtimeLabel->setBuddy(runtime_);  // a layout as the field gets no buddy of its own
   form->addRow(runtimeLabel, runtimeBox);
@@ -254,7 +302,12 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
 ProfileRequest ProfileDialog::request() const {
   ProfileRequest r;
   r.method = method_->currentData().toInt();
-  r.runtime = exec::RuntimePreference(runtime_->currentData().toInt());
+  if (runnerChosen()) {
+    r.runner = runner_;
+    r.compareWithLoaded = compareWithLoaded_->isChecked();
+  } else {
+    r.runtime = exec::RuntimePreference(runtime_->currentData().toInt());
+  }
   r.iterations = size_t(iterations_->value());
   r.warmup = size_t(warmup_->value());
   r.hostMemory = pinned_->isChecked() ? exec::HostMemoryKind::Pinned : exec::HostMemoryKind::Pageable;
@@ -268,7 +321,10 @@ ProfileRequest ProfileDialog::request() const {
 
 void ProfileDialog::setRequest(const ProfileRequest& request) {
   if (request.method >= 0 && request.method < method_->count()) method_->setCurrentIndex(request.method);
-  runtime_->setCurrentIndex(std::max(0, runtime_->findData(int(request.runtime))));
+  compareWithLoaded_->setChecked(request.compareWithLoaded);
+  if (!request.runner.isEmpty()) runnerPath_->setText(request.runner);
+  runtime_->setCurrentIndex(
+      std::max(0, runtime_->findData(request.runner.isEmpty() ? int(request.runtime) : kRunnerChoice)));
   iterations_->setValue(int(std::clamp<size_t>(request.iterations, 1, kMaxIterations)));
   warmup_->setValue(int(std::min<size_t>(request.warmup, kMaxWarmup)));
   (request.hostMemory == exec::HostMemoryKind::Pinned ? pinned_ : pageable_)->setChecked(true);
@@ -282,6 +338,7 @@ void ProfileDialog::setRequest(const ProfileRequest& request) {
   (request.inputDirectory.isEmpty() ? randomInputs_ : folderInputs_)->setChecked(true);
   memoryBudget_->setText(memoryBudgetFieldText(request.maxMemory));
   error_->clear();
+  checkRunner();  // when the runner is chosen and its path not checked yet
 }
 
 std::string ProfileDialog::chosenMethodName() const {
@@ -296,6 +353,14 @@ void ProfileDialog::showCudaGraph() {
 
 QString ProfileDialog::validationError() const {
   if (method_->count() == 0) return tr("The program has no method to profile.");
+  if (runnerChosen()) {
+    if (runnerPath_->text().trimmed().isEmpty())
+      return tr("Name your ExecuTorch runner (upstream's executor_runner built with the event tracer), or choose "
+                "another runtime.");
+    if (runnerCheck_.running() || runnerPath_->text().trimmed() != checkedRunnerText_)
+      return tr("The runner is being checked.");
+    if (!runnerError_.isEmpty()) return runnerError_;
+  }
   if (uint64_t bytes = 0; !parseMemoryBudget(memoryBudget_->text(), bytes))
     return tr("Memory budget: '%1' is not a size (512M, 8G, ...); leave it empty for the default.")
         .arg(memoryBudget_->text().trimmed());
@@ -307,6 +372,14 @@ QString ProfileDialog::validationError() const {
 }
 
 void ProfileDialog::accept() {
+  // Profile pressed before the runner's check ended: accept when it passes.
+  if (runnerChosen() && !runnerPath_->text().trimmed().isEmpty() &&
+      (runnerCheck_.running() || runnerPath_->text().trimmed() != checkedRunnerText_)) {
+    acceptWhenChecked_ = true;
+    error_->setText(tr("Checking the runner\u2026"));
+    if (!runnerCheck_.running()) checkRunner();
+    return;
+  }
   const QString error = validationError();
   error_->setText(error);
   if (!error.isEmpty()) return;
@@ -314,8 +387,80 @@ void ProfileDialog::accept() {
   QDialog::accept();
 }
 
+bool ProfileDialog::runnerChosen() const { return runtime_->currentData().toInt() == kRunnerChoice; }
+
+void ProfileDialog::chooseRunnerFile() {
+  const QString start = runnerPath_->text().trimmed();
+  const QString file = QFileDialog::getOpenFileName(this, tr("ExecuTorch runner"), start.contains('/') ? start : QString());
+  if (file.isEmpty()) return;
+  runnerPath_->setText(file);
+  checkRunner();
+}
+
+void ProfileDialog::checkRunner() {
+  const QString text = runnerPath_->text().trimmed();
+  if (!runnerChosen() || text.isEmpty()) return;
+  if (text == checkedRunnerText_ && (runnerCheck_.running() || !runner_.isEmpty() || !runnerError_.isEmpty())) return;
+  checkedRunnerText_ = text;
+  runner_.clear();
+  runnerError_.clear();
+  // A name without '/' is found on PATH first (as a shell would), at once.
+  auto resolved = runner::findOnPath(text.toStdString());
+  if (!resolved) {
+    finishRunnerCheck(QString(), QString::fromStdString(resolved.error().message));
+    return;
+  }
+  runnerStatus_->setStyleSheet(QString());
+  runnerStatus_->setText(tr("Checking %1\u2026").arg(QString::fromStdString(resolved.value())));
+  const std::string path = resolved.value();
+  runnerCheck_.start<QString>(
+      [path](const CancelFlag& cancel) {
+        // Cancelled when the dialog goes or another path is checked: the job slot then waits for nothing.
+        auto status = runner::checkRunner(path, 10, [cancel] { return cancel->load(std::memory_order_relaxed); });
+        return status ? QString() : QString::fromStdString(printableLine(status.error().message));
+      },
+      [this, path](QString error) { finishRunnerCheck(QString::fromStdString(path), error); });
+}
+
+void ProfileDialog::finishRunnerCheck(const QString& resolved, const QString& error) {
+  runnerError_ = error;
+  runner_ = error.isEmpty() ? resolved : QString();
+  if (error.isEmpty()) {
+    QSettings().setValue(kRunnerSetting, resolved);
+    runnerStatus_->setStyleSheet(QString());
+    runnerStatus_->setText(tr("%1: an ExecuTorch runner with the event tracer (--etdump_path)").arg(resolved));
+  } else {
+    runnerStatus_->setStyleSheet("QLabel { color: #b00020; }");
+    runnerStatus_->setText(error);
+  }
+  emit runnerChecked();
+  if (std::exchange(acceptWhenChecked_, false)) accept();
+}
+
 void ProfileDialog::updateRuntimeInfo() {
   const RuntimeFacts& facts = runtimeFacts();
+  // The runner decides how it runs the program: warm-up, host memory and
+  // the link peak are ptescope's runtime's choices only.
+  const bool runner = runnerChosen();
+  if (runnerBox_->isVisibleTo(this) != runner) {
+    runnerBox_->setVisible(runner);
+    // A dialog on screen does not grow by itself: the runner's rows would squeeze the others.
+    if (isVisible()) {
+      layout()->activate();
+      resize(width(), std::max(height(), sizeHint().height()));
+    }
+  }
+  for (QWidget* w : std::initializer_list<QWidget*>{warmup_, pageable_, pinned_, measurePeak_}) w->setEnabled(!runner);
+  error_->clear();
+  if (runner) {
+    runtimeInfo_->setText(tr("Runs your ExecuTorch runner on the program as shown (edits included), written to a "
+                             "private folder; its ETDump's host-clock times fill the profile views."));
+    runtimeInfo_->setStyleSheet(QString());
+    runtimeInfo_->setToolTip(QString());
+    if (runnerPath_->text().trimmed().isEmpty()) runnerPath_->setFocus();
+    checkRunner();
+    return;
+  }
   QString text;
   switch (exec::RuntimePreference(runtime_->currentData().toInt())) {
     case exec::RuntimePreference::Auto:

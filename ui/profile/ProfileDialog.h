@@ -13,16 +13,27 @@
 //   }
 //   if (dialog.exec() == QDialog::Accepted) session->start(snapshot, name, dialog.request(), &error);
 //
+// The runtime chooser also offers "ExecuTorch runner…", the user's own
+// runner (runner/ExternalRunner.h): a path field (a name without '/' is
+// looked up on PATH) with Choose..., checked off the UI thread when chosen
+// (runner::checkRunner: one line when it is not a runner or lacks
+// --etdump_path), remembered in QSettings (kRunnerSetting) once the check
+// passes, and "Compare with as loaded". Warm-up, host memory and the link
+// peak are the runner's business: disabled while it is chosen.
+//
 // The dialog only collects choices; ProfileSession runs them. Accepting
-// checks that an input folder, when chosen, exists. Under the runtime
+// checks that an input folder, when chosen, exists, and that the runner,
+// when chosen, passed its check (Profile pressed while the check runs
+// accepts when it passes). Under the runtime
 // chooser one line says what the choice means on this machine (what
 // Automatic picks, that the host runtime is an emulation, that CUDA has no
 // device here), computed once per process with exec::selectRuntime.
 //
 // Object names, for tests and scripts: method, runtime, runtimeInfo,
 // iterations, warmup, hostPageable, hostPinned, measurePeak, cudaGraph, inputsRandom,
-// seed, inputsFolder, inputFolder, browseInputs, memoryBudget, profileError, and the
-// buttons startProfile and cancelProfile.
+// seed, inputsFolder, inputFolder, browseInputs, memoryBudget, profileError,
+// runnerPath, chooseRunner, runnerStatus, compareWithLoaded, and the buttons
+// startProfile and cancelProfile.
 #pragma once
 
 #include <QDialog>
@@ -32,6 +43,7 @@
 #include <vector>
 
 #include "program/Program.h"
+#include "ui/document/BackgroundJob.h"
 #include "ui/profile/ProfileSession.h"
 
 class QCheckBox;
@@ -67,6 +79,17 @@ class ProfileDialog : public QDialog {
 
   static constexpr int kMaxIterations = 100000;
   static constexpr int kMaxWarmup = 1000;
+  // The QSettings key of the runner last chosen and checked.
+  static constexpr const char* kRunnerSetting = "profile/runner";
+  // The runtime chooser's data for "ExecuTorch runner…" (the others hold an exec::RuntimePreference).
+  static constexpr int kRunnerChoice = -1;
+
+  // Whether the runner field's check is going (off the UI thread).
+  bool runnerCheckRunning() const { return runnerCheck_.running(); }
+
+ signals:
+  // A runner check ended (passed or not; see runnerStatus).
+  void runnerChecked();
 
  private:
   void updateRuntimeInfo();
@@ -74,6 +97,10 @@ class ProfileDialog : public QDialog {
   void showCudaGraph();
   void updateInputControls();
   void browseInputFolder();
+  bool runnerChosen() const;
+  void chooseRunnerFile();
+  void checkRunner();  // the path field's runner, off the UI thread
+  void finishRunnerCheck(const QString& resolved, const QString& error);
 
   QComboBox* method_;
   QComboBox* runtime_;
@@ -95,6 +122,16 @@ class ProfileDialog : public QDialog {
   QPushButton* browse_;
   QLineEdit* memoryBudget_;
   QLabel* error_;
+  QWidget* runnerBox_;
+  QLineEdit* runnerPath_;
+  QPushButton* chooseRunner_;
+  QLabel* runnerStatus_;
+  QCheckBox* compareWithLoaded_;
+  QString checkedRunnerText_;  // the field's text the last check was for
+  QString runner_;             // its resolved path when the check passed
+  QString runnerError_;        // why it failed
+  bool acceptWhenChecked_ = false;
+  BackgroundJob runnerCheck_;  // last member: waited for first
 };
 
 }  // namespace ptescope::ui

@@ -4,6 +4,7 @@
 #include "ui/common/Format.h"
 #include "ui/common/MemoryBudgetSetting.h"
 
+#include <QFileInfo>
 #include <QStringList>
 
 #include <chrono>
@@ -11,6 +12,9 @@
 #include <exception>
 
 #include "report/ProfileWriters.h"
+#include "report/RunnerText.h"
+#include "runner/ExternalRunner.h"
+#include "util/Utf8.h"
 
 namespace ptescope::ui {
 
@@ -18,6 +22,12 @@ struct ProfileSession::Outcome {
   std::shared_ptr<const exec::TransferProfile> profile;  // null when the run failed
   QString error;
   QString notice;
+  bool cancelled = false;  // a runner's run stopped by cancel(): nothing measured
+  // A runner's compareWithLoaded: the as-loaded run (the previous profile)
+  // and whether the outputs agree.
+  std::shared_ptr<const exec::TransferProfile> asLoaded;
+  QString outputsAgreement;
+  bool outputsDiffer = false;
 };
 
 namespace {
@@ -30,11 +40,18 @@ int clampToInt(size_t n) { return n > size_t(INT_MAX) ? INT_MAX : int(n); }
 
 QString iterationsText(size_t n) { return n == 1 ? QObject::tr("1 iteration") : QObject::tr("%1 iterations").arg(n); }
 
-QString labelFor(const exec::TransferProfile& profile) {
+// `runnerProgram`: for a runner's run, which program it ran ("as shown",
+// "as loaded"); the runner (by its file name) stands for the runtime, and
+// the host memory kind, which the runner chooses, is left out.
+QString labelFor(const exec::TransferProfile& profile, const QString& runnerProgram = {}) {
   QStringList parts;
   parts << QString::fromStdString(profile.method);
-  parts << (profile.emulated ? QObject::tr("host emulation") : QString::fromStdString(profile.runtime));
-  parts << QString::fromStdString(exec::hostMemoryKindName(profile.host_memory));
+  if (!runnerProgram.isEmpty()) {
+    parts << runnerProgram << runnerLabel(profile.runtime);
+  } else {
+    parts << (profile.emulated ? QObject::tr("host emulation") : QString::fromStdString(profile.runtime));
+    parts << QString::fromStdString(exec::hostMemoryKindName(profile.host_memory));
+  }
   const bool replays = std::any_of(profile.delegate_copies.begin(), profile.delegate_copies.end(),
                                    [](const auto& c) { return analysis::isCudaGraphReplay(c.transfer.kind); });
   if (replays) parts << QObject::tr("CUDA graph replay");
@@ -83,6 +100,12 @@ QString runtimePreferenceText(exec::RuntimePreference preference) {
   return QString();
 }
 
+QString runnerLabel(const std::string& runtime) {
+  const std::string runner = runner::runnerOfSource(runtime);
+  if (runner.empty()) return QString();
+  return QObject::tr("ExecuTorch runner %1").arg(QFileInfo(QString::fromStdString(runner)).fileName());
+}
+
 ProfileSession::ProfileSession(QObject* parent) : QObject(parent) {}
 
 ProfileSession::~ProfileSession() {
@@ -93,7 +116,8 @@ ProfileSession::~ProfileSession() {
 }
 
 bool ProfileSession::start(std::shared_ptr<const program::Program> program, const QString& programName,
-                           const ProfileRequest& request, QString* error) {
+                           const ProfileRequest& request, QString* error,
+                           std::shared_ptr<const program::Program> asLoaded) {
   auto refuse = [&](const QString& message) {
     if (error != nullptr) *error = message;
     return false;
@@ -105,9 +129,18 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
     return refuse(tr("Cannot profile method %1: the program has %2.").arg(num(request.method), countText(methodCount, tr("method"))));
   if (request.iterations == 0) return refuse(tr("The number of measured iterations must be at least 1."));
 
+  if (!request.runner.isEmpty() && request.compareWithLoaded &&
+      (!asLoaded || asLoaded->findMethod(program->methods()[size_t(request.method)].displayName()) == nullptr))
+    return refuse(tr("Cannot compare with the program as loaded: it has no method '%1'.")
+                      .arg(QString::fromStdString(program->methods()[size_t(request.method)].displayName())));
+
   const std::string methodName = program->methods()[size_t(request.method)].displayName();
   const QString what = tr("Profiling '%1' of %2").arg(QString::fromStdString(methodName), programName);
 
+  Work work;
+  if (!request.runner.isEmpty()) {
+    work = runnerWork(program, request.compareWithLoaded ? asLoaded : nullptr, methodName, programName, request);
+  } else {
   exec::ProfileOptions options;
   options.method = methodName;
   options.iterations = request.iterations;
@@ -120,8 +153,7 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
   options.budget_setting = memoryBudgetSettingName();
   options.run_settings.cuda_graph_methods = request.cudaGraphMethods;
 
-  std::function<std::shared_ptr<Outcome>(const CancelFlag&)> work =
-      [this, program, options, what, preference = request.runtime,
+  work = [this, program, options, what, preference = request.runtime,
        name = programName.toStdString()](const CancelFlag& cancel) mutable -> std::shared_ptr<Outcome> {
     auto outcome = std::make_shared<Outcome>();
     try {
@@ -158,16 +190,81 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
     }
     return outcome;
   };
+  }
 
   pending_ = ProfileRun{};
   pending_.program = program;
   pending_.method = request.method;
   pending_.request = request;
   pending_.when = QDateTime::currentDateTime();
+  asLoadedProgram_ = !request.runner.isEmpty() && request.compareWithLoaded ? asLoaded : nullptr;
   discard_ = false;
   job_.start<std::shared_ptr<Outcome>>(std::move(work), [this](std::shared_ptr<Outcome> outcome) { finishRun(*outcome); });
   emit started();
   return true;
+}
+
+ProfileSession::Work ProfileSession::runnerWork(std::shared_ptr<const program::Program> program,
+                                               std::shared_ptr<const program::Program> asLoaded,
+                                               const std::string& method, const QString& programName,
+                                               const ProfileRequest& request) {
+  runner::RunnerOptions options;
+  options.runner = request.runner.toStdString();
+  options.method = method;
+  options.iterations = request.iterations;
+  options.inputs.seed = request.seed;
+  options.inputs.directory = request.inputDirectory.toStdString();
+  options.max_memory = request.maxMemory;
+  options.budget_setting = memoryBudgetSettingName();
+  options.timeout_seconds = request.runnerTimeoutSeconds;
+  const QString runnerName = QFileInfo(request.runner).fileName();
+  return [this, program, asLoaded, options, runnerName, name = programName.toStdString()](const CancelFlag& cancel) mutable {
+    auto outcome = std::make_shared<Outcome>();
+    options.cancel_requested = [cancel] { return cancel->load(std::memory_order_relaxed); };
+    // The runner says nothing while it runs: the phase is all there is to show.
+    auto phase = [this](const QString& text) {
+      QMetaObject::invokeMethod(this, [this, text] { onProgress(text, 0, 0); }, Qt::QueuedConnection);
+    };
+    // One line whatever the runner logged (its messages may quote its log).
+    auto failedWith = [&outcome](const Error& error) {
+      if (error.message == runner::kRunnerCancelled) outcome->cancelled = true;
+      else outcome->error = QString::fromStdString(printableLine(error.message));
+      return outcome;
+    };
+    try {
+      std::optional<runner::RunnerResult> loaded;
+      if (asLoaded) {
+        phase(tr("running %1 on the program as loaded").arg(runnerName));
+        auto run = runner::runWithRunner({asLoaded.get(), "", "", name + " as loaded"}, options);
+        if (!run) return failedWith(run.error());
+        loaded = std::move(run.value());
+      }
+      phase(tr("running %1 on the program as shown").arg(runnerName));
+      auto shown = runner::runWithRunner({program.get(), "", "", name}, options);
+      if (!shown) return failedWith(shown.error());
+      QStringList notes;
+      if (!shown->trace_warning.empty()) notes << QString::fromStdString(printableLine(shown->trace_warning));
+      if (loaded) {
+        size_t compared = 0;
+        for (const auto& o : loaded->outputs) compared += o ? 1 : 0;
+        const auto differences = runner::compareOutputs(*program->findMethod(shown->profile.method), loaded->outputs,
+                                                        shown->outputs);
+        outcome->outputsAgreement =
+            QString::fromStdString(report::outputsAgreementText(differences, compared, "as loaded", "as shown"))
+                .trimmed()
+                .replace(QStringLiteral("\n  "), QStringLiteral("; "));
+        outcome->outputsDiffer = !differences.empty();
+        outcome->asLoaded = std::make_shared<const exec::TransferProfile>(std::move(loaded->profile));
+      }
+      outcome->notice = notes.join(QStringLiteral("; "));
+      outcome->profile = std::make_shared<const exec::TransferProfile>(std::move(shown->profile));
+    } catch (const std::bad_alloc&) {
+      outcome->error = tr("%1 on %2: out of host memory").arg(runnerName, QString::fromStdString(name));
+    } catch (const std::exception& e) {
+      outcome->error = tr("%1 on %2: %3").arg(runnerName, QString::fromStdString(name), QString::fromUtf8(e.what()));
+    }
+    return outcome;
+  };
 }
 
 void ProfileSession::cancel() { job_.stop(); }
@@ -180,9 +277,15 @@ void ProfileSession::finishRun(const Outcome& done) {
   const Outcome* outcome = &done;
   ProfileRun run = std::move(pending_);
   pending_ = ProfileRun{};
+  const auto asLoaded = std::move(asLoadedProgram_);
+  asLoadedProgram_.reset();
 
   if (discard_) {
     discard_ = false;
+    emit cancelled();
+    return;
+  }
+  if (outcome->cancelled) {
     emit cancelled();
     return;
   }
@@ -196,9 +299,22 @@ void ProfileSession::finishRun(const Outcome& done) {
     return;
   }
   run.profile = outcome->profile;
-  run.label = labelFor(profile);
+  run.label = labelFor(profile, run.request.runner.isEmpty() ? QString() : tr("as shown"));
   run.runtimeNotice = outcome->notice;
-  previous_ = std::move(latest_);
+  run.outputsAgreement = outcome->outputsAgreement;
+  run.outputsDiffer = outcome->outputsDiffer;
+  if (outcome->asLoaded) {
+    // Both runs arrive together: the program as loaded is what the edits are compared with.
+    ProfileRun loaded = run;
+    loaded.profile = outcome->asLoaded;
+    loaded.program = asLoaded;
+    loaded.label = labelFor(*outcome->asLoaded, tr("as loaded"));
+    loaded.outputsAgreement.clear();
+    loaded.outputsDiffer = false;
+    previous_ = std::move(loaded);
+  } else {
+    previous_ = std::move(latest_);
+  }
   latest_ = std::move(run);
   emit historyChanged();
   emit finished();

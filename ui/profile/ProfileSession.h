@@ -37,6 +37,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -63,6 +64,16 @@ struct ProfileRequest {
   // Methods whose CudaBackend delegates replay CUDA graphs (LinkSelection's
   // setting, --cuda-graph): the replay's copies inside them are timed.
   std::set<std::string> cudaGraphMethods;
+  // The user's own ExecuTorch runner (runner/ExternalRunner.h). Empty: run
+  // on ptescope's runtime (`runtime`). Else the runner's path: the program
+  // as shown (edits included) is written to a private folder and run there;
+  // `runtime`, `warmup`, `hostMemory` and `measurePeak` are the runner's
+  // business and do not apply.
+  QString runner;
+  // With a runner: run the program as loaded first, kept as the previous
+  // profile, so that the compare columns show what the edits change on it.
+  bool compareWithLoaded = false;
+  double runnerTimeoutSeconds = 600;  // the runner is stopped (its process group killed) after this
   friend bool operator==(const ProfileRequest&, const ProfileRequest&) = default;
 };
 
@@ -73,8 +84,14 @@ struct ProfileRun {
   int method = -1;                                    // index into program->methods()
   ProfileRequest request;                             // as given to start()
   // Short human text for tabs and combo boxes, e.g.
-  // "forward · host emulation · pageable · 20 iterations".
+  // "forward · host emulation · pageable · 20 iterations", or
+  // "forward · as shown · ExecuTorch runner executor_runner · 20 iterations".
   QString label;
+  // A runner's run with compareWithLoaded: whether the two runs' outputs
+  // agree ("outputs as loaded and as shown agree bit for bit (1 output)", or
+  // which output differs and by how much); empty otherwise.
+  QString outputsAgreement;
+  bool outputsDiffer = false;
   // Why Auto did not use a GPU (RuntimeSelection::notice); empty otherwise.
   QString runtimeNotice;
   QDateTime when;  // when the run started
@@ -94,8 +111,16 @@ class ProfileSession : public QObject {
   // the messages. Returns false with a message, and starts nothing, when a
   // run is already going, there is no program, the method index is out of
   // range or the iteration count is 0.
+  //
+  // With request.runner: the runner runs `program` (written to a private
+  // folder); with request.compareWithLoaded it runs `asLoaded` first (needed
+  // then), and finished() comes once, with the as-loaded run as previous()
+  // and the as-shown run as latest(). A failure of either run is failed()
+  // with the runner's one line; cancel() kills the runner's process group and
+  // ends in cancelled(). No file is left behind on any path.
   bool start(std::shared_ptr<const program::Program> program, const QString& programName,
-             const ProfileRequest& request, QString* error = nullptr);
+             const ProfileRequest& request, QString* error = nullptr,
+             std::shared_ptr<const program::Program> asLoaded = nullptr);
   // Asks the run to stop after the current instruction; returns at once.
   // The outcome arrives as finished() (partial profile) or cancelled().
   void cancel();
@@ -149,11 +174,15 @@ class ProfileSession : public QObject {
 
  private:
   struct Outcome;
+  using Work = std::function<std::shared_ptr<Outcome>(const CancelFlag&)>;
+  Work runnerWork(std::shared_ptr<const program::Program> program, std::shared_ptr<const program::Program> asLoaded,
+                  const std::string& method, const QString& programName, const ProfileRequest& request);
   void finishRun(const Outcome& outcome);
   void onProgress(const QString& phase, int done, int total);
 
   bool discard_ = false;  // clear() during a run: its outcome is not kept
   ProfileRun pending_;    // what start() knew about the run going on
+  std::shared_ptr<const program::Program> asLoadedProgram_;  // a runner's compareWithLoaded: the as-loaded snapshot
   std::optional<ProfileRun> latest_;
   std::optional<ProfileRun> previous_;
   // The run off the UI thread. Last member: destroyed (and waited for)
@@ -163,5 +192,9 @@ class ProfileSession : public QObject {
 
 // Short text for the runtime preference: "Automatic", "CUDA GPU", "Host emulation".
 QString runtimePreferenceText(exec::RuntimePreference preference);
+// For a profile measured by the user's runner (TransferProfile::runtime
+// "ExecuTorch runner PATH, host clock"): "ExecuTorch runner NAME", NAME the
+// runner's file name; empty for any other profile.
+QString runnerLabel(const std::string& runtime);
 
 }  // namespace ptescope::ui

@@ -182,6 +182,9 @@ class MainWindow : public QMainWindow {
   void showExportProfileDialog();
   void showImportEtdumpDialog();
   void applyProfiles();
+  // The Transfers panel's totals line, with what measured the profile and,
+  // after a runner's "Compare with as loaded", the measured and predicted savings.
+  void updateTransferTotals();
   void updateGraphMeasurements();
   // The link the copies are priced on (MainWindowLinks.cpp).
   void buildLinks(QVBoxLayout* transfersLayout);

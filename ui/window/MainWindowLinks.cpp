@@ -30,7 +30,7 @@ void MainWindow::applyLink() {
   // inside CudaBackend delegates, on the graph and in Properties.
   graph_->setRunSettings(links_->runSettings());
   properties_->setRunSettings(links_->runSettings());
-  transferTotals_->setText(transfersModel_->totalsText());
+  updateTransferTotals();
   transfersView_->resizeColumnsToContents();
   graph_->setDiffNote(diffNote());
   updateGraphMeasurements();

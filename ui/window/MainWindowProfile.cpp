@@ -16,7 +16,10 @@
 #include <QToolBar>
 
 #include "analysis/Dataflow.h"
+#include "cost/CopyCost.h"
 #include "etdump/EtdumpProfile.h"
+#include "report/PredictionWriters.h"
+#include "report/RunnerText.h"
 #include "ui/common/Format.h"
 #include "ui/document/Document.h"
 #include "ui/window/MainWindow.h"
@@ -119,6 +122,7 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     const auto& run = *profiler_->latest();
     QString message = tr("Profiled %1").arg(run.label);
     if (!run.runtimeNotice.isEmpty()) message += " \u2014 " + run.runtimeNotice;
+    if (!run.outputsAgreement.isEmpty()) message += " \u2014 " + run.outputsAgreement;
     showStatus(message, 15000);
     // Show what was measured: its method, the expensive copies first.
     if (run.method >= 0 && run.method < document_->methodCount() && run.method != document_->currentMethodIndex())
@@ -130,6 +134,9 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     transfersView_->sortByColumn(TransfersModel::MedianTime, Qt::DescendingOrder);
     // A run whose later iteration failed (a device lost) is kept and shown,
     // and the failure is said as an error: what failed, where.
+    // An edit of placement must not change results: a difference is an error.
+    if (run.outputsDiffer)
+      showError(tr("Outputs differ"), tr("%1: %2").arg(document_->displayName(), run.outputsAgreement));
     if (run.profile->partial())
       showError(tr("Profile incomplete"),
                 tr("%1. The profile shown covers the %2 that completed.")
@@ -167,7 +174,10 @@ bool MainWindow::startProfile(const ProfileRequest& request) {
   // CUDA graph replay: the one setting beside the link, whoever asks.
   ProfileRequest run = request;
   run.cudaGraphMethods = links_->runSettings().cuda_graph_methods;
-  if (!profiler_->start(document_->programSnapshot(), document_->displayName(), run, &error)) {
+  // A runner's "Compare with as loaded" runs the program as loaded too.
+  const bool asLoadedToo = !request.runner.isEmpty() && request.compareWithLoaded;
+  if (!profiler_->start(document_->programSnapshot(), document_->displayName(), run, &error,
+                        asLoadedToo ? document_->loadedSnapshot() : nullptr)) {
     showError(tr("Cannot profile"), error);
     return false;
   }
@@ -237,9 +247,7 @@ void MainWindow::applyProfiles() {
   const auto& previous = profiler_->previous();
   transfersModel_->setProfiles(latest ? latest->profile : nullptr, previous ? previous->profile : nullptr,
                                latest ? latest->label : QString(), previous ? previous->label : QString());
-  transferTotals_->setText(transfersModel_->totalsText());
-  if (transfersModel_->hasMeasurements() && latest->profile->runtime == etdump::kEtdumpSource)
-    transferTotals_->setText(transferTotals_->text() + ", " + tr("measured by the runtime (%1)").arg(etdump::kEtdumpSource));
+  updateTransferTotals();
   transfersView_->resizeColumnsToContents();
   transferSummary_->setProfile(latest ? latest->profile : nullptr);
 
@@ -266,6 +274,40 @@ void MainWindow::applyProfiles() {
     timeline_->clear();
   }
   updateGraphMeasurements();
+}
+
+void MainWindow::updateTransferTotals() {
+  QString text = transfersModel_->totalsText();
+  const auto& latest = profiler_->latest();
+  if (transfersModel_->hasMeasurements() && latest) {
+    const exec::TransferProfile& measured = *latest->profile;
+    const QString runner = runnerLabel(measured.runtime);
+    if (measured.runtime == etdump::kEtdumpSource)
+      text += ", " + tr("measured by the runtime (%1)").arg(etdump::kEtdumpSource);
+    else if (!runner.isEmpty())
+      text += ", " + tr("measured by %1 (host clock)").arg(runner);
+    // A runner's "Compare with as loaded": the saving it measured, the one
+    // predicted on the chosen link for the same two programs, the outputs.
+    const auto& previous = profiler_->previous();
+    if (!runner.isEmpty() && latest->request.compareWithLoaded && transfersModel_->hasComparison() && previous) {
+      QStringList lines;
+      lines << QString::fromStdString(report::measuredSavingText(*previous->profile, measured)).trimmed();
+      const program::Method* before = previous->program->findMethod(measured.method);
+      const program::Method* after = latest->program->findMethod(measured.method);
+      if (const auto& link = transfersModel_->link(); link && before != nullptr && after != nullptr) {
+        auto a = cost::predictMethod(*before, *link, transfersModel_->linkHostMemory());
+        auto b = cost::predictMethod(*after, *link, transfersModel_->linkHostMemory());
+        if (a && b)
+          lines << QString::fromStdString(report::predictionDeltaText("method '" + measured.method + "'", a->copySeconds(),
+                                                                      b->copySeconds(), *link,
+                                                                      transfersModel_->linkHostMemory()))
+                       .trimmed();
+      }
+      if (!latest->outputsAgreement.isEmpty()) lines << latest->outputsAgreement;
+      text += "\n" + lines.join('\n');
+    }
+  }
+  transferTotals_->setText(text);
 }
 
 void MainWindow::updateGraphMeasurements() {
