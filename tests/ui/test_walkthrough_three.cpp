@@ -106,6 +106,23 @@ class WalkthroughThreeTest : public QObject {
     }
   }
 
+  // The empty window's Program tree shows its headers whole (the name
+  // column was fitted to no rows and read "Prograr").
+  void theEmptyProgramTreeShowsItsHeaders() {
+    test::ShownWindow w({1000, 700});
+    QCoreApplication::processEvents();
+    auto* tree = w.window.findChild<QTreeView*>("programTree");
+    QVERIFY(tree != nullptr);
+    const QHeaderView* header = tree->header();
+    for (int section = 0; section < 2; ++section) {
+      const QString title = tree->model()->headerData(section, Qt::Horizontal).toString();
+      QVERIFY(!title.isEmpty());
+      const int needed = header->fontMetrics().horizontalAdvance(title) + 8;
+      QVERIFY2(header->sectionSize(section) >= needed,
+               qPrintable(QString("'%1' needs %2 px, has %3").arg(title).arg(needed).arg(header->sectionSize(section))));
+    }
+  }
+
   // A status message is read whole at 1000 px while it shows (the counts
   // give it their room, and come back with the file's name after it).
   void aStatusMessageIsReadWhole() {

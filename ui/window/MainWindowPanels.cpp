@@ -93,12 +93,13 @@ class ProgramTreeView : public QTreeView {
   void fitColumns() {
     if (userSized_ || model() == nullptr || header()->count() < 2) return;
     const int room = viewport()->width();
-    const int names = sizeHintForColumn(0);
-    const int details = sizeHintForColumn(1);
+    // The headers' own words count too (an empty tree read "Prograr").
+    const int names = std::max(sizeHintForColumn(0), header()->sectionSizeHint(0));
+    const int details = std::max(sizeHintForColumn(1), header()->sectionSizeHint(1));
     int width = names;
     if (names + details > room) width = std::min(names, std::max(room - details, room * 2 / 3));
     fitting_ = true;
-    header()->resizeSection(0, std::max(width, 48));
+    header()->resizeSection(0, width);
     fitting_ = false;
   }
   bool fitting_ = false;
