@@ -60,6 +60,7 @@ Result<LinkProfile> probeLink(exec::DeviceRuntime& runtime, const ProbeOptions& 
       const size_t copies = size_t(std::clamp<uint64_t>(options.batch_bytes / bytes, 1, std::max<size_t>(options.max_batch_copies, 1)));
       std::vector<double> batches;
       for (size_t r = 0; r <= repeats; ++r) {
+        if (options.cancel_requested && options.cancel_requested()) return makeError(kProbeCancelled);
         auto timing = runtime.copyBatch(destination, source, size_t(bytes), copies, direction, options.device);
         if (!timing) return makeError("link probe: " + timing.error().message);
         if (r > 0) batches.push_back(timing->seconds / double(copies));

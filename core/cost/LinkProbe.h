@@ -27,7 +27,13 @@ struct ProbeOptions {
   bool pageable = true;                           // also the pageable curves
   // Called after each size of each curve.
   std::function<void(size_t done, size_t total)> on_progress;
+  // Asked before each batch of copies (at most batch_bytes apart): true
+  // stops the probe with the error kProbeCancelled.
+  std::function<bool()> cancel_requested;
 };
+
+// probeLink's error when cancel_requested stopped it.
+inline constexpr const char* kProbeCancelled = "link probe cancelled";
 
 // 1 KiB, 4 KiB, 16 KiB, ... up to and including max_bytes when it is a
 // power of 4 times 1 KiB (else the last one below it, then max_bytes).

@@ -137,6 +137,34 @@ class CliProfileTest : public QObject {
     QVERIFY(process.readAllStandardError().contains("interrupted"));
   }
 
+  // Issue 34 item 14: Ctrl+C reaches a run inside one long kernel. The one
+  // iteration is a [4096, 4096] @ [4096, 4096] product (2^36 multiply-adds,
+  // minutes on the CPU kernels); interrupted a few seconds in, the process
+  // ends long before the product could, with nothing measured.
+  void interruptStopsInsideALongKernel() {
+    const QString spec = outPath("long-product.json");
+    ptescope::test::writeAll(spec, [] {
+      const std::string text = R"({"methods": [{"name": "forward", "inputs": ["a", "b"], "outputs": ["y"],
+        "tensors": {"a": {"dtype": "float32", "sizes": [4096, 4096]}, "b": {"dtype": "float32", "sizes": [4096, 4096]},
+                    "y": {"dtype": "float32", "sizes": [4096, 4096]}},
+        "nodes": [{"op": "aten::mm.out", "inputs": ["a", "b"], "outputs": ["y"]}]}]})";
+      return std::vector<uint8_t>(text.begin(), text.end());
+    }());
+    const QString program = outPath("long-product.pte");
+    auto synthesized = runCli({"synth", spec, "-o", program});
+    QVERIFY2(synthesized.exitCode == 0, synthesized.err.constData());
+    QProcess process;
+    process.start(PTESCOPE_CLI, {"profile", program, "--runtime", "host", "--iterations", "1", "--warmup", "0"});
+    QVERIFY(process.waitForStarted());
+    QTest::qWait(3000);
+    QCOMPARE(process.state(), QProcess::Running);
+    ::kill(pid_t(process.processId()), SIGINT);
+    QVERIFY(process.waitForFinished(60000));
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    const QByteArray err = process.readAllStandardError();
+    QVERIFY2(process.exitCode() == 130 || err.contains("cancelled"), err.constData());
+  }
+
   void compareWithAnEarlierProfile() {
     // Before: the demo; after: its forward with pre-staged inputs.
     const QString before = outPath("before.json");

@@ -266,6 +266,25 @@ class LinkProfileTest : public QObject {
     onCpu.device = program::Device{};
     QVERIFY(!cost::probeLink(runtime, onCpu).ok());
   }
+
+  // Issue 34 item 14: Cancel stops the probe before its next batch. The
+  // probe asks before each of its (repeats + 1) batches per size: with
+  // repeats 2 the third size's first batch is the 7th question; yes from
+  // then on stops it there, after 2 of its 16 sizes.
+  void probeStopsWhenCancelled() {
+    exec::HostRuntime runtime;
+    cost::ProbeOptions options;
+    options.max_bytes = 64 * KiB;
+    options.repeats = 2;
+    size_t progress = 0, asked = 0;
+    options.on_progress = [&](size_t done, size_t) { progress = done; };
+    options.cancel_requested = [&] { return ++asked >= 7; };
+    auto p = cost::probeLink(runtime, options);
+    QVERIFY(!p.ok());
+    QCOMPARE(p.error().message, std::string(cost::kProbeCancelled));
+    QCOMPARE(asked, size_t(7));
+    QCOMPARE(progress, size_t(2));
+  }
 };
 
 QTEST_GUILESS_MAIN(LinkProfileTest)

@@ -2,7 +2,8 @@
 // the edits that save the most predicted copy time, best first, with what
 // each asks of the caller; selecting a row previews the candidate in the
 // graph as a diff; Apply makes it one undoable edit; a new edit cancels a
-// search under way; another link or method searches again.
+// search under way; another link or method searches again; the user's
+// Cancel stops a search.
 #include <QtTest>
 
 #include <QCheckBox>
@@ -248,6 +249,34 @@ class AdvisorPanelTest : public QObject {
     QVERIFY(searched(panel));
     QVERIFY(table->isColumnHidden(measuredColumn));
     QCOMPARE(table->horizontalHeaderItem(4)->text(), QString("Saves per call"));
+  }
+
+  // Issue 34 item 14: a search under way says for how long it has searched
+  // and has a Cancel; Cancel ends it (no answer arrives), then Search Again
+  // starts it once more.
+  void theUserCancelsASearch() {
+    Opened opened("cross_device");
+    QVERIFY(opened.panel != nullptr);
+    ui::AdvisorPanel* panel = opened.panel;
+    QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+    QVERIFY(panel->isSearching() || panel->refresh());
+    auto* header = panel->findChild<QLabel*>("advisorHeader");
+    QVERIFY2(header->text().contains(" s so far; Cancel stops it"), qPrintable(header->text()));
+    auto* button = panel->findChild<QPushButton*>("advisorSearch");
+    QVERIFY(button->isVisibleTo(panel));
+    QCOMPARE(button->text(), QString("Cancel"));
+    button->click();
+    QVERIFY(!panel->isSearching());
+    QCOMPARE(header->text(), QString("Search cancelled."));
+    QCOMPARE(button->text(), QString("Search Again"));
+    QTest::qWait(600);  // a tick later the header still says so: the cancelled search is gone
+    QCOMPARE(header->text(), QString("Search cancelled."));
+    QCOMPARE(done.count(), 0);
+    button->click();
+    QVERIFY(panel->isSearching());
+    QVERIFY(done.wait(60000));
+    QVERIFY(panel->advice().has_value());
+    QVERIFY(!button->isVisibleTo(panel));
   }
 };
 

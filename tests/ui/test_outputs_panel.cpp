@@ -1,14 +1,20 @@
 // The Outputs panel, offscreen: Run > Run Once executes the shown method off
 // the UI thread and lists each output's type, statistics and first values;
-// a program without a method says so; a new program clears stale outputs.
+// a program without a method says so; a new program clears stale outputs;
+// a long run keeps saying how far it is and Cancel stops it inside a kernel.
 #include <QtTest>
 
 #include <QLabel>
+#include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableWidget>
 
+#include "exec/RunOnce.h"
 #include "pte/Writer.h"
 #include "support/BitExactPrograms.h"
+#include "synth/JsonSpec.h"
+#include "synth/WriteProgram.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/document/Document.h"
@@ -18,6 +24,24 @@
 #include "ui/document/Selection.h"
 
 using namespace ptescope;
+
+namespace {
+
+// One [4096, 4096] @ [4096, 4096] product: 2^36 multiply-adds, minutes on the
+// CPU kernels, so a run of it is inside that one kernel for as long as a
+// test looks.
+constexpr const char* kLongProduct = R"({"methods": [{"name": "forward", "inputs": ["a", "b"], "outputs": ["y"],
+  "tensors": {"a": {"dtype": "float32", "sizes": [4096, 4096]}, "b": {"dtype": "float32", "sizes": [4096, 4096]},
+              "y": {"dtype": "float32", "sizes": [4096, 4096]}},
+  "nodes": [{"op": "aten::mm.out", "inputs": ["a", "b"], "outputs": ["y"]}]}]})";
+
+// S of "instruction 1 of 1, S s so far" in the header; -1 when it says something else.
+int secondsSoFar(const QLabel* header) {
+  const auto match = QRegularExpression("instruction 1 of 1, (\\d+) s so far").match(header->text());
+  return match.hasMatch() ? match.captured(1).toInt() : -1;
+}
+
+}  // namespace
 
 class OutputsPanelTest : public QObject {
   Q_OBJECT
@@ -142,6 +166,39 @@ class OutputsPanelTest : public QObject {
     ui::MainWindow window(&document);
     QVERIFY(!window.outputsPanel()->runOnce());
     QVERIFY(!window.outputsPanel()->lastError().isEmpty());
+  }
+
+  // Issue 34 item 14: while one kernel runs for minutes the header's
+  // "S s so far" counts on (a timer of the UI thread moves it, not the
+  // kernel), and Cancel stops the run inside that kernel: the panel says it
+  // was cancelled and shows no outputs. Had the product not looked at Cancel,
+  // the run would go on for minutes and `failed` would not come.
+  void aLongRunCountsOnAndCancelsInsideItsKernel() {
+    auto synthesized = synth::synthesizeFromSpec(kLongProduct);
+    QVERIFY2(synthesized.ok(), synthesized ? "" : synthesized.error().message.c_str());
+    auto program = synth::applyDevicePasses(*synthesized);
+    QVERIFY2(program.ok(), program ? "" : program.error().message.c_str());
+    const QString file = test::tempDir() + "/long-product.pte";
+    QVERIFY(synth::writeProgramAndData(*program, file.toStdString()).ok());
+    ui::Document document;
+    ui::MainWindow window(&document);
+    QVERIFY(window.openFile(file));
+    ui::OutputsPanel* panel = window.outputsPanel();
+    QSignalSpy failed(panel, &ui::OutputsPanel::failed);
+    QSignalSpy finished(panel, &ui::OutputsPanel::finished);
+    QVERIFY(panel->runOnce());
+    const auto* header = panel->findChild<QLabel*>("outputsHeader");
+    int first = -1;
+    QTRY_VERIFY_WITH_TIMEOUT((first = secondsSoFar(header)) >= 1, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(secondsSoFar(header) > first, 10000);
+    QVERIFY2(header->text().startsWith("Running 'forward'… instruction 1 of 1, "), qPrintable(header->text()));
+    panel->findChild<QPushButton*>("cancelRunOnce")->click();
+    QVERIFY(failed.wait(60000) || failed.count() == 1);
+    QCOMPARE(failed.first().first().toString(), QString(exec::kRunCancelled));
+    QCOMPARE(finished.count(), 0);
+    QVERIFY2(header->text().startsWith("Run cancelled"), qPrintable(header->text()));
+    QCOMPARE(panel->table()->rowCount(), 0);
+    QVERIFY(!panel->isRunning());
   }
 };
 

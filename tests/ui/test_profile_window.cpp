@@ -12,6 +12,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QGraphicsScene>
 #include <QTableView>
 #include <QUndoStack>
@@ -269,6 +270,14 @@ class ProfileWindowTest : public QObject {
     QVERIFY(window.profileStatus()->isVisibleTo(&window));
     // The window keeps answering while it runs.
     QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 2, 20000);
+    // Issue 34 item 14: the status says the phase, the instruction under way
+    // and the seconds so far, and the seconds count on.
+    const auto* label = window.profileStatus()->findChild<QLabel*>();
+    QVERIFY(label);
+    const QRegularExpression soFar("^measuring [0-9]+/[0-9]+, instruction [0-9]+ of [0-9]+, ([0-9]+) s so far$");
+    QTRY_VERIFY_WITH_TIMEOUT(soFar.match(label->text()).hasMatch(), 10000);
+    const int seconds = soFar.match(label->text()).captured(1).toInt();
+    QTRY_VERIFY_WITH_TIMEOUT(soFar.match(label->text()).captured(1).toInt() > seconds, 10000);
     auto* cancel = window.profileStatus()->findChild<QPushButton*>("cancelProfile");
     QVERIFY(cancel);
     QElapsedTimer timer;

@@ -2,6 +2,7 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
 #include "ui/common/PlainText.h"
+#include "ui/common/ProgressTicker.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -92,8 +93,19 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   applyButton_->setObjectName("advisorApply");
   applyButton_->setToolTip(tr("Apply the selected candidate to the method as one edit (Edit > Undo takes it back)"));
   applyButton_->setEnabled(false);
+  searchButton_ = new QPushButton(tr("Cancel"));
+  searchButton_->setObjectName("advisorSearch");
+  searchButton_->hide();
+  searchTicker_ = new ProgressTicker(this, [this](qint64 seconds) {
+    if (!isSearching()) {
+      searchTicker_->stop();
+      return;
+    }
+    showMessage(tr("%1 %2 s so far; Cancel stops it").arg(searchText_, num(seconds)));
+  });
   auto* top = new QHBoxLayout;
   top->addWidget(header_, 1);
+  top->addWidget(searchButton_);
   top->addWidget(showRejected_);
   top->addWidget(applyButton_);
 
@@ -136,6 +148,17 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   layout->addWidget(table_, 1);
   layout->addWidget(notesArea_);
 
+  connect(searchButton_, &QPushButton::clicked, this, [this] {
+    if (!isSearching()) {
+      refresh();
+      return;
+    }
+    searchJob_.cancel();  // advise() sees it before its next pipeline run
+    searchTicker_->stop();
+    stale_ = true;
+    showMessage(tr("Search cancelled."));
+    searchButton_->setText(tr("Search Again"));
+  });
   connect(applyButton_, &QPushButton::clicked, this, [this] {
     const auto rows = table_->selectionModel()->selectedRows();
     if (!rows.isEmpty()) applyRow(rows.front().row());
@@ -191,6 +214,7 @@ bool AdvisorPanel::refresh() {
   const program::Method* method = document_->hasProgram() ? document_->currentMethod() : nullptr;
   if (method == nullptr) {
     searchJob_.cancel();
+    searchButton_->hide();
     advice_.reset();
     table_->setRowCount(0);
     applyButton_->setEnabled(false);
@@ -209,7 +233,8 @@ bool AdvisorPanel::refresh() {
   options.explain = showRejected_->isChecked();
   const QString name = qText(options.method);
   const QString linkText = links_ != nullptr ? links_->shortText() : QString();
-  header_->setText(tr("Searching the edits of '%1' on %2…").arg(name, linkText));
+  searchText_ = tr("Searching the edits of '%1' on %2…").arg(name, linkText);
+  header_->setText(searchText_);
   table_->setRowCount(0);
   applyButton_->setEnabled(false);
   notesArea_->hide();
@@ -228,6 +253,8 @@ bool AdvisorPanel::refresh() {
         return search;
       },
       [this, name](SearchOutcome outcome) {
+        searchTicker_->stop();
+        searchButton_->hide();
         measured_.reset();
         if (!outcome->advice.ok()) {
           advice_.reset();
@@ -249,6 +276,9 @@ bool AdvisorPanel::refresh() {
         }
         emit searchFinished();
       });
+  searchButton_->setText(tr("Cancel"));
+  searchButton_->show();
+  searchTicker_->start();
   return true;
 }
 

@@ -103,6 +103,11 @@ class AdvisorPanel : public QWidget {
   Document* document_;
   LinkSelection* links_;
   ElidedLabel* header_;
+  // While a search runs: Cancel (it stops between pipeline runs), then
+  // "Search Again"; hidden otherwise.
+  QPushButton* searchButton_;
+  class ProgressTicker* searchTicker_;  // "N s so far" in the header while searching
+  QString searchText_;
   QPushButton* applyButton_;
   QCheckBox* showRejected_;
   QTableWidget* table_;

@@ -3,7 +3,6 @@
 #include "ui/common/Format.h"
 
 #include <QHBoxLayout>
-#include <QMetaObject>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
@@ -12,11 +11,11 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <chrono>
 
 #include "exec/DeviceRuntime.h"
 #include "report/RunText.h"
 #include "ui/common/MemoryBudgetSetting.h"
+#include "ui/common/ProgressTicker.h"
 #include "ui/document/Document.h"
 
 namespace ptescope::ui {
@@ -38,9 +37,13 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   connect(runButton_, &QPushButton::clicked, this, [this] { runOnce(); });
   cancelButton_ = new QPushButton(tr("Cancel"));
   cancelButton_->setObjectName("cancelRunOnce");
-  cancelButton_->setToolTip(tr("Stop the run (while its inputs are filled, or between instructions)"));
+  cancelButton_->setToolTip(tr("Stop the run at once: while its inputs are filled, between instructions or inside a long kernel"));
   cancelButton_->hide();
   connect(cancelButton_, &QPushButton::clicked, this, &OutputsPanel::cancel);
+  // While a run is under way the header says, twice a second, which
+  // instruction it is at and for how long it has run, however long one
+  // kernel takes.
+  ticker_ = new ProgressTicker(this, [this](qint64 seconds) { showProgress(seconds); });
   auto* top = new QHBoxLayout;
   top->addWidget(header_, 1);
   top->addWidget(runButton_);
@@ -106,37 +109,30 @@ bool OutputsPanel::runOnce() {
     return false;
   }
   const std::string methodName = method->displayName();
-  const QString running = tr("Running '%1'…").arg(QString::fromStdString(methodName));
-  header_->setText(running);
+  runningText_ = tr("Running '%1'…").arg(QString::fromStdString(methodName));
+  header_->setText(runningText_);
   runButton_->setEnabled(false);
   cancelButton_->show();
   exec::RunOnceOptions options;
   options.method = methodName;
   options.max_memory = memoryBudget();
   options.budget_setting = memoryBudgetSettingName();
+  // Shared with the work: it may outlive this panel's interest in it.
+  auto progress = std::make_shared<exec::RunProgress>();
+  progress_ = progress;
   runJob_.start<RunOutcome>(
-      [this, program, options, running](const CancelFlag& cancel) mutable -> RunOutcome {
+      [program, options, progress](const CancelFlag& cancel) mutable -> RunOutcome {
         auto selection = exec::selectRuntime(exec::RuntimePreference::Auto);
         if (!selection) return std::make_shared<Result<exec::RunOnceResult>>(selection.error());
         // Polled while inputs are filled, between instructions and inside
-        // long kernels: it also says, about once a second, how long the run
-        // has taken.
-        size_t polls = 0;
-        const auto began = std::chrono::steady_clock::now();
-        auto last = began;
-        options.cancel_requested = [&, cancel] {
-          if ((++polls & 0x3f) == 0 && std::chrono::steady_clock::now() - last > std::chrono::seconds(1)) {
-            const auto now = std::chrono::steady_clock::now();
-            last = now;
-            const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - began).count();
-            const QString text = tr("%1 %2 s so far; Cancel stops it").arg(running, num(qint64(seconds)));
-            QMetaObject::invokeMethod(this, [this, text] { if (isRunning()) header_->setText(text); }, Qt::QueuedConnection);
-          }
-          return cancel->load(std::memory_order_relaxed);
-        };
+        // long kernels.
+        options.cancel_requested = [cancel] { return cancel->load(std::memory_order_relaxed); };
+        options.progress = progress.get();
         return std::make_shared<Result<exec::RunOnceResult>>(exec::runMethodOnce(*program, *selection->runtime, options));
       },
       [this](RunOutcome outcome) {
+        ticker_->stop();
+        progress_.reset();
         runButton_->setEnabled(true);
         cancelButton_->hide();
         if (!outcome->ok()) {
@@ -145,6 +141,7 @@ bool OutputsPanel::runOnce() {
         }
         show(outcome->value());
       });
+  ticker_->start();
   return true;
 }
 
@@ -152,6 +149,14 @@ void OutputsPanel::cancel() {
   if (!isRunning()) return;
   header_->setText(tr("Cancelling…"));
   runJob_.stop();
+}
+
+void OutputsPanel::showProgress(qint64 seconds) {
+  if (!isRunning() || !progress_ || runJob_.stopping()) return;
+  // Before the first instruction the inputs are being filled.
+  QString where = instructionProgressText(progress_.get());
+  if (where.isEmpty()) where = tr("filling the inputs");
+  header_->setText(tr("%1 %2, %3 s so far; Cancel stops it").arg(runningText_, where, num(seconds)));
 }
 
 bool OutputsPanel::showsCurrentMethod() const {

@@ -5,8 +5,9 @@
 // were not executed with their reasons. The run is limited by the app's
 // memory budget (ui/common/MemoryBudgetSetting: a method declaring more is
 // refused before anything is allocated, naming the setting); while it runs
-// the header says for how long and Cancel (cancelRunOnce) stops it, while
-// inputs are filled, between instructions or inside a long kernel. A row is one of the window's
+// the header says, twice a second, which instruction it is at and for how
+// long it has run, and Cancel (cancelRunOnce) stops it at once, while inputs
+// are filled, between instructions or inside a long kernel. A row is one of the window's
 // selection's views: picking it selects its value, and selecting an output
 // value elsewhere picks its row (MainWindowSelection.cpp).
 #pragma once
@@ -58,6 +59,7 @@ class OutputsPanel : public QWidget {
   void showError(const QString& message);
   void clearOutputs();
   bool showsCurrentMethod() const;
+  void showProgress(qint64 seconds);
 
   Document* document_;
   class ElidedLabel* header_;
@@ -68,6 +70,9 @@ class OutputsPanel : public QWidget {
   QScrollArea* notExecutedArea_;
   std::optional<exec::RunOnceResult> result_;
   QString error_;
+  class ProgressTicker* ticker_;
+  QString runningText_;
+  std::shared_ptr<exec::RunProgress> progress_;  // the run under way's
   BackgroundJob runJob_;  // last member: destroyed (and waited for) first
 };
 

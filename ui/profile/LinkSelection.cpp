@@ -11,11 +11,19 @@
 #include <QPushButton>
 #include <QtConcurrent>
 
+#include <atomic>
+
 #include "cost/LinkProbe.h"
 #include "ui/common/Format.h"
+#include "ui/common/ProgressTicker.h"
 #include "ui/common/ViewControls.h"
 
 namespace ptescope::ui {
+
+struct LinkChooser::Measuring {
+  std::atomic<size_t> done{0}, total{0};
+  std::atomic<bool> cancel{false};
+};
 
 LinkSelection::LinkSelection(QObject* parent) : QObject(parent) {
   for (const auto& p : cost::builtinLinkProfiles())
@@ -128,6 +136,11 @@ LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(pa
     measure_->setToolTip(tr("Measure this machine's link (as probe-link does) and predict on it"));
     row->addWidget(measure_);
     connect(measure_, &QPushButton::clicked, this, &LinkChooser::measure);
+    measureTicker_ = new ProgressTicker(this, [this](qint64 seconds) {
+      if (!measuring_ || measuring_->cancel.load()) return;
+      measure_->setText(tr("Stop Measuring (%1 of %2 sizes, %3 s)")
+                            .arg(num(qint64(measuring_->done.load())), num(qint64(measuring_->total.load())), num(seconds)));
+    });
   }
   cudaGraph_ = new QCheckBox;
   cudaGraph_->setObjectName("cudaGraph");
@@ -181,24 +194,41 @@ void LinkChooser::showCudaGraph() {
 }
 
 void LinkChooser::measure() {
-  measure_->setEnabled(false);
-  measure_->setText(tr("Measuring…"));
+  if (measuring_) {
+    // The probe looks before each batch of copies: it stops within one.
+    measuring_->cancel = true;
+    measure_->setEnabled(false);
+    measure_->setText(tr("Stopping…"));
+    return;
+  }
+  auto state = std::make_shared<Measuring>();
+  measuring_ = state;
+  measureTicker_->start();
   auto* watcher = new QFutureWatcher<Result<cost::LinkProfile>>(this);
   connect(watcher, &QFutureWatcher<Result<cost::LinkProfile>>::finished, this, [this, watcher] {
     auto result = watcher->result();
     watcher->deleteLater();
+    measureTicker_->stop();
+    measuring_.reset();
     measure_->setEnabled(true);
     measure_->setText(tr("Measure this GPU"));
     if (!result) {
-      QMessageBox::warning(this, tr("Link not measured"), QString::fromStdString(result.error().message));
+      if (result.error().message != cost::kProbeCancelled)
+        QMessageBox::warning(this, tr("Link not measured"), QString::fromStdString(result.error().message));
       return;
     }
     selection_->addProfile(std::move(result.value()), tr("measured on this GPU"));
   });
-  watcher->setFuture(QtConcurrent::run([]() -> Result<cost::LinkProfile> {
+  watcher->setFuture(QtConcurrent::run([state]() -> Result<cost::LinkProfile> {
     auto selection = exec::selectRuntime(exec::RuntimePreference::Cuda);
     if (!selection) return selection.error();
-    return cost::probeLink(*selection->runtime, cost::ProbeOptions{});
+    cost::ProbeOptions options;
+    options.on_progress = [state](size_t done, size_t total) {
+      state->done = done;
+      state->total = total;
+    };
+    options.cancel_requested = [state] { return state->cancel.load(); };
+    return cost::probeLink(*selection->runtime, options);
   }));
 }
 

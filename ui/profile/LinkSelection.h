@@ -90,6 +90,8 @@ class LinkChooser : public QWidget {
  private:
   void refill();
   void showCudaGraph();
+  // Starts the link probe off the UI thread; pressed again while it runs
+  // (the button then reads "Stop Measuring (12 of 40 sizes, 3 s)"), stops it.
   void measure();
   LinkSelection* selection_;
   QComboBox* links_;
@@ -97,6 +99,9 @@ class LinkChooser : public QWidget {
   QPushButton* load_;
   QPushButton* measure_ = nullptr;
   QCheckBox* cudaGraph_;
+  struct Measuring;
+  std::shared_ptr<Measuring> measuring_;  // the probe under way, shared with it
+  class ProgressTicker* measureTicker_ = nullptr;
 };
 
 }  // namespace ptescope::ui

@@ -138,6 +138,7 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
   const QString what = tr("Profiling '%1' of %2").arg(QString::fromStdString(methodName), programName);
 
   Work work;
+  runProgress_.reset();  // a runner reports no instructions; an emulation sets its own below
   if (!request.runner.isEmpty()) {
     work = runnerWork(program, request.compareWithLoaded ? asLoaded : nullptr, methodName, programName, request);
   } else {
@@ -153,7 +154,8 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
   options.budget_setting = memoryBudgetSettingName();
   options.run_settings.cuda_graph_methods = request.cudaGraphMethods;
 
-  work = [this, program, options, what, preference = request.runtime,
+  runProgress_ = std::make_shared<exec::RunProgress>();
+  work = [this, program, options, what, preference = request.runtime, runProgress = runProgress_,
        name = programName.toStdString()](const CancelFlag& cancel) mutable -> std::shared_ptr<Outcome> {
     auto outcome = std::make_shared<Outcome>();
     try {
@@ -165,6 +167,7 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
       outcome->notice = QString::fromStdString(selection->notice);
       ProgressThrottle throttle;
       options.cancel_requested = [cancel] { return cancel->load(std::memory_order_relaxed); };
+      options.run_progress = runProgress.get();
       options.on_progress = [this, &throttle](const exec::ProfileProgress& p) {
         if (!throttle.shouldSend(p)) return;
         const QString phase = QString::fromStdString(exec::phaseName(p.phase));

@@ -121,11 +121,14 @@ class ProfileSession : public QObject {
   bool start(std::shared_ptr<const program::Program> program, const QString& programName,
              const ProfileRequest& request, QString* error = nullptr,
              std::shared_ptr<const program::Program> asLoaded = nullptr);
-  // Asks the run to stop after the current instruction; returns at once.
+  // Asks the run to stop (at once: inside a long kernel too); returns at once.
   // The outcome arrives as finished() (partial profile) or cancelled().
   void cancel();
   bool isRunning() const { return job_.running(); }
   bool isCancelling() const { return job_.stopping(); }
+  // Where the iteration under way is (instructionProgressText); null before
+  // the first run.
+  const exec::RunProgress* runProgress() const { return runProgress_.get(); }
   // Blocks until the run (if any) has ended and its outcome has been
   // delivered (signals emitted, history updated). For tests and shutdown.
   void waitForFinished();
@@ -185,6 +188,7 @@ class ProfileSession : public QObject {
   std::shared_ptr<const program::Program> asLoadedProgram_;  // a runner's compareWithLoaded: the as-loaded snapshot
   std::optional<ProfileRun> latest_;
   std::optional<ProfileRun> previous_;
+  std::shared_ptr<exec::RunProgress> runProgress_;  // shared with the run
   // The run off the UI thread. Last member: destroyed (and waited for)
   // before the rest.
   BackgroundJob job_;

@@ -26,6 +26,7 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/profile/LinkSelection.h"
+#include "ui/common/ProgressTicker.h"
 #include "ui/profile/ProfileDialog.h"
 #include "ui/document/Selection.h"
 #include "ui/profile/TimelineView.h"
@@ -101,19 +102,29 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     profileLabel_->setText(tr("Cancelling\u2026"));
   });
 
-  connect(profiler_, &ProfileSession::started, this, [this, profile] {
+  // The label moves twice a second, also while one iteration takes minutes:
+  // the phase, the instruction under way and the seconds so far.
+  auto phase = std::make_shared<QString>();
+  auto* ticker = new ProgressTicker(profileStatus_, [this, phase](qint64 seconds) {
+    if (profiler_->isCancelling()) return;
+    const QString where = instructionProgressText(profiler_->runProgress());
+    profileLabel_->setText(tr("%1%2, %3 s so far").arg(*phase, where.isEmpty() ? QString() : tr(", ") + where, num(seconds)));
+  });
+  connect(profiler_, &ProfileSession::started, this, [this, profile, phase, ticker] {
     profile->setEnabled(false);
     profileBar_->setRange(0, 0);
-    profileLabel_->setText(tr("Profiling\u2026"));
+    *phase = tr("Profiling\u2026");
+    ticker->start();
     profileStatus_->show();
   });
-  connect(profiler_, &ProfileSession::progress, this, [this](const QString& phase, int done, int total) {
+  connect(profiler_, &ProfileSession::progress, this, [this, phase](const QString& name, int done, int total) {
     if (profiler_->isCancelling()) return;
-    profileLabel_->setText(total > 0 ? tr("%1 %2/%3").arg(phase).arg(done).arg(total) : phase);
+    *phase = total > 0 ? tr("%1 %2/%3").arg(name).arg(done).arg(total) : name;
     profileBar_->setRange(0, std::max(total, 0));
     profileBar_->setValue(done);
   });
-  auto ended = [this, profile] {
+  auto ended = [this, profile, ticker] {
+    ticker->stop();
     profile->setEnabled(true);
     profileStatus_->hide();
   };
