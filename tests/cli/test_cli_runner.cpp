@@ -142,16 +142,18 @@ class CliRunnerTest : public QObject {
       if (d2h) QCOMPARE(c["gbps"].get<double>(), 0.0);
     }
     QVERIFY(!readJson(trace).is_discarded());
-    // The CSV says the same per copy: its last column, time_covers, quoted
-    // (the text has commas), on the d2h rows 2 and 7 only.
+    // The CSV says the same per copy: its column time_covers, quoted (the
+    // text has commas), on the d2h rows 2 and 7 only; the last column,
+    // inside_delegate, is empty on these instruction copies.
     const auto csvBytes = ptescope::test::readAll(csv);
     const QList<QByteArray> rows =
         QByteArray(reinterpret_cast<const char*>(csvBytes.data()), qsizetype(csvBytes.size())).trimmed().split('\n');
     QCOMPARE(rows.size(), 5);
-    QVERIFY(rows[0].endsWith(",runtime,time_covers"));
+    QVERIFY2(rows[0].endsWith(",runtime,time_covers,inside_delegate"), rows[0].constData());
     for (const QByteArray& row : rows.mid(1)) {
       const bool d2h = row.split(',')[1] == "d2h";
-      QCOMPARE(row.endsWith(","), !d2h);
+      QVERIFY2(row.endsWith(","), row.constData());
+      QCOMPARE(row.endsWith(",,"), !d2h);
       if (d2h) QVERIFY2(row.contains(",\"waits for delegate instruction "), row.constData());
     }
     QCOMPARE(scope.leftBehind(), QStringList());
