@@ -52,6 +52,13 @@ QRect shownPart(const ui::GraphView& view, size_t instruction) {
   return onViewport.intersected(view.canvas()->viewport()->rect());
 }
 
+// The two window sizes of the walkthrough, as a `size` column.
+void addWindowSizes() {
+  QTest::addColumn<QSize>("size");
+  QTest::newRow("1000x700") << QSize(1000, 700);
+  QTest::newRow("1600x1000") << QSize(1600, 1000);
+}
+
 }  // namespace
 
 class WalkthroughThreeTest : public QObject {
@@ -62,11 +69,7 @@ class WalkthroughThreeTest : public QObject {
   // The first picture of a program too wide to show legibly starts at its
   // first instruction. It started at the topmost node: 24 method inputs in
   // a row, at 150%, and the one delegate call out of sight.
-  void theFirstPictureShowsTheFirstInstruction_data() {
-    QTest::addColumn<QSize>("size");
-    QTest::newRow("1000x700") << QSize(1000, 700);
-    QTest::newRow("1600x1000") << QSize(1600, 1000);
-  }
+  void theFirstPictureShowsTheFirstInstruction_data() { addWindowSizes(); }
   void theFirstPictureShowsTheFirstInstruction() {
     QFETCH(QSize, size);
     const QString path = wideCall("wide-call", 24);
@@ -148,11 +151,7 @@ class WalkthroughThreeTest : public QObject {
   // cut at the dock's edge, "54 E", "seg", with no ellipsis: the names took
   // all the room); the names keep two thirds and a detail that does not
   // fit is elided; the segments' sizes are read whole.
-  void theProgramTreeShowsItsDetailsWhole_data() {
-    QTest::addColumn<QSize>("size");
-    QTest::newRow("1000x700") << QSize(1000, 700);
-    QTest::newRow("1600x1000") << QSize(1600, 1000);
-  }
+  void theProgramTreeShowsItsDetailsWhole_data() { addWindowSizes(); }
   void theProgramTreeShowsItsDetailsWhole() {
     QFETCH(QSize, size);
     const QString path = test::synthProgram("moe-tree.pte", {"--shape", "moe", "--layers", "3"});

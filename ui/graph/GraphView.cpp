@@ -446,7 +446,7 @@ double GraphView::legibleZoom() const {
 void GraphView::showInitialView() {
   // The first picture is legible: the whole graph when it fits at a scale
   // where its text is as large as the UI's, else that scale, starting where
-  // the program starts (its top left node) and its first device region,
+  // the program starts (its first instruction) and its first device region,
   // with the overview for the rest.
   // The canvas at its size in this layout (a legend set just now).
   if (layout()) layout()->activate();
@@ -467,17 +467,13 @@ void GraphView::showInitialView() {
     // holds it), with what it reads above it. The topmost node was a method
     // input: a program whose first call reads 24 inputs showed a row of
     // inputs and no instruction at all.
-    QRectF first;
-    size_t firstOrder = 0;
-    for (const auto* item : nodeItems_) {
-      const auto& node = item->node();
-      if (node.kind != layout::NodeKind::Group && !node.instruction) continue;
-      if (first.isNull() || node.order < firstOrder) {
-        first = item->sceneBoundingRect();
-        firstOrder = node.order;
-      }
-    }
-    if (first.isNull())  // no instruction: the topmost node (leftmost among equals)
+    const GraphNodeItem* start = nullptr;
+    for (const auto* item : nodeItems_)
+      if ((item->node().kind == layout::NodeKind::Group || item->node().instruction) &&
+          (start == nullptr || item->node().order < start->node().order))
+        start = item;
+    QRectF first = start != nullptr ? start->sceneBoundingRect() : QRectF();
+    if (start == nullptr)  // no instruction: the topmost node (leftmost among equals)
       for (const auto* item : nodeItems_) {
         const QRectF r = item->sceneBoundingRect();
         if (first.isNull() || r.top() < first.top() - 1 || (std::abs(r.top() - first.top()) <= 1 && r.left() < first.left()))

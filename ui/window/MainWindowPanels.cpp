@@ -42,13 +42,7 @@ namespace ptescope::ui {
 
 namespace {
 
-// The Program tree: names and details share the dock's width. The names
-// took all the room they wanted and the details were cut at the dock's
-// edge with no ellipsis (sizes read "54 E", segments "seg"); now the names
-// give way, elided in their middle, until the details fit or the names are
-// down to two thirds (a detail then keeps its beginning), and a name column
-// the user sizes stays as sized.
-// A detail that does not fit keeps its beginning (the size: "54 B at…").
+// A detail that does not fit keeps its beginning (the size: "57 B in s…").
 class DetailsDelegate : public QStyledItemDelegate {
  public:
   using QStyledItemDelegate::QStyledItemDelegate;
@@ -60,6 +54,12 @@ class DetailsDelegate : public QStyledItemDelegate {
   }
 };
 
+// The Program tree: names and details share the dock's width. The names
+// took all the room they wanted and the details were cut at the dock's
+// edge with no ellipsis (sizes read "54 E", segments "seg"); now the names
+// give way, elided in their middle, until the details fit or the names are
+// down to two thirds (a detail then keeps its beginning), and a name column
+// the user sizes stays as sized.
 class ProgramTreeView : public QTreeView {
  public:
   ProgramTreeView() {
@@ -106,7 +106,6 @@ class ProgramTreeView : public QTreeView {
   bool userSized_ = false;
 };
 
-
 QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
   auto* view = new QTableView;
   view->setObjectName(name);
@@ -151,10 +150,9 @@ void MainWindow::buildPanels() {
   buildChanges();
   buildBottomTabs(valuesPage, transfersPage);
   buildPassOptions(propertiesDock);
-  // Side panels a fifth of the window each (280 / 300 px at 1400, the
-  // Program tree up to 340 so that its names and details both show at
-  // 1600), so that the graph keeps the middle on a small screen too.
-  resizeDocks({treeDock, propertiesDock}, {std::min(340, width() / 5), std::min(300, width() / 5)}, Qt::Horizontal);
+  // Side panels a fifth of the window each (280 / 300 px at 1400), so that
+  // the graph keeps the middle on a small screen too.
+  resizeDocks({treeDock, propertiesDock}, {std::min(280, width() / 5), std::min(300, width() / 5)}, Qt::Horizontal);
   sizeDocksToWindow();
   connectSelection();
 }
