@@ -12,12 +12,14 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QUndoStack>
 
+#include <map>
 #include <set>
 
 #include "support/TestSupport.h"
@@ -98,6 +100,20 @@ class NewUserTruthsTest : public QObject {
     for (const QString& name : delegateNames) QVERIFY2(name.contains("CudaBackend"), qPrintable(name));
     // The method chooser says it chooses the method.
     QCOMPARE(accessibleName(window.methodSelector()), QString("Method"));
+    // The window's Cancel buttons (profile, Run Once, the Advisor's search,
+    // the graph layout) each say what they stop: a screen reader, or a click
+    // found by name, never takes one for another (CI once cancelled the
+    // Advisor's search instead of a profile).
+    std::map<QString, QString> cancels;
+    for (QPushButton* button : window.findChildren<QPushButton*>()) {
+      if (button->text() != "Cancel" && button->objectName() != "advisorSearch") continue;
+      const QString name = accessibleName(button);
+      QVERIFY2(name != "Cancel" && name.startsWith("Cancel"), qPrintable(button->objectName() + ": " + name));
+      QVERIFY2(cancels.emplace(name, button->objectName()).second,
+               qPrintable(name + " names both " + cancels[name] + " and " + button->objectName()));
+    }
+    for (const char* stops : {"cancelProfile", "cancelRunOnce", "advisorSearch", "graphCancelLayout"})
+      QVERIFY2(std::any_of(cancels.begin(), cancels.end(), [&](const auto& c) { return c.second == stops; }), stops);
     for (QLabel* label : window.findChildren<QLabel*>()) {
       const QString name = accessibleName(label);
       QVERIFY2(!name.contains(QRegularExpression("&(?!&)")) || name.contains("&&") || label->buddy() == nullptr,
@@ -315,6 +331,41 @@ class NewUserTruthsTest : public QObject {
     for (const auto& bar : window.timeline()->bars())
       if (bar.delegate) devices.insert(bar.device.str());
     QCOMPARE(devices, (std::set<std::string>{"cuda:0", "cuda:1"}));
+  }
+
+  // A profile's Cancel stays where it is while the status text beside it
+  // changes (CI once clicked where Cancel had been: the label grew from
+  // "Profiling…, 0 s" to "running executor_runner on the program as shown"
+  // and pushed it 180 px to the right at 1000 x 700).
+  void profileCancelStaysPutWhileTheStatusChanges() {
+    ui::Document document;
+    ui::MainWindow window(&document);
+    window.resize(1000, 700);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openDemo());
+    auto* cancel = window.findChild<QPushButton*>("cancelProfile");
+    QVERIFY(cancel != nullptr);
+    auto* session = window.profileSession();
+    emit session->started();
+    QTRY_VERIFY(cancel->isVisible());
+    auto* text = window.findChild<QLabel*>("profileStatusText");
+    QVERIFY(text != nullptr);
+    auto where = [&] { return cancel->mapTo(&window, QPoint(0, 0)); };
+    // The label says the phase when its ticker next reads it (twice a second).
+    auto say = [&](const QString& phase, int done, int total) {
+      emit session->progress(phase, done, total);
+      return QTest::qWaitFor([&] { return text->text().startsWith(phase); }, 3000);
+    };
+    QVERIFY(say("run", 0, 0));
+    QTest::qWait(20);
+    const QPoint first = where();
+    QVERIFY(say("running executor_runner on the program as shown, with a long name", 0, 0));
+    QTest::qWait(20);
+    QCOMPARE(where(), first);
+    QVERIFY(say("measuring", 3, 20));
+    QTest::qWait(20);
+    QCOMPARE(where(), first);
   }
 };
 

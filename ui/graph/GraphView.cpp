@@ -94,6 +94,8 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   progressBar_->setFixedWidth(160);
   cancelButton_ = new QPushButton(tr("Cancel"), progressPanel_);
   cancelButton_->setObjectName(QStringLiteral("graphCancelLayout"));
+  // Named by what it stops: the window can show several Cancel buttons at once.
+  cancelButton_->setAccessibleName(tr("Cancel the graph layout"));
   row->addWidget(progressLabel_, 1);
   row->addWidget(progressBar_);
   row->addWidget(cancelButton_);

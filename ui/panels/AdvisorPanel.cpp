@@ -95,6 +95,7 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   applyButton_->setEnabled(false);
   searchButton_ = new QPushButton(tr("Cancel"));
   searchButton_->setObjectName("advisorSearch");
+  searchButton_->setAccessibleName(tr("Cancel the search for edits"));
   searchButton_->hide();
   searchTicker_ = new ProgressTicker(this, [this](qint64 seconds) {
     if (!isSearching()) {
@@ -158,6 +159,7 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
     stale_ = true;
     showMessage(tr("Search cancelled."));
     searchButton_->setText(tr("Search Again"));
+    searchButton_->setAccessibleName(tr("Search again for edits"));
   });
   connect(applyButton_, &QPushButton::clicked, this, [this] {
     const auto rows = table_->selectionModel()->selectedRows();
@@ -277,6 +279,7 @@ bool AdvisorPanel::refresh() {
         emit searchFinished();
       });
   searchButton_->setText(tr("Cancel"));
+  searchButton_->setAccessibleName(tr("Cancel the search for edits"));
   searchButton_->show();
   searchTicker_->start();
   return true;

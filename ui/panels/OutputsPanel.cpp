@@ -37,6 +37,7 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   connect(runButton_, &QPushButton::clicked, this, [this] { runOnce(); });
   cancelButton_ = new QPushButton(tr("Cancel"));
   cancelButton_->setObjectName("cancelRunOnce");
+  cancelButton_->setAccessibleName(tr("Cancel Run Once"));
   cancelButton_->setToolTip(tr("Stop the run at once: while its inputs are filled, between instructions or inside a long kernel"));
   cancelButton_->hide();
   connect(cancelButton_, &QPushButton::clicked, this, &OutputsPanel::cancel);

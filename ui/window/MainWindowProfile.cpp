@@ -86,12 +86,20 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   auto* row = new QHBoxLayout(profileStatus_);
   row->setContentsMargins(0, 0, 0, 0);
   profileLabel_ = new ElidedLabel;
+  profileLabel_->setObjectName("profileStatusText");
   profileLabel_->setElideMode(Qt::ElideRight);
+  // One width whatever the label says: its text changes twice a second, and
+  // a label sized by its text moved Cancel under the user's pointer (the
+  // status bar shares its width among the labels beside it). The whole text
+  // is the label's tool tip when it is cut.
+  profileLabel_->setFixedWidth(profileLabel_->fontMetrics().horizontalAdvance(QString(34, QLatin1Char('n'))));
   profileBar_ = new QProgressBar;
   profileBar_->setFixedWidth(140);
   profileBar_->setTextVisible(false);
   profileCancel_ = new QPushButton(tr("Cancel"));
   profileCancel_->setObjectName("cancelProfile");
+  // Named by what it stops (the Advisor's search and Run Once have a Cancel too).
+  profileCancel_->setAccessibleName(tr("Cancel the profile"));
   row->addWidget(profileLabel_);
   row->addWidget(profileBar_);
   row->addWidget(profileCancel_);

@@ -5,7 +5,7 @@ Contracts:
     reads "Running 'forward'… instruction K of N, S s so far; Cancel stops
     it", and S keeps counting while one kernel takes all the time (a timer of
     the UI thread, not the kernel, moves it);
-  - Cancel (a push button "Cancel" beside the header) stops the run inside
+  - Cancel (a push button "Cancel", named "Cancel Run Once", beside the header) stops the run inside
     that kernel: the header then reads "Run cancelled: no outputs", the
     status bar's message "Run Once cancelled", and the Outputs table is empty.
 """
@@ -63,7 +63,7 @@ def scenario_long_run_once_counts_and_cancels(ctx):
     ctx.expect("instruction 1 of 1" in later, f"the header does not say which instruction runs: {later!r}")
     ctx.shot("running")
 
-    cancel = wait_until(lambda: next((b for b in app.find_all(role="push button", name="Cancel") if on_screen(b)), None),
+    cancel = wait_until(lambda: next((b for b in app.find_all(role="push button", name="Cancel Run Once") if on_screen(b)), None),
                         timeout=5, what="the Outputs panel's Cancel button")
     app.click_widget(cancel)
 

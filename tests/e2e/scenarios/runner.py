@@ -10,7 +10,7 @@ Contracts:
   - after a runner's profile the Transfers totals say "measured by ExecuTorch
     runner NAME"; after a compare they carry "measured per run", "predicted
     copy time per run" and "outputs: as loaded and as shown agree";
-  - the status bar's "Cancel" stops a runner that hangs, nothing is kept;
+  - the status bar's "Cancel" (named "Cancel the profile") stops a runner that hangs, nothing is kept;
   - a fault is one line in a message box; the document stays open, unmodified.
 """
 
@@ -159,7 +159,7 @@ def scenario_runner_profile_compare_cancel_and_a_fault(ctx):
     press(app, dialog, "Profile")
     app.wait_no_dialog(timeout=20)
     wait_until(lambda: any(p.is_dir() for p in scratch.iterdir()), timeout=20, what="the runner's private folder")
-    cancel = wait_until(lambda: next((b for b in app.find_all(role="push button", name="Cancel") if on_screen(b)), None),
+    cancel = wait_until(lambda: next((b for b in app.find_all(role="push button", name="Cancel the profile") if on_screen(b)), None),
                         timeout=10, what="the status bar's Cancel")
     ctx.shot("running")
     app.click_widget(cancel)
