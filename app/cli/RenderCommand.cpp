@@ -6,6 +6,8 @@
 #include <iostream>
 
 #include "analysis/Dataflow.h"
+#include "analysis/DelegateTransfers.h"
+#include "layout/DelegateCopyMarks.h"
 #include "layout/DiffMarks.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
@@ -40,6 +42,7 @@ class RenderCommandImpl : public RenderCommand {
     render_->add_flag("--diff", diff_,
                       "Draw the edit's changes against the file: added copies, removed copies as ghosts, values and "
                       "delegates that changed device (the GUI's Diff view)");
+    render_->add_option("--cuda-graph", cudaGraph_, kCudaGraphHelp);
     render_->add_option("--ptd", ptd_, "External data file(s) (.ptd)");
     render_->add_flag("--full", full_,
                       "Draw every instruction. By default a method with many instructions shows repeated layers "
@@ -78,7 +81,10 @@ class RenderCommandImpl : public RenderCommand {
       if (!result) return fail(file_ + ": " + result.error().message);
       edited = std::move(result.value());
     }
-    const program::Method& method = edited ? edited->program.methods()[methodIndex] : methods[methodIndex];
+    const program::Program& drawn = edited ? edited->program : loaded->program;
+    const program::Method& method = drawn.methods()[methodIndex];
+    auto settings = analysis::cudaGraphSetting(cudaGraph_, drawn);
+    if (!settings) return fail(settings.error().message);
 
     const auto graph = layout::MethodGraph::analyze(method);
     const auto view = full_ ? graph.fullExpansion() : graph.initialExpansion();
@@ -91,6 +97,10 @@ class RenderCommandImpl : public RenderCommand {
       changes = marks.added_copies.size() + marks.removed_copies.size() + marks.moved_values.size() +
                 marks.retargeted.size() + marks.notes.size();
     }
+    // The copies delegates make inside themselves, marked as the app's graph
+    // marks them (GraphLayoutJob).
+    const auto inside = analysis::delegateTransfers(drawn, method, settings.value());
+    layout::markDelegateCopies(model, inside);
 
     layout::LayoutOptions layoutOptions;
     layoutOptions.time_budget_seconds = budget_;
@@ -118,7 +128,11 @@ class RenderCommandImpl : public RenderCommand {
     say("wrote " + output_ + " (method '" + model.method_name + "', " + program::countText(model.nodes.size(), "node") +
         ", " + program::countText(model.edges.size(), "edge") +
         (model.has_groups ? ", repeated layers and long runs collapsed; --full draws everything" : "") +
-        (diff_ ? ", " + program::countText(changes, "change") + " marked" : std::string()) + note + ")");
+        (diff_ ? ", " + program::countText(changes, "change") + " marked" : std::string()) +
+        (inside.transfers.empty() ? std::string()
+                                  : ", " + program::countText(inside.transfers.size(), "copy inside delegates", "copies inside delegates") +
+                                        " marked") +
+        note + ")");
     return 0;
   }
 
@@ -127,6 +141,7 @@ class RenderCommandImpl : public RenderCommand {
   std::string output_;
   std::string method_;
   std::vector<std::string> ptd_;
+  std::string cudaGraph_;
   EditFlags edits_;
   bool full_ = false;
   bool diff_ = false;

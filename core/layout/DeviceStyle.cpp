@@ -48,6 +48,8 @@ DeviceStyle mixedStyle() { return styleFrom(0x6b6b6b); }
 
 Rgb implicitCrossingColour() { return Rgb{0xd01060}; }
 
+Rgb insideCopyColour() { return Rgb{0x7b1fa2}; }
+
 Rgb changeColour(Change change) {
   switch (change) {
     case Change::Added: return Rgb{0x2ea043};

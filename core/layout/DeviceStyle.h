@@ -43,6 +43,9 @@ DeviceStyle mixedStyle();
 // An edge whose tensor changes device without a copy (a program before the
 // device passes, or a broken one): drawn in this colour, dashed.
 Rgb implicitCrossingColour();
+// The marks of the copies a delegate makes inside itself (DelegateCopyMarks):
+// purple, a colour no device and no copy node has.
+Rgb insideCopyColour();
 
 // Diff views: added green, removed red (drawn dashed), moved or retargeted
 // orange; black for no change.

@@ -191,7 +191,23 @@ Attributes edgeAttributes(const GraphModel& model, const GraphEdge& edge, bool l
     }
     a.emplace_back("label", label);
   }
-  if (!edge.change_note.empty()) a.emplace_back("tooltip", edge.change_note);
+  std::string tooltip = edge.change_note;
+  if (!edge.inside_copies.empty()) {
+    // The copies the delegate at this end makes inside itself, as the app
+    // draws them: a purple badge at the delegate's end of the edge (its
+    // head for an input, its tail for an output), the whole lines in the
+    // tooltip. Head and tail labels are placed after dot has laid out the
+    // graph: they move no node.
+    std::string badges;
+    for (const auto& mark : edge.inside_copies) {
+      badges += (badges.empty() ? "" : "\n") + std::string("\u25c6 ") + mark.badge;
+      tooltip += (tooltip.empty() ? "" : "\n") + mark.text;
+    }
+    a.emplace_back(edge.inside_copies.front().input_side ? "headlabel" : "taillabel", badges);
+    a.emplace_back("labelfontcolor", insideCopyColour().hex());
+    a.emplace_back("labelfontsize", "8");
+  }
+  if (!tooltip.empty()) a.emplace_back("tooltip", tooltip);
   if (edge.crosses_device || edge.change != Change::None) a.emplace_back("penwidth", "2.4");
   if (edge.implicit_crossing || edge.change == Change::Removed) a.emplace_back("style", "dashed");
   if (edge.merged_values > 1) a.emplace_back("penwidth", "2");

@@ -28,6 +28,28 @@ QString writeSpec(const QString& dir, const QString& target) {
   return path;
 }
 
+// Legacy mode (device planning off): x -> TensorRTBackend on cuda:0 -> y,
+// both 2×8 float32 (64 B) in host memory. Returns the .pte in `dir`.
+QString writeLegacy(const QString& dir) {
+  QDir().mkpath(dir);
+  const QString spec = QDir(dir).filePath("legacy.json");
+  const std::string text = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+    "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "y": {"dtype": "float32", "sizes": [2, 8]}},
+    "nodes": [{"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
+               "tensorrt": {"engine": "e"}, "inputs": ["x"], "outputs": ["y"]}]}],
+    "options": {"enable_non_cpu_memory_planning": false}})";
+  test::writeAll(spec, std::vector<uint8_t>(text.begin(), text.end()));
+  const QString pte = QDir(dir).filePath("legacy.pte");
+  const auto synth = test::runCli({"synth", spec, "-o", pte});
+  if (synth.exitCode != 0) qWarning("synth: %s", qPrintable(synth.err));
+  return pte;
+}
+
+QString readText(const QString& path) {
+  const auto bytes = test::readAll(path);
+  return QString::fromUtf8(reinterpret_cast<const char*>(bytes.data()), qsizetype(bytes.size()));
+}
+
 }  // namespace
 
 class CliTensorRTTest : public QObject {
@@ -88,16 +110,7 @@ class CliTensorRTTest : public QObject {
   // predict, advise and lint count as their own kind.
   void copiesInsideDelegatesEverywhere() {
     const QString dir = QDir(test::tempDir()).filePath("tensorrt_inside");
-    QDir().mkpath(dir);
-    const QString spec = QDir(dir).filePath("legacy.json");
-    const std::string text = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
-      "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "y": {"dtype": "float32", "sizes": [2, 8]}},
-      "nodes": [{"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
-                 "tensorrt": {"engine": "e"}, "inputs": ["x"], "outputs": ["y"]}]}],
-      "options": {"enable_non_cpu_memory_planning": false}})";
-    test::writeAll(spec, std::vector<uint8_t>(text.begin(), text.end()));
-    const QString pte = QDir(dir).filePath("legacy.pte");
-    QCOMPARE(test::runCli({"synth", spec, "-o", pte}).exitCode, 0);
+    const QString pte = writeLegacy(dir);
 
     auto info = test::runCli({"info", pte});
     QVERIFY2(info.out.contains("copies inside delegates (no instruction): 1 host-to-device, 1 device-to-host, 0 "
@@ -139,8 +152,7 @@ class CliTensorRTTest : public QObject {
     const QString html = QDir(dir).filePath("legacy.html");
     auto report = test::runCli({"report", pte, "-o", html});
     QVERIFY2(report.exitCode == 0, qPrintable(report.err));
-    const auto bytes = test::readAll(html);
-    const QString page = QString::fromUtf8(reinterpret_cast<const char*>(bytes.data()), qsizetype(bytes.size()));
+    const QString page = readText(html);
     QVERIFY(page.contains("2 copies inside delegates per call (no instruction), 128 B"));
     QVERIFY(page.contains("delegate 0: TensorRT engine 1 B (TR01), device_id 0, 1 inputs, 1 outputs, 0 aliased"));
     QVERIFY(page.contains("inside delegate 0 (TensorRTBackend)"));
@@ -173,6 +185,62 @@ class CliTensorRTTest : public QObject {
     QCOMPARE(inside[0]["bytes"].get<int>(), 64);
     QCOMPARE(inside[1]["direction"].get<std::string>(), std::string("d2h"));
     QVERIFY(inside[0].contains("median_us"));
+  }
+
+  // render draws the copies inside delegates as the app's graph does
+  // (layout::markDelegateCopies): the legacy program stages x host-to-device
+  // (TensorRTBackend.cpp 720-745) and y device-to-host (883-900), 64 B each,
+  // so its SVG carries both badges in the marks' purple; with device
+  // planning on, et_copy instructions move the same bytes and nothing is
+  // staged: no mark.
+  void renderMarksCopiesInsideDelegates() {
+    const QString dir = QDir(test::tempDir()).filePath("tensorrt_render");
+    const QString pte = writeLegacy(dir);
+    const QString svg = QDir(dir).filePath("legacy.svg");
+    auto render = test::runCli({"render", pte, "-o", svg});
+    QVERIFY2(render.exitCode == 0, qPrintable(render.err));
+    QVERIFY2(render.err.contains("2 copies inside delegates marked"), qPrintable(render.err));
+    const QString picture = readText(svg);
+    QVERIFY2(picture.contains("inside delegate 0: h2d 64 B"), qPrintable(picture.left(4000)));
+    QVERIFY(picture.contains("inside delegate 0: d2h 64 B"));
+    QVERIFY(picture.contains("fill=\"#7b1fa2\""));  // the badge's text colour
+    // The whole line with the upstream lines, in the edge's tooltip (SVG
+    // writes '-' as &#45;).
+    QVERIFY(picture.contains("staged host&#45;to&#45;device (TensorRTBackend.cpp 720&#45;745), 64 B"));
+    // The DOT: the input's badge at the edge's head (the delegate's end),
+    // the output's at its tail.
+    const QString dot = QDir(dir).filePath("legacy.dot");
+    QCOMPARE(test::runCli({"render", pte, "-o", dot}).exitCode, 0);
+    const QString dotText = readText(dot);
+    QVERIFY2(dotText.contains(QString::fromUtf8("headlabel=\"\u25c6 inside delegate 0: h2d 64 B\"")), qPrintable(dotText));
+    QVERIFY(dotText.contains(QString::fromUtf8("taillabel=\"\u25c6 inside delegate 0: d2h 64 B\"")));
+
+    // No staging, no mark.
+    const QString planned = QDir(dir).filePath("planned.pte");
+    QCOMPARE(test::runCli({"propagate", pte, "-o", planned, "--device-planning"}).exitCode, 0);
+    const QString plannedSvg = QDir(dir).filePath("planned.svg");
+    auto plain = test::runCli({"render", planned, "-o", plannedSvg});
+    QVERIFY2(plain.exitCode == 0, qPrintable(plain.err));
+    QVERIFY(!plain.err.contains("inside delegates"));
+    const QString plainPicture = readText(plannedSvg);
+    QVERIFY(plainPicture.contains("h2d"));  // the et_copy node that replaced the staging
+    QVERIFY(!plainPicture.contains("inside delegate"));
+    QVERIFY(!plainPicture.contains("#7b1fa2"));
+
+    // CUDA graph replay is a setting of the run: render --cuda-graph marks
+    // its device-to-device copies (cuda_backend.cpp 573-610).
+    const QString demo = QDir(dir).filePath("demo.pte");
+    QCOMPARE(test::runCli({"synth", "--demo", "-o", demo}).exitCode, 0);
+    const QString off = QDir(dir).filePath("off.svg"), on = QDir(dir).filePath("on.svg");
+    QCOMPARE(test::runCli({"render", demo, "--method", "prefill", "-o", off}).exitCode, 0);
+    auto replay = test::runCli({"render", demo, "--method", "prefill", "--cuda-graph", "prefill", "-o", on});
+    QVERIFY2(replay.exitCode == 0, qPrintable(replay.err));
+    QVERIFY(!readText(off).contains("inside delegate"));
+    QVERIFY2(readText(on).contains("d2d"), qPrintable(replay.err));
+    QVERIFY(readText(on).contains("(CUDA graph replay)"));
+    auto bad = test::runCli({"render", demo, "--cuda-graph", "decode", "-o", on});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--cuda-graph: the program has no method 'decode'"), qPrintable(bad.err));
   }
 
   void cudaGraphOption() {

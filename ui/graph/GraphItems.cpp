@@ -55,7 +55,7 @@ QPointF toPoint(const layout::PointF& p) { return QPointF(p.x, p.y); }
 
 QColor toQColor(layout::Rgb rgb) { return QColor(rgb.red(), rgb.green(), rgb.blue()); }
 
-QColor insideCopyQColor() { return QColor(0x7b, 0x1f, 0xa2); }
+QColor insideCopyQColor() { return toQColor(layout::insideCopyColour()); }
 
 void paintInsideCopySymbol(QPainter* painter, const QPointF& centre, double half) {
   const QPolygonF diamond({centre + QPointF(0, -half), centre + QPointF(half, 0), centre + QPointF(0, half),
