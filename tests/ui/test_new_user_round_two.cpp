@@ -45,6 +45,15 @@ struct Window : test::ShownWindow {
   QLabel* graphMessage() { return window.graph()->findChild<QLabel*>("graphMessage"); }
 };
 
+// `ptescope-cli synth` of a JSON spec: NAME.pte in the test's folder.
+QString specProgram(const QString& name, const QString& spec) {
+  const QString specPath = test::tempDir() + "/" + name + ".json";
+  QFile file(specPath);
+  if (!file.open(QIODevice::WriteOnly) || file.write(spec.toUtf8()) < 0) return QString();
+  file.close();
+  return synthProgram(name + ".pte", {specPath});
+}
+
 // A method that runs `delegates` CUDA delegates one after the other.
 QString delegateChain(const QString& name, int delegates) {
   QString nodes, tensors = R"("x": {"dtype": "float32", "sizes": [4]})";
@@ -57,13 +66,8 @@ QString delegateChain(const QString& name, int delegates) {
                  .arg(QString(d ? ", " : ""), QString::number(d), previous, out);
     previous = out;
   }
-  const QString spec = QString(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["%1"],
-                                   "tensors": {%2}, "nodes": [%3]}]})").arg(previous, tensors, nodes);
-  const QString specPath = test::tempDir() + "/" + name + ".json";
-  QFile file(specPath);
-  if (!file.open(QIODevice::WriteOnly) || file.write(spec.toUtf8()) < 0) return QString();
-  file.close();
-  return synthProgram(name + ".pte", {specPath});
+  return specProgram(name, QString(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["%1"],
+                                        "tensors": {%2}, "nodes": [%3]}]})").arg(previous, tensors, nodes));
 }
 
 size_t instructionCount(const ui::Document& doc) {
@@ -145,6 +149,27 @@ class NewUserRoundTwoTest : public QObject {
     QVERIFY(n > 0);
     QVERIFY2(cell != QString::number(n) && QRegularExpression("^\\d+(\\.\\d)? (B|KiB|MiB|GiB)$").match(cell).hasMatch(),
              qPrintable(cell));
+  }
+
+  // Item 26: the memory plan, only painted, says its bands' texts to screen
+  // readers (and to tests/e2e), with sizes spelled as everywhere else.
+  void memoryPlanSaysItsBands() {
+    // x -> relu (CPU) -> r -> CUDA delegate -> y, each float32[2048]: 2048 x 4 B = 8 KiB.
+    // Buffer 1 (cpu:0) holds x and r, both live at instruction 0: 16 KiB, all of it at
+    // once; buffer 2 (cuda:0) the copy of r and y, both live at the delegate: 16 KiB too.
+    const QString program = specProgram("memory-plan-bands", R"({"methods": [{"name": "forward",
+        "inputs": ["x"], "outputs": ["y"], "tensors": {"x": {"dtype": "float32", "sizes": [2048]},
+        "r": {"dtype": "float32", "sizes": [2048]}, "y": {"dtype": "float32", "sizes": [2048]}},
+        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+                  {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"}, "inputs": ["r"], "outputs": ["y"]}]}]})");
+    QVERIFY(!program.isEmpty());
+    Window w;
+    QVERIFY(w.open(program));
+    auto* plan = w.window.findChild<QWidget*>("memoryPlan");
+    QVERIFY(plan != nullptr);
+    QCOMPARE(plan->accessibleName(), QString("Memory plan"));
+    QCOMPARE(plan->accessibleDescription(),
+             QString("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; buffer 2 · cuda:0: 16.0 KiB, peak 16.0 KiB"));
   }
 
   // Item 24: with many delegates the Pass options panel stays inside its

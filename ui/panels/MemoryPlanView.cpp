@@ -25,6 +25,7 @@ constexpr int kAxisHeight = 18;
 
 MemoryPlanView::MemoryPlanView(Document* document, QWidget* parent) : QWidget(parent), document_(document) {
   setObjectName("memoryPlan");
+  setAccessibleName(tr("Memory plan"));
   setMouseTracking(true);
   setMinimumHeight(120);
   connect(document_, &Document::programChanged, this, &MemoryPlanView::rebuild);
@@ -79,7 +80,21 @@ void MemoryPlanView::rebuild() {
     }
   }
   setMinimumHeight(int(kMarginTop + bands_.size() * (40 + kBandGap) + kAxisHeight));
+  // What the bands say, for screen readers (the plan is only painted).
+  QStringList said;
+  for (const auto& band : bands_) said << bandTitle(band) + ": " + bandSizes(band);
+  setAccessibleDescription(!said.isEmpty() ? said.join("; ") : emptyText());
   update();
+}
+
+QString MemoryPlanView::bandTitle(const Band& band) { return tr("buffer %1 · %2").arg(band.buffer).arg(band.device); }
+
+QString MemoryPlanView::bandSizes(const Band& band) {
+  return tr("%1, peak %2").arg(bytesText(qint64(band.size)), bytesText(qint64(band.peak)));
+}
+
+QString MemoryPlanView::emptyText() const {
+  return document_->hasProgram() ? tr("Nothing is memory-planned in this method") : tr("No program");
 }
 
 QRectF MemoryPlanView::bandRect(size_t band) const {
@@ -126,8 +141,7 @@ void MemoryPlanView::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), palette().base());
   if (bands_.empty()) {
     p.setPen(palette().color(QPalette::Text));
-    p.drawText(rect(), Qt::AlignCenter, document_->hasProgram() ? tr("Nothing is memory-planned in this method")
-                                                                : tr("No program"));
+    p.drawText(rect(), Qt::AlignCenter, emptyText());
     return;
   }
   const QFont base = font();
@@ -143,10 +157,10 @@ void MemoryPlanView::paintEvent(QPaintEvent*) {
     bold.setBold(true);
     p.setFont(bold);
     p.drawText(QRectF(4, r.top(), kMarginLeft - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("buffer %1 · %2").arg(band.buffer).arg(band.device));
+               bandTitle(band));
     p.setFont(base);
     p.drawText(QRectF(4, r.top() + 18, kMarginLeft - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("%1, peak %2").arg(bytesText(qint64(band.size)), bytesText(qint64(band.peak))));
+               bandSizes(band));
   }
   for (const auto& b : blocks_) {
     const QRectF r = blockRect(b);

@@ -1,7 +1,9 @@
 // The memory plan of the current method: one band per planned buffer, and in
 // it every planned tensor as a rectangle of (lifetime in instruction order)
 // × (offset, size), coloured by device, with buffer totals and peak use.
-// Hover shows the tensor; a click selects it.
+// Hover shows the tensor; a click selects it. Its accessible description is
+// what the bands say ("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; ..."), the
+// plan being only painted.
 #pragma once
 
 #include <QWidget>
@@ -50,6 +52,9 @@ class MemoryPlanView : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void rebuild();
+  static QString bandTitle(const Band& band);
+  static QString bandSizes(const Band& band);
+  QString emptyText() const;
   QRectF blockRect(const Block& block) const;
   QRectF bandRect(size_t band) const;
 

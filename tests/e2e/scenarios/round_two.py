@@ -5,7 +5,10 @@ Contracts these scenarios rely on, besides those of graph.py:
     accessible name is its text, saying how to open one ("Ctrl+O");
   - item 23: the bar of a file that is gone is the reload bar (a label marked
     "File changed on disk" whose description is its text);
-  - item 20: the Find status ("Find status") speaks of the picture shown.
+  - item 20: the Find status ("Find status") speaks of the picture shown;
+  - item 26: the memory plan (painted) is named "Memory plan" and its
+    description says its bands ("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; ...");
+    the Transfers totals are a label marked "Transfer totals".
 """
 
 import os
@@ -13,8 +16,8 @@ import re
 import time
 
 import harness
-from harness import contains, extents, name_of, on_screen, role_of, wait_until
-from scenario_support import (BOTH_SIZES, check_box, find_status, find_text, graph_view, label_text, labelled,
+from harness import contains, extents, name_of, on_screen, role_of, table_headers, table_rows, wait_until
+from scenario_support import (BOTH_SIZES, bottom_tab, check_box, run_profile, tab_table, find_status, find_text, graph_view, label_text, labelled,
                               show_dock_tab, sizes, timeout, toggle_check_box, wait_title, zoom_percent)
 from graph import canvas_area, graph_items, overlay  # noqa: E402 (a sibling scenario file)
 
@@ -185,3 +188,173 @@ def scenario_pass_options_inside_the_dock_with_many_delegates(ctx):
         ctx.expect(rect is not None and rect[2] >= whole[2] - 1,
                    f"{name_of(widget)!r} shows {rect[2] if rect else 0} of its {whole[2]} px: it runs past the dock's "
                    f"edge (dock {dock})")
+
+
+# A method name a mutated file could carry: a newline, U+0001 and a terminal's
+# "red" escape sequence; every message must print it as \xNN, on one line.
+CONTROL_NAME = "for\nward\x01\x1b[31m"
+CONTROL_NAME_PRINTED = "for\\x0Award\\x01\\x1B[31m"
+
+
+def aoti_chain(ctx, name: str, delegates: int, method: str = "forward"):
+    """A chain of `delegates` CUDA delegates, each with AOTI weights in the .ptd that
+    synth writes beside the program; the .ptd is removed, so each misses one entry."""
+    tensors, nodes, previous = {"x": {"dtype": "float32", "sizes": [4]}}, [], "x"
+    for d in range(delegates):
+        out = f"y{d}"
+        tensors[out] = {"dtype": "float32", "sizes": [4]}
+        nodes.append({"delegate": "CudaBackend", "compile_specs": {"method_name": f"part{d}", "target_device": "cuda:0"},
+                      "aoti": {"so": f"so {d}", "weights": f"weights {d}"}, "inputs": [previous], "outputs": [out]})
+        previous = out
+    spec = {"methods": [{"name": method, "inputs": ["x"], "outputs": [previous], "tensors": tensors, "nodes": nodes}]}
+    program = ctx.synth_spec(name, spec)
+    for ptd in program.parent.glob("*.ptd"):
+        ptd.unlink()
+    return program
+
+
+@timeout(90)
+def scenario_cli_messages_one_line_and_counted(ctx):
+    """Item 25: `ptescope-cli info` on a program whose 40 delegates miss their named data prints one warning line with the count (not 40); every message of info, render, report, lint, propagate, export, profile, predict and a refused edit prints the method's name (newline, U+0001, an escape sequence) escaped, one line each."""
+    program = aoti_chain(ctx, "missing40", 40, method=CONTROL_NAME)
+    info = ctx.cli("info", program)
+    lines = info.stderr.splitlines()
+    ctx.note(f"info says: {lines}")
+    ctx.expect(len(lines) == 1, f"info prints {len(lines)} lines on stderr for 40 missing entries: {lines[:3]}")
+    ctx.expect(lines and re.match(r"ptescope-cli: warning: 40 named data entries\b", lines[0]),
+               f"info's warning does not count the 40 missing entries: {lines[:1]}")
+    ctx.expect(CONTROL_NAME_PRINTED in info.stderr, f"info's warning does not name the method as {CONTROL_NAME_PRINTED!r}")
+    out = ctx.tmp / "out"
+    out.mkdir(exist_ok=True)
+    commands = [("info", program), ("info", "--json", program), ("lint", program),
+                ("render", program, "-o", out / "g.svg"), ("report", program, "-o", out / "r.html"),
+                ("propagate", program, "-o", out / "p.pte"), ("export", program, "-o", out / "e.pte"),
+                ("predict", program), ("profile", program, "--iterations", "1"),
+                # A refused edit: an error that quotes the method's name, exit 2.
+                ("propagate", "--set-device", "99=cuda:1", "-o", out / "bad.pte", program)]
+    for args in commands:
+        r = ctx.cli(*args, check=False)
+        what = "ptescope-cli " + " ".join(str(a) for a in args[:2])
+        ctx.expect(r.returncode in (0, 1, 2), f"{what} exited {r.returncode}")
+        for line in r.stderr.splitlines():
+            ctx.expect(line.startswith("ptescope-cli: "), f"{what}: a message line does not start with "
+                                                          f"'ptescope-cli: ' (a name broke it): {line[:120]!r}")
+            raw = [hex(ord(c)) for c in line if ord(c) < 0x20 or ord(c) == 0x7F]
+            ctx.expect(not raw, f"{what}: a message prints control characters {raw}: {line[:120]!r}")
+        ctx.note(f"{what}: exit {r.returncode}, {len(r.stderr.splitlines())} message lines")
+    bad = ctx.cli(*commands[-1], check=False)
+    ctx.expect(bad.returncode == 2 and CONTROL_NAME_PRINTED in bad.stderr,
+               f"the refused edit exits {bad.returncode} and says {bad.stderr.strip()[:200]!r}")
+
+
+def kib_program(ctx):
+    """x float32[2048] -> relu (CPU) -> r -> CUDA delegate -> y: each tensor 2048 x 4 B = 8192 B = "8.0 KiB"."""
+    tensors = {n: {"dtype": "float32", "sizes": [2048]} for n in ("x", "r", "y")}
+    spec = {"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"], "tensors": tensors, "nodes": [
+        {"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+        {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"}, "inputs": ["r"], "outputs": ["y"]}]}]}
+    return ctx.synth_spec("kib", spec)
+
+
+# Item 26's spellings. A zero duration is "0" (a unit on it read like a whole
+# second among µs cells); bytes are "8.0 KiB" as everywhere else; a count of
+# one takes the singular.
+ZERO_WITH_UNIT = re.compile(r"(?<![\d.,])0(?:\.0+)? ?(?:s|ms|µs|us|ns)\b")
+ONE_PLURAL = re.compile(r"(?<![\d.,#%])1 (?:warnings|errors|copies|instructions|delegates|values|iterations|methods|"
+                        r"nodes|edits|runs|candidates|entries|bytes|outputs|inputs|rows|matches|groups|buffers|"
+                        r"tensors|kernels|items|devices|findings|calls)\b")
+BYTES = re.compile(r"\d+(?:\.\d)? (?:B|KiB|MiB|GiB)")
+
+
+def spelling_problems(where: str, text: str) -> list[str]:
+    out = []
+    for pattern, what in ((ZERO_WITH_UNIT, "a zero with a unit"), (ONE_PLURAL, "one with a plural")):
+        m = pattern.search(text or "")
+        if m:
+            out.append(f"{where} reads {what} ({m.group(0)!r}): {text[:160]!r}")
+    return out
+
+
+def shown_texts(app) -> list[tuple[str, str]]:
+    """(where, text) of every on-screen label, tab and status text, name and description."""
+    out = []
+    for o in app.find_all(predicate=lambda o: role_of(o) in ("label", "page tab", "status bar", "push button",
+                                                             "menu item", "check box", "panel", "filler")):
+        if on_screen(o):
+            for text in (name_of(o), harness.description_of(o)):
+                if text:
+                    out.append((role_of(o), text))
+    return out
+
+
+def table_texts(app, tab: str) -> tuple[list[str], list[list[str]]]:
+    table = tab_table(app, tab, tab)
+    return table_headers(table), table_rows(table)
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_numbers_spelled_alike(ctx):
+    """Item 26: on a program of 8 KiB tensors, the Values and Transfers Bytes cells read "8.0 KiB" (not 8192), the memory plan's bands "16.0 KiB"; one finding is "1 warning"; no table cell, tab, label or status text reads a zero with a unit ("0 s") or a count of one with a plural, read back through AT-SPI, before and after an edit and a profile."""
+    app = ctx.open(kib_program(ctx))
+    problems: list[str] = []
+
+    def sweep(when: str, tabs) -> dict:
+        seen = {}
+        for tab in tabs:
+            headers, rows = table_texts(app, tab)
+            seen[tab] = (headers, rows)
+            for r, row in enumerate(rows):
+                for c, cell in enumerate(row):
+                    column = headers[c] if c < len(headers) else str(c)
+                    problems.extend(spelling_problems(f"{when}: {tab} row {r} {column}", cell))
+                    if column in ("Bytes", "Size") and cell:
+                        ctx.expect(BYTES.fullmatch(cell), f"{when}: {tab} row {r} {column} reads {cell!r}, not as "
+                                                          "'8.0 KiB'")
+        for where, text in shown_texts(app):
+            problems.extend(spelling_problems(f"{when}: a {where}", text))
+        return seen
+
+    seen = sweep("opened", ("Values", "Diagnostics"))
+    headers, rows = seen["Values"]
+    ctx.check("Bytes" in headers, f"Values has no Bytes column: {headers}")
+    # 2048 float32 elements, 4 bytes each: 8192 B, 8.0 KiB.
+    sizes = {row[headers.index("Bytes")] for row in rows if row and row[1] == "Tensor"}
+    ctx.expect(sizes == {"8.0 KiB"}, f"the Values Bytes cells read {sorted(sizes)}, not 8.0 KiB")
+    # The memory plan is painted; its description says what the bands do.
+    bottom_tab(app, "Memory plan")
+    plan = wait_until(lambda: next((o for o in app.find_all(name="Memory plan")
+                                    if on_screen(o) and role_of(o) != "page tab"), None), timeout=5,
+                      what="the memory plan (accessible name 'Memory plan')")
+    said = harness.description_of(plan)
+    ctx.note(f"memory plan: {said!r}")
+    # Each buffer holds two 8 KiB tensors live at once (x and r; the copy of r and y).
+    ctx.expect(said.count("16.0 KiB, peak 16.0 KiB") == 2, f"the memory plan says {said!r}")
+    ctx.shot("memory-plan")
+
+    # One finding: output y planned on cuda:0 (PTS002, a warning).
+    toggle_check_box(app, "skip_d2h_for_method_outputs")
+    tab = wait_until(lambda: next((name_of(t) for t in app.find_all(role="page tab")
+                                   if name_of(t).startswith("Diagnostics (")), None), timeout=10,
+                     what="the Diagnostics tab to count the finding")
+    ctx.expect(tab == "Diagnostics (0 errors, 1 warning)", f"the Diagnostics tab reads {tab!r}")
+    run_profile(app)
+    seen = sweep("after an edit and a profile", ("Values", "Transfers", "Changes", "Diagnostics"))
+    headers, rows = seen["Transfers"]
+    ctx.note(f"Transfers: {headers} {rows}")
+    ctx.expect(rows and all(row[headers.index("Bytes")] == "8.0 KiB" for row in rows),
+               f"the Transfers Bytes cells read {[row[headers.index('Bytes')] for row in rows]}, not 8.0 KiB")
+    bottom_tab(app, "Transfers")
+    totals = label_text(labelled(app, "Transfer totals"), "Transfer totals")
+    ctx.note(f"totals: {totals!r}")
+    ctx.expect(totals and "1 copy" in totals and "8.0 KiB" in totals, f"the Transfer totals read {totals!r}")
+    # No d2h copy is left (the output stays on the device): its time is zero, "0".
+    ctx.expect(totals and "d2h 0 copies · 0 B · 0 ·" in totals, f"the Transfer totals spell no d2h as {totals!r}")
+    problems.extend(spelling_problems("the Transfer totals", totals or ""))
+    bottom_tab(app, "Timeline")
+    time.sleep(0.3)
+    for where, text in shown_texts(app):
+        problems.extend(spelling_problems(f"Timeline: a {where}", text))
+    ctx.shot("timeline")
+    for problem in dict.fromkeys(problems):
+        ctx.expect(False, problem)
