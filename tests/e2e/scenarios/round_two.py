@@ -11,17 +11,20 @@ Contracts these scenarios rely on, besides those of graph.py:
     the Transfers totals are a label marked "Transfer totals".
 """
 
+import json
 import os
 import re
 import time
 
 import harness
 from harness import contains, extents, name_of, on_screen, role_of, table_headers, table_rows, wait_until
-from scenario_support import (BOTH_SIZES, bottom_tab, check_box, run_profile, tab_table, find_status, find_text, graph_view, label_text, labelled,
-                              show_dock_tab, sizes, timeout, toggle_check_box, wait_title, zoom_percent)
+from scenario_support import (BOTH_SIZES, SAMPLES, answer_file_dialog, bottom_tab, check_box, find_status, find_text,
+                              graph_view, label_text, labelled, run_profile, show_dock_tab, sizes, tab_table, timeout,
+                              toggle_check_box, wait_title, zoom_percent)
 from graph import canvas_area, graph_items, overlay  # noqa: E402 (a sibling scenario file)
 
 BAR = "File changed on disk"
+ETDUMP_SAMPLES = SAMPLES.parent / "etdump-samples"
 
 
 def bar_text(app):
@@ -358,3 +361,97 @@ def scenario_numbers_spelled_alike(ctx):
     ctx.shot("timeline")
     for problem in dict.fromkeys(problems):
         ctx.expect(False, problem)
+
+
+def chromium_loader():
+    """tests/browser/report_in_chromium.py's load(chromium, html, fragment, work) and
+    the Chromium it found, or (None, None) without one."""
+    import importlib.util
+    path = harness.REPO / "tests" / "browser" / "report_in_chromium.py"
+    spec = importlib.util.spec_from_file_location("report_in_chromium", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    chromium = module.chromium_binary()
+    return (module.load, chromium) if chromium else (None, None)
+
+
+def measured_cells(html: str, method: int) -> list[tuple[str, float]]:
+    """(instruction, seconds) of each copy row of method M's Copies table that has a Measured cell."""
+    start = html.find(f'<section class="method" id="m{method}">')
+    section = html[start:html.find("</section>", start)] if start >= 0 else ""
+    header = re.search(r"<table class=\"sortable copies\"[^>]*><thead><tr>(.*?)</tr></thead>", section)
+    if not header:
+        return []
+    columns = re.findall(r"<th[^>]*>([^<]*)</th>", header.group(1))
+    if "Measured" not in columns:
+        return []
+    at = columns.index("Measured")
+    out = []
+    for row in re.findall(r'<tr class="copy"[^>]*>(.*?)</tr>', section):
+        cells = re.findall(r'<td[^>]*?(?: data-v="([^"]*)")?>([^<]*)</td>', row)
+        if len(cells) > at and cells[at][0]:
+            out.append((cells[0][1], float(cells[at][0])))
+    return out
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_report_has_what_the_window_shows(ctx):
+    """Item 22: File > Export Report... after importing upstream's ETDump of the demo and an edit holds the trace's measured medians (as `ptescope-cli etdump` reads them) and the edits' before/after ("Compared with demo.pte as loaded"); the report opened with #find=%0 (headless Chromium) shows %0 in its Find box and the match in sight. Without the shared ETDump samples the measurements are not checked (noted); without Chromium the #find= part is not (noted)."""
+    trace = ETDUMP_SAMPLES / "demo.etdp"
+    program = ctx.tmp / "demo.pte"
+    if trace.exists() and (ETDUMP_SAMPLES / "demo.pte").exists():
+        program.write_bytes((ETDUMP_SAMPLES / "demo.pte").read_bytes())
+    else:
+        ctx.note(f"no upstream trace in {ETDUMP_SAMPLES} (the shared ETDump samples): the measurements are not checked")
+        trace = None
+        ctx.cli("synth", "--demo", "-o", program)
+    app = ctx.open(program)
+    medians = {}
+    if trace is not None:
+        app.menu("File", "Import ETDump...")
+        dialog = app.wait_dialog(what="the Import ETDump dialog")
+        answer_file_dialog(ctx, app, dialog, trace, "Import ETDump")
+        table = tab_table(app, "Transfers", "Transfers")
+        wait_until(lambda: "median" in " ".join(table_headers(table)).lower(), timeout=15,
+                   what="the Transfers table's measured columns after the import")
+        # What upstream's runtime recorded, as the CLI reads it: forward's copy medians.
+        trace_json = ctx.tmp / "trace.json"
+        ctx.cli("etdump", program, trace, "--json", trace_json)
+        forward = next(m for m in json.loads(trace_json.read_text())["methods"] if m["method"] == "forward")
+        medians = {f"#{c['instruction']}": c["median_us"] * 1e-6 for c in forward["copies"]}
+        ctx.note(f"forward's medians in the trace: {medians}")
+    # An edit: forward's outputs stay on the device (its last d2h copy goes).
+    toggle_check_box(app, "skip_d2h_for_method_outputs")
+    wait_title(app, lambda t: "*" in t, what="the title to mark the edit")
+    app.menu("File", "Export Report...")
+    dialog = app.wait_dialog(what="the Export Report dialog")
+    ctx.note(f"the dialog's title: {name_of(dialog)!r}")
+    target = ctx.tmp / "shown.html"
+    answer_file_dialog(ctx, app, dialog, target, "Export Report")
+    ctx.check(wait_until(lambda: target.exists(), timeout=20), "Export Report wrote no shown.html")
+    html = target.read_text(encoding="utf-8")
+    ctx.expect("<h2>Compared with demo.pte as loaded</h2>" in html,
+               "the report does not compare the edited program with demo.pte as loaded (no 'Compared with' section)")
+    if trace is not None:
+        ctx.expect("Measured: ETDump, host clock (3 iterations)" in html,
+                   "the report does not say it holds the imported ETDump's 3 iterations (the trace's manifest)")
+        cells = measured_cells(html, 0)
+        ctx.note(f"the report's Measured cells of forward: {cells}")
+        # The edit removed #7 (forward's last copy); #0, #2 and #5 stay, each with its median.
+        ctx.expect([i for i, _ in cells] == ["#0", "#2", "#5"], f"forward's measured copies in the report: {cells}")
+        for instruction, seconds in cells:
+            want = medians.get(instruction)
+            ctx.expect(want is not None and abs(seconds - want) <= 1e-3 * want,
+                       f"copy {instruction}: the report says {seconds} s measured, the trace's median is {want}")
+    load, chromium = chromium_loader()
+    if load is None:
+        ctx.note("no Chromium: #find= in the exported report is not checked (tests/browser checks the CLI's report)")
+        return
+    body, console = load(chromium, str(target), "#find=%250", str(ctx.tmp))
+    ctx.note(f"Chromium: {body}")
+    ctx.expect(not console, f"the exported report logs in Chromium: {console[:3]}")
+    ctx.expect(body.get("data-report") == "ready", f"the report's script did not finish: {body.get('data-report')!r}")
+    ctx.expect(body.get("data-find-box") == "%0", f"after #find=%0 the Find box reads {body.get('data-find-box')!r}")
+    ctx.expect(int(body.get("data-find-matches", "0")) >= 1, f"#find=%0 matched {body.get('data-find-matches')!r}")
+    ctx.expect(body.get("data-find-in-view") == "yes", "#find=%0: the first match is out of sight")
