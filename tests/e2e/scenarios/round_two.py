@@ -8,7 +8,9 @@ Contracts these scenarios rely on, besides those of graph.py:
   - item 20: the Find status ("Find status") speaks of the picture shown;
   - item 26: the memory plan (painted) is named "Memory plan" and its
     description says its bands ("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; ...");
-    the Transfers totals are a label marked "Transfer totals".
+    the Transfers totals are a label marked "Transfer totals";
+  - item 19: the graph's selected node is an accessible child in the
+    "selected" state; View has "Open All Groups" and "Fit to Window".
 """
 
 import json
@@ -455,3 +457,43 @@ def scenario_report_has_what_the_window_shows(ctx):
     ctx.expect(body.get("data-find-box") == "%0", f"after #find=%0 the Find box reads {body.get('data-find-box')!r}")
     ctx.expect(int(body.get("data-find-matches", "0")) >= 1, f"#find=%0 matched {body.get('data-find-matches')!r}")
     ctx.expect(body.get("data-find-in-view") == "yes", "#find=%0: the first match is out of sight")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_open_all_groups_keeps_the_selection_and_fit_shows_all(ctx):
+    """Item 19: on a 6,000-instruction llm, select #3000 (Find opens its group), View > Open All Groups: #3000 stays selected and in sight; View > Fit to Window: every device region and node exposed lies inside the canvas (Fit went below 1%, it stopped there and showed an eighth)."""
+    from scenario_support import graph_selection, select_instruction
+    program = ctx.synth("llm6000", "--shape", "llm", "--instructions", "6000")
+    app = ctx.open(program, timeout_s=30)
+    select_instruction(app, 3000, timeout_s=15)
+    before = graph_selection(app)
+    ctx.note(f"selected: {before!r}")
+    ctx.check("#3000" in before, f"Find '#3000' left the graph at {before!r}")
+    app.menu("View", "Open All Groups")
+    # The layout of every node takes a moment; the graph says what is selected once it is drawn.
+    time.sleep(0.5)
+    wait_until(lambda: not [b for b in app.find_all(role="push button", name="Cancel the graph layout") if on_screen(b)],
+               timeout=60, what="the layout of all groups to end")
+    time.sleep(0.5)
+    ctx.shot("all-open")
+    after = graph_selection(app)
+    ctx.note(f"after Open All Groups: {after!r}")
+    ctx.expect("#3000" in after, f"after Open All Groups the graph says {after!r}, not #3000")
+    area = canvas_area(app)
+    chosen = [i for i in graph_items(app) if harness.has_state(i, "selected")]
+    ctx.expect(chosen and harness.intersects(area, extents(chosen[0])),
+               f"the selected node is out of sight: {[(name_of(i), extents(i)) for i in chosen]} in {area}")
+    app.menu("View", "Fit to Window")
+    time.sleep(1.0)
+    ctx.shot("fit")
+    area = canvas_area(app)
+    zoom = zoom_percent(app)
+    items = [(name_of(i), extents(i)) for i in graph_items(app) if role_of(i) in ("list item", "grouping", "panel",
+                                                                                   "filler", "section")]
+    outside = [(n, e) for n, e in items if not harness.contains(area, e, slack=3)]
+    regions = [(n, e) for n, e in items if n.startswith(("cuda", "cpu"))]
+    ctx.note(f"fit at {zoom}%: canvas {area}, {len(items)} items, regions {regions[:4]}, outside {outside[:4]}")
+    ctx.check(items, "the graph exposes nothing after Fit")
+    ctx.expect(not outside, f"after Fit {len(outside)} of {len(items)} items lie outside the canvas {area} "
+                            f"(zoom {zoom}%): {outside[:3]}")

@@ -11,6 +11,11 @@ Contracts:
     is refused on a program whose calls it does not cover, in the app and in
     `ptescope-cli etdump`;
   - item 5: Run Once's "not executed" list is on screen, lines high;
+  - item 6: a program written again in two writes is reloaded with no
+    message box; the status bar's message ("Status message") says "Reloaded";
+  - item 12: the Profile dialog's memory budget field is named "Memory
+    budget"; a refused Run Once empties the Outputs table and its header
+    reads "Run failed: ...";
   - item 7: an emulated profile's copy times on the graph say "emulated" in
     the legend;
   - item 11: the graph's description forgets the previous file's selection.
@@ -18,10 +23,11 @@ Contracts:
 
 import time
 
-from harness import description_of, extents, name_of, on_screen, text_of, wait_until
+from harness import description_of, extents, find, find_all, name_of, on_screen, table_rows, text_of, wait_until
 from scenario_support import (BOTH_SIZES, SAMPLES, answer_file_dialog, bottom_tab, choose_in_combo, dialog_text, file_dialog_open,
-                              graph_selection, label_text, labelled, select_instruction, show_dock_tab, sizes,
-                              status_bar, timeout, toggle_check_box, type_into_file_dialog, wait_title)
+                              find_status, find_text, graph_selection, label_text, labelled, select_instruction,
+                              show_dock_tab, sizes, status_bar, tab_table, timeout, toggle_check_box,
+                              type_into_file_dialog, wait_title)
 
 ETDUMP_SAMPLES = SAMPLES.parent / "etdump-samples"
 
@@ -198,3 +204,96 @@ def scenario_graph_forgets_the_last_files_selection(ctx):
     wait_title(app, lambda t: "second.pte" in t, what="the title to name second.pte")
     after = wait_until(lambda: graph_selection(app) if graph_selection(app) != before else None, timeout=10)
     ctx.expect(after == "Nothing selected", f"after opening second.pte the graph says {graph_selection(app)!r}")
+
+
+def _dialog_seen(app):
+    """The title and text of a message box the app shows now, else None."""
+    box = app.active_dialog()
+    return (name_of(box), dialog_text(box)[:200]) if box is not None else None
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_program_written_in_two_parts_reloads_quietly(ctx):
+    """Issue 34 item 6: an exporter writes the shown program again in two writes, first half of it and the whole a second and a half later: no "Cannot open program" (nor any message box) at any moment, and the window then shows the new program ("Reloaded ...")."""
+    program = ctx.demo("exported")
+    # The next export: another program (h2d_d2h, 4 instructions), so the reload shows.
+    whole = ctx.synth("next-export", "--scenario", "h2d_d2h").read_bytes()
+    app = ctx.open(program)
+    time.sleep(1.0)
+    seen = []
+
+    def watch(seconds):
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            box = _dialog_seen(app)
+            if box is not None and box not in seen:
+                seen.append(box)
+            time.sleep(0.1)
+    with open(program, "wb") as f:  # the first part: no program yet
+        f.write(whole[: len(whole) // 2])
+    watch(1.5)  # five times the time the app lets a file settle
+    with open(program, "wb") as f:  # the whole, in a second write
+        f.write(whole)
+
+    def reloaded():
+        o = labelled(app, "Status message")
+        m = label_text(o, "Status message") if o is not None else None
+        return m if m and "Reloaded exported.pte" in m else None
+    message = wait_until(reloaded, timeout=10)
+    watch(1.0)
+    ctx.shot("reloaded")
+    ctx.note(f"status {message!r}; message boxes {seen}")
+    ctx.expect(not seen, f"the file written in two parts popped {seen}")
+    ctx.expect(message, "the whole program, written a second later, was not reloaded (no 'Reloaded exported.pte')")
+    ctx.expect("*" not in app.title() and "exported.pte" in app.title(), f"the title reads {app.title()!r}")
+    # The program shown is the new one: h2d_d2h's 4 instructions, not the demo's.
+    find_text(app, "#7", enter=True)
+    status = wait_until(lambda: label_text(find_status(app), "Find status"), timeout=5, what="the Find status")
+    ctx.expect("Not found" in status, f"Find '#7' on the 4-instruction reload reads {status!r}: the demo is shown")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_failed_run_once_shows_no_earlier_outputs(ctx):
+    """Issue 34 item 12: Run Once lists the demo's outputs; with the memory budget lowered to 1K (Profile dialog, which Run Once shares) Run Once is refused, and the Outputs table is then empty, its header says the run failed."""
+    app = ctx.open(ctx.demo())
+    app.menu("Run", "Run Once")
+    table = tab_table(app, "Outputs", "Outputs")
+    first = wait_until(lambda: table_rows(table), timeout=30, what="the first run's outputs")
+    ctx.note(f"first run: {len(first)} outputs, {first[:2]}")
+    ctx.shot("first-run")
+
+    # The memory budget is set in the Profile dialog (the profile is refused too).
+    app.menu("Profile", "Profile Transfers...")
+    dialog = app.wait_dialog(what="the Profile transfers dialog")
+    field = next((f for f in find_all(dialog, role=("text", "entry")) if "budget" in name_of(f).lower()), None)
+    ctx.check(field is not None, "no 'Memory budget' field in the Profile dialog: "
+                                 f"{[name_of(f) for f in find_all(dialog, role=('text', 'entry'))]}")
+    app.click_widget(field)
+    app.key("ctrl+a", "BackSpace")
+    app.type_text("1K")
+    button = find(dialog, role="push button", name="Profile")
+    app.click_widget(button) if button is not None else app.key("Return")
+    box = wait_until(lambda: (lambda d: d if d is not None and name_of(d) != name_of(dialog) else None)(app.active_dialog()),
+                     timeout=30, what="the profile's refusal")
+    ctx.note(f"profile: {name_of(box)!r} {dialog_text(box)[:200]!r}")
+    app.key("Return")
+    app.wait_no_dialog(timeout=5)
+
+    app.menu("Run", "Run Once")
+    box = wait_until(app.active_dialog, timeout=30, what="Run Once's refusal")
+    text = dialog_text(box)
+    ctx.note(f"run once: {name_of(box)!r} {text[:200]!r}")
+    ctx.expect("budget" in text.lower(), f"the refusal does not name the memory budget: {text[:200]!r}")
+    app.key("Return")
+    app.wait_no_dialog(timeout=5)
+    bottom_tab(app, "Outputs")
+    time.sleep(0.5)
+    ctx.shot("failed-run")
+    rows = table_rows(table)
+    ctx.expect(not rows, f"after the failed run the Outputs table still lists {len(rows)} outputs: {rows[:2]}")
+    header = next((name_of(o) for o in app.find_all(role="label") if on_screen(o) and "Run failed" in name_of(o)), None)
+    ctx.expect(header is not None, "no label on screen says 'Run failed'")
+    stale = [name_of(o) for o in app.find_all(role="label") if on_screen(o) and "Not executed" in name_of(o)]
+    ctx.expect(not stale, f"the earlier run's 'Not executed' list is still shown: {stale[:1]}")
