@@ -142,6 +142,10 @@ GuiOptions::GuiOptions()
       profile("profile", "Profile the method at start (on the GPU when one is present, else emulated on the host)."),
       exportProfile("export-profile",
                     "With --profile and --screenshot: write the profile to FILE (.json, .trace.json or .csv).", "FILE"),
+      runner("runner",
+             "With --profile: profile on your own ExecuTorch runner PATH (upstream's executor_runner built with the "
+             "event tracer; a name is looked up on PATH), as the Profile dialog's 'ExecuTorch runner...' does.",
+             "PATH"),
       runOnce("run-once", "Run the method once at start and show its outputs (the Outputs panel)."),
       overlay("overlay", "Colour the graph's copies by MODE: placement, time or bandwidth.", "MODE"),
       etdump("etdump", "Import the ETDump FILE (.etdp) recorded on the program; twice to compare two.", "FILE"),
@@ -156,7 +160,7 @@ GuiOptions::GuiOptions()
       generateMan(hidden(QCommandLineOption("generate-man", "Print the ptescope(1) manual page (roff) and exit."))) {}
 
 QList<QCommandLineOption> GuiOptions::all() const {
-  return {screenshot, method, tab, profile, exportProfile, runOnce, overlay, etdump, link, focus, zoom};
+  return {screenshot, method, tab, profile, exportProfile, runner, runOnce, overlay, etdump, link, focus, zoom};
 }
 
 BuiltInOptions addOptions(QCommandLineParser& parser, const GuiOptions& options) {

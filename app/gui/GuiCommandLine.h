@@ -20,6 +20,7 @@ struct GuiOptions {
   QCommandLineOption tab;
   QCommandLineOption profile;
   QCommandLineOption exportProfile;
+  QCommandLineOption runner;
   QCommandLineOption runOnce;
   QCommandLineOption overlay;
   QCommandLineOption etdump;

@@ -13,6 +13,7 @@
 
 #include "GuiCommandLine.h"
 
+#include "runner/ExternalRunner.h"
 #include "ui/document/Document.h"
 #include "ui/profile/LinkSelection.h"
 #include "ui/window/MainWindow.h"
@@ -87,6 +88,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  if (parser.isSet(options.runner) && !parser.isSet(profile)) {
+    say(QStringLiteral("--runner names the runner --profile uses: add --profile"));
+    return 2;
+  }
   if (parser.isSet(overlay)) {
     const QString mode = parser.value(overlay).toLower();
     using Metric = ptescope::ui::GraphView::OverlayMetric;
@@ -111,7 +116,19 @@ int main(int argc, char** argv) {
   if (opened && parser.isSet(profile)) {
     ptescope::ui::ProfileRequest request;
     request.method = document.currentMethodIndex();
-    if (!window.startProfile(request)) {
+    // The runner is checked as the dialog checks it (its --help lists
+    // --model_path and --etdump_path) before anything runs.
+    QString runnerError;
+    if (parser.isSet(options.runner)) {
+      auto path = ptescope::runner::runnerPath(parser.value(options.runner).toStdString());
+      ptescope::Status usable = path ? ptescope::runner::checkRunner(path.value()) : ptescope::Status(path.error());
+      if (usable) request.runner = QString::fromStdString(path.value());
+      else runnerError = QString::fromStdString(usable.error().message);
+    }
+    if (!runnerError.isEmpty()) {
+      say(QStringLiteral("profile failed: ") + runnerError);
+      if (parser.isSet(screenshot)) return 2;
+    } else if (!window.startProfile(request)) {
       say(window.lastError());
       if (parser.isSet(screenshot)) return 2;
     }

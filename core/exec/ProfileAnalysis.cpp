@@ -286,29 +286,38 @@ void checkDelegateGaps(const TransferProfile& profile, const ProfileSourceFacts&
 
 }  // namespace
 
+ProfileSourceKind sourceKind(const TransferProfile& p) {
+  if (p.runtime.rfind("predicted", 0) == 0) return ProfileSourceKind::Predicted;
+  if (p.emulated) return ProfileSourceKind::Emulated;
+  if (contains(p.runtime, "host clock")) return ProfileSourceKind::HostClock;
+  // tests/cudart-standin names its devices "cudart stand-in (not a GPU)".
+  return contains(p.runtime, "stand-in") ? ProfileSourceKind::StandIn : ProfileSourceKind::Cuda;
+}
+
+std::string copyHostMemoryText(const TransferProfile& p, const CopyProfile& c) {
+  if (c.direction == CopyDirection::DeviceToDevice) return "none";
+  if (sourceKind(p) == ProfileSourceKind::HostClock) return "unknown";
+  return hostMemoryKindName(c.host_memory);
+}
+
 ProfileSourceFacts sourceFacts(const TransferProfile& p) {
   ProfileSourceFacts f;
   f.delegates_timed = std::any_of(p.instructions.begin(), p.instructions.end(), [](const InstructionProfile& i) {
     return i.kind == program::InstructionKind::DelegateCall && i.executed;
   });
-  if (p.runtime.rfind("predicted", 0) == 0) {
-    f.kind = ProfileSourceKind::Predicted;
+  f.kind = sourceKind(p);
+  if (f.kind == ProfileSourceKind::Predicted) {
     f.name = "prediction";
     f.overlap_note = "a prediction has no timeline";
-  } else if (p.emulated) {
-    f.kind = ProfileSourceKind::Emulated;
+  } else if (f.kind == ProfileSourceKind::Emulated) {
     f.name = "host emulation";
     f.host_memory_known = true;
     f.overlap_note = "host clock only: the emulated copies are memcpy calls on the thread that runs the kernels";
-  } else if (contains(p.runtime, "host clock")) {
-    f.kind = ProfileSourceKind::HostClock;
+  } else if (f.kind == ProfileSourceKind::HostClock) {
     f.name = "runtime trace (" + p.runtime + ")";
     f.overlap_note = "host clock only: the trace times each instruction on the host, not the copies and kernels on the device";
   } else {
-    // tests/cudart-standin names its devices "cudart stand-in (not a GPU)".
-    const bool standIn = contains(p.runtime, "stand-in");
-    f.kind = standIn ? ProfileSourceKind::StandIn : ProfileSourceKind::Cuda;
-    f.name = standIn ? "cudart stand-in" : "CUDA run";
+    f.name = f.kind == ProfileSourceKind::StandIn ? "cudart stand-in" : "CUDA run";
     f.host_memory_known = true;
     f.link_peak = p.peak.measured && p.peak.h2d_gbps > 0;
     f.overlap_note = "ptescope's executor waits for each copy (CUDA events time it alone) and runs no delegate, so "

@@ -45,6 +45,13 @@ struct ProfileSourceFacts {
   std::string overlap_note;
 };
 ProfileSourceFacts sourceFacts(const TransferProfile& profile);
+ProfileSourceKind sourceKind(const TransferProfile& profile);  // cheap: sourceFacts(p).kind
+
+// What a copy's host side is, as every view spells it: "pinned" or
+// "pageable" where the run chose it (ptescope's executor, a prediction's
+// assumption), "unknown" where a runtime trace (an ETDump, the user's runner)
+// does not record it, "none" for a device-to-device copy (no host side).
+std::string copyHostMemoryText(const TransferProfile& profile, const CopyProfile& copy);
 
 // ---- transfer statistics (Nsight's cuda_gpu_mem_time_sum / size_sum) ----
 

@@ -104,7 +104,10 @@ std::string profileText(const exec::TransferProfile& p) {
   std::string out;
   out += "profile of method '" + p.method + "'" + (p.program_name.empty() ? "" : " in " + p.program_name) + "\n";
   out += "  runtime: " + p.runtime + "  [" + emulatedLabel(p) + "]\n";
-  out += "  host memory: " + exec::hostMemoryKindName(p.host_memory) + "; " + std::to_string(p.warmup_iterations) +
+  // A runtime trace (an ETDump, the user's runner) does not record it.
+  const bool recorded = exec::sourceKind(p) != exec::ProfileSourceKind::HostClock;
+  out += "  host memory: " + (recorded ? exec::hostMemoryKindName(p.host_memory) : std::string("not recorded by the trace")) +
+         "; " + std::to_string(p.warmup_iterations) +
          " warm-up + " + countText(p.iterations, "measured iteration");
   if (p.cancelled)
     out += " (cancelled: " + std::to_string(p.iterations) + " of " + std::to_string(p.requested_iterations) + " completed)";
@@ -133,7 +136,7 @@ std::string profileText(const exec::TransferProfile& p) {
       row += " " + padded("%" + std::to_string(c.destination_value), 8);
       row += " " + padded(c.device.str(), 8);
       row += " " + padded(std::to_string(c.bytes), 12, true);
-      row += " " + padded(exec::hostMemoryKindName(c.host_memory), 9);
+      row += " " + padded(exec::copyHostMemoryText(p, c), 9);
       row += " " + padded(microsText(c.seconds.min), 10, true);
       // A time that is not the copy's (CopyProfile::time_covers) is marked
       // and gets no bandwidth: none would be true.
@@ -241,7 +244,7 @@ nlohmann::json profileJson(const exec::TransferProfile& p) {
   nlohmann::json copies = nlohmann::json::array();
   for (const auto& c : p.copies) {
     nlohmann::json copy = copyIdentityJson(c);
-    copy.update(nlohmann::json{{"host_memory", exec::hostMemoryKindName(c.host_memory)},
+    copy.update(nlohmann::json{{"host_memory", exec::copyHostMemoryText(p, c)},
                                {"executions_per_iteration", c.executions_per_iteration},
                                {"gbps", c.gbps},
                                {"best_gbps", c.best_gbps},
@@ -292,7 +295,7 @@ std::string profileCsv(const exec::TransferProfile& p) {
       "max_us,gbps,best_gbps,peak_share,emulated,runtime,time_covers,inside_delegate\n";
   for (const auto& c : p.copies) {
     out += std::to_string(c.instruction) + "," + program::copyDirectionName(c.direction) + "," + std::to_string(c.source_value) +
-           "," + std::to_string(c.destination_value) + "," + c.device.str() + "," + exec::hostMemoryKindName(c.host_memory) +
+           "," + std::to_string(c.destination_value) + "," + c.device.str() + "," + exec::copyHostMemoryText(p, c) +
            "," + std::to_string(c.bytes) + "," + std::to_string(c.executions_per_iteration) + "," +
            exactText(toMicros(c.seconds.min)) + "," + exactText(toMicros(c.seconds.median)) + "," + exactText(toMicros(c.seconds.max)) + "," +
            exactText(c.gbps) + "," + exactText(c.best_gbps) + "," + exactText(c.peak_share) + "," + (p.emulated ? "true" : "false") +

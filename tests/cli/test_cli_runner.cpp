@@ -114,6 +114,7 @@ class CliRunnerTest : public QObject {
     QVERIFY2(r.exitCode == 0, r.err.constData());
     QVERIFY(r.out.contains("profile of method 'forward' in demo.pte"));
     QVERIFY(r.out.contains(("runtime: ExecuTorch runner " + kRunner + ", host clock").toUtf8()));
+    QVERIFY2(r.out.contains("host memory: not recorded by the trace; 0 warm-up"), r.out.constData());
     // The demo's forward after the passes: h2d x (0), delegate (1), d2h (2),
     // add (3), relu (4), h2d (5), delegate (6), d2h (7); x and activated are
     // float32[1,64] = 256 B each, hidden and logits 256 B and 64 B.
@@ -140,6 +141,9 @@ class CliRunnerTest : public QObject {
       const bool d2h = c["direction"] == "d2h";
       QCOMPARE(c.contains("time_covers"), d2h);
       if (d2h) QCOMPARE(c["gbps"].get<double>(), 0.0);
+      // The runner's trace does not record whether its host buffers were
+      // pinned: the copy says so instead of "pageable".
+      QCOMPARE(c["host_memory"].get<std::string>(), std::string("unknown"));
     }
     QVERIFY(!readJson(trace).is_discarded());
     // The CSV says the same per copy: its column time_covers, quoted (the
@@ -152,6 +156,7 @@ class CliRunnerTest : public QObject {
     QVERIFY2(rows[0].endsWith(",runtime,time_covers,inside_delegate"), rows[0].constData());
     for (const QByteArray& row : rows.mid(1)) {
       const bool d2h = row.split(',')[1] == "d2h";
+      QCOMPARE(row.split(',')[5], QByteArray("unknown"));  // host_memory
       QVERIFY2(row.endsWith(","), row.constData());
       QCOMPARE(row.endsWith(",,"), !d2h);
       if (d2h) QVERIFY2(row.contains(",\"waits for delegate instruction "), row.constData());

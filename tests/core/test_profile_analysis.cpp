@@ -347,6 +347,28 @@ class ProfileAnalysisTest : public QObject {
     QVERIFY(!checkProfile(predicted).not_judged.empty());
   }
 
+  // A copy's host memory as every view spells it: what the run chose, unless
+  // a runtime trace (which does not record it) measured it, and "none" for a
+  // device-to-device copy.
+  void hostMemoryOfACopyPerSource() {
+    CopyProfile h2d = copy(0, CopyDirection::HostToDevice, 1024, {1, 2, 3});
+    h2d.host_memory = HostMemoryKind::Pinned;
+    const CopyProfile d2d = copy(1, CopyDirection::DeviceToDevice, 1024, {1, 2, 3});
+    TransferProfile emulated = gpuProfile();
+    emulated.emulated = true;
+    QCOMPARE(copyHostMemoryText(emulated, h2d), std::string("pinned"));
+    QCOMPARE(copyHostMemoryText(gpuProfile(), h2d), std::string("pinned"));
+    h2d.host_memory = HostMemoryKind::Pageable;
+    QCOMPARE(copyHostMemoryText(gpuProfile(), h2d), std::string("pageable"));
+    QCOMPARE(copyHostMemoryText(traceProfile(), h2d), std::string("unknown"));
+    TransferProfile runner = gpuProfile();
+    runner.runtime = "ExecuTorch runner /opt/et/executor_runner, host clock";
+    QCOMPARE(copyHostMemoryText(runner, h2d), std::string("unknown"));
+    for (const auto& p : {emulated, gpuProfile(), traceProfile()}) QCOMPARE(copyHostMemoryText(p, d2d), std::string("none"));
+    // sourceKind is sourceFacts' kind.
+    for (const auto& p : {emulated, gpuProfile(), traceProfile(), runner}) QCOMPARE(sourceKind(p), sourceFacts(p).kind);
+  }
+
   // ---- the rules, each both ways ----
 
   void pageableCopy() {

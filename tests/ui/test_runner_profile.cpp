@@ -8,12 +8,14 @@
 // end in one line, with the document unchanged and nothing left in TMPDIR.
 #include <QtTest>
 
+#include <QAbstractButton>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -21,6 +23,10 @@
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
+
+#include <map>
+
+#include <nlohmann/json.hpp>
 
 #include "passes/ProgramEdits.h"
 #include "pte/Writer.h"
@@ -158,9 +164,32 @@ class RunnerProfileTest : public QObject {
       QVERIFY(status->text().contains("with the event tracer"));
       QCOMPARE(QSettings().value(ui::ProfileDialog::kRunnerSetting).toString(), kRunner);
       compare->setChecked(true);
+      // The time limit is the user's (a long model needs more than the
+      // default 600 s); it is visible only while the runner is chosen.
+      auto* timeout = dialog.findChild<QSpinBox*>("runnerTimeout");
+      QVERIFY(timeout != nullptr);
+      QCOMPARE(timeout->value(), 600);
+      timeout->setValue(3600);
       const auto request = dialog.request();
       QCOMPARE(request.runner, kRunner);
       QVERIFY(request.compareWithLoaded);
+      QCOMPARE(request.runnerTimeoutSeconds, 3600.0);
+      // Each mnemonic (Alt+letter) of the dialog's labels, check boxes and
+      // buttons leads to one control ("Compare &with" once shared W with
+      // "&Warm-up").
+      std::map<QChar, QString> mnemonics;
+      auto note = [&](const QString& text) {
+        const qsizetype at = text.indexOf(QRegularExpression("&(?!&)"));
+        if (at < 0 || at + 1 >= text.size()) return;
+        const QChar key = text[at + 1].toLower();
+        QVERIFY2(mnemonics.emplace(key, text).second, qPrintable(text + " and " + mnemonics[key] + " share Alt+" + key));
+      };
+      for (auto* label : dialog.findChildren<QLabel*>()) note(label->text());
+      for (auto* button : dialog.findChildren<QAbstractButton*>()) note(button->text());
+      QVERIFY(mnemonics.count('t') == 1 && mnemonics.count('l') == 1);
+      // Another runtime: the runner's controls go.
+      runtime->setCurrentIndex(0);
+      QVERIFY(timeout->isHidden() || !timeout->isVisibleTo(&dialog));
     }
     {
       // Remembered: the next dialog names it; Profile pressed before the
@@ -200,6 +229,12 @@ class RunnerProfileTest : public QObject {
     auto* transfers = transfersOf(shown.window);
     QVERIFY(transfers->hasMeasurements());
     QVERIFY(!transfers->hasComparison());
+    // The runner's trace does not record whether its host buffers were
+    // pinned: the Host memory cell says so (it read "pageable").
+    QCOMPARE(transfers->rowCount(), 1);
+    QCOMPARE(transfers->index(0, ui::TransfersModel::HostMemory).data().toString(), QString("unknown"));
+    QVERIFY2(transfers->index(0, ui::TransfersModel::HostMemory).data(Qt::ToolTipRole).toString().contains("Not recorded"),
+             qPrintable(transfers->index(0, ui::TransfersModel::HostMemory).data(Qt::ToolTipRole).toString()));
     QVERIFY2(shown.window.transferTotals()->text().contains("measured by ExecuTorch runner executor_runner (host clock)"),
              qPrintable(shown.window.transferTotals()->text()));
 
@@ -280,6 +315,36 @@ class RunnerProfileTest : public QObject {
     QCOMPARE(processesIn(scope.path()), 0);
     QCOMPARE(scope.leftBehind(), QStringList());
     QVERIFY(!shown.doc.isModified());
+  }
+
+  // The app's scripted run profiles on the runner too: `ptescope --profile
+  // --runner PATH` (offscreen with --screenshot) exports the runner's
+  // profile; a runner that is none, or --runner without --profile, is one
+  // line and exit 2 before anything runs.
+  void scriptedProfileOnTheRunner() {
+    Scope scope;
+    const QString png = test::tempDir() + "/runner-shot.png", json = test::tempDir() + "/runner-profile.json";
+    auto profiled = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, "--profile", "--runner", kRunner,
+                                                                    "--export-profile", json, demoProgram()});
+    QVERIFY2(profiled.exitCode == 0, profiled.err.constData());
+    QFile file(json);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto exported = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
+    QVERIFY(!exported.is_discarded());
+    QCOMPARE(exported["runtime"].get<std::string>(), ("ExecuTorch runner " + kRunner + ", host clock").toStdString());
+    QCOMPARE(exported["copies"].size(), size_t(4));  // the demo's forward: 2 h2d, 2 d2h
+    for (const auto& c : exported["copies"]) QCOMPARE(c["host_memory"].get<std::string>(), std::string("unknown"));
+
+    auto none = test::runProcess(QStringLiteral(PTESCOPE_GUI),
+                                 {"--screenshot", png, "--profile", "--runner", "/bin/true", demoProgram()});
+    QCOMPARE(none.exitCode, 2);
+    QVERIFY2(none.err.contains("profile failed: /bin/true: not an ExecuTorch runner"), none.err.constData());
+    auto alone = test::runProcess(QStringLiteral(PTESCOPE_GUI), {"--screenshot", png, "--runner", kRunner, demoProgram()});
+    QCOMPARE(alone.exitCode, 2);
+    QVERIFY2(alone.err.contains("--runner names the runner --profile uses"), alone.err.constData());
+    // Qt's own runtime folder (TMPDIR/runtime-USER when XDG_RUNTIME_DIR is
+    // unset) is the app's, not the runner's.
+    QCOMPARE(scope.leftBehind().filter(QRegularExpression("^(?!runtime-)")), QStringList());
   }
 
   // Every fault is one line naming the runner and the program; the document

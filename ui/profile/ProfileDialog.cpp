@@ -98,7 +98,8 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
       runnerPath_(new QLineEdit),
       chooseRunner_(new QPushButton(tr("C&hoose..."))),
       runnerStatus_(new QLabel),
-      compareWithLoaded_(new QCheckBox(tr("Compare &with as loaded (runs the program as loaded too)"))) {
+      compareWithLoaded_(new QCheckBox(tr("Compare with as &loaded (runs the program as loaded too)"))),
+      runnerTimeout_(new QSpinBox) {
   setObjectName("profileDialog");
   setWindowTitle(tr("Profile transfers"));
 
@@ -245,12 +246,29 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   runnerRow->setContentsMargins(0, 0, 0, 0);
   runnerRow->addWidget(runnerPath_, 1);
   runnerRow->addWidget(chooseRunner_);
+  // A runner that hangs (a deadlocked backend, a device that never answers)
+  // is stopped after this; a long model needs more than the default.
+  runnerTimeout_->setObjectName("runnerTimeout");
+  runnerTimeout_->setAccessibleName(tr("Stop the runner after (seconds)"));
+  runnerTimeout_->setRange(1, 7 * 24 * 3600);
+  runnerTimeout_->setSuffix(tr(" s"));
+  runnerTimeout_->setValue(int(ProfileRequest{}.runnerTimeoutSeconds));
+  runnerTimeout_->setToolTip(tr("Each run of the runner (the program as loaded, then as shown) is stopped after this "
+                                "long, its whole process group killed, and the profile fails saying so"));
+  auto* timeoutLabel = new QLabel(tr("S&top the runner after"));
+  timeoutLabel->setBuddy(runnerTimeout_);
+  auto* timeoutRow = new QHBoxLayout;
+  timeoutRow->setContentsMargins(0, 0, 0, 0);
+  timeoutRow->addWidget(timeoutLabel);
+  timeoutRow->addWidget(runnerTimeout_);
+  timeoutRow->addStretch(1);
   auto* runnerLayout = new QVBoxLayout(runnerBox_);
   runnerLayout->setContentsMargins(0, 0, 0, 0);
   runnerLayout->setSpacing(2);
   runnerLayout->addLayout(runnerRow);
   runnerLayout->addWidget(runnerStatus_);
   runnerLayout->addWidget(compareWithLoaded_);
+  runnerLayout->addLayout(timeoutRow);
 
   error_->setObjectName("profileError");
   error_->setWordWrap(true);
@@ -305,6 +323,7 @@ ProfileRequest ProfileDialog::request() const {
   if (runnerChosen()) {
     r.runner = runner_;
     r.compareWithLoaded = compareWithLoaded_->isChecked();
+    r.runnerTimeoutSeconds = runnerTimeout_->value();
   } else {
     r.runtime = exec::RuntimePreference(runtime_->currentData().toInt());
   }
@@ -322,6 +341,8 @@ ProfileRequest ProfileDialog::request() const {
 void ProfileDialog::setRequest(const ProfileRequest& request) {
   if (request.method >= 0 && request.method < method_->count()) method_->setCurrentIndex(request.method);
   compareWithLoaded_->setChecked(request.compareWithLoaded);
+  runnerTimeout_->setValue(int(std::clamp<double>(request.runnerTimeoutSeconds, runnerTimeout_->minimum(),
+                                                  runnerTimeout_->maximum())));
   if (!request.runner.isEmpty()) runnerPath_->setText(request.runner);
   runtime_->setCurrentIndex(
       std::max(0, runtime_->findData(request.runner.isEmpty() ? int(request.runtime) : kRunnerChoice)));

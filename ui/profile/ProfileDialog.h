@@ -127,6 +127,7 @@ class ProfileDialog : public QDialog {
   QPushButton* chooseRunner_;
   QLabel* runnerStatus_;
   QCheckBox* compareWithLoaded_;
+  QSpinBox* runnerTimeout_;  // seconds; the runner's process group is killed after it
   QString checkedRunnerText_;  // the field's text the last check was for
   QString runner_;             // its resolved path when the check passed
   QString runnerError_;        // why it failed

@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "etdump/EtdumpProfile.h"
+#include "exec/ProfileAnalysis.h"
 #include "layout/DeviceStyle.h"
 #include "passes/DevicePasses.h"
 #include "ui/common/Format.h"
@@ -531,9 +532,9 @@ QString TimelineView::barToolTip(const Bar& bar) const {
     lines << tr("%1 at %2 GB/s").arg(bytesText(qint64(bar.bytes)), gbpsText(gbps));
     for (const auto& copy : profile_->copies)
       if (copy.instruction == bar.instruction) {
-        lines << tr("median %1 over %2, %3 host memory")
+        lines << tr("median %1 over %2, host memory: %3")
                      .arg(durationText(copy.seconds.median), countText(qint64(profile_->iterations), tr("iteration")),
-                          QString::fromStdString(exec::hostMemoryKindName(copy.host_memory)));
+                          QString::fromStdString(exec::copyHostMemoryText(*profile_, copy)));
         break;
       }
     if (profile_->emulated) lines << tr("emulated: a host memcpy, not a GPU link");

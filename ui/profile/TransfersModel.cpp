@@ -14,6 +14,7 @@
 #include "ui/document/Document.h"
 #include "cost/LinkProfile.h"
 #include "exec/CopyIdentity.h"
+#include "exec/ProfileAnalysis.h"
 #include "passes/DevicePasses.h"
 #include "ui/common/Format.h"
 #include "ui/common/ItemRoles.h"
@@ -328,7 +329,7 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
     case Bandwidth: return l ? gbpsText(l->gbps) : none;
     // Emulated: a share of a larger memcpy says nothing about a link.
     case PeakShare: return l && l->peak_share > 0 && !latest_->emulated ? percentText(l->peak_share) : none;
-    case HostMemory: return l ? QString::fromStdString(exec::hostMemoryKindName(l->host_memory)) : none;
+    case HostMemory: return l ? QString::fromStdString(exec::copyHostMemoryText(*latest_, *l)) : none;
     case PreviousMedian: return p ? durationText(p->seconds.median) : none;
     case PreviousBandwidth: return p ? gbpsText(p->gbps) : none;
     case DeltaTime:
@@ -459,11 +460,17 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
                       .arg(peak.repeats)
                       .arg(bytesText(qint64(peak.bytes)), QString::fromStdString(peak.device.str())));
     }
-    case HostMemory:
+    case HostMemory: {
+      const std::string kind = exec::copyHostMemoryText(*latest_, *l);
+      if (kind == "none") return join(tr("Device to device: no host memory takes part in this copy."));
+      if (kind == "unknown")
+        return join(tr("Not recorded: %1 does not say whether the host memory was pinned or pageable.")
+                        .arg(runName(latestLabel_, "the runtime's trace")));
       return join(l->host_memory == exec::HostMemoryKind::Pinned
                       ? tr("Pinned (page-locked) host memory: the GPU copies it directly by DMA.")
                       : tr("Pageable host memory: the driver stages each copy through a pinned buffer, which is "
                            "slower; profile with pinned memory to compare."));
+    }
     case PreviousMedian:
       return join(tr("min %1 / median %2 / max %3 over %4 of %5")
                       .arg(durationText(p->seconds.min), durationText(p->seconds.median), durationText(p->seconds.max),
