@@ -70,6 +70,14 @@ QString delegateChain(const QString& name, int delegates) {
                                         "tensors": {%2}, "nodes": [%3]}]})").arg(previous, tensors, nodes));
 }
 
+// Brings the Advisor tab to the front and waits for its search to end.
+bool searchInTheAdvisor(ui::AdvisorPanel* panel) {
+  if (auto* tabs = qobject_cast<QTabWidget*>(panel->parentWidget()->parentWidget())) tabs->setCurrentWidget(panel);
+  QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+  if (!panel->isSearching() && !panel->refresh()) return false;
+  return done.wait(120000);
+}
+
 size_t instructionCount(const ui::Document& doc) {
   size_t n = 0;
   for (const auto& chain : program::items(doc.loadedProgram().methods().front().chains)) n += program::items(chain.instructions).size();
@@ -314,10 +322,7 @@ class NewUserRoundTwoTest : public QObject {
     Window w;
     QVERIFY(w.open(delegateChain("advisor-chain", 6)));
     ui::AdvisorPanel* panel = w.window.advisor();
-    if (auto* tabs = qobject_cast<QTabWidget*>(panel->parentWidget()->parentWidget())) tabs->setCurrentWidget(panel);
-    QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
-    if (!panel->isSearching()) QVERIFY(panel->refresh());
-    QVERIFY(done.wait(120000));
+    QVERIFY(searchInTheAdvisor(panel));
     QTableWidget* table = panel->table();
     QVERIFY(table->rowCount() >= 2);
     const int column = 1;  // Edits
@@ -336,6 +341,27 @@ class NewUserRoundTwoTest : public QObject {
       shown << text;
     }
     QCOMPARE(int(shown.size()), table->rowCount());
+  }
+
+  // Item 17 at 1000x700: on cross_device (candidates of three flags and a
+  // --set-device, 1 and 2 differing only in it) more than two candidates are
+  // whole in sight with the one-line search note under them (the note's
+  // three lines of room and Edits wrapped at half the table left 2½).
+  void advisorShowsThreeCandidatesAt1000x700() {
+    Window w;
+    QVERIFY(w.open(synthProgram("advisor-cross.pte", {"--scenario", "cross_device"})));
+    ui::AdvisorPanel* panel = w.window.advisor();
+    QVERIFY(searchInTheAdvisor(panel));
+    QTest::qWait(50);
+    QTableWidget* table = panel->table();
+    QVERIFY(table->rowCount() >= 3);
+    QVERIFY(table->item(0, 1)->text() != table->item(1, 1)->text());
+    const QRect shown = table->viewport()->rect();
+    int whole = 0;
+    for (int row = 0; row < table->rowCount(); ++row)
+      if (shown.contains(table->visualRect(table->model()->index(row, 1)))) ++whole;
+    QVERIFY2(whole >= 3, qPrintable(QString("%1 whole candidates in a %2 px high table, rows %3 px")
+                                        .arg(whole).arg(shown.height()).arg(table->rowHeight(0))));
   }
 
   // Item 28: the window with no program says how to open one.

@@ -137,7 +137,8 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   notesArea_->setWidget(notes_);
   notesArea_->setWidgetResizable(true);
   notesArea_->setFrameShape(QFrame::NoFrame);
-  // Three lines (it scrolls): the candidates' table keeps the room.
+  // At most three lines (it scrolls; updateNotes() fits it to its lines):
+  // the candidates' table keeps the room.
   notesArea_->setMaximumHeight(notes_->fontMetrics().lineSpacing() * 3 + 8);
   // Never part of the panel's minimum height: the notes take room from the
   // table, never from the graph above the Details panel.
@@ -360,9 +361,11 @@ void AdvisorPanel::showAdvice() {
     }
   }
   table_->resizeColumnsToContents();
-  // Edits: as wide as they need, up to half of the table (then they wrap);
-  // Device memory at most 360 px.
-  const int editsRoom = std::max(260, table_->viewport()->width() / 2);
+  // Edits: as wide as they need, up to three fifths of the table (then they
+  // wrap; at 1000 px a candidate of three flags and a --set-device is one
+  // line, so more than two candidates are in sight, and the savings still
+  // are, issue 34 item 17); Device memory at most 360 px.
+  const int editsRoom = std::max(260, table_->viewport()->width() * 3 / 5);
   table_->setColumnWidth(EditsColumn, std::min(table_->columnWidth(EditsColumn), editsRoom));
   table_->setColumnWidth(MemoryColumn, std::min(table_->columnWidth(MemoryColumn), 360));
   table_->resizeRowsToContents();
@@ -402,6 +405,11 @@ void AdvisorPanel::updateNotes() {
     }
   }
   notes_->setText(notes.join("\n"));
+  // As high as its lines, three at most (it scrolls): one line of notes
+  // leaves the rest to the candidates (at 1000 x 700 three lines' room
+  // under one line cost the table its third row, issue 34 item 17).
+  const int lines = std::min<int>(3, std::max<int>(1, int(notes.size())));
+  notesArea_->setMaximumHeight(notes_->fontMetrics().lineSpacing() * lines + 8);
   notesArea_->setVisible(!notes.isEmpty());
 }
 

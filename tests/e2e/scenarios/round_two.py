@@ -10,7 +10,9 @@ Contracts these scenarios rely on, besides those of graph.py:
     description says its bands ("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; ...");
     the Transfers totals are a label marked "Transfer totals";
   - item 19: the graph's selected node is an accessible child in the
-    "selected" state; View has "Open All Groups" and "Fit to Window".
+    "selected" state; View has "Open All Groups" and "Fit to Window";
+  - item 17: the Advisor table's cells (Table interface) have the extents of
+    the cells as drawn.
 """
 
 import json
@@ -497,3 +499,70 @@ def scenario_open_all_groups_keeps_the_selection_and_fit_shows_all(ctx):
     ctx.check(items, "the graph exposes nothing after Fit")
     ctx.expect(not outside, f"after Fit {len(outside)} of {len(items)} items lie outside the canvas {area} "
                             f"(zoom {zoom}%): {outside[:3]}")
+def wrapped_lines(text: str, width: int) -> int:
+    """Lines `text` takes wrapped at its spaces in `width` px of the UI font (ImageMagick's measure)."""
+    lines, line = 1, ""
+    for word in text.split():
+        trial = f"{line} {word}" if line else word
+        if line and harness.text_width(trial) > width:
+            lines, line = lines + 1, word
+        else:
+            line = trial
+    return lines
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_advisor_edits_are_whole(ctx):
+    """Item 17: on the cross_device program (delegates on cuda:0 and cuda:1) the Advisor's candidates 1 and 2, which differ only in their last flag, read differently in the Edits column; each candidate's Edits fit their cell (the lines they wrap to are as high as the row), and more than 2½ of the 5 rows are in sight."""
+    from advisor import advisor_rows  # noqa: E402 (a sibling scenario file)
+    from scenario_support import tab_table
+    program = ctx.synth("cross", "--scenario", "cross_device")
+    app = ctx.open(program)
+    table = tab_table(app, "Advisor", "Advisor")
+    rows = advisor_rows(app, table)
+    time.sleep(1.0)
+    rows = harness.table_rows(table)
+    headers = harness.table_headers(table)
+    ctx.check(len(headers) > 1 and headers[1] == "Edits", f"the Advisor's columns are {headers}")
+    ctx.check(len(rows) >= 2, f"the Advisor lists {len(rows)} candidates")
+    edits = [r[1] for r in rows]
+    ctx.note(f"{len(rows)} candidates; edits {edits[:3]}")
+    ctx.expect(edits[0] != edits[1], f"candidates 1 and 2 read alike: {edits[0]!r}")
+    ctx.shot("advisor")
+    grid = table.queryTable()
+    ctx.note("columns: " + str([(h, extents(grid.getAccessibleAt(0, c))[2]) for c, h in enumerate(headers)]))
+    # Where rows show: the table in sight, less its header row and, when
+    # the columns are wider than the table, its horizontal scroll bar (Qt
+    # exposes neither: the header's bottom from the column headers, the
+    # bar's height from another horizontal scroll bar of the same style).
+    box = harness.visible_rect(table) or extents(table)
+    heads = [extents(h) for h in harness.children_of(table) if role_of(h) == "table column header"]
+    heads = [h for h in heads if h and h[2] > 0]
+    top = max(h[1] + h[3] for h in heads) if heads else box[1]
+    bottom = box[1] + box[3]
+    if heads and sum(h[2] for h in heads) > box[2]:
+        bars = [extents(b) for b in app.find_all(role="scroll bar") if on_screen(b)]
+        bottom -= min([b[3] for b in bars if b[2] > b[3]] or [16])
+    view = (box[0], top, box[2], bottom - top)
+    whole_rows = 0
+    for row in range(min(len(rows), 6)):
+        cell = grid.getAccessibleAt(row, 1)
+        e = extents(cell)
+        rect = harness.visible_rect(cell)
+        if rect is not None and rect[3] >= e[3] - 1 and harness.contains(view, e, slack=1):
+            whole_rows += 1
+        else:
+            continue
+        # The cell's width (Qt keeps 3 px a side, ImageMagick's measure is
+        # a pixel or two off: a cut text is far wider); a line of the 9 pt UI
+        # font is 14 px high (DejaVu Sans at 96 dpi).
+        lines = wrapped_lines(edits[row], e[2])
+        ctx.note(f"row {row + 1}: cell {e}, {lines} lines of {edits[row]!r}")
+        ctx.expect(e[3] >= lines * 14, f"candidate {row + 1}'s Edits need {lines} lines ({lines * 14} px) and the row "
+                                       f"is {e[3]} px: {edits[row]!r} is cut")
+    ctx.note(f"table in sight {view}, {whole_rows} whole rows in sight")
+    ctx.expect(whole_rows >= 3 or whole_rows == len(rows), f"only {whole_rows} whole candidates are in sight "
+                                                           f"in {view}")
+
+
