@@ -224,7 +224,7 @@ class AdviseCommandImpl : public AdviseCommand {
       if (!dump) return dump.error();
       auto analysis = etdump::analyzeEtdump(dump.value(), program);
       if (!analysis) return makeError(etdump_ + ": " + analysis.error().message);
-      for (const auto& m : analysis->methods) out.push_back(etdump::toTransferProfile(m, program, file_));
+      for (auto& p : etdump::toTransferProfiles(analysis.value(), program, file_)) out.push_back(std::move(p));
     }
     return out;
   }

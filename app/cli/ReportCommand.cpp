@@ -95,6 +95,8 @@ class ReportCommandImpl : public ReportCommand {
           return fail("report: --profile and --etdump both measure method '" + m.method + "': give one");
         input.measured.push_back(etdump::toTransferProfile(m, loaded->program, input.program_name));
       }
+      if (analysis->methods.size() > 1)
+        input.measured_across_methods = etdump::roundTripsAcrossMethods(analysis.value(), loaded->program, input.program_name);
       input.measured_name = input.measured_name.empty() ? etdump_ : input.measured_name + ", " + etdump_;
     }
 

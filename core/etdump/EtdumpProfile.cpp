@@ -586,4 +586,18 @@ exec::TransferProfile toTransferProfile(const MethodStats& method, const program
   return p;
 }
 
+std::vector<exec::TransferProfile> toTransferProfiles(const EtdumpAnalysis& analysis, const program::Program& program,
+                                                      const std::string& programName) {
+  std::vector<exec::TransferProfile> out;
+  out.reserve(analysis.methods.size());
+  for (const auto& m : analysis.methods) out.push_back(toTransferProfile(m, program, programName));
+  return out;
+}
+
+std::vector<exec::ProfileFinding> roundTripsAcrossMethods(const EtdumpAnalysis& analysis, const program::Program& program,
+                                                          const std::string& programName) {
+  if (analysis.methods.size() < 2) return {};
+  return exec::checkRoundTripsAcrossMethods(toTransferProfiles(analysis, program, programName), program);
+}
+
 }  // namespace ptescope::etdump

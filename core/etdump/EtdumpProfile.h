@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "etdump/Etdump.h"
+#include "exec/ProfileAnalysis.h"
 #include "exec/Profiler.h"
 #include "program/Program.h"
 #include "util/Result.h"
@@ -179,5 +180,17 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
 // Copies get canonical_source from `program` so they pair across edits.
 exec::TransferProfile toTransferProfile(const MethodStats& method, const program::Program& program,
                                         const std::string& programName, size_t timelineIterations = 3);
+
+// Every method of the trace as a profile (toTransferProfile of each, in the
+// analysis' method order).
+std::vector<exec::TransferProfile> toTransferProfiles(const EtdumpAnalysis& analysis, const program::Program& program,
+                                                      const std::string& programName);
+
+// PRF004 across the methods of one trace (exec::checkRoundTripsAcrossMethods
+// over toTransferProfiles): what `etdump`, `report --etdump`, the app's
+// Import ETDump and its Export Report all show. Empty for a trace of one
+// method.
+std::vector<exec::ProfileFinding> roundTripsAcrossMethods(const EtdumpAnalysis& analysis, const program::Program& program,
+                                                          const std::string& programName);
 
 }  // namespace ptescope::etdump

@@ -34,13 +34,6 @@ std::string blocksSummary(const etdump::EtdumpAnalysis& a) {
   return out;
 }
 
-std::vector<exec::TransferProfile> methodProfiles(const etdump::EtdumpAnalysis& a, const program::Program& program,
-                                                 const EtdumpSource& source) {
-  std::vector<exec::TransferProfile> out;
-  for (const auto& m : a.methods) out.push_back(etdump::toTransferProfile(m, program, source.program_name));
-  return out;
-}
-
 }  // namespace
 
 std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source,
@@ -105,7 +98,7 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
   }
   if (a.methods.size() > 1)
     out += "\nfindings across methods (one trace of the caller running each):\n" +
-           findingsText(exec::checkRoundTripsAcrossMethods(methodProfiles(a, program, source), program));
+           findingsText(etdump::roundTripsAcrossMethods(a, program, source.program_name));
   return out;
 }
 
@@ -172,7 +165,7 @@ nlohmann::json etdumpJson(const etdump::EtdumpAnalysis& a, const program::Progra
     methods.push_back(item);
   }
   j["methods"] = methods;
-  j["across_methods"] = findingsJson(exec::checkRoundTripsAcrossMethods(methodProfiles(a, program, source), program));
+  j["across_methods"] = findingsJson(etdump::roundTripsAcrossMethods(a, program, source.program_name));
   return j;
 }
 

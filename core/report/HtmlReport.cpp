@@ -441,6 +441,20 @@ void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
   html.raw("</tbody></table></div></details>\n");
 }
 
+// Profile rules' findings as a table (one row each), or `none` when there are none.
+void writeProfileFindings(Html& html, const std::vector<exec::ProfileFinding>& findings, const std::string& none) {
+  if (findings.empty()) {
+    html.element("p", none);
+    return;
+  }
+  html.raw("<table class=\"sortable profile-findings\">");
+  html.headerRow({"Rule", "Where", "Finding", "Evidence", "Fix"});
+  html.raw("<tbody>\n");
+  for (const auto& f : findings)
+    html.raw("<tr>").cell(f.id + " " + f.slug).cell(f.location()).cell(f.message).cell(f.evidence).cell(f.fix).raw("</tr>\n");
+  html.raw("</tbody></table>\n");
+}
+
 // The analyses of the measured profile (exec/ProfileAnalysis): transfer
 // statistics per direction and size class, the time breakdown with what
 // the source cannot show, and the profile rules' findings.
@@ -487,17 +501,22 @@ void writeMeasuredAnalyses(Html& html, const MethodFacts& m) {
                                                  : "Copy/compute overlap cannot be seen: " + b.overlap_note + ".";
   html.element("p", line, "class=\"breakdown\"");
   const auto check = exec::checkProfile(p);
-  if (check.findings.empty()) {
-    html.raw("<p>No profile findings.</p>\n");
-  } else {
-    html.raw("<table class=\"sortable profile-findings\">");
-    html.headerRow({"Rule", "Where", "Finding", "Evidence", "Fix"});
-    html.raw("<tbody>\n");
-    for (const auto& f : check.findings)
-      html.raw("<tr>").cell(f.id + " " + f.slug).cell(f.location()).cell(f.message).cell(f.evidence).cell(f.fix).raw("</tr>\n");
-    html.raw("</tbody></table>\n");
-  }
+  writeProfileFindings(html, check.findings, "No profile findings.");
   for (const auto& line2 : check.not_judged) html.element("p", line2, "class=\"note\"");
+}
+
+// PRF004 across the methods of one trace, those that touch a reported method.
+void writeFindingsAcrossMethods(Html& html, const HtmlReportInput& input) {
+  if (!input.measured_across_methods) return;
+  std::vector<exec::ProfileFinding> shown;
+  for (const auto& f : *input.measured_across_methods)
+    if (input.method.empty() || f.method == input.method || f.other_method == input.method) shown.push_back(f);
+  html.raw("<section id=\"across-methods\"><h2>Measured findings across methods</h2>\n");
+  html.element("p", "One trace of the caller running each method: a value one method returns through the host and "
+                    "another takes back to a device goes to the host and back between the two calls.",
+               "class=\"note\"");
+  writeProfileFindings(html, shown, "No findings across methods.");
+  html.raw("</section>\n");
 }
 
 void writeFindings(Html& html, const MethodFacts& m, const std::vector<analysis::Diagnostic>& findings) {
@@ -708,10 +727,12 @@ Result<std::string> htmlReport(const HtmlReportInput& input, HtmlReportFacts* fa
   for (const auto& note : input.notes) body.element("p", note, "class=\"note\"");
   body.raw("<nav><a href=\"#summary\">Summary</a>");
   if (input.compare) body.raw(" · <a href=\"#compare\">Compared</a>");
+  if (input.measured_across_methods) body.raw(" · <a href=\"#across-methods\">Across methods</a>");
   for (const auto& m : methods) body.raw(" · ").element("a", "method " + m.method->displayName(), "href=\"#" + m.anchor + "\"");
   body.raw("</nav></header>\n<main>\n");
   writeSummary(body, input, methods);
   if (input.compare) writeCompare(body, input, methods);
+  writeFindingsAcrossMethods(body, input);
   size_t copyRows = 0;
   nlohmann::json data = {{"program", input.program_name}, {"methods", nlohmann::json::array()}};
   for (const auto& m : methods) {

@@ -11,7 +11,9 @@
 // row shows the copy's node), the lint findings with their fix and the
 // memory plan per device. With a compared program: the copies added and
 // removed against it and the predicted saving. With measurements (a profile
-// or an ETDump trace): the measured median beside each prediction.
+// or an ETDump trace): the measured median beside each prediction, the
+// analyses of each measured method and, for a trace of several methods, the
+// findings across them.
 //
 // Everything from the file is hostile text: every name goes through
 // xmlEscape (HTML text and attributes), the graph's labels are escaped in
@@ -21,11 +23,13 @@
 // their SHA-256.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/DelegateTransfers.h"
 #include "cost/LinkProfile.h"
+#include "exec/ProfileAnalysis.h"
 #include "exec/Profiler.h"
 #include "layout/GraphvizLayout.h"
 #include "program/Program.h"
@@ -48,6 +52,11 @@ struct HtmlReportInput {
   // Measured profiles, at most one per method (a profile JSON, an ETDump).
   std::vector<exec::TransferProfile> measured;
   std::string measured_name;
+  // A trace of several methods (an ETDump): PRF004 across its methods
+  // (etdump::roundTripsAcrossMethods, found on the program the trace ran),
+  // shown in a section of their own; an empty list says none was found.
+  // nullopt: no such trace, no section.
+  std::optional<std::vector<exec::ProfileFinding>> measured_across_methods;
   // Lines shown under the title (the reader's warnings, edits applied).
   std::vector<std::string> notes;
   // Graphviz's time budget per method; a method that runs out gets no

@@ -17,6 +17,7 @@
 
 #include "etdump/EtdumpWriter.h"
 #include "pte/Writer.h"
+#include "support/RoundTripPrograms.h"
 #include "support/TestSupport.h"
 #include "synth/JsonSpec.h"
 #include "synth/Scenarios.h"
@@ -322,6 +323,66 @@ class CliReportTest : public QObject {
     QVERIFY(section.contains("PRF001 [pageable-copy] not judged"));
     // The emulated profile's pageable copies are a finding.
     QVERIFY(forward.contains("<td>PRF001 pageable-copy</td>"));
+  }
+
+  // A trace of two methods (tests/support/RoundTripPrograms.h): the report
+  // lists PRF004 across them as `etdump` does, in a section of its own.
+  void findingsAcrossMethodsOfATrace() {
+    auto write = [](const char* decoderInput, const QString& name) {
+      const auto program = test::twoMethodProgram(decoderInput);
+      const QString pte = outPath(name + ".pte"), etdp = outPath(name + ".etdp");
+      if (!pte::writeProgramFile(program, pte.toStdString()).ok()) qFatal("write %s", qPrintable(pte));
+      test::writeAll(etdp, etdump::serializeEtdump(test::twoMethodTrace(program)));
+      return std::pair{pte, etdp};
+    };
+    const auto [pte, etdp] = write("[1, 8]", "round-trip");
+    const QString out = outPath("round-trip.html");
+    auto r = runCli({"report", pte, "--etdump", etdp, "-o", out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString html = readText(out);
+    QVERIFY(html.contains("<a href=\"#across-methods\">Across methods</a>"));
+    const QString section = between(html, "<section id=\"across-methods\"><h2>Measured findings across methods</h2>", "</section>");
+    QVERIFY2(section.contains("<table class=\"sortable profile-findings\">"), qPrintable(html.left(3000)));
+    QCOMPARE(int(section.count("<tr><td>PRF004 round-trip</td>")), 1);
+    // Each method is h2d copy (instruction 0), delegate (1), d2h copy (2):
+    // encoder's d2h copy of its output h, decoder's h2d copy of its input e.
+    // The copy kernel lasts its scope (100 + instruction ticks of 1 ns) less
+    // 2 ticks: 100 ns at encoder's instruction 2, 98 ns at decoder's 0.
+    QVERIFY2(section.contains("<td>method &apos;encoder&apos;, instruction 2; method &apos;decoder&apos;, instruction 0</td>"),
+             qPrintable(section));
+    QVERIFY2(section.contains("= 198 ns per call of each"), qPrintable(section));
+    // The same findings as `etdump --json` lists under across_methods.
+    const QString json = outPath("round-trip.json");
+    QCOMPARE(runCli({"etdump", pte, etdp, "--json", json}).exitCode, 0);
+    const auto bytes = test::readAll(json);
+    const auto cli = nlohmann::json::parse(bytes.begin(), bytes.end());
+    QCOMPARE(cli["across_methods"].size(), size_t(1));
+    const auto escaped = [](const nlohmann::json& text) {
+      return QString::fromStdString(text.get<std::string>()).toHtmlEscaped().replace("'", "&apos;");
+    };
+    QVERIFY(section.contains(escaped(cli["across_methods"][0]["message"])));
+    QVERIFY(section.contains(escaped(cli["across_methods"][0]["evidence"])));
+    // --method decoder keeps the finding (it is about decoder too).
+    const QString decoder = outPath("round-trip-decoder.html");
+    QCOMPARE(runCli({"report", pte, "--etdump", etdp, "--method", "decoder", "-o", decoder}).exitCode, 0);
+    QVERIFY(readText(decoder).contains("<tr><td>PRF004 round-trip</td>"));
+
+    // decoder takes float32[1,4]: nothing of encoder's comes back.
+    const auto [otherPte, otherEtdp] = write("[1, 4]", "no-round-trip");
+    const QString none = outPath("no-round-trip.html");
+    r = runCli({"report", otherPte, "--etdump", otherEtdp, "-o", none});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString noneSection = between(readText(none), "<section id=\"across-methods\">", "</section>");
+    QVERIFY2(noneSection.contains("<p>No findings across methods.</p>"), qPrintable(noneSection));
+    QVERIFY(!noneSection.contains("PRF004"));
+    // A trace of one method has no such section.
+    etdump::TraceSpec encoderOnly;
+    encoderOnly.method = "encoder";
+    const QString oneEtdp = outPath("encoder-only.etdp"), one = outPath("encoder-only.html");
+    test::writeAll(oneEtdp, etdump::serializeEtdump(etdump::synthesizeEtdump(test::twoMethodProgram("[1, 8]"), encoderOnly).value()));
+    QCOMPARE(runCli({"report", pte, "--etdump", oneEtdp, "-o", one}).exitCode, 0);
+    QVERIFY(readText(one).contains("<h3>Measured transfers</h3>"));
+    QVERIFY(!readText(one).contains("id=\"across-methods\""));
   }
 
   void methodLimitsTheReport() {

@@ -18,6 +18,7 @@
 #include "synth/JsonSpec.h"
 #include "report/ProfileAnalysisWriters.h"
 #include "report/ProfileWriters.h"
+#include "support/RoundTripPrograms.h"
 
 using namespace ptescope;
 using namespace ptescope::exec;
@@ -101,27 +102,6 @@ const ProfileFinding* findingOf(const ProfileCheck& check, const std::string& id
 }
 bool notJudged(const ProfileCheck& check, const std::string& id) {
   return std::any_of(check.not_judged.begin(), check.not_judged.end(), [&](const std::string& l) { return l.rfind(id, 0) == 0; });
-}
-
-// A program of two methods, each x -> h2d -> a CUDA delegate -> d2h -> out,
-// as export writes it: 'encoder' takes float32[1,8] and returns float32[1,8]
-// (its delegate's output copied to the host); 'decoder' takes `decoderInput`
-// and returns float32[1,4].
-program::Program twoMethodProgram(const char* decoderInput) {
-  const std::string spec = std::string(R"({"methods": [
-    {"name": "encoder", "inputs": ["x"], "outputs": ["h"],
-     "tensors": {"x": {"dtype": "float32", "sizes": [1, 8]}, "h": {"dtype": "float32", "sizes": [1, 8]}},
-     "nodes": [{"delegate": "CudaBackend", "compile_specs": {"method_name": "encoder", "target_device": "cuda:0"},
-                "inputs": ["x"], "outputs": ["h"]}]},
-    {"name": "decoder", "inputs": ["e"], "outputs": ["y"],
-     "tensors": {"e": {"dtype": "float32", "sizes": )") + decoderInput + R"(}, "y": {"dtype": "float32", "sizes": [1, 4]}},
-     "nodes": [{"delegate": "CudaBackend", "compile_specs": {"method_name": "decoder", "target_device": "cuda:0"},
-                "inputs": ["e"], "outputs": ["y"]}]}]})";
-  auto built = synth::synthesizeFromSpec(spec);
-  if (!built) qFatal("%s", built.error().message.c_str());
-  auto program = synth::applyDevicePasses(built.value());
-  if (!program) qFatal("%s", program.error().message.c_str());
-  return std::move(program.value());
 }
 
 // A trace's profile of `method`: every et_copy of the method (found through
@@ -473,7 +453,7 @@ class ProfileAnalysisTest : public QObject {
     // encoder returns its float32[1,8] output through a d2h copy; decoder
     // takes a float32[1,8] input through an h2d copy: the caller that passes
     // one to the other makes a round trip. Evidence: 5 µs + 3 µs = 8 µs.
-    const auto program = twoMethodProgram("[1, 8]");
+    const auto program = test::twoMethodProgram("[1, 8]");
     const std::vector<TransferProfile> profiles{tracedProfileOf(program, "encoder"), tracedProfileOf(program, "decoder")};
     QCOMPARE(profiles[0].copies.size(), size_t(2));  // h2d x, d2h h
     const auto findings = checkRoundTripsAcrossMethods(profiles, program);
@@ -495,7 +475,7 @@ class ProfileAnalysisTest : public QObject {
     QCOMPARE(j[0]["other_method"].get<std::string>(), std::string("decoder"));
 
     // decoder takes float32[1,4]: nothing of encoder's comes back.
-    const auto other = twoMethodProgram("[1, 4]");
+    const auto other = test::twoMethodProgram("[1, 4]");
     QVERIFY(checkRoundTripsAcrossMethods({tracedProfileOf(other, "encoder"), tracedProfileOf(other, "decoder")}, other).empty());
     // One method alone (its output fed back to itself is a loop, not a round trip within one iteration).
     QVERIFY(checkRoundTripsAcrossMethods({profiles[0]}, program).empty());
@@ -576,7 +556,7 @@ class ProfileAnalysisTest : public QObject {
   // in encoder (h2d x, delegate, d2h h) the d2h reads the delegate's output,
   // the h2d reads a method input (no producer).
   void identifyCopiesFindsProducers() {
-    const auto program = twoMethodProgram("[1, 8]");
+    const auto program = test::twoMethodProgram("[1, 8]");
     TransferProfile p = tracedProfileOf(program, "encoder");
     identifyCopies(p, program);
     const auto flow = analysis::Dataflow::build(*program.findMethod("encoder"));

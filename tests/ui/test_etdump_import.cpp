@@ -17,6 +17,7 @@
 #include "etdump/EtdumpWriter.h"
 #include "pte/Writer.h"
 #include "support/EtdumpTestSupport.h"
+#include "support/RoundTripPrograms.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "synth/JsonSpec.h"
@@ -198,6 +199,69 @@ class EtdumpImportTest : public QObject {
     QVERIFY(finished.wait(60000));
     QVERIFY(window.profileSession()->previous()->profile == slow);
     QVERIFY(transfers->hasComparison());
+  }
+
+  // A trace of two methods whose caller sends encoder's output to the host
+  // and back to decoder: the Summary section and the exported report show
+  // PRF004 across the methods as `etdump` prints it; with a decoder that
+  // takes another type, both say there is none.
+  void findingsAcrossMethodsOfATrace() {
+    for (const char* decoderInput : {"[1, 8]", "[1, 4]"}) {
+      const bool roundTrip = QByteArray(decoderInput) == "[1, 8]";
+      const QString name = roundTrip ? "round-trip" : "no-round-trip";
+      const auto program = test::twoMethodProgram(decoderInput);
+      const QString pte = outPath(name + ".pte"), etdp = outPath(name + ".etdp");
+      QVERIFY(pte::writeProgramFile(program, pte.toStdString()).ok());
+      test::writeAll(etdp, etdump::serializeEtdump(test::twoMethodTrace(program)));
+      const auto cli = cliJson(pte, etdp);
+      QVERIFY(cli.is_object());
+      QCOMPARE(cli["across_methods"].size(), size_t(roundTrip ? 1 : 0));
+
+      ui::Document doc;
+      MainWindow window(&doc);
+      window.resize(1400, 900);
+      window.show();
+      QVERIFY(window.openFile(pte));
+      QVERIFY(window.showMethod("decoder"));
+      QVERIFY2(window.importEtdump(etdp), qPrintable(window.lastError()));
+      const auto& run = *window.profileSession()->latest();
+      QCOMPARE(run.profile->method, std::string("decoder"));
+      QVERIFY(run.acrossMethods.has_value());
+      auto* findings = window.findChild<QLabel*>("transferFindings");
+      QVERIFY(findings != nullptr);
+      const QString text = findings->text();
+      QVERIFY2(text.contains("Across the methods of the trace"), qPrintable(text));
+      const QString report = outPath(name + ".html");
+      QVERIFY2(window.exportHtmlReportTo(report), qPrintable(window.lastError()));
+      const auto html = test::readAll(report);
+      const QString reportText = QString::fromUtf8(reinterpret_cast<const char*>(html.data()), qsizetype(html.size()));
+      QVERIFY(reportText.contains("<section id=\"across-methods\">"));
+      if (!roundTrip) {
+        QVERIFY2(text.contains("No findings across methods."), qPrintable(text));
+        QVERIFY(!text.contains("PRF004"));
+        QVERIFY(reportText.contains("<p>No findings across methods.</p>"));
+        continue;
+      }
+      // encoder's d2h copy (instruction 2) of its output, decoder's h2d copy
+      // (instruction 0) of its input; the kernels last their scope (100 +
+      // instruction ticks of 1 ns) less 2 ticks: 100 ns + 98 ns.
+      const auto& f = cli["across_methods"][0];
+      QCOMPARE(f["method"].get<std::string>(), std::string("encoder"));
+      QCOMPARE(f["instructions"][0].get<int>(), 2);
+      QCOMPARE(f["other_method"].get<std::string>(), std::string("decoder"));
+      QCOMPARE(f["other_instructions"][0].get<int>(), 0);
+      QVERIFY2(text.contains("PRF004 [round-trip] method 'encoder', instruction 2; method 'decoder', instruction 0: " +
+                             QString::fromStdString(f["message"].get<std::string>())),
+               qPrintable(text));
+      QVERIFY(text.contains("evidence: " + QString::fromStdString(f["evidence"].get<std::string>())));
+      QVERIFY(text.contains("= 198 ns per call of each"));
+      QVERIFY(reportText.contains("<tr><td>PRF004 round-trip</td><td>method &apos;encoder&apos;, instruction 2; method "
+                                  "&apos;decoder&apos;, instruction 0</td>"));
+      // A profile ptescope runs itself has one method: the lines go.
+      QVERIFY(test::profileOnHost(window, doc.currentMethodIndex(), 2, 0));
+      QVERIFY(!window.profileSession()->latest()->acrossMethods.has_value());
+      QVERIFY(!findings->text().contains("Across the methods"));
+    }
   }
 
   void droppedTraceImports() {

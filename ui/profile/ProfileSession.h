@@ -44,6 +44,7 @@
 #include <optional>
 
 #include "exec/DeviceRuntime.h"
+#include "exec/ProfileAnalysis.h"
 #include "exec/Profiler.h"
 #include "program/Program.h"
 #include "ui/document/BackgroundJob.h"
@@ -94,6 +95,11 @@ struct ProfileRun {
   bool outputsDiffer = false;
   // Why Auto did not use a GPU (RuntimeSelection::notice); empty otherwise.
   QString runtimeNotice;
+  // An imported ETDump of several methods: PRF004 across them
+  // (etdump::roundTripsAcrossMethods, maybe none), which one method's
+  // profile cannot show; the Summary section and the exported report list
+  // them. nullopt: not a trace of several methods.
+  std::optional<std::vector<exec::ProfileFinding>> acrossMethods;
   QDateTime when;  // when the run started
 };
 

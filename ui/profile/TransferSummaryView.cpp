@@ -81,7 +81,8 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
   setProfile(nullptr);
 }
 
-void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile> profile) {
+void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile> profile,
+                                     const std::vector<exec::ProfileFinding>* acrossMethods) {
   table_->setRowCount(0);
   if (!profile) {
     breakdown_->setText(tr("No profile: run one (Profile) or import an ETDump."));
@@ -142,11 +143,18 @@ void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile
   breakdown_->setText(text);
 
   const auto check = exec::checkProfile(*profile);
+  auto findingText = [](const exec::ProfileFinding& f) {
+    return qText(f.id + " [" + f.slug + "] " + f.location() + ": " + f.message + "\n    evidence: " + f.evidence + "\n    fix: " + f.fix);
+  };
   QStringList lines;
-  for (const auto& f : check.findings)
-    lines << qText(f.id + " [" + f.slug + "] " + f.location() + ": " + f.message + "\n    evidence: " + f.evidence + "\n    fix: " + f.fix);
+  for (const auto& f : check.findings) lines << findingText(f);
   if (lines.isEmpty()) lines << tr("No findings.");
   for (const auto& line : check.not_judged) lines << qText(line);
+  if (acrossMethods != nullptr) {
+    lines << tr("Across the methods of the trace (one run of the caller executing each):");
+    for (const auto& f : *acrossMethods) lines << findingText(f);
+    if (acrossMethods->empty()) lines << tr("No findings across methods.");
+  }
   findings_->setText(lines.join('\n'));
 }
 

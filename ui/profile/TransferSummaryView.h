@@ -3,13 +3,15 @@
 // statistics per direction and size class, the time breakdown and what the
 // source cannot show, the findings); TimeBreakdownBar is the timeline's bar
 // of one iteration split into kernels, delegates, copies and gaps. Both show
-// the same numbers as `profile` and `etdump` print.
+// the same numbers as `profile` and `etdump` print, and the Summary the same
+// findings across methods as `etdump` for a trace of several methods.
 #pragma once
 
 #include <memory>
 
 #include <QWidget>
 
+#include "exec/ProfileAnalysis.h"
 #include "exec/Profiler.h"
 
 class QLabel;
@@ -22,7 +24,11 @@ class TransferSummaryView : public QWidget {
   Q_OBJECT
  public:
   explicit TransferSummaryView(QWidget* parent = nullptr);
-  void setProfile(std::shared_ptr<const exec::TransferProfile> profile);
+  // `acrossMethods`: for a trace of several methods (an imported ETDump),
+  // PRF004 across them, listed after the profile's own findings (maybe none);
+  // nullptr for any other source.
+  void setProfile(std::shared_ptr<const exec::TransferProfile> profile,
+                  const std::vector<exec::ProfileFinding>* acrossMethods = nullptr);
 
   QTableWidget* table() const { return table_; }
   QLabel* breakdown() const { return breakdown_; }

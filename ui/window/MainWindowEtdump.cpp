@@ -3,7 +3,9 @@
 // (the file the runtime ran), turned into a profile (etdump::toTransferProfile)
 // and added to the profile history, so the Transfers panel's measured and
 // compare columns, the Timeline panel and the graph overlay show it exactly
-// as they show a ptescope profile, also after edits.
+// as they show a ptescope profile, also after edits. A trace of several
+// methods also brings PRF004 across them (etdump::roundTripsAcrossMethods,
+// as `etdump` prints them) to the Summary section and the exported report.
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QStatusBar>
@@ -53,6 +55,8 @@ bool MainWindow::importEtdump(const QString& path, const QStringList& methods) {
   run.label = tr("%1 · %2 · %3 · %4")
                   .arg(fileName, QString::fromStdString(shown->method), QString::fromUtf8(etdump::kEtdumpSource),
                        countText(qint64(shown->iterations), tr("iteration")));
+  if (analysis->methods.size() > 1)
+    run.acrossMethods = etdump::roundTripsAcrossMethods(analysis.value(), *loaded, document_->displayName().toStdString());
   run.when = QDateTime::currentDateTime();
   if (!profiler_->addRun(run)) {
     showError(title, tr("%1: the profile history is busy").arg(path));

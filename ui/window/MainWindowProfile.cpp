@@ -268,7 +268,7 @@ void MainWindow::applyProfiles() {
                                latest ? latest->label : QString(), previous ? previous->label : QString());
   updateTransferTotals();
   transfersView_->resizeColumnsToContents();
-  transferSummary_->setProfile(latest ? latest->profile : nullptr);
+  transferSummary_->setProfile(latest ? latest->profile : nullptr, latest && latest->acrossMethods ? &*latest->acrossMethods : nullptr);
 
   // Which instruction of the program on screen each profiled one is.
   profiledToCurrent_.clear();

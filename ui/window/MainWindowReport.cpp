@@ -41,6 +41,7 @@ bool MainWindow::exportHtmlReportTo(const QString& path) {
   if (const auto& run = profiler_->latest(); run && run->profile) {
     input.measured.push_back(*run->profile);
     input.measured_name = run->label.toStdString();
+    input.measured_across_methods = run->acrossMethods;  // a trace of several methods: PRF004 across them
   }
   for (const auto& warning : document_->loaded().warnings) input.notes.push_back(warning);
   QApplication::setOverrideCursor(Qt::WaitCursor);
