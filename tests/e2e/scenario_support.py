@@ -297,6 +297,23 @@ LABEL_CONTRACT = ("Qt 6.4 gives a QLabel no Text interface: a label whose access
                   "role, or the name names the role and the description carries the text")
 
 
+def wrapped_lines(text: str, width: int, hyphens: bool = False) -> int:
+    """Lines `text` takes wrapped at its spaces (and after its hyphens, as Qt's
+    item views break "ptescope-cli") in `width` px of the UI font (ImageMagick's measure)."""
+    lines, line = 1, ""
+    for word in (re.sub(r"-(?=\w)", "- ", text) if hyphens else text).split():
+        trial = f"{line} {word}" if line else word
+        if line and harness.text_width(trial) > width:
+            lines, line = lines + 1, word
+        else:
+            line = trial
+    return lines
+
+
+# A line of the UI font (DejaVu Sans 9 pt at 96 dpi), in pixels.
+LINE_PX = 14
+
+
 def find_status(app: App):
     """The label next to Find that says "1 of 3" / "Not found" (contract: description or name "Find status")."""
     return labelled(app, "Find status")

@@ -30,6 +30,8 @@
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/profile/ProfileSession.h"
 #include "ui/profile/TransfersModel.h"
+#include "layout/GraphvizLayout.h"
+#include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphView.h"
 #include "ui/window/MainWindow.h"
 
@@ -178,6 +180,56 @@ class NewUserRoundTwoTest : public QObject {
     QCOMPARE(plan->accessibleName(), QString("Memory plan"));
     QCOMPARE(plan->accessibleDescription(),
              QString("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; buffer 2 · cuda:0: 16.0 KiB, peak 16.0 KiB"));
+  }
+
+  // Item 27: each Diagnostics text is whole in its cell at 1000x700, the
+  // fix too (it was a 240 px column of one line: "export with alloc…").
+  void diagnosticsTextsAreWhole() {
+    Window w;
+    QVERIFY(w.open(synthProgram("diagnostics-whole.pte", {"--demo"})));
+    auto options = w.doc.methodOptions(0);
+    options.skip_d2h_for_method_outputs = true;  // PTS002: forward's output planned on cuda:0
+    w.doc.setMethodOptions(0, options);
+    w.doc.waitForPipeline();
+    auto* view = w.window.findChild<QTableView*>("diagnosticsView");
+    QVERIFY(view != nullptr);
+    if (auto* tabs = w.window.findChild<QTabWidget*>("bottomTabs")) tabs->setCurrentWidget(view);
+    QTRY_VERIFY(view->model()->rowCount() > 0);
+    QTRY_VERIFY(view->isVisible());
+    const QFontMetrics metrics(view->font());
+    for (int row = 0; row < view->model()->rowCount(); ++row)
+      for (int column = 0; column < view->model()->columnCount(); ++column) {
+        const QString text = view->model()->index(row, column).data().toString();
+        if (text.isEmpty()) continue;
+        // The cell less the item's margins (3 px a side in Qt's styles, 2 more for slack).
+        const int width = view->columnWidth(column) - 10;
+        const int needed = metrics.boundingRect(QRect(0, 0, std::max(width, 1), 100000), Qt::TextWordWrap, text).height();
+        QVERIFY2(needed <= view->rowHeight(row) && metrics.horizontalAdvance(text.section(' ', 0, 0)) <= width,
+                 qPrintable(QString("row %1, column %2: %3 needs %4 px in %5 px, the row is %6 px high")
+                                .arg(row).arg(column).arg(text).arg(needed).arg(width).arg(view->rowHeight(row))));
+      }
+  }
+
+  // Item 27: a delegate's name is whole in a node sized for it: the box is
+  // sized from an average glyph (layout::nodeSize), the title drawn in the
+  // GUI's bold sans is wider; it was cut to "VulkanBacke…rAdrenoGPUs".
+  void delegateNamesAreWholeInTheirNodes() {
+    for (const char* name : {"VulkanBackendForAdrenoGPUs", "XnnpackBackend", "CudaBackend", "TensorRTBackend"}) {
+      layout::GraphNode node;
+      node.kind = layout::NodeKind::Delegate;
+      node.title = name;
+      node.subtitle = "#2 → cuda:0";
+      // The painter's text area in a delegate box: a 9 px band and 4 px on the left, 6 px on the right.
+      const double width = layout::nodeSize(node).width - 9 - 4 - 6;
+      const auto shown = ui::fittedTitle(QString::fromUtf8(name), width);
+      QVERIFY2(shown.text == QString::fromUtf8(name), qPrintable(shown.text + QString(" in %1 px").arg(width)));
+      QVERIFY(shown.font.pixelSize() >= ui::kNodeTitlePixels - 2);
+    }
+    // A short title keeps the title font; one far too long is elided, not shrunk further.
+    QCOMPARE(ui::fittedTitle("relu", 100).font.pixelSize(), ui::kNodeTitlePixels);
+    const auto cut = ui::fittedTitle(QString("VeryLongBackendName").repeated(10), 150);
+    QVERIFY(cut.text.contains(QChar(0x2026)));
+    QCOMPARE(cut.font.pixelSize(), ui::kNodeTitlePixels);
   }
 
   // Item 24: with many delegates the Pass options panel stays inside its

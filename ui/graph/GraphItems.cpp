@@ -303,12 +303,22 @@ void GraphNodeItem::paintGroupDevices(QPainter* painter, const QRectF& box) cons
   segment(double(node_.group_d2h), toQColor(layout::d2hCopyStyle().stroke));
 }
 
+FittedText fittedTitle(const QString& title, double width) {
+  // Node sizes are estimated from the average glyph of a narrower font
+  // (layout::nodeSize); two pixels less (80%) make up for that, no more.
+  for (int pixels = kNodeTitlePixels; pixels >= kNodeTitlePixels - 2; --pixels) {
+    const QFont font = graphFont(pixels, true);
+    if (QFontMetricsF(font).horizontalAdvance(title) <= width) return {font, title};
+  }
+  const QFont font = titleFont();
+  return {font, QFontMetricsF(font).elidedText(title, Qt::ElideMiddle, width)};
+}
+
 void GraphNodeItem::paintText(QPainter* painter, const QRectF& area) const {
-  const QFont title = titleFont();
+  const auto [title, titleText] = fittedTitle(QString::fromStdString(node_.title), area.width());
   const QFont subtitle = subtitleFont();
   const QFontMetricsF titleMetrics(title);
   const QFontMetricsF subtitleMetrics(subtitle);
-  const QString titleText = titleMetrics.elidedText(QString::fromStdString(node_.title), Qt::ElideMiddle, area.width());
   const QString subtitleText = subtitleMetrics.elidedText(QString::fromStdString(node_.subtitle), Qt::ElideRight, area.width());
   const double total = titleMetrics.height() + (subtitleText.isEmpty() ? 0 : subtitleMetrics.height());
   double y = area.center().y() - total / 2;

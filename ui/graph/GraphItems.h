@@ -31,6 +31,16 @@ QFont graphFont(int pixelSize, bool bold = false);
 inline constexpr int kNodeTitlePixels = 10;
 inline constexpr int kNodeSubtitlePixels = 8;
 
+// A node's title as drawn in `width` (scene px): whole in the title font,
+// else whole in a pixel or two smaller (a delegate named
+// "VulkanBackendForAdrenoGPUs" was cut to "VulkanBacke…rAdrenoGPUs" in a box
+// sized for it), else elided in the middle at the title font.
+struct FittedText {
+  QFont font;
+  QString text;
+};
+FittedText fittedTitle(const QString& title, double width);
+
 // Colours of the diff view's marks (layout::Change), shared with the legend.
 QColor changeQColor(layout::Change change);
 // The mark of a copy a delegate makes inside itself (no instruction), drawn

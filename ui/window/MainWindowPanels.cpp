@@ -272,17 +272,18 @@ void MainWindow::buildDiagnostics() {
   proxy->setSourceModel(diagnosticsModel_);
   proxy->setSortRole(SortRole);
   diagnosticsView_ = makeTable(proxy, "diagnosticsView");
-  // The finding takes the width; rule, severity and location are as wide as
-  // their text; the fix gets a column of its own that the user can widen.
-  // Every cell's whole text is its tooltip.
+  // Severity and rule are as wide as their text; location, finding and fix
+  // share the rest and wrap at their spaces, each row as high as its
+  // longest text, so every text is whole (a fix cut to "export with
+  // alloc…" said nothing). Every cell's whole text is also its tooltip.
   auto* header = diagnosticsView_->horizontalHeader();
   header->setStretchLastSection(false);
   header->setSectionResizeMode(DiagnosticsModel::Severity, QHeaderView::ResizeToContents);
   header->setSectionResizeMode(DiagnosticsModel::Id, QHeaderView::ResizeToContents);
-  header->setSectionResizeMode(DiagnosticsModel::Location, QHeaderView::ResizeToContents);
-  header->setSectionResizeMode(DiagnosticsModel::Message, QHeaderView::Stretch);
-  header->setSectionResizeMode(DiagnosticsModel::Hint, QHeaderView::Interactive);
-  header->resizeSection(DiagnosticsModel::Hint, 240);
+  for (int column : {int(DiagnosticsModel::Location), int(DiagnosticsModel::Message), int(DiagnosticsModel::Hint)})
+    header->setSectionResizeMode(column, QHeaderView::Stretch);
+  diagnosticsView_->setWordWrap(true);
+  diagnosticsView_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   diagnosticsView_->setTextElideMode(Qt::ElideMiddle);
 }
 

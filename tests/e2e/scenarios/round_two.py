@@ -22,9 +22,9 @@ import time
 
 import harness
 from harness import contains, extents, name_of, on_screen, role_of, table_headers, table_rows, wait_until
-from scenario_support import (BOTH_SIZES, SAMPLES, answer_file_dialog, bottom_tab, check_box, find_status, find_text,
-                              graph_view, label_text, labelled, run_profile, show_dock_tab, sizes, tab_table, timeout,
-                              toggle_check_box, wait_title, zoom_percent)
+from scenario_support import (BOTH_SIZES, LINE_PX, SAMPLES, answer_file_dialog, bottom_tab, check_box, choose_in_combo,
+                              find_status, find_text, graph_view, label_text, labelled, run_profile, show_dock_tab, sizes,
+                              tab_table, timeout, toggle_check_box, wait_title, wrapped_lines, zoom_percent)
 from graph import canvas_area, graph_items, overlay  # noqa: E402 (a sibling scenario file)
 
 BAR = "File changed on disk"
@@ -499,16 +499,6 @@ def scenario_open_all_groups_keeps_the_selection_and_fit_shows_all(ctx):
     ctx.check(items, "the graph exposes nothing after Fit")
     ctx.expect(not outside, f"after Fit {len(outside)} of {len(items)} items lie outside the canvas {area} "
                             f"(zoom {zoom}%): {outside[:3]}")
-def wrapped_lines(text: str, width: int) -> int:
-    """Lines `text` takes wrapped at its spaces in `width` px of the UI font (ImageMagick's measure)."""
-    lines, line = 1, ""
-    for word in text.split():
-        trial = f"{line} {word}" if line else word
-        if line and harness.text_width(trial) > width:
-            lines, line = lines + 1, word
-        else:
-            line = trial
-    return lines
 
 
 @sizes(*BOTH_SIZES)
@@ -559,10 +549,101 @@ def scenario_advisor_edits_are_whole(ctx):
         # font is 14 px high (DejaVu Sans at 96 dpi).
         lines = wrapped_lines(edits[row], e[2])
         ctx.note(f"row {row + 1}: cell {e}, {lines} lines of {edits[row]!r}")
-        ctx.expect(e[3] >= lines * 14, f"candidate {row + 1}'s Edits need {lines} lines ({lines * 14} px) and the row "
-                                       f"is {e[3]} px: {edits[row]!r} is cut")
+        ctx.expect(e[3] >= lines * LINE_PX, f"candidate {row + 1}'s Edits need {lines} lines ({lines * LINE_PX} px) "
+                                            f"and the row is {e[3]} px: {edits[row]!r} is cut")
     ctx.note(f"table in sight {view}, {whole_rows} whole rows in sight")
     ctx.expect(whole_rows >= 3 or whole_rows == len(rows), f"only {whole_rows} whole candidates are in sight "
                                                            f"in {view}")
 
 
+
+
+LONG_METHOD = "forward_with_a_rather_long_method_name"
+LONG_DELEGATE = "VulkanBackendForAdrenoGPUs"
+
+
+def shown_width(obj) -> int:
+    rect = harness.visible_rect(obj)
+    return rect[2] if rect else 0
+
+
+def column_header_cells(table) -> list:
+    t = table.queryTable()
+    return [t.getColumnHeader(c) for c in range(t.nColumns)]
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_texts_whole_where_there_is_room(ctx):
+    """Item 27: a delegate named VulkanBackendForAdrenoGPUs is whole in Pass options and on the graph (looked at: the node is painted); after retargeting it in a method with a long name, the Edit menu's Undo item stays inside its menu and the screen; the Profile, Export Report and Import ETDump dialogs are wide enough for their titles; after Run Once every Outputs header and cell text is whole in its column. (The Diagnostics Fix column: panels.py diagnostics_columns_readable.)"""
+    tensors = {n: {"dtype": "float32", "sizes": [4]} for n in ("x", "r", "y", "z")}
+    spec = {"methods": [{"name": LONG_METHOD, "inputs": ["x"], "outputs": ["z"], "tensors": tensors, "nodes": [
+        {"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+        {"delegate": LONG_DELEGATE, "compile_specs": {"target_device": "cuda:0"}, "inputs": ["r"], "outputs": ["y"]},
+        {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"}, "inputs": ["y"], "outputs": ["z"]}]}]}
+    app = ctx.open(ctx.synth_spec("long-names", spec))
+    show_dock_tab(app, "Pass options")
+    find_text(app, LONG_DELEGATE, enter=True)
+    time.sleep(1.0)
+    ctx.shot("delegate-on-graph")  # looked at: the node reads VulkanBackendForAdrenoGPUs whole
+    label = wait_until(lambda: next((o for o in app.find_all(role="label", name_contains=LONG_DELEGATE)
+                                     if on_screen(o)), None), timeout=5, what=f"Pass options' label of {LONG_DELEGATE}")
+    app.scroll_into_view(label)
+    need = int(0.95 * harness.text_width(name_of(label)))
+    ctx.expect(shown_width(label) >= need, f"Pass options shows {shown_width(label)} px of {name_of(label)!r}, "
+                                           f"which needs {need} px")
+    combo = next(c for c in app.find_all(role="combo box") if LONG_DELEGATE in name_of(c))
+    choose_in_combo(app, combo, "cuda:1")
+    wait_title(app, lambda t: "*" in t, what="the title to mark the retarget")
+
+    entry = app.open_menu("Edit")
+    undo = next((i for i in app.menu_items(entry) if name_of(i).startswith("Undo")), None)
+    ctx.check(undo is not None, "the Edit menu has no Undo item")
+    popup = next((c for c in harness.children_of(entry) if role_of(c) in ("popup menu", "menu")), None)
+    ctx.note(f"Undo item {name_of(undo)!r} at {extents(undo)} in {extents(popup) if popup else None}")
+    ctx.shot("edit-menu")
+    screen = (0, 0, ctx.width, ctx.height)
+    ctx.expect(contains(screen, extents(undo)), f"the Undo item {extents(undo)} runs off the screen")
+    if popup is not None:
+        ctx.expect(contains(extents(popup), extents(undo), slack=1),
+                   f"the Undo item {extents(undo)} runs off its menu {extents(popup)}")
+    ctx.expect(extents(undo)[2] <= 0.7 * ctx.width, f"the Undo item is {extents(undo)[2]} px wide: "
+                                                    f"{name_of(undo)!r}")
+    app.key("Escape")
+    time.sleep(0.3)
+
+    for menu, item in (("Profile", "Profile Transfers..."), ("File", "Export Report..."), ("File", "Import ETDump...")):
+        app.menu(menu, item)
+        dialog = app.wait_dialog(what=f"the {item} dialog")
+        title, e = name_of(dialog), extents(dialog)
+        # The title bar holds an icon and three buttons (about 80 px) beside the
+        # centred title, drawn bold (about 10% wider).
+        need = int(1.1 * harness.text_width(title)) + 80
+        ctx.note(f"{item}: {title!r} in {e}")
+        ctx.expect(title and e[2] >= need, f"the {item} dialog is {e[2]} px wide; its title {title!r} needs {need}")
+        ctx.expect(contains(screen, e), f"the {item} dialog {e} runs off the screen")
+        if item.startswith("Profile"):
+            ctx.shot("profile-dialog")
+        app.key("Escape")
+        app.wait_no_dialog()
+
+    app.menu("Run", "Run Once")
+    table = tab_table(app, "Outputs", "Outputs")
+    wait_until(lambda: table_rows(table), timeout=30, what="Run Once's outputs")
+    time.sleep(0.5)
+    ctx.shot("outputs")
+    headers = table_headers(table)
+    for header, cell in zip(headers, column_header_cells(table)):
+        if header and cell is not None:
+            need = int(0.95 * harness.text_width(header))
+            ctx.expect(shown_width(cell) >= need, f"the Outputs header {header!r} shows {shown_width(cell)} of "
+                                                  f"{need} px")
+    t = table.queryTable()
+    for r in range(min(t.nRows, 5)):
+        for c in range(t.nColumns):
+            cell = t.getAccessibleAt(r, c)
+            text = name_of(cell) or harness.text_of(cell)
+            if text:
+                need = int(0.95 * harness.text_width(text)) + 6
+                ctx.expect(shown_width(cell) >= need, f"Outputs row {r} {headers[c]}: {text!r} shows "
+                                                      f"{shown_width(cell)} of {need} px")
