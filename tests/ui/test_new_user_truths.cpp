@@ -22,6 +22,7 @@
 #include <map>
 #include <set>
 
+#include "support/EtdumpTestSupport.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/common/MemoryBudgetSetting.h"
@@ -331,6 +332,29 @@ class NewUserTruthsTest : public QObject {
     for (const auto& bar : window.timeline()->bars())
       if (bar.delegate) devices.insert(bar.device.str());
     QCOMPARE(devices, (std::set<std::string>{"cuda:0", "cuda:1"}));
+  }
+
+  // Item 13, as the runtime traced it: upstream's trace of cross_device (a
+  // delegate on cuda:0, then one on cuda:1; stub backends, so both ran and
+  // are kernel bars) names both devices in the timeline's legend, which
+  // screen readers read in the canvas's description.
+  void etdumpTimelineLegendNamesEachDelegateDevice() {
+    PTESCOPE_REQUIRE_ETDUMP_SAMPLES();
+    const QString dir = test::etdumpSamplesDir();
+    test::ShownWindow w;
+    QVERIFY(w.open(dir + "/scenario_cross_device.pte"));
+    QVERIFY2(w.window.importEtdump(dir + "/scenario_cross_device.etdp"), qPrintable(w.window.lastError()));
+    ui::TimelineView* timeline = w.window.timeline();
+    QTRY_VERIFY(timeline->profile() != nullptr);
+    std::map<std::string, int> delegates;  // device -> kernel-lane delegate bars
+    for (const auto& bar : timeline->bars())
+      if (bar.delegate && bar.lane == ui::TimelineView::Lane::Kernels) ++delegates[bar.device.str()];
+    QCOMPARE(delegates, (std::map<std::string, int>{{"cuda:0", 1}, {"cuda:1", 1}}));
+    const QStringList legend = timeline->legendTexts();
+    QCOMPARE(legend, (QStringList{"host → device copy", "device → host copy", "delegate call (cuda:0)", "delegate call (cuda:1)"}));
+    QWidget* canvas = timeline->canvas()->parentWidget();  // the scroll area around the painted viewport
+    QCOMPARE(canvas->accessibleName(), QString("Timeline"));
+    QCOMPARE(canvas->accessibleDescription(), "Legend: " + legend.join(", "));
   }
 
   // A profile's Cancel stays where it is while the status text beside it

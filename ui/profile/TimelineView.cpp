@@ -261,6 +261,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(breakdown_);
 
   canvas_ = new TimelineCanvas(this);
+  canvas_->setAccessibleName(tr("Timeline"));
   layout->addWidget(canvas_, 1);
 
   connect(iterationBox_, &QComboBox::activated, this,
@@ -399,6 +400,9 @@ void TimelineView::rebuildBars() {
   zoom_ = std::clamp(zoom_, 1.0, maxZoom());
   layoutBars();
   updateControls();
+  // What the painted legend says, for screen readers.
+  const QStringList legend = legendTexts();
+  canvas_->setAccessibleDescription(legend.isEmpty() ? tr("No profile") : tr("Legend: %1").arg(legend.join(", ")));
   canvas_->viewport()->update();
 }
 
@@ -684,35 +688,56 @@ void TimelineView::paintAxis(QPainter& p) {
              tr("iteration %1").arg(iteration_ + 1));
 }
 
-void TimelineView::paintLegend(QPainter& p) {
-  const QRectF all = canvas_->viewport()->rect();
-  const double top = laneRect(lanes_.back()).bottom() + kCanvas.lane_gap / 2 + 4;
-  const program::Device delegateDevice = delegateDeviceOf(profile_.get());
-  struct Entry {
-    BarStyle style;
-    QString text;
-  };
-  std::vector<Entry> entries;
+namespace {
+
+struct LegendEntry {
+  BarStyle style;
+  QString text;
+};
+
+// The legend's entries, left to right: the copies, the CPU kernels, each
+// device's delegate calls (in the order they first run) and the
+// instructions not executed.
+std::vector<LegendEntry> legendEntries(const exec::TransferProfile& profile, const std::vector<TimelineView::Bar>& bars) {
+  using Lane = TimelineView::Lane;
+  const program::Device delegateDevice = delegateDeviceOf(&profile);
+  std::vector<LegendEntry> entries;
   bool cpuKernels = false, notExecuted = false;
   std::vector<program::Device> delegateDevices;  // in order of first appearance
-  for (const auto& s : profile_->timeline) {
+  for (const auto& s : profile.timeline) {
     if (s.track == exec::TimelineSlice::Track::NotExecuted) notExecuted = true;
   }
-  for (const auto& b : bars_) {
+  for (const auto& b : bars) {
     if (b.lane != Lane::Kernels) continue;
     if (!b.delegate)
       cpuKernels = true;
     else if (std::find(delegateDevices.begin(), delegateDevices.end(), b.device) == delegateDevices.end())
       delegateDevices.push_back(b.device);
   }
-  entries.push_back({styleOf(Lane::HostToDevice, false, delegateDevice), tr("host → device copy")});
-  entries.push_back({styleOf(Lane::DeviceToHost, false, delegateDevice), tr("device → host copy")});
+  entries.push_back({styleOf(Lane::HostToDevice, false, delegateDevice), TimelineView::tr("host → device copy")});
+  entries.push_back({styleOf(Lane::DeviceToHost, false, delegateDevice), TimelineView::tr("device → host copy")});
   if (cpuKernels || delegateDevices.empty())
-    entries.push_back({styleOf(Lane::Kernels, false, delegateDevice), tr("CPU kernel")});
+    entries.push_back({styleOf(Lane::Kernels, false, delegateDevice), TimelineView::tr("CPU kernel")});
   for (const auto& device : delegateDevices)
     entries.push_back({styleOf(Lane::Kernels, true, device),
-                       tr("delegate call (%1)").arg(QString::fromStdString(device.str()))});
-  if (notExecuted) entries.push_back({styleOf(Lane::NotExecuted, false, delegateDevice), tr("not executed")});
+                       TimelineView::tr("delegate call (%1)").arg(QString::fromStdString(device.str()))});
+  if (notExecuted) entries.push_back({styleOf(Lane::NotExecuted, false, delegateDevice), TimelineView::tr("not executed")});
+  return entries;
+}
+
+}  // namespace
+
+QStringList TimelineView::legendTexts() const {
+  QStringList texts;
+  if (profile_ && !lanes_.empty())
+    for (const auto& e : legendEntries(*profile_, bars_)) texts << e.text;
+  return texts;
+}
+
+void TimelineView::paintLegend(QPainter& p) {
+  const QRectF all = canvas_->viewport()->rect();
+  const double top = laneRect(lanes_.back()).bottom() + kCanvas.lane_gap / 2 + 4;
+  const auto entries = legendEntries(*profile_, bars_);
   const QFontMetrics metrics(font());
   double x = 8;
   for (const auto& e : entries) {

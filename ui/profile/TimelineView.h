@@ -22,6 +22,7 @@
 // method's instruction indices.
 #pragma once
 
+#include <QStringList>
 #include <QWidget>
 
 #include <memory>
@@ -83,6 +84,11 @@ class TimelineView : public QWidget {
   QRectF laneRect(Lane lane) const;
   // Index into bars() of the bar at a canvas position, or -1.
   int barAt(const QPointF& position) const;
+  // The legend's entries as drawn under the lanes, left to right ("host →
+  // device copy", ..., "delegate call (cuda:1)"); empty with no profile.
+  // The canvas (accessible name "Timeline") has them in its accessible
+  // description: "Legend: host → device copy, ...".
+  QStringList legendTexts() const;
   // The widget that paints the lanes and takes the mouse (for tests and grabs).
   QWidget* canvas() const;
 

@@ -18,14 +18,19 @@ Contracts:
     reads "Run failed: ...";
   - item 7: an emulated profile's copy times on the graph say "emulated" in
     the legend;
-  - item 11: the graph's description forgets the previous file's selection.
+  - item 11: the graph's description forgets the previous file's selection;
+  - item 13: the Timeline's canvas is named "Timeline", described "Legend:
+    ..." with the legend's entries in the order drawn.
 """
 
+import re
+import subprocess
 import time
 
-from harness import description_of, extents, find, find_all, name_of, on_screen, table_rows, text_of, wait_until
+from harness import (description_of, extents, find, find_all, name_of, on_screen, role_of, table_rows, text_of,
+                     wait_until)
 from scenario_support import (BOTH_SIZES, SAMPLES, answer_file_dialog, bottom_tab, choose_in_combo, dialog_text, file_dialog_open,
-                              find_status, find_text, graph_selection, label_text, labelled, select_instruction,
+                              find_status, find_text, graph_selection, label_text, labelled, run_profile, select_instruction,
                               show_dock_tab, sizes, status_bar, tab_table, timeout, toggle_check_box,
                               type_into_file_dialog, wait_title)
 
@@ -297,3 +302,71 @@ def scenario_failed_run_once_shows_no_earlier_outputs(ctx):
     ctx.expect(header is not None, "no label on screen says 'Run failed'")
     stale = [name_of(o) for o in app.find_all(role="label") if on_screen(o) and "Not executed" in name_of(o)]
     ctx.expect(not stale, f"the earlier run's 'Not executed' list is still shown: {stale[:1]}")
+
+
+def _saturated_pixels(png, region):
+    """{(r, g, b): [x, ...]} of the coloured (not grey) pixels of region (x, y, w, h) of a screenshot."""
+    x, y, w, h = region
+    out = subprocess.run(["convert", str(png), "-crop", f"{w}x{h}+{x}+{y}", "+repage", "-depth", "8", "txt:-"],
+                         capture_output=True, text=True, timeout=30).stdout
+    colours: dict = {}
+    for line in out.splitlines()[1:]:
+        m = re.match(r"(\d+),(\d+):\s*\((\d+),(\d+),(\d+)", line)
+        if not m:
+            continue
+        px, _, r, g, b = (int(v) for v in m.groups())
+        if max(r, g, b) - min(r, g, b) >= 24:
+            colours.setdefault((r, g, b), []).append(px)
+    return colours
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_timeline_colours_each_delegate_by_its_device(ctx):
+    """Issue 34 item 13: upstream's trace of cross_device (a delegate on cuda:0, one on cuda:1), imported on its program: the Timeline's legend names 'delegate call (cuda:0)' and 'delegate call (cuda:1)' (its accessible description), their swatches differ, and each swatch's colour is painted on the lanes (the cuda:1 call in cuda:1's colour); passes with a note when the shared ETDump samples are absent."""
+    trace = ETDUMP_SAMPLES / "scenario_cross_device.etdp"
+    if not trace.exists() or not (ETDUMP_SAMPLES / "scenario_cross_device.pte").exists():
+        ctx.note(f"no upstream trace in {ETDUMP_SAMPLES} (the shared ETDump samples): nothing to check")
+        return
+    program = ctx.tmp / "cross_device.pte"
+    program.write_bytes((ETDUMP_SAMPLES / "scenario_cross_device.pte").read_bytes())
+    app = ctx.open(program)
+    app.menu("File", "Import ETDump...")
+    dialog = app.wait_dialog(what="the Import ETDump dialog")
+    type_into_file_dialog(app, dialog, str(trace))
+    time.sleep(0.5)
+    box = app.active_dialog()
+    ctx.check(box is None, f"importing the trace says {name_of(box) if box else ''!r}: {dialog_text(box)[:200] if box else ''!r}")
+    bottom_tab(app, "Timeline")
+
+    def legend_text():
+        for o in app.find_all(name="Timeline"):
+            if role_of(o) != "page tab" and on_screen(o) and description_of(o).startswith("Legend:"):
+                return o, description_of(o)
+        return None
+    canvas, legend = wait_until(legend_text, timeout=10, what="the Timeline's legend (described 'Legend: ...')")
+    entries = [e.strip() for e in legend[len("Legend:"):].split(",")]
+    ctx.note(f"legend: {entries}")
+    ctx.expect("delegate call (cuda:0)" in entries and "delegate call (cuda:1)" in entries,
+               f"the Timeline's legend reads {entries}")
+    time.sleep(0.5)
+    png = ctx.shot("timeline")
+    # The legend is drawn in a strip 26 px high at the canvas's bottom (the
+    # whole iteration is shown: no scroll bar): its swatches are the only
+    # blocks of one colour (16 x 11 px) there, left to right in the order
+    # of the entries.
+    x, y, w, h = extents(canvas)
+    strip = (x, y + h - 28, w, 28)
+    blocks = {c: xs for c, xs in _saturated_pixels(png, strip).items() if len(xs) >= 60}
+    swatches = sorted(blocks, key=lambda c: sum(blocks[c]) / len(blocks[c]))
+    ctx.note(f"swatches left to right: {swatches}")
+    ctx.check(len(swatches) == len(entries), f"{len(swatches)} swatches under the lanes for the {len(entries)} "
+                                             f"entries {entries}")
+    colour = dict(zip(entries, swatches))
+    ctx.expect(colour.get("delegate call (cuda:0)") != colour.get("delegate call (cuda:1)"),
+               "the legend draws cuda:0's and cuda:1's delegate calls in one colour")
+    lanes = _saturated_pixels(png, (x, y, w, h - 28))
+    for entry in ("delegate call (cuda:0)", "delegate call (cuda:1)"):
+        painted = len(lanes.get(colour.get(entry), []))
+        ctx.note(f"{entry}: {colour.get(entry)}, {painted} px on the lanes")
+        ctx.expect(painted > 0, f"no bar on the lanes is painted in the colour of {entry!r} {colour.get(entry)}")
