@@ -9,6 +9,8 @@
 
 namespace ptescope::ui {
 
+QString mnemonicSafe(QString text) { return text.replace(u'&', QStringLiteral("&&")); }
+
 QString withoutMnemonic(const QString& text) {
   QString out;
   out.reserve(text.size());

@@ -14,6 +14,10 @@ namespace ptescope::ui {
 // "&Method:" as shown: "Method:" (a single '&' dropped, "&&" read as '&').
 QString withoutMnemonic(const QString& text);
 
+// `text` (a name from the file) for a button or check box: each '&' doubled,
+// so it shows as '&' and no letter is taken for a mnemonic.
+QString mnemonicSafe(QString text);
+
 // What names `control` for a screen reader: its accessible name, else the
 // text of a label whose buddy it is ("Method" for "&Method:"), else "".
 QString controlName(const QWidget* control);

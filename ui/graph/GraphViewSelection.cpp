@@ -32,6 +32,10 @@ void GraphView::selectNode(size_t node, bool emitSignals) {
   const auto& n = layout_->model.nodes[node];
   if (n.instruction) emit instructionSelected(*n.instruction);
   else if (n.value >= 0) emit valueSelected(n.value);
+  // A group is neither an instruction nor a value: the panels drop what
+  // they showed (Properties kept the value a Find had passed on the way,
+  // "layer 1" on the way to "layer 12", under the group "layer 12").
+  else emit selectionCleared();
 }
 
 bool GraphView::stepSelection(int dx, int dy) {

@@ -1,4 +1,5 @@
 #include "ui/profile/LinkSelection.h"
+#include "ui/common/AccessibleNames.h"
 #include "ui/common/PlainText.h"
 
 #include <QCheckBox>
@@ -188,7 +189,9 @@ void LinkChooser::refill() {
 void LinkChooser::showCudaGraph() {
   const QString method = selection_->shownMethod();
   QSignalBlocker block(cudaGraph_);
-  cudaGraph_->setText(method.isEmpty() ? tr("CUDA graph replay") : tr("CUDA graph replay in %1").arg(method));
+  // A '&' in the method's name is shown, not taken for a mnemonic.
+  cudaGraph_->setText(method.isEmpty() ? tr("CUDA graph replay")
+                                       : tr("CUDA graph replay in %1").arg(mnemonicSafe(method)));
   cudaGraph_->setEnabled(!method.isEmpty());
   cudaGraph_->setChecked(selection_->cudaGraph(method));
 }

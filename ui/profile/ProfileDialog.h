@@ -52,6 +52,7 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QRadioButton;
+class QShowEvent;
 class QSpinBox;
 
 namespace ptescope::ui {
@@ -90,6 +91,10 @@ class ProfileDialog : public QDialog {
  signals:
   // A runner check ended (passed or not; see runnerStatus).
   void runnerChecked();
+
+ protected:
+  // Tall enough for its wrapped hints at the width it is shown at.
+  void showEvent(QShowEvent* event) override;
 
  private:
   void updateRuntimeInfo();

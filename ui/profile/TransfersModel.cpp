@@ -297,6 +297,13 @@ QString TransfersModel::totalsText() const {
   return text;
 }
 
+bool TransfersModel::columnHasNumbers(int column) const {
+  return std::any_of(rows_.begin(), rows_.end(), [&](const Row& r) {
+    const QVariant v = sortValue(r, column);
+    return v.isValid() && v.toDouble() != kNoNumber;
+  });
+}
+
 int TransfersModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
 
 int TransfersModel::columnCount(const QModelIndex& parent) const {

@@ -80,6 +80,8 @@ class TransfersModel : public QAbstractTableModel {
   // Whether the measured / comparison columns are shown for the current method.
   bool hasMeasurements() const { return latestApplies_; }
   bool hasComparison() const { return latestApplies_ && previousApplies_; }
+  // Whether some row has a number in `column` (else it is "—" on every row).
+  bool columnHasNumbers(int column) const;
 
   struct Row {
     size_t instruction = 0;  // in the current program; for removed rows, in the profile that had it

@@ -242,13 +242,14 @@ QWidget* MainWindow::buildTransfersPage() {
   proxy->setSortRole(SortRole);
   transfersView_ = makeTable(proxy, "transfersView");
   transfersView_->sortByColumn(TransfersModel::Instruction, Qt::AscendingOrder);
-  // An emulated profile (no GPU) has no share of a link's peak and no
-  // measured / predicted ratio: those columns would be "—" on every row.
+  // A share of a link's peak and a measured / predicted ratio that no row
+  // has are hidden, not "—" on every row: an emulated profile (no GPU) has
+  // neither, an imported ETDump or a profile that did not measure the peak
+  // has no peak.
   auto hideEmptyColumns = [this] {
-    const auto& latest = transfersModel_->latestProfile();
-    const bool emulated = latest && latest->emulated && transfersModel_->hasMeasurements();
+    const bool measured = transfersModel_->hasMeasurements();
     for (int column : {int(TransfersModel::PeakShare), int(TransfersModel::MeasuredOverPredicted)})
-      transfersView_->setColumnHidden(column, emulated);
+      transfersView_->setColumnHidden(column, measured && !transfersModel_->columnHasNumbers(column));
   };
   connect(proxy, &QAbstractItemModel::modelReset, this, hideEmptyColumns);
   connect(proxy, &QAbstractItemModel::columnsInserted, this, hideEmptyColumns);
