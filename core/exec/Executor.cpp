@@ -611,10 +611,10 @@ Result<std::optional<size_t>> Executor::State::executeOne(size_t chain, size_t i
     const auto& delegates = program::items(method.delegates);
     if (call->delegate_index < 0 || size_t(call->delegate_index) >= delegates.size())
       return makeError(here + ": delegate index " + std::to_string(call->delegate_index) + " is out of range");
-    const std::string backend = delegates[size_t(call->delegate_index)].id.value_or("<no id>");
+    // The step's label already names the delegate's backend ("delegate
+    // CudaBackend"), and its instruction number tells two of one backend apart.
     step.status = StepStatus::NotExecuted;
-    step.reason = "delegate " + std::to_string(call->delegate_index) + " (" + backend +
-                  "): ptescope cannot run this backend; its outputs keep their previous contents";
+    step.reason = "ptescope cannot run this backend; its outputs keep their previous contents";
     return std::optional<size_t>{};
   }
   if (const auto* move = std::get_if<program::MoveCall>(&instruction.data)) {

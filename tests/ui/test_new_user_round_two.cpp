@@ -416,6 +416,29 @@ class NewUserRoundTwoTest : public QObject {
                                         .arg(whole).arg(shown.height()).arg(table->rowHeight(0))));
   }
 
+  // An empty Diagnostics table says why it is empty ("No findings"), in
+  // the table; a finding takes its place.
+  void emptyDiagnosticsSayNoFindings() {
+    Window w;
+    QVERIFY(w.open(synthProgram("no-findings.pte", {"--scenario", "h2d_d2h"})));
+    QTableView* view = w.window.diagnosticsView();
+    QCOMPARE(view->model()->rowCount(), 0);
+    auto* empty = view->viewport()->findChild<QLabel*>("diagnosticsEmpty");
+    QVERIFY(empty != nullptr);
+    QVERIFY2(!empty->isHidden() && empty->text().startsWith("No findings"), qPrintable(empty->text()));
+    QCOMPARE(view->accessibleDescription(), empty->text());
+    QVERIFY(view->viewport()->rect().contains(empty->geometry()));
+    // Skipping the h2d of a planned input is an error (PTS001): a row.
+    auto options = w.doc.methodOptions(0);
+    options.enable_non_cpu_memory_planning = true;
+    options.skip_h2d_for_method_inputs = true;
+    w.doc.setMethodOptions(0, options);
+    w.doc.waitForPipeline();
+    QTRY_VERIFY(view->model()->rowCount() > 0);
+    QVERIFY(empty->isHidden());
+    QCOMPARE(view->accessibleDescription(), QString());
+  }
+
   // Item 28: the window with no program says how to open one.
   void theEmptyWindowSaysHowToOpenAProgram() {
     Window w;

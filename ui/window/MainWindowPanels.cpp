@@ -286,6 +286,25 @@ void MainWindow::buildDiagnostics() {
   diagnosticsView_->setWordWrap(true);
   diagnosticsView_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   diagnosticsView_->setTextElideMode(Qt::ElideMiddle);
+  // An empty table says why it is empty, in its middle; screen readers
+  // read it as the table's description (a table's accessible children are
+  // its cells only).
+  auto* empty = new QLabel(diagnosticsView_->viewport());
+  empty->setObjectName("diagnosticsEmpty");
+  empty->setAlignment(Qt::AlignCenter);
+  empty->setWordWrap(true);
+  empty->setForegroundRole(QPalette::PlaceholderText);
+  auto* centre = new QVBoxLayout(diagnosticsView_->viewport());
+  centre->addWidget(empty, 0, Qt::AlignCenter);
+  auto sayWhyEmpty = [this, empty] {
+    empty->setText(document_->hasProgram() ? tr("No findings: no lint rule fires on any method of this program")
+                                           : tr("No program is open"));
+    const bool none = diagnosticsModel_->rowCount() == 0;
+    empty->setVisible(none);
+    diagnosticsView_->setAccessibleDescription(none ? empty->text() : QString());
+  };
+  connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, empty, sayWhyEmpty);
+  sayWhyEmpty();
 }
 
 void MainWindow::buildChanges() {

@@ -647,3 +647,30 @@ def scenario_texts_whole_where_there_is_room(ctx):
                 need = int(0.95 * harness.text_width(text)) + 6
                 ctx.expect(shown_width(cell) >= need, f"Outputs row {r} {headers[c]}: {text!r} shows "
                                                       f"{shown_width(cell)} of {need} px")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_empty_diagnostics_say_so(ctx):
+    """Issue 34, seen in round two: on a program no lint rule fires on (h2d_d2h) the empty Diagnostics table says "No findings" (drawn in it; read back as the table's description, a table's accessible children being its cells); after an edit that draws a finding (skip_h2d_for_method_inputs with planned inputs) the row shows and the words go."""
+    from scenario_support import bottom_tab, tab_table
+    program = ctx.synth("clean", "--scenario", "h2d_d2h")
+    app = ctx.open(program)
+    table = tab_table(app, "Diagnostics", "Diagnostics")
+    text = wait_until(lambda: harness.description_of(table), timeout=5, what="the empty Diagnostics table's description")
+    png = ctx.shot("no-findings")
+    ctx.note(f"empty table says {text!r}")
+    ctx.expect(not harness.table_rows(table), f"the Diagnostics of h2d_d2h list {harness.table_rows(table)}")
+    ctx.expect(text.startswith("No findings"), f"the empty Diagnostics table says {text!r}")
+    # Drawn: the table's middle under its header has text in it.
+    x, y, w, h = extents(table)
+    middle = (x + w // 4, y + 20, w // 2, h - 24)
+    ctx.expect(harness.edge_fraction(png, middle) > 0.002, f"nothing is drawn in the empty table's middle {middle}")
+    show_dock_tab(app, "Pass options")
+    ctx.check(toggle_check_box(app, "skip_h2d_for_method_inputs"), "skip_h2d_for_method_inputs did not get set")
+    wait_title(app, lambda t: "*" in t, what="the title to mark the edit")
+    bottom_tab(app, "Diagnostics")
+    rows = wait_until(lambda: harness.table_rows(table), timeout=10, what="a finding after the edit")
+    ctx.note(f"after the edit: {rows[:2]}")
+    ctx.expect(not harness.description_of(table).startswith("No findings"), "the table says 'No findings' over a finding")
+    ctx.shot("a-finding")

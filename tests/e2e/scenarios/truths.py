@@ -154,7 +154,7 @@ def scenario_trace_of_another_program_is_refused(ctx):
 @sizes(*BOTH_SIZES)
 @timeout(120)
 def scenario_not_executed_list_is_seen(ctx):
-    """Issue 34 item 5: after Run Once on the demo (its CUDA delegates cannot run here) the 'Not executed' list is on screen, at least two lines high, under the outputs."""
+    """Issue 34 item 5: after Run Once on the demo (its CUDA delegates cannot run here) the 'Not executed' list is on screen, at least two lines high, under the outputs; each line names its delegate's backend once."""
     app = ctx.open(ctx.demo())
     app.menu("Run", "Run Once")
     bottom_tab(app, "Outputs")
@@ -171,6 +171,9 @@ def scenario_not_executed_list_is_seen(ctx):
     ctx.note(f"not executed: {e} {name_of(label)[:120]!r}")
     ctx.expect(e[3] >= 2 * line, f"the 'Not executed' list is {e[3]} px high")
     ctx.expect("CudaBackend" in name_of(label) + description_of(label), "the list does not name the delegates' backend")
+    # Each delegate's line says its backend once (it said "delegate CudaBackend: delegate 0 (CudaBackend): ...").
+    lines = [t for t in name_of(label).splitlines()[1:] if t.strip()]
+    ctx.expect(lines and all(t.count("CudaBackend") == 1 for t in lines), f"the list's lines read {lines}")
     ctx.shot("not-executed")
 
 
