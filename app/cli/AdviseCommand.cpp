@@ -164,9 +164,9 @@ class AdviseCommandImpl : public AdviseCommand {
       }
       std::cout << jsonForStdout(j) << "\n";
     } else {
-      std::cout << report::adviceText(shown);
-      for (const auto& r : ranked) std::cout << report::measuredAdviceText(r, measuredName);
-      for (const auto& v : verified) std::cout << report::verifiedText(v);
+      std::cout << textForStdout(report::adviceText(shown));
+      for (const auto& r : ranked) std::cout << textForStdout(report::measuredAdviceText(r, measuredName));
+      for (const auto& v : verified) std::cout << textForStdout(report::verifiedText(v));
     }
     // As profile --compare-edits: outputs that differ are a finding, exit 1.
     for (const auto& v : verified)
@@ -258,8 +258,8 @@ class AdviseCommandImpl : public AdviseCommand {
                        {"propagate_command", command}};
       std::cout << jsonForStdout(j) << "\n";
     } else {
-      std::cout << "applied candidate " << candidate.rank << " of method '" << method.name
-                << "': " << advise::editsText(candidate.edits) << "\n"
+      std::cout << textForStdout("applied candidate " + std::to_string(candidate.rank) + " of method '" + method.name +
+                                 "': " + advise::editsText(candidate.edits)) << "\n"
                 << "predicted saving: " << program::durationText(candidate.predicted_saving_us / 1e6) << " per call\n"
                 << "the same as: " << command << "\n";
       say("wrote " + output_);

@@ -22,6 +22,23 @@ inline void say(const std::string& text) { std::cerr << "ptescope-cli: " << prin
 inline void warn(const std::string& text) { say("warning: " + text); }
 inline void note(const std::string& text) { say("note: " + text); }
 
+// A text report for stdout: its own lines kept, every other control
+// character escaped as printableLine does. A name from a file (a method
+// "for\nward\x1b[31m") then cannot send the terminal an escape sequence
+// or split one of the report's lines in two.
+inline std::string textForStdout(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t start = 0; start <= text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    out += printableLine(text.substr(start, end - start));
+    if (end == text.size()) break;
+    out += '\n';
+    start = end + 1;
+  }
+  return out;
+}
+
 // Prints the error as say() does and returns kExitBadInput.
 inline int fail(const std::string& message) {
   say(message);

@@ -72,7 +72,7 @@ class EtdumpCommandImpl : public EtdumpCommand {
       if (!link) return fail(link.error().message);
       rules = report::ruleOptionsForLink(link.value());
     }
-    std::cout << report::etdumpText(analysis.value(), loaded->program, source, rules);
+    std::cout << textForStdout(report::etdumpText(analysis.value(), loaded->program, source, rules));
     if (auto warning = analysis->warning(); !warning.empty())
       warn(etdump_ + ": " + warning);
     if (!json_.empty())

@@ -119,7 +119,7 @@ class PassCommandsImpl : public PassCommands {
       j["predicted"] = predicted->second;
       printed = jsonForStdout(j) + "\n";
     } else {
-      printed = report::passReportText(result->report) + predicted->first;
+      printed = textForStdout(report::passReportText(result->report) + predicted->first);
     }
     noteEscapedNames(loaded.value());
     pte::WriteOptions writeOptions;
@@ -151,7 +151,7 @@ class PassCommandsImpl : public PassCommands {
       j["predicted"] = predicted->second;
       std::cout << jsonForStdout(j) << "\n";
     } else {
-      std::cout << report::programDiffText(diff.value()) << predicted->first;
+      std::cout << textForStdout(report::programDiffText(diff.value()) + predicted->first);
     }
     return 0;
   }
@@ -171,7 +171,7 @@ class PassCommandsImpl : public PassCommands {
     if (json_) {
       std::cout << jsonForStdout(report::diagnosticsJson(findings)) << "\n";
     } else {
-      std::cout << report::diagnosticsText(findings);
+      std::cout << textForStdout(report::diagnosticsText(findings));
     }
     return analysis::hasErrors(findings) ? 1 : 0;
   }

@@ -108,7 +108,7 @@ class PredictCommandsImpl : public PredictCommands {
     if (json_)
       std::cout << jsonForStdout(report::predictionJson(prediction.value(), link.value(), context)) << "\n";
     else
-      std::cout << report::predictionText(prediction.value(), link.value(), context);
+      std::cout << textForStdout(report::predictionText(prediction.value(), link.value(), context));
     return 0;
   }
 
@@ -139,7 +139,7 @@ class PredictCommandsImpl : public PredictCommands {
     const std::string name = std::filesystem::path(file_).filename().string();
     const std::string baseName = std::filesystem::path(baseline_).filename().string();
     if (json_) std::cout << jsonForStdout(report::budgetJson(checked, name, baseName)) << "\n";
-    else std::cout << report::budgetText(checked, name, baseName);
+    else std::cout << textForStdout(report::budgetText(checked, name, baseName));
     return checked.exceeded() ? 1 : 0;
   }
 

@@ -156,8 +156,8 @@ class ProfileCommandImpl : public ProfileCommand {
     profile.program_name = std::filesystem::path(file_).filename().string();
     exec::identifyCopies(profile, program);
 
-    std::cout << report::profileText(profile) << report::profileAnalysesText(profile);
-    if (previous) std::cout << report::profileComparisonText(profile, *previous, compare_);
+    std::cout << textForStdout(report::profileText(profile) + report::profileAnalysesText(profile));
+    if (previous) std::cout << textForStdout(report::profileComparisonText(profile, *previous, compare_));
     if (auto status = writeFiles(profile, previous ? &*previous : nullptr, program); !status) return fail(status.error().message);
     if (!saveLink_.empty() && !profile.cancelled && !profile.partial()) {
       cost::ProbeOptions probe;
@@ -218,8 +218,9 @@ class ProfileCommandImpl : public ProfileCommand {
     }
     if (!result) return runnerFailed(result.error());
     exec::TransferProfile& profile = result->profile;
-    std::cout << report::profileText(profile) << report::instructionTimesText(profile) << report::profileAnalysesText(profile);
-    if (previous) std::cout << report::profileComparisonText(profile, *previous, compare_);
+    std::cout << textForStdout(report::profileText(profile) + report::instructionTimesText(profile) +
+                               report::profileAnalysesText(profile));
+    if (previous) std::cout << textForStdout(report::profileComparisonText(profile, *previous, compare_));
     if (!result->trace_warning.empty()) warn(runnerFile.value() + ": " + result->trace_warning);
     if (auto status = writeFiles(profile, previous ? &*previous : nullptr, program); !status) return fail(status.error().message);
     if (previous && maxSlowdown_ && slowedDown(profile, *previous)) return 1;
@@ -297,12 +298,13 @@ class ProfileCommandImpl : public ProfileCommand {
 
     const auto& a = runs->as_loaded.profile;
     const auto& b = runs->as_edited.profile;
-    std::cout << report::profileText(b) << report::instructionTimesText(b) << report::profileAnalysesText(b)
-              << report::profileComparisonText(b, a, loadedTarget.name + " as loaded") << "\n"
-              << report::measuredSavingText(a, b)
-              << report::predictionDeltaText("method '" + method + "'", before->copySeconds(), after->copySeconds(),
-                                             link.value(), memory)
-              << report::outputsAgreementText(runs->differences, runs->outputs_compared, "as loaded", "as edited");
+    std::cout << textForStdout(report::profileText(b) + report::instructionTimesText(b) + report::profileAnalysesText(b) +
+                               report::profileComparisonText(b, a, loadedTarget.name + " as loaded") + "\n" +
+                               report::measuredSavingText(a, b) +
+                               report::predictionDeltaText("method '" + method + "'", before->copySeconds(),
+                                                           after->copySeconds(), link.value(), memory) +
+                               report::outputsAgreementText(runs->differences, runs->outputs_compared, "as loaded",
+                                                            "as edited"));
     if (auto status = writeFiles(b, &a, edited->program); !status) return fail(status.error().message);
     return runs->differences.empty() ? 0 : 1;
   }

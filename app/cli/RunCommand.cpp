@@ -102,7 +102,7 @@ class RunCommandImpl : public RunCommand {
       std::cout << jsonForStdout(json) << "\n";
       return 0;
     }
-    std::cout << report::runText(*result, programName);
+    std::cout << textForStdout(report::runText(*result, programName));
     if (!outputs_.empty()) {
       auto written = exec::writeOutputsAsNpy(*result, outputs_);
       if (!written) return fail(written.error().message);
@@ -131,7 +131,7 @@ class RunCommandImpl : public RunCommand {
       compared += o.tensor ? 1 : 0;
     }
     const auto differences = runner::compareOutputs(*program.findMethod(result->method), ours, theirs->outputs);
-    std::cout << report::outputsAgreementText(differences, compared, "ptescope", "the runner");
+    std::cout << textForStdout(report::outputsAgreementText(differences, compared, "ptescope", "the runner"));
     return differences.empty() ? 0 : 1;
   }
 

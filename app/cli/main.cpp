@@ -52,7 +52,7 @@ std::optional<int> runDataInfo(const std::string& path, bool json) {
   auto data = ptescope::pte::readDataBytes(bytes.value(), path);
   if (!data) return fail(data.error().message);
   if (json) std::cout << ptescope::cli::jsonForStdout(ptescope::report::dataInfoJson(data.value(), span.data(), span.size())) << "\n";
-  else std::cout << ptescope::report::dataInfoText(data.value(), span.data(), span.size());
+  else std::cout << ptescope::cli::textForStdout(ptescope::report::dataInfoText(data.value(), span.data(), span.size()));
   return 0;
 }
 
@@ -70,8 +70,8 @@ int runInfo(const std::string& path, const std::vector<std::string>& ptd, bool j
     std::cout << ptescope::cli::jsonForStdout(info) << "\n";
     ptescope::cli::noteEscapedNames(loaded.value());
   } else {
-    std::cout << ptescope::report::infoText(loaded.value());
-    if (graph) std::cout << "\n" << ptescope::report::graphText(loaded->program);
+    std::cout << ptescope::cli::textForStdout(ptescope::report::infoText(loaded.value()));
+    if (graph) std::cout << "\n" << ptescope::cli::textForStdout(ptescope::report::graphText(loaded->program));
     for (const auto& w : loaded->warnings) ptescope::cli::warn(w);
   }
   return 0;

@@ -194,6 +194,28 @@ class CliHardeningTest : public QObject {
     QVERIFY2(bad.err.contains("for\\x0Award\\x01"), bad.err.constData());
   }
 
+  // Text reports on stdout print a name from the file with its control
+  // characters escaped too (the terminal got U+0001 and an escape sequence
+  // raw); the report's own lines stay lines.
+  void textReportsPrintNoControlCharacters() {
+    const QString pte = controlNamePath(2);
+    QVERIFY(!pte.isEmpty());
+    const QString edited = outPath("control-edited.pte");
+    QCOMPARE(runCli({"propagate", pte, "-o", edited}).exitCode, 0);
+    const QList<QStringList> commands = {{"info", pte},         {"info", "--graph", pte}, {"lint", pte},
+                                         {"diff", pte, edited}, {"predict", pte},         {"advise", pte},
+                                         {"profile", pte, "--iterations", "1"},           {"run", pte}};
+    for (const QStringList& args : commands) {
+      const auto r = runCli(args);
+      QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(args.join(' ') + ": " + r.err));
+      for (const char c : r.out)
+        QVERIFY2(c == '\n' || (static_cast<unsigned char>(c) >= 0x20 && c != 0x7F),
+                 qPrintable(args.join(' ') + QString(": prints the control character 0x%1").arg(int(c), 2, 16, QChar('0'))));
+    }
+    // The method's name, its U+0001 escaped (its newline still starts a line of the text).
+    QVERIFY(runCli({"info", pte}).out.contains("ward\\x01'"));
+  }
+
   void exportKeepsTheOriginalBytes() {
     const QString out = outPath("bad-names-exported.pte");
     auto r = runCli({"export", badNamesPath(), "-o", out});

@@ -222,7 +222,7 @@ def aoti_chain(ctx, name: str, delegates: int, method: str = "forward"):
 
 @timeout(90)
 def scenario_cli_messages_one_line_and_counted(ctx):
-    """Item 25: `ptescope-cli info` on a program whose 40 delegates miss their named data prints one warning line with the count (not 40); every message of info, render, report, lint, propagate, export, profile, predict and a refused edit prints the method's name (newline, U+0001, an escape sequence) escaped, one line each."""
+    """Item 25: `ptescope-cli info` on a program whose 40 delegates miss their named data prints one warning line with the count (not 40); every message of info, render, report, lint, propagate, export, profile, predict, advise, diff, run and a refused edit prints the method's name (newline, U+0001, an escape sequence) escaped, one line each, and their text reports on stdout print no control character but their own line ends."""
     program = aoti_chain(ctx, "missing40", 40, method=CONTROL_NAME)
     info = ctx.cli("info", program)
     lines = info.stderr.splitlines()
@@ -236,7 +236,8 @@ def scenario_cli_messages_one_line_and_counted(ctx):
     commands = [("info", program), ("info", "--json", program), ("lint", program),
                 ("render", program, "-o", out / "g.svg"), ("report", program, "-o", out / "r.html"),
                 ("propagate", program, "-o", out / "p.pte"), ("export", program, "-o", out / "e.pte"),
-                ("predict", program), ("profile", program, "--iterations", "1"),
+                ("predict", program), ("profile", program, "--iterations", "1"), ("advise", program),
+                ("diff", program, out / "p.pte"), ("run", program),
                 # A refused edit: an error that quotes the method's name, exit 2.
                 ("propagate", "--set-device", "99=cuda:1", "-o", out / "bad.pte", program)]
     for args in commands:
@@ -248,6 +249,10 @@ def scenario_cli_messages_one_line_and_counted(ctx):
                                                           f"'ptescope-cli: ' (a name broke it): {line[:120]!r}")
             raw = [hex(ord(c)) for c in line if ord(c) < 0x20 or ord(c) == 0x7F]
             ctx.expect(not raw, f"{what}: a message prints control characters {raw}: {line[:120]!r}")
+        # A text report on stdout keeps its own lines; nothing else reaches the terminal raw.
+        if "--json" not in args:
+            raw = sorted({hex(ord(c)) for c in r.stdout if (ord(c) < 0x20 and c != "\n") or ord(c) == 0x7F})
+            ctx.expect(not raw, f"{what}: its report prints control characters {raw}")
         ctx.note(f"{what}: exit {r.returncode}, {len(r.stderr.splitlines())} message lines")
     bad = ctx.cli(*commands[-1], check=False)
     ctx.expect(bad.returncode == 2 and CONTROL_NAME_PRINTED in bad.stderr,
