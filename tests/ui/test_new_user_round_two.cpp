@@ -25,6 +25,7 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/ItemRoles.h"
 #include "ui/document/Document.h"
 #include "ui/panels/AdvisorPanel.h"
@@ -398,7 +399,8 @@ class NewUserRoundTwoTest : public QObject {
   // Item 17 at 1000x700: on cross_device (candidates of three flags and a
   // --set-device, 1 and 2 differing only in it) more than two candidates are
   // whole in sight with the one-line search note under them (the note's
-  // three lines of room and Edits wrapped at half the table left 2½).
+  // three lines of room and Edits wrapped at half the table left 2½), and
+  // the status line above them is whole.
   void advisorShowsThreeCandidatesAt1000x700() {
     Window w;
     QVERIFY(w.open(synthProgram("advisor-cross.pte", {"--scenario", "cross_device"})));
@@ -414,6 +416,10 @@ class NewUserRoundTwoTest : public QObject {
       if (shown.contains(table->visualRect(table->model()->index(row, 1)))) ++whole;
     QVERIFY2(whole >= 3, qPrintable(QString("%1 whole candidates in a %2 px high table, rows %3 px")
                                         .arg(whole).arg(shown.height()).arg(table->rowHeight(0))));
+    // The status line beside the buttons is whole too (it ran to "... that save ti…").
+    auto* header = panel->findChild<ui::ElidedLabel*>("advisorHeader");
+    QVERIFY(header != nullptr);
+    QVERIFY2(!header->isElided(), qPrintable(header->shownText() + " / " + header->text()));
   }
 
   // An empty Diagnostics table says why it is empty ("No findings"), in

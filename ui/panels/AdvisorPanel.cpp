@@ -302,7 +302,8 @@ void AdvisorPanel::showHeader() {
   } else {
     // valid_with_saving counts every valid edit that saves time, also those
     // that only add edits to a listed one without saving more.
-    showMessage(tr("'%1' as loaded: %2 copies, %3 per call on %4. Best first: %5 of the %6 valid edits that save time.")
+    // Short enough to be whole in the line beside the buttons at 1000 px.
+    showMessage(tr("'%1' as loaded: %2 copies, %3 per call on %4; best %5 of the %6 valid edits that save time.")
                     .arg(name, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds), linkText,
                          num(qint64(a.candidates.size())), num(qint64(std::max(a.valid_with_saving, a.candidates.size()))))
                 + (measured_ ? tr(" Ranked by the measured profile (%1, %2).")

@@ -509,7 +509,7 @@ def scenario_open_all_groups_keeps_the_selection_and_fit_shows_all(ctx):
 @sizes(*BOTH_SIZES)
 @timeout(150)
 def scenario_advisor_edits_are_whole(ctx):
-    """Item 17: on the cross_device program (delegates on cuda:0 and cuda:1) the Advisor's candidates 1 and 2, which differ only in their last flag, read differently in the Edits column; each candidate's Edits fit their cell (the lines they wrap to are as high as the row), and more than 2½ of the 5 rows are in sight."""
+    """Item 17: on the cross_device program (delegates on cuda:0 and cuda:1) the Advisor's candidates 1 and 2, which differ only in their last flag, read differently in the Edits column; each candidate's Edits fit their cell (the lines they wrap to are as high as the row), more than 2½ rows are in sight, and the status line above them is whole."""
     from advisor import advisor_rows  # noqa: E402 (a sibling scenario file)
     from scenario_support import tab_table
     program = ctx.synth("cross", "--scenario", "cross_device")
@@ -556,6 +556,14 @@ def scenario_advisor_edits_are_whole(ctx):
         ctx.note(f"row {row + 1}: cell {e}, {lines} lines of {edits[row]!r}")
         ctx.expect(e[3] >= lines * LINE_PX, f"candidate {row + 1}'s Edits need {lines} lines ({lines * LINE_PX} px) "
                                             f"and the row is {e[3]} px: {edits[row]!r} is cut")
+    # The status line beside the buttons: whole in its label (the 9 pt UI
+    # font measured by ImageMagick, a few pixels of slack).
+    status = labelled(app, "Advisor status")
+    said = label_text(status, "Advisor status") if status is not None else None
+    ctx.check(said, "no label marked 'Advisor status'")
+    ctx.note(f"status {said!r}: {harness.text_width(said)} px in {extents(status)}")
+    ctx.expect(harness.text_width(said) <= extents(status)[2] + 4,
+               f"the Advisor's status line needs {harness.text_width(said)} px and has {extents(status)[2]}: {said!r} is cut")
     ctx.note(f"table in sight {view}, {whole_rows} whole rows in sight")
     ctx.expect(whole_rows >= 3 or whole_rows == len(rows), f"only {whole_rows} whole candidates are in sight "
                                                            f"in {view}")
