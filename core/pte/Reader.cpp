@@ -401,6 +401,14 @@ Result<LoadedProgram> decodeProgram(Bytes bytes, const std::string& name) {
     }
     if (file[4] == 'E' && file[5] == 'T')
       return makeError(name + ": incompatible program version '" + id + "' (this tool reads 'ET12')");
+    // The two other ExecuTorch files a user may pick for a program: say what
+    // they are and what to do with them, not only which bytes differ.
+    if (id == "FT01")
+      return makeError(name + ": an ExecuTorch data file (.ptd, 'FT01'), not a program: open the .pte that uses it "
+                              "(ptescope-cli info reads a .ptd)");
+    if (id == "ED00" || std::memcmp(file.data() + 8, "ED00", 4) == 0)
+      return makeError(name + ": an ETDump (the runtime's trace, 'ED00'), not a program: open the program it was "
+                              "recorded on, then File > Import ETDump (ptescope-cli etdump PROGRAM TRACE)");
     return makeError(name + ": not an ExecuTorch program: identifier at byte 4 is '" + id + "', expected 'ET12'");
   }
   auto header = parseExtendedHeader(file);

@@ -113,6 +113,18 @@ class PteBadInputTest : public QObject {
     QVERIFY(errorOf(readBytes(bytes)).contains("incompatible program version 'ET13'"));
     bytes[4] = 'P'; bytes[5] = 'K';
     QVERIFY(errorOf(readBytes(bytes)).contains("not an ExecuTorch program"));
+    // A data file or a trace picked as a program says what it is and what
+    // to open instead (FT01 at byte 4 is a .ptd; ED00 at byte 4 or 8 an ETDump).
+    bytes[4] = 'F'; bytes[5] = 'T'; bytes[6] = '0'; bytes[7] = '1';
+    QVERIFY2(errorOf(readBytes(bytes)).contains("an ExecuTorch data file (.ptd, 'FT01'), not a program: open the .pte"),
+             qPrintable(errorOf(readBytes(bytes))));
+    for (size_t at : {size_t(4), size_t(8)}) {
+      auto trace = serialize(tinyProgram());
+      trace[4] = 'x';
+      trace[at] = 'E'; trace[at + 1] = 'D'; trace[at + 2] = '0'; trace[at + 3] = '0';
+      QVERIFY2(errorOf(readBytes(trace)).contains("an ETDump (the runtime's trace, 'ED00'), not a program"),
+               qPrintable(errorOf(readBytes(trace))));
+    }
     QVERIFY(errorOf(readBytes(std::vector<uint8_t>(10, 0))).contains("too small"));
   }
 

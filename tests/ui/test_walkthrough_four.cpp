@@ -11,6 +11,7 @@
 #include <QGraphicsView>
 #include <QLabel>
 #include <QTableView>
+#include <QTreeView>
 #include <QTreeWidget>
 
 #include "etdump/EtdumpWriter.h"
@@ -158,6 +159,52 @@ class WalkthroughFourTest : public QObject {
              qPrintable(QString("'%1' needs %2 px, has %3, ends at %4 of %5")
                             .arg(toggle->text()).arg(toggle->sizeHint().width()).arg(toggle->width())
                             .arg(right).arg(dialog.width())));
+  }
+
+  // Ten methods whose names differ only in their middle (a QNN llm's
+  // "get_kv_output_0_quant_attr" .. "_9_") read apart in the Program tree
+  // at both sizes: elided in the middle at the width the names got, the
+  // nine that are not the current method (shown bold) were drawn alike,
+  // "get_kv_ou…uant_attr". Compared as drawn: the rows' pixels.
+  void namesThatDifferInTheirMiddleReadApart_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1000x700") << QSize(1000, 700);
+    QTest::newRow("1600x1000") << QSize(1600, 1000);
+  }
+  void namesThatDifferInTheirMiddleReadApart() {
+    QFETCH(QSize, size);
+    QStringList methods;
+    for (int k = 0; k < 10; ++k)
+      methods << QString(R"({"name": "get_kv_output_%1_quant_attr", "inputs": ["a"], "outputs": ["b"],
+          "tensors": {"a": {"dtype": "float32", "sizes": [4]}, "b": {"dtype": "float32", "sizes": [4]}},
+          "nodes": [{"op": "aten::relu.out", "inputs": ["a"], "outputs": ["b"]}]})").arg(k);
+    const QString spec = writeSpec("quant-attr", QString(R"({"methods": [%1]})").arg(methods.join(", ")));
+    const QString path = test::synthProgram("quant-attr.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w(size);
+    QVERIFY(w.open(path));
+    auto* tree = w.window.findChild<QTreeView*>("programTree");
+    QVERIFY(tree != nullptr);
+    QCoreApplication::processEvents();
+    const QModelIndex methodsRow = tree->model()->index(0, 0);
+    QCOMPARE(methodsRow.data().toString(), QString("Methods"));
+    QVERIFY(tree->isExpanded(methodsRow));
+    QCOMPARE(tree->model()->rowCount(methodsRow), 10);
+    const QImage shown = tree->viewport()->grab().toImage();
+    std::vector<std::pair<QString, QImage>> cells;
+    for (int r = 1; r < 10; ++r) {  // row 0 is the current method, drawn bold
+      const QModelIndex index = tree->model()->index(r, 0, methodsRow);
+      const QRect cell = tree->visualRect(index);
+      QVERIFY2(!cell.isEmpty() && shown.rect().contains(cell), qPrintable(index.data().toString()));
+      const qreal ratio = shown.devicePixelRatio();
+      cells.emplace_back(index.data().toString(),
+                         shown.copy(QRect((cell.topLeft() * ratio), cell.size() * ratio)));
+    }
+    for (size_t i = 0; i < cells.size(); ++i)
+      for (size_t j = i + 1; j < cells.size(); ++j)
+        QVERIFY2(cells[i].second != cells[j].second,
+                 qPrintable(QString("'%1' and '%2' are drawn alike at %3 px for names")
+                                .arg(cells[i].first, cells[j].first).arg(tree->header()->sectionSize(0))));
   }
 };
 

@@ -3,6 +3,9 @@
 #include "ui/window/MainWindow.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <vector>
 
 #include <QComboBox>
 #include <QDockWidget>
@@ -15,6 +18,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
+#include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTabWidget>
 #include <QTableView>
@@ -97,10 +101,48 @@ class ProgramTreeView : public QTreeView {
     const int names = std::max(sizeHintForColumn(0), header()->sectionSizeHint(0));
     const int details = std::max(sizeHintForColumn(1), header()->sectionSizeHint(1));
     int width = names;
-    if (names + details > room) width = std::min(names, std::max(room - details, room * 2 / 3));
+    setTextElideMode(Qt::ElideMiddle);
+    if (names + details > room) width = distinct(std::min(names, std::max(room - details, room * 2 / 3)), names, room);
     fitting_ = true;
     header()->resizeSection(0, width);
     fitting_ = false;
+  }
+  // Names elided in their middle must not read alike: ten QNN methods
+  // "get_kv_output_0_quant_attr" .. "_9_" all read "get_kv_ou…uant_attr".
+  // Then the names take what they need to differ (up to `names`, their
+  // whole width): which method is which matters more than its details,
+  // which keep room for the start of a number and an ellipsis. Where that
+  // is not enough (a 1000 px window), they keep their end, else their start.
+  int distinct(int width, int names, int room) {
+    std::vector<std::pair<QString, int>> shown;  // a row's name and its indentation
+    const int margin = 2 * (style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, this) + 1);
+    std::function<void(const QModelIndex&, int)> collect = [&](const QModelIndex& parent, int depth) {
+      for (int r = 0; r < model()->rowCount(parent); ++r) {
+        const QModelIndex index = model()->index(r, 0, parent);
+        shown.emplace_back(index.data().toString(), indentation() * (depth + (rootIsDecorated() ? 1 : 0)) + margin);
+        if (isExpanded(index)) collect(index, depth + 1);
+      }
+    };
+    collect(rootIndex(), 0);
+    // A few pixels to spare: the style's text rectangle is not measured here.
+    const int spare = 8;
+    const auto alike = [&](int w, Qt::TextElideMode mode) {
+      std::map<QString, QString> seen;  // shown text -> name
+      for (const auto& [name, indent] : shown) {
+        const auto [at, added] = seen.emplace(fontMetrics().elidedText(name, mode, w - indent - spare), name);
+        if (!added && at->second != name) return true;
+      }
+      return false;
+    };
+    if (!alike(width, Qt::ElideMiddle)) return width;
+    const int most = std::min(names, std::max(width, room - fontMetrics().horizontalAdvance(QStringLiteral("00 …")) - margin));
+    for (Qt::TextElideMode mode : {Qt::ElideMiddle, Qt::ElideLeft, Qt::ElideRight})
+      for (int w = width; w <= most; w += 4)
+        if (!alike(w, mode)) {
+          setTextElideMode(mode);
+          return w;
+        }
+    return width;
   }
   bool fitting_ = false;
   bool userSized_ = false;

@@ -13,12 +13,17 @@ Fourth walkthrough:
   - item 27's class (cut texts): the Profile dialog's CUDA graph replay check box ran past the
     dialog's right edge at 1000x700 ("...device-to-de"); it is named as the toggle beside the
     link ("CUDA graph replay in k&v", the method's '&' shown, not taken for a mnemonic).
+  - item 17's class (cut so two rows look identical): the Program tree elided ten method names
+    that differ in their middle (a QNN llm's get_kv_output_0_quant_attr .. _9_) to the same
+    "get_kv_ou…uant_attr".
 """
 
+import hashlib
+import subprocess
 import time
 
 from harness import extents, find, find_all, name_of, table_headers, text_width, wait_until
-from scenario_support import (BOTH_SIZES, SAMPLES, find_text, graph_selection, properties_rows, sizes,
+from scenario_support import (BOTH_SIZES, SAMPLES, find_text, graph_selection, panel_table, properties_rows, sizes,
                               tab_table, timeout, zoom_percent)
 from graph import canvas_area, graph_items  # noqa: E402 (a sibling scenario file)
 
@@ -142,3 +147,28 @@ def scenario_profile_dialog_reads_its_toggle_whole(ctx):
         if wide > 1.2 * w:  # wrapped for sure (ImageMagick's widths run a few px over Qt's)
             ctx.expect(h >= lines * 13, f"the hint {text[:40]!r}... needs {lines} lines at {w} px, has {h} px")
     app.key("Escape")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_tree_names_read_apart(ctx):
+    """Item 17 (class): ten methods get_kv_output_K_quant_attr are drawn apart in the Program tree (the nine not current compared as pixels of their cells on screen)."""
+    node = {"op": "aten::relu.out", "inputs": ["a"], "outputs": ["b"]}
+    tensors = {"a": {"dtype": "float32", "sizes": [4]}, "b": {"dtype": "float32", "sizes": [4]}}
+    spec = {"methods": [{"name": f"get_kv_output_{k}_quant_attr", "inputs": ["a"], "outputs": ["b"],
+                         "tensors": tensors, "nodes": [node]} for k in range(10)]}
+    app = ctx.open(ctx.synth_spec("quant-attr", spec))
+    time.sleep(1.0)
+    shot = ctx.shot("tree")
+    tree = panel_table(app, "Program")
+    cells = {name_of(c): extents(c) for c in find_all(tree, role="table cell", name_contains="get_kv_output_", deep=True)}
+    ctx.check(len(cells) == 10, f"the Program tree shows {sorted(cells)}")
+    drawn = {}
+    for name, (x, y, w, h) in sorted(cells.items()):
+        if name.startswith("get_kv_output_0_"):
+            continue  # the current method, drawn bold
+        png = subprocess.run(["convert", str(shot), "-crop", f"{w}x{h}+{x}+{y}", "+repage", "png:-"],
+                             capture_output=True, timeout=20).stdout
+        drawn.setdefault(hashlib.sha256(png).hexdigest(), []).append(name)
+    alike = [names for names in drawn.values() if len(names) > 1]
+    ctx.expect(not alike, f"drawn alike in the Program tree: {alike}")
