@@ -206,6 +206,29 @@ class WalkthroughFourTest : public QObject {
                  qPrintable(QString("'%1' and '%2' are drawn alike at %3 px for names")
                                 .arg(cells[i].first, cells[j].first).arg(tree->header()->sectionSize(0))));
   }
+
+  // The Values table's fourth column holds a tensor's sizes and a scalar's
+  // value: its header says both (a pipeline's Int 1, Double 1e-05 and Bool
+  // false read as shapes under "Sizes").
+  void theValuesHeaderNamesScalarValues() {
+    const QString path = test::synthProgram("pipeline-values.pte", {"--shape", "pipeline", "--layers", "4"});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(path));
+    auto* model = w.window.findChild<QTableView*>("valuesView")->model();
+    QVERIFY(model);
+    int column = -1;
+    for (int c = 0; c < model->columnCount(); ++c)
+      if (model->headerData(c, Qt::Horizontal).toString() == "Sizes / value") column = c;
+    QVERIFY2(column >= 0, "no column 'Sizes / value'");
+    QVERIFY(model->headerData(column, Qt::Horizontal, Qt::ToolTipRole).toString().contains("Int"));
+    // The pipeline's Int literals show their value under that header.
+    QStringList kinds;
+    for (int r = 0; r < model->rowCount(); ++r)
+      if (model->index(r, 1).data().toString() == "Int" && !model->index(r, column).data().toString().isEmpty())
+        kinds << model->index(r, column).data().toString();
+    QVERIFY2(!kinds.isEmpty(), "no Int row shows its value");
+  }
 };
 
 QTEST_MAIN(WalkthroughFourTest)

@@ -126,8 +126,13 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant ValuesModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"Value", "Kind", "DType", "Sizes", "Bytes", "Device", "Buffer", "Offset",
+  if (orientation != Qt::Horizontal) return {};
+  // A scalar's value sits where a tensor's sizes do: the header says both
+  // ("Sizes" over an Int's 128 or a Double's 1e-05 read as a shape).
+  if (role == Qt::ToolTipRole && section == Sizes)
+    return tr("A tensor's sizes; an Int's, Double's, Bool's or String's value; a list's number of items");
+  if (role != Qt::DisplayRole) return {};
+  static const char* names[] = {"Value", "Kind", "DType", "Sizes / value", "Bytes", "Device", "Buffer", "Offset",
                                 "Lifetime", "Role", "Producer", "Consumers"};
   return section >= 0 && section < ColumnCount ? tr(names[section]) : QVariant();
 }

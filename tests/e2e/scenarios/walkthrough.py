@@ -16,13 +16,15 @@ Fourth walkthrough:
   - item 17's class (cut so two rows look identical): the Program tree elided ten method names
     that differ in their middle (a QNN llm's get_kv_output_0_quant_attr .. _9_) to the same
     "get_kv_ou…uant_attr".
+  - item 26's class (a misleading name): the Values column that holds a tensor's sizes also
+    holds a scalar's value (an Int's 1, a Double's 1e-05) under the header "Sizes".
 """
 
 import hashlib
 import subprocess
 import time
 
-from harness import extents, find, find_all, name_of, table_headers, text_width, wait_until
+from harness import extents, find, find_all, name_of, table_headers, table_rows, text_width, wait_until
 from scenario_support import (BOTH_SIZES, SAMPLES, find_text, graph_selection, panel_table, properties_rows, sizes,
                               tab_table, timeout, zoom_percent)
 from graph import canvas_area, graph_items  # noqa: E402 (a sibling scenario file)
@@ -172,3 +174,19 @@ def scenario_tree_names_read_apart(ctx):
         drawn.setdefault(hashlib.sha256(png).hexdigest(), []).append(name)
     alike = [names for names in drawn.values() if len(names) > 1]
     ctx.expect(not alike, f"drawn alike in the Program tree: {alike}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_values_header_names_scalar_values(ctx):
+    """Item 26 (class): the Values table's column with a tensor's sizes and a scalar's value reads "Sizes / value" (AT-SPI), an Int literal's value under it."""
+    app = ctx.open(ctx.synth("pipeline4", "--shape", "pipeline", "--layers", "4"))
+    table = tab_table(app, "Values", "Values")
+    headers = table_headers(table)
+    ctx.note(f"Values headers: {headers}")
+    ctx.shot("values")
+    ctx.check("Sizes / value" in headers, f"the Values table's headers are {headers}")
+    column = headers.index("Sizes / value")
+    kind = headers.index("Kind")
+    ints = [row[column] for row in table_rows(table, max_rows=40) if len(row) > column and row[kind] == "Int"]
+    ctx.expect(any(v for v in ints), f"no Int row shows a value under 'Sizes / value': {ints[:5]}")
