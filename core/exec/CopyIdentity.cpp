@@ -105,4 +105,24 @@ std::vector<CopyPair> pairCopies(const TransferProfile& latest, const TransferPr
   return pairs;
 }
 
+std::vector<InsideCopyKey> insideCopyKeys(const std::vector<const analysis::DelegateTransfer*>& transfers) {
+  std::vector<InsideCopyKey> keys;
+  std::map<InsideCopyKey, int> seen;
+  for (const auto* t : transfers) {
+    InsideCopyKey key{t->delegate, t->backend, int(t->kind), int(t->direction), 0};
+    key.occurrence = seen[key]++;
+    keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+std::map<InsideCopyKey, const DelegateCopyTiming*> insideCopiesByKey(const TransferProfile& profile) {
+  std::vector<const analysis::DelegateTransfer*> transfers;
+  for (const auto& c : profile.delegate_copies) transfers.push_back(&c.transfer);
+  const auto keys = insideCopyKeys(transfers);
+  std::map<InsideCopyKey, const DelegateCopyTiming*> out;
+  for (size_t i = 0; i < keys.size(); ++i) out.emplace(keys[i], &profile.delegate_copies[i]);
+  return out;
+}
+
 }  // namespace ptescope::exec

@@ -100,4 +100,22 @@ struct CopyPair {
 };
 std::vector<CopyPair> pairCopies(const TransferProfile& latest, const TransferProfile& previous);
 
+// The identity of a copy inside a delegate (DelegateCopyTiming: TensorRT
+// staging, CUDA graph replay), which has no instruction of its own: the
+// delegate (index and backend), the kind, the direction, and the
+// occurrence among the copies with those four, in the list's order. The
+// profile comparison (`--compare`) and the transfers table pair them by it.
+struct InsideCopyKey {
+  int32_t delegate = -1;
+  std::string backend;
+  int kind = 0;
+  int direction = 0;
+  int occurrence = 0;
+  friend auto operator<=>(const InsideCopyKey&, const InsideCopyKey&) = default;
+};
+// One key per transfer, at the same positions.
+std::vector<InsideCopyKey> insideCopyKeys(const std::vector<const analysis::DelegateTransfer*>& transfers);
+// The copies inside delegates of `profile` by key.
+std::map<InsideCopyKey, const DelegateCopyTiming*> insideCopiesByKey(const TransferProfile& profile);
+
 }  // namespace ptescope::exec

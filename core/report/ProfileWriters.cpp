@@ -1,6 +1,7 @@
 #include "report/ProfileWriters.h"
 
 #include "analysis/Dataflow.h"
+#include "exec/CopyIdentity.h"
 #include "report/InfoReport.h"
 #include "program/Text.h"
 
@@ -12,6 +13,7 @@
 #include <array>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <tuple>
 #include <span>
 
@@ -646,26 +648,23 @@ double allCopySeconds(const exec::TransferProfile& p) {
   return p.host_to_device.seconds + p.device_to_host.seconds + insideTotals(p).seconds;
 }
 
-// The copies inside delegates of two profiles, paired by delegate, kind,
-// direction and side, in order: (latest, previous), either may be null.
+// The copies inside delegates of two profiles, paired by their identity
+// (exec::InsideCopyKey), in order: (latest, previous), either may be null.
 std::vector<std::pair<const exec::DelegateCopyTiming*, const exec::DelegateCopyTiming*>> pairInside(
     const exec::TransferProfile& latest, const exec::TransferProfile& previous) {
-  auto key = [](const exec::DelegateCopyTiming& c) {
-    return std::make_tuple(c.transfer.delegate, c.transfer.backend, int(c.transfer.kind), int(c.transfer.direction));
-  };
+  std::vector<const analysis::DelegateTransfer*> now;
+  for (const auto& c : latest.delegate_copies) now.push_back(&c.transfer);
+  const auto keys = exec::insideCopyKeys(now);
+  const auto before = exec::insideCopiesByKey(previous);
+  std::set<const exec::DelegateCopyTiming*> paired;
   std::vector<std::pair<const exec::DelegateCopyTiming*, const exec::DelegateCopyTiming*>> out;
-  std::vector<bool> used(previous.delegate_copies.size(), false);
-  for (const auto& now : latest.delegate_copies) {
-    const exec::DelegateCopyTiming* match = nullptr;
-    for (size_t i = 0; i < previous.delegate_copies.size() && match == nullptr; ++i)
-      if (!used[i] && key(previous.delegate_copies[i]) == key(now)) {
-        used[i] = true;
-        match = &previous.delegate_copies[i];
-      }
-    out.emplace_back(&now, match);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    auto it = before.find(keys[i]);
+    out.emplace_back(&latest.delegate_copies[i], it == before.end() ? nullptr : it->second);
+    if (it != before.end()) paired.insert(it->second);
   }
-  for (size_t i = 0; i < previous.delegate_copies.size(); ++i)
-    if (!used[i]) out.emplace_back(nullptr, &previous.delegate_copies[i]);
+  for (const auto& c : previous.delegate_copies)
+    if (!paired.count(&c)) out.emplace_back(nullptr, &c);
   return out;
 }
 

@@ -162,14 +162,7 @@ class CliTensorRTTest : public QObject {
     // input goes through a CPU kernel first: set_input refuses a planned
     // input that legacy mode tagged cuda:0 (RT001), as above lint PTS001.
     const QString spec2 = QDir(dir).filePath("legacy2.json");
-    const std::string text2 = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
-      "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "r": {"dtype": "float32", "sizes": [2, 8]},
-                  "y": {"dtype": "float32", "sizes": [2, 8]}, "z": {"dtype": "float32", "sizes": [2, 8]}},
-      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
-                {"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
-                 "tensorrt": {"engine": "e"}, "inputs": ["r"], "outputs": ["y"]},
-                {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]}]}],
-      "options": {"enable_non_cpu_memory_planning": false}})";
+    const std::string text2 = test::kTensorRTStagingSpec;
     test::writeAll(spec2, std::vector<uint8_t>(text2.begin(), text2.end()));
     const QString pte2 = QDir(dir).filePath("legacy2.pte");
     QCOMPARE(test::runCli({"synth", spec2, "-o", pte2}).exitCode, 0);

@@ -107,6 +107,15 @@ program::Tensor floatTensor(std::vector<int32_t> sizes) {
   return t;
 }
 
+const char* const kTensorRTStagingSpec = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+  "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "r": {"dtype": "float32", "sizes": [2, 8]},
+              "y": {"dtype": "float32", "sizes": [2, 8]}, "z": {"dtype": "float32", "sizes": [2, 8]}},
+  "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+            {"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
+             "tensorrt": {"engine": "e"}, "inputs": ["r"], "outputs": ["y"]},
+            {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]}]}],
+  "options": {"enable_non_cpu_memory_planning": false}})";
+
 const char* const kIssue3SpecExample = R"({
     "methods": [{
       "name": "forward",

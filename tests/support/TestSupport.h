@@ -55,6 +55,14 @@ program::Program upstreamOrderedAddProgram();
 // The JSON spec example of issue 3, exactly as written there.
 extern const char* const kIssue3SpecExample;
 
+// A `synth` spec of a TensorRT delegate that stages (issue 35): x [2,8]
+// float32 -> relu (#0) -> r -> TensorRTBackend (#1, cuda:0) -> y -> relu
+// (#2) -> z, device planning off, so every tensor is host memory and the
+// delegate copies r host-to-device and y device-to-host inside itself (64 B
+// each). The method input goes through a CPU kernel first: set_input
+// refuses a planned input that legacy mode tagged cuda:0 (RT001).
+extern const char* const kTensorRTStagingSpec;
+
 }  // namespace ptescope::test
 
 // Skips the current test when the samples folder is absent.

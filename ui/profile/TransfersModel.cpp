@@ -1,17 +1,22 @@
 #include "ui/profile/TransfersModel.h"
 #include "ui/common/PlainText.h"
 
+#include <QColor>
 #include <QFont>
 #include <QGuiApplication>
 #include <QPalette>
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "program/Program.h"
 #include "ui/document/Document.h"
+#include "cost/CopyCost.h"
+#include "layout/DeviceStyle.h"
 #include "cost/LinkProfile.h"
 #include "exec/CopyIdentity.h"
 #include "exec/ProfileAnalysis.h"
@@ -44,6 +49,52 @@ QString ratioText(double ratio) {
   if (ratio >= 10) return QString::number(ratio, 'f', 0) + "×";
   if (ratio >= 1) return QString::number(ratio, 'f', 2) + "×";
   return QString::number(ratio, 'g', 2) + "×";
+}
+
+// "inside delegate 0 (TensorRTBackend)"; "et_copy" for an instruction.
+QString whereText(const TransfersModel::Row& row) {
+  if (!row.inside) return QStringLiteral("et_copy");
+  return QObject::tr("inside delegate %1 (%2)").arg(row.inside->delegate).arg(QString::fromStdString(row.inside->backend));
+}
+
+// A copy inside a delegate as the CopyProfile the table's measured columns
+// read: the profile timed it once per measured iteration after the run, in
+// the host memory of the run's kind (DelegateCopyTiming); it has no share of
+// a link peak.
+exec::CopyProfile copyProfileOfInside(const exec::DelegateCopyTiming& timed, const exec::TransferProfile& profile) {
+  const auto& t = timed.transfer;
+  exec::CopyProfile out;
+  out.instruction = t.instruction;
+  out.direction = t.direction;
+  out.source_value = t.onInputSide() ? t.value : -1;
+  out.destination_value = t.onInputSide() ? -1 : t.value;
+  out.device = t.device;
+  out.host_memory = profile.host_memory;
+  out.bytes = t.bytes;
+  out.executions_per_iteration = 1;
+  out.samples = timed.samples;
+  out.seconds = timed.seconds;
+  out.gbps = timed.seconds.median > 0 ? double(t.bytes) / timed.seconds.median / 1e9 : 0.0;
+  out.best_gbps = timed.seconds.min > 0 ? double(t.bytes) / timed.seconds.min / 1e9 : 0.0;
+  return out;
+}
+
+// The row of a copy inside a delegate of the current method.
+TransfersModel::Row insideRow(const analysis::DelegateTransfer& t, const std::vector<Value>& values) {
+  TransfersModel::Row row;
+  row.instruction = t.instruction;
+  row.direction = t.direction;
+  row.source = t.onInputSide() ? t.value : -1;
+  row.destination = t.onInputSide() ? -1 : t.value;
+  row.bytes = qint64(t.bytes);
+  const QString device = QString::fromStdString(t.device.str());
+  const QString host = QString::fromStdString(Device{}.str());
+  row.from = t.direction == program::CopyDirection::HostToDevice ? host : device;
+  row.to = t.direction == program::CopyDirection::DeviceToHost ? host : device;
+  const Tensor* tensor = t.value >= 0 && size_t(t.value) < values.size() ? values[size_t(t.value)].tensor() : nullptr;
+  if (tensor != nullptr) row.tensor = ui::tensorTypeText(*tensor);
+  row.inside = t;
+  return row;
 }
 
 QString percentText(double fraction) {
@@ -80,16 +131,23 @@ void TransfersModel::setLink(std::shared_ptr<const cost::LinkProfile> link, exec
   linkMemory_ = hostMemory;
   if (rows_.empty()) return;
   predict();
-  emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
-  emit headerDataChanged(Qt::Horizontal, 0, ColumnCount - 1);
+  emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, columnCount() - 1));
+  emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
+}
+
+void TransfersModel::setRunSettings(const analysis::DelegateTransferOptions& settings) {
+  if (settings.cuda_graph_methods == runSettings_.cuda_graph_methods) return;
+  runSettings_ = settings;
+  rebuild();
 }
 
 void TransfersModel::predict() {
   for (auto& r : rows_) {
     r.predicted = -1;
     if (!link_) continue;
-    const auto direction = r.direction;
-    auto seconds = link_->secondsFor(direction, linkMemory_, uint64_t(std::max<qint64>(r.bytes, 0)));
+    // As `predict` prices them: d2d on the link's device curve or the
+    // assumed typical device copy.
+    auto seconds = cost::transferSeconds(*link_, r.direction, linkMemory_, uint64_t(std::max<qint64>(r.bytes, 0)));
     if (seconds) r.predicted = seconds.value();
   }
 }
@@ -123,6 +181,8 @@ void TransfersModel::rebuild() {
       if (dst != nullptr) row.to = QString::fromStdString(dst->device().str());
       rows_.push_back(std::move(row));
     }
+    for (const auto& t : analysis::delegateTransfers(document_->program(), *method, runSettings_).transfers)
+      rows_.push_back(insideRow(t, values));
   }
   matchProfiles();
   predict();
@@ -136,7 +196,11 @@ void TransfersModel::matchProfiles() {
   const std::string name = method != nullptr ? method->displayName() : std::string();
   latestApplies_ = method != nullptr && latest_ && latest_->method == name;
   previousApplies_ = method != nullptr && previous_ && previous_->method == name;
+  insideLatest_.clear();
+  insidePrevious_.clear();
   if (!latestApplies_ && !previousApplies_) return;
+  std::vector<size_t> copyRows, insideRows;
+  for (size_t r = 0; r < rows_.size(); ++r) (rows_[r].inside ? insideRows : copyRows).push_back(r);
 
   // Files exported upstream number copy outputs among the other values, so
   // an edit shifts the raw indices: key by the copy-free numbering when the
@@ -147,18 +211,20 @@ void TransfersModel::matchProfiles() {
                              ? SourceNumbering::Canonical
                              : SourceNumbering::Raw;
   std::vector<exec::CopyEnds> ends;
-  for (const auto& r : rows_)
+  for (size_t row : copyRows) {
+    const Row& r = rows_[row];
     ends.push_back(exec::CopyEnds{r.instruction,
                                   r.direction,
                                   numbering == SourceNumbering::Canonical ? canonicalValues.of(r.source) : r.source,
                                   r.destination, (r.direction == program::CopyDirection::HostToDevice ? r.to : r.from).toStdString()});
+  }
   const auto keys = exec::copyKeys(ends, numbering);
   const auto latest = latestApplies_ ? exec::copiesByKey(*latest_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
   const auto previous =
       previousApplies_ ? exec::copiesByKey(*previous_, numbering) : std::map<CopyKey, const exec::CopyProfile*>{};
-  for (size_t r = 0; r < rows_.size(); ++r) {
-    if (auto it = latest.find(keys[r]); it != latest.end()) rows_[r].latest = it->second;
-    if (auto it = previous.find(keys[r]); it != previous.end()) rows_[r].previous = it->second;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (auto it = latest.find(keys[k]); it != latest.end()) rows_[copyRows[k]].latest = it->second;
+    if (auto it = previous.find(keys[k]); it != previous.end()) rows_[copyRows[k]].previous = it->second;
   }
 
   // Copies a profile measured that the current program no longer makes; the
@@ -194,12 +260,62 @@ void TransfersModel::matchProfiles() {
   std::stable_sort(extra.begin(), extra.end(),
                    [](const Row& a, const Row& b) { return a.instruction < b.instruction; });
   for (auto& row : extra) rows_.push_back(std::move(row));
+  matchInside(insideRows);
 }
 
-qint64 TransfersModel::totalBytes(program::CopyDirection direction) const {
+void TransfersModel::matchInside(const std::vector<size_t>& insideRows) {
+  // The CopyProfile view of each profile's copies inside delegates, and the
+  // pointer into it of one of them.
+  auto view = [](const exec::TransferProfile& p, std::vector<exec::CopyProfile>& into) {
+    into.reserve(p.delegate_copies.size());
+    for (const auto& c : p.delegate_copies) into.push_back(copyProfileOfInside(c, p));
+    return exec::insideCopiesByKey(p);
+  };
+  std::map<exec::InsideCopyKey, const exec::DelegateCopyTiming*> latest, previous;
+  if (latestApplies_) latest = view(*latest_, insideLatest_);
+  if (previousApplies_) previous = view(*previous_, insidePrevious_);
+  auto viewOf = [this](bool isLatest, const exec::DelegateCopyTiming* timed) {
+    const auto& profile = isLatest ? *latest_ : *previous_;
+    return &(isLatest ? insideLatest_ : insidePrevious_)[size_t(timed - profile.delegate_copies.data())];
+  };
+  std::vector<const analysis::DelegateTransfer*> transfers;
+  for (size_t r : insideRows) transfers.push_back(&*rows_[r].inside);
+  const auto keys = exec::insideCopyKeys(transfers);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (auto it = latest.find(keys[k]); it != latest.end()) rows_[insideRows[k]].latest = viewOf(true, it->second);
+    if (auto it = previous.find(keys[k]); it != previous.end()) rows_[insideRows[k]].previous = viewOf(false, it->second);
+  }
+  // Copies inside delegates a profile timed that the current program (or
+  // the run settings now) no longer makes: device planning turned the
+  // staging into et_copy instructions, CUDA graphs were turned off.
+  const std::set<exec::InsideCopyKey> current(keys.begin(), keys.end());
+  std::map<exec::InsideCopyKey, Row> removed;
+  auto addRemoved = [&](const std::map<exec::InsideCopyKey, const exec::DelegateCopyTiming*>& copies, bool isLatest) {
+    for (const auto& [key, timed] : copies) {
+      if (current.count(key)) continue;
+      Row& row = removed[key];
+      if (!row.inside || isLatest) {  // the latest's numbering wins
+        const auto* before = row.previous;
+        row = insideRow(timed->transfer, {});
+        row.previous = before;
+        row.removed = true;
+      }
+      (isLatest ? row.latest : row.previous) = viewOf(isLatest, timed);
+    }
+  };
+  addRemoved(previous, false);
+  addRemoved(latest, true);
+  std::vector<Row> extra;
+  for (auto& [key, row] : removed) extra.push_back(std::move(row));
+  std::stable_sort(extra.begin(), extra.end(),
+                   [](const Row& a, const Row& b) { return a.instruction < b.instruction; });
+  for (auto& row : extra) rows_.push_back(std::move(row));
+}
+
+qint64 TransfersModel::totalBytes(program::CopyDirection direction, bool inside) const {
   qint64 total = 0;
   for (const auto& r : rows_)
-    if (!r.removed && r.direction == direction) total += std::max<qint64>(r.bytes, 0);
+    if (!r.removed && r.direction == direction && r.inside.has_value() == inside) total += std::max<qint64>(r.bytes, 0);
   return total;
 }
 
@@ -218,7 +334,7 @@ TransfersModel::DirectionSummary TransfersModel::summary(program::CopyDirection 
   if (link_) {
     s.predictedSeconds = 0;
     for (const auto& r : rows_)
-      if (!r.removed && r.direction == direction && r.predicted > 0) s.predictedSeconds += r.predicted;
+      if (!r.removed && !r.inside && r.direction == direction && r.predicted > 0) s.predictedSeconds += r.predicted;
   }
   if (latestApplies_) {
     const auto& totals = latest_->totals(direction);
@@ -233,8 +349,38 @@ TransfersModel::DirectionSummary TransfersModel::summary(program::CopyDirection 
     return s;
   }
   s.copies = size_t(std::count_if(rows_.begin(), rows_.end(),
-                                  [&](const Row& r) { return !r.removed && r.direction == direction; }));
+                                  [&](const Row& r) { return !r.removed && !r.inside && r.direction == direction; }));
   s.bytes = totalBytes(direction);
+  return s;
+}
+
+TransfersModel::DirectionSummary TransfersModel::insideSummary(program::CopyDirection direction) const {
+  DirectionSummary s;
+  if (link_) {
+    s.predictedSeconds = 0;
+    for (const auto& r : rows_)
+      if (!r.removed && r.inside && r.direction == direction && r.predicted > 0) s.predictedSeconds += r.predicted;
+  }
+  // The profile's own count (ProfileWriters' totals.inside_delegates): every
+  // copy it timed, each at its median.
+  if (latestApplies_ && !latest_->delegate_copies.empty()) {
+    for (const auto& c : latest_->delegate_copies)
+      if (c.transfer.direction == direction) {
+        s.copies += 1;
+        s.bytes += qint64(c.transfer.bytes);
+        s.seconds += c.seconds.median;
+      }
+    s.gbps = s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0;
+    if (previousApplies_) {
+      s.hasPrevious = true;
+      for (const auto& c : previous_->delegate_copies)
+        if (c.transfer.direction == direction) s.previousSeconds += c.seconds.median;
+    }
+    return s;
+  }
+  s.copies = size_t(std::count_if(rows_.begin(), rows_.end(),
+                                  [&](const Row& r) { return !r.removed && r.inside && r.direction == direction; }));
+  s.bytes = totalBytes(direction, true);
   return s;
 }
 
@@ -242,14 +388,22 @@ bool TransfersModel::latestMeasuredAnotherProgram() const {
   if (!latestApplies_) return false;
   // A copy the profile measured that the program no longer makes, or one it
   // makes now that the profile never saw: the profile ran the program as it
-  // was before the edits.
-  return std::any_of(rows_.begin(), rows_.end(), [](const Row& r) {
+  // was before the edits. A copy inside a delegate that a profile timed
+  // none of (a runner's, an ETDump's) says nothing about that.
+  const bool timedInside = !latest_->delegate_copies.empty();
+  return std::any_of(rows_.begin(), rows_.end(), [timedInside](const Row& r) {
+    if (r.inside && !timedInside) return false;
     return r.removed ? r.latest != nullptr : r.latest == nullptr;
   });
 }
 
 QString TransfersModel::totalsText() const {
   const auto countText = [](size_t copies) { return copies == 1 ? tr("1 copy") : tr("%1 copies").arg(copies); };
+  const auto insideName = [](program::CopyDirection direction) {
+    return tr("%1 inside delegates").arg(QString::fromStdString(program::copyDirectionName(direction)));
+  };
+  constexpr std::array<program::CopyDirection, 3> allDirections{
+      program::CopyDirection::HostToDevice, program::CopyDirection::DeviceToHost, program::CopyDirection::DeviceToDevice};
   // Edited since the profile: its totals are of the copies it ran, which
   // are not these; the program's own copies first, then what was measured
   // before the edits, said so.
@@ -258,29 +412,54 @@ QString TransfersModel::totalsText() const {
     QStringList parts, measured;
     for (auto direction : program::kHostDeviceDirections) {
       const QString name = QString::fromStdString(program::copyDirectionName(direction));
-      const size_t copies = size_t(std::count_if(rows_.begin(), rows_.end(),
-                                                 [&](const Row& r) { return !r.removed && r.direction == direction; }));
+      const size_t copies = size_t(std::count_if(rows_.begin(), rows_.end(), [&](const Row& r) {
+        return !r.removed && !r.inside && r.direction == direction;
+      }));
       parts << QString("%1 %2 · %3").arg(name, countText(copies), bytesText(totalBytes(direction)));
       const auto& totals = latest_->totals(direction);
       measured << QString("%1 %2 · %3 · %4")
                       .arg(name, countText(totals.copies), bytesText(qint64(totals.bytes)), durationText(totals.seconds));
     }
+    for (auto direction : allDirections) {
+      const size_t copies = size_t(std::count_if(rows_.begin(), rows_.end(), [&](const Row& r) {
+        return !r.removed && r.inside && r.direction == direction;
+      }));
+      if (copies > 0) parts << QString("%1 %2 · %3").arg(insideName(direction), countText(copies), bytesText(totalBytes(direction, true)));
+      if (latest_->delegate_copies.empty()) continue;  // it timed none
+      const DirectionSummary timed = insideSummary(direction);  // the profile's
+      if (timed.copies > 0)
+        measured << QString("%1 %2 · %3 · %4")
+                        .arg(insideName(direction), countText(timed.copies), bytesText(timed.bytes), durationText(timed.seconds));
+    }
     before = parts.join("  |  ") + "  ·  " +
              tr("measured before the edits (the program then): %1").arg(measured.join(", "));
   }
+  const auto withTimes = [this](QString text, const DirectionSummary& s) {
+    text += " · " + durationText(s.seconds);
+    if (s.hasPrevious) text += " " + tr("(%1 vs previous)").arg(signedDurationText(s.seconds - s.previousSeconds));
+    return text + " · " + tr("%1 GB/s").arg(gbpsText(s.gbps));
+  };
   QStringList parts;
+  double insidePredicted = 0;
+  bool anyInside = false;
   for (auto direction : program::kHostDeviceDirections) {
     if (!before.isEmpty()) continue;  // said above
     const DirectionSummary s = summary(direction);
-    QString text = QString("%1 %2 · %3")
-                       .arg(QString::fromStdString(program::copyDirectionName(direction)), countText(s.copies),
-                            bytesText(s.bytes));
-    if (latestApplies_) {
-      text += " · " + durationText(s.seconds);
-      if (s.hasPrevious) text += " " + tr("(%1 vs previous)").arg(signedDurationText(s.seconds - s.previousSeconds));
-      text += " · " + tr("%1 GB/s").arg(gbpsText(s.gbps));
-    }
-    parts << text;
+    const QString text = QString("%1 %2 · %3")
+                             .arg(QString::fromStdString(program::copyDirectionName(direction)), countText(s.copies),
+                                  bytesText(s.bytes));
+    parts << (latestApplies_ ? withTimes(text, s) : text);
+  }
+  // The copies inside delegates, as the profile's totals count them: a line
+  // per direction of their own, timed when the profile timed them.
+  for (auto direction : allDirections) {
+    const DirectionSummary s = insideSummary(direction);
+    if (s.copies == 0) continue;
+    anyInside = true;
+    insidePredicted += std::max(s.predictedSeconds, 0.0);
+    if (!before.isEmpty()) continue;
+    const QString text = QString("%1 %2 · %3").arg(insideName(direction), countText(s.copies), bytesText(s.bytes));
+    parts << (latestApplies_ && !latest_->delegate_copies.empty() ? withTimes(text, s) : text);
   }
   QString text = before.isEmpty() ? parts.join("  |  ") : before;
   if (latestApplies_) {
@@ -288,12 +467,14 @@ QString TransfersModel::totalsText() const {
     if (latest_->emulated) text += ", " + tr("emulated on the host (memcpy)");
     if (latest_->cancelled) text += ", " + tr("cancelled");
   }
-  if (link_)
+  if (link_) {
     text += "  ·  " + tr("predicted on %1 (%2): h2d %3, d2h %4")
                           .arg(QString::fromStdString(link_->title.empty() ? link_->name : link_->title),
                                QString::fromStdString(exec::hostMemoryKindName(linkMemory_)),
                                durationText(summary(program::CopyDirection::HostToDevice).predictedSeconds),
                                durationText(summary(program::CopyDirection::DeviceToHost).predictedSeconds));
+    if (anyInside) text += ", " + tr("inside delegates %1").arg(durationText(insidePredicted));
+  }
   return text;
 }
 
@@ -319,8 +500,11 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
   switch (column) {
     case Instruction: return r.removed ? QVariant(tr("removed")) : QVariant(qulonglong(r.instruction));
     case Direction: return QString::fromStdString(program::copyDirectionName(r.direction));
-    case Source: return "%" + QString::number(r.source);
-    case Destination: return "%" + QString::number(r.destination);
+    case Where: return whereText(r);
+    // A copy inside a delegate reads or writes the delegate's own buffer on
+    // one side (scratch, the CUDA graph's static buffers, the aliased input).
+    case Source: return r.source >= 0 ? "%" + QString::number(r.source) : tr("in delegate");
+    case Destination: return r.destination >= 0 ? "%" + QString::number(r.destination) : tr("in delegate");
     case Bytes: return bytesText(r.bytes);
     case From: return r.from;
     case To: return r.to;
@@ -388,6 +572,18 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
              "copy (a skip option or another edit removed it).")
               .arg(r.instruction)
               .arg(r.latest ? tr("latest") : tr("previous"));
+  if (r.inside) {
+    // What the copy is and where upstream makes it, on every cell.
+    const QString line = QString::fromStdString(r.inside->text()) + " · " +
+                         QString::fromStdString(analysis::delegateTransferKindName(r.inside->kind)) + ", " +
+                         tr("no instruction: the backend copies inside its execute()");
+    tip = r.removed ? tr("Removed: the %1 profile timed this copy inside delegate %2, but the current program (or the "
+                         "CUDA graph setting) no longer makes it.")
+                          .arg(r.latest ? tr("latest") : tr("previous"))
+                          .arg(r.inside->delegate) +
+                          "\n" + line
+                    : line;
+  }
   auto join = [&](const QString& more) { return tip.isEmpty() ? more : tip + "\n" + more; };
   auto runName = [](const QString& label, const char* fallback) { return label.isEmpty() ? tr(fallback) : label; };
   const exec::CopyProfile* l = r.latest;
@@ -412,7 +608,11 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
     case PeakShare:
     case HostMemory:
     case MeasuredOverPredicted:
-      if (l == nullptr) return join(tr("Not measured: the latest profile has no copy of this value to this device."));
+      if (l == nullptr)
+        return join(r.inside ? tr("Not measured: the latest profile timed no such copy inside the delegate (a runner's or "
+                                  "an ETDump's profile times none; CUDA graph replay counts only when the profile ran "
+                                  "with it).")
+                             : tr("Not measured: the latest profile has no copy of this value to this device."));
       break;
     case PreviousMedian:
     case PreviousBandwidth:
@@ -433,6 +633,9 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
                               runName(latestLabel_, "the latest profile"));
       if (l->executions_per_iteration > 1)
         text += "\n" + tr("%1 executions per iteration, each timed on its own").arg(l->executions_per_iteration);
+      if (r.inside)
+        text += "\n" + tr("ptescope does not run the backend: timed after the run, once per measured iteration, "
+                          "where the backend would copy.");
       if (latest_->emulated) text += "\n" + tr("Emulated: host memcpy timed with the host clock, not a GPU link.");
       return join(text);
     }
@@ -500,7 +703,7 @@ QVariant TransfersModel::data(const QModelIndex& index, int role) const {
   const int column = index.column();
   switch (role) {
     case InstructionRole: return r.removed ? QVariant(qlonglong(-1)) : QVariant(qulonglong(r.instruction));
-    case ValueIndexRole: return r.removed ? -1 : r.destination;
+    case ValueIndexRole: return r.removed ? -1 : r.inside ? r.inside->value : r.destination;
     case DeviceRole: return r.direction == program::CopyDirection::HostToDevice ? r.to : r.from;
     case Qt::TextAlignmentRole:
       if (column == Instruction || column == Bytes || column == PredictedTime ||
@@ -509,6 +712,11 @@ QVariant TransfersModel::data(const QModelIndex& index, int role) const {
       return {};
     case Qt::ForegroundRole:
       if (r.removed) return QGuiApplication::palette().color(QPalette::Disabled, QPalette::Text);
+      // The graph's colour of the marks of copies inside delegates.
+      if (r.inside && column == Where) {
+        const auto mark = layout::insideCopyColour();
+        return QColor(mark.red(), mark.green(), mark.blue());
+      }
       return {};
     case Qt::FontRole:
       if (r.removed) {
@@ -529,7 +737,7 @@ QVariant TransfersModel::data(const QModelIndex& index, int role) const {
 
 QVariant TransfersModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-  static const char* names[] = {"Instruction", "Direction",   "Source",     "Destination", "Bytes",      "From",
+  static const char* names[] = {"Instruction", "Direction",   "Where",      "Source",     "Destination", "Bytes",      "From",
                                 "To",          "Tensor",      "Predicted",  "Median",      "Min",        "Max",
                                 "GB/s",        "% of peak",   "Host memory", "Measured / predicted",
                                 "Prev. median", "Δ time",     "Δ %",        "Prev. GB/s"};
@@ -554,6 +762,10 @@ QVariant TransfersModel::headerData(int section, Qt::Orientation orientation, in
       return emulated ? tr("Bytes / median time of host memcpy (emulated), in 10^9 bytes per second: not a link")
                       : tr("Bytes / median time, in 10^9 bytes per second");
     case PeakShare: return tr("Bandwidth as a share of the link peak measured with a large pinned copy");
+    case Instruction: return tr("The copy instruction; for a copy inside a delegate, the delegate's call");
+    case Where:
+      return tr("et_copy: an instruction of the method. inside delegate N: a copy the backend makes inside its "
+                "execute() (TensorRT staging of host memory, an aliased output, CUDA graph replay), no instruction");
     case HostMemory: return tr("Kind of host memory the copy reads or writes: pinned or pageable");
     case PreviousMedian: return tr("Median time in %1").arg(previous);
     case DeltaTime: return tr("Median in %1 minus median in %2").arg(latest, previous);

@@ -1,8 +1,18 @@
 // Every host<->device copy of the current method: instruction, direction,
-// source -> destination value, bytes, devices, dtype and shape, its predicted
-// time on the chosen link profile (setLink, cost/LinkProfile.h); and, once a
-// profile of this method is set, what each copy measured and the ratio
-// measured / predicted (same copy, same link).
+// where it is made, source -> destination value, bytes, devices, dtype and
+// shape, its predicted time on the chosen link profile (setLink,
+// cost/LinkProfile.h); and, once a profile of this method is set, what each
+// copy measured and the ratio measured / predicted (same copy, same link).
+//
+// The copies are the et_copy instructions and the copies delegates make
+// inside themselves (analysis::DelegateTransfers: TensorRT staging and
+// aliased-output reflects, CudaBackend's CUDA graph replay under the run
+// settings, setRunSettings). A copy inside a delegate is a row of its own
+// whose Where reads "inside delegate 0 (TensorRTBackend)" and whose
+// instruction is the delegate call's (selecting it selects the delegate); its
+// measured figures are the profile's DelegateCopyTiming (timed after the
+// run), paired by exec::InsideCopyKey; the totals count it apart, as the
+// profile's totals do ("h2d inside delegates 1 copy · 64 B").
 //
 // Usage:
 //   TransfersModel model(&document);
@@ -44,7 +54,7 @@ class TransfersModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column {
-    Instruction, Direction, Source, Destination, Bytes, From, To, TensorShape,
+    Instruction, Direction, Where, Source, Destination, Bytes, From, To, TensorShape,
     // On the chosen link profile (setLink), always shown.
     PredictedTime,
     // With a profile of this method.
@@ -74,6 +84,9 @@ class TransfersModel : public QAbstractTableModel {
   // kind of the arenas (ExecuTorch's Module: pageable). Null: no predictions.
   void setLink(std::shared_ptr<const cost::LinkProfile> link, exec::HostMemoryKind hostMemory);
   const std::shared_ptr<const cost::LinkProfile>& link() const { return link_; }
+  // Settings of the run the file does not hold (CUDA graph replay per
+  // method): which copies inside delegates the rows list.
+  void setRunSettings(const analysis::DelegateTransferOptions& settings);
   exec::HostMemoryKind linkHostMemory() const { return linkMemory_; }
   const std::shared_ptr<const exec::TransferProfile>& latestProfile() const { return latest_; }
   const std::shared_ptr<const exec::TransferProfile>& previousProfile() const { return previous_; }
@@ -91,17 +104,25 @@ class TransfersModel : public QAbstractTableModel {
     qint64 bytes = 0;
     QString from, to, tensor;
     bool removed = false;  // measured before, not in the current program
+    // A copy the delegate called at `instruction` makes inside itself (no
+    // instruction of its own); source and destination are then the boundary
+    // value on its side of the delegate, -1 on the delegate's.
+    std::optional<analysis::DelegateTransfer> inside;
     // The matching copies of the profiles, or null. They point into the
-    // profiles this model holds, so they live as long as the rows do.
+    // profiles this model holds (for copies inside delegates, into the
+    // model's CopyProfile view of the profiles' DelegateCopyTiming), so they
+    // live as long as the rows do.
     const exec::CopyProfile* latest = nullptr;
     const exec::CopyProfile* previous = nullptr;
     double predicted = -1;  // seconds on the link; -1 without one
   };
   const std::vector<Row>& rows() const { return rows_; }
-  // Total bytes per direction of the current program's copies.
-  qint64 totalBytes(program::CopyDirection direction) const;
+  // Total bytes per direction of the current program's et_copy instructions
+  // (`inside` false) or of its copies inside delegates (`inside` true).
+  qint64 totalBytes(program::CopyDirection direction, bool inside = false) const;
 
-  // The row of a copy instruction of the current method, or -1.
+  // The row of a copy instruction of the current method (for a delegate
+  // call, its first copy inside), or -1.
   int rowOfInstruction(size_t instruction) const;
   // The instruction of a row; nullopt for removed rows and bad rows.
   std::optional<size_t> instructionOfRow(int row) const;
@@ -118,6 +139,10 @@ class TransfersModel : public QAbstractTableModel {
   // From the latest profile's totals when it applies, else copies and bytes
   // of the current program with no times.
   DirectionSummary summary(program::CopyDirection direction) const;
+  // The copies inside delegates of one direction (d2d too), as the profile's
+  // totals count them: copies, bytes and the sum of their medians from the
+  // latest profile when it timed them, else the program's with no times.
+  DirectionSummary insideSummary(program::CopyDirection direction) const;
   // "h2d 2 copies · 1.5 MiB · 0.21 ms (−0.05 ms vs previous) · 7.1 GB/s | d2h …".
   // With a link, "  ·  predicted on PCIe Gen4 x16 (pageable): h2d 10.2 µs, d2h 10.2 µs" ends it.
   // After an edit the program's own copies come first and the profile's
@@ -131,6 +156,7 @@ class TransfersModel : public QAbstractTableModel {
   void rebuild();
   void matchProfiles();
   void predict();
+  void matchInside(const std::vector<size_t>& insideRows);
   QVariant displayValue(const Row& row, int column) const;
   QVariant sortValue(const Row& row, int column) const;
   QString toolTip(const Row& row, int column) const;
@@ -142,6 +168,10 @@ class TransfersModel : public QAbstractTableModel {
   QString latestLabel_, previousLabel_;
   std::shared_ptr<const cost::LinkProfile> link_;
   exec::HostMemoryKind linkMemory_ = exec::HostMemoryKind::Pageable;
+  analysis::DelegateTransferOptions runSettings_;
+  // The profiles' copies inside delegates as CopyProfiles (what the rows'
+  // latest / previous point to), in the profiles' order.
+  std::vector<exec::CopyProfile> insideLatest_, insidePrevious_;
   bool latestApplies_ = false;
   bool previousApplies_ = false;
 };

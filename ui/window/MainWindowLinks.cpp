@@ -27,7 +27,9 @@ void MainWindow::buildLinks(QVBoxLayout* transfersLayout) {
 void MainWindow::applyLink() {
   transfersModel_->setLink(links_->link(), links_->hostMemory());
   // CUDA graph replay (the toggle beside the link): the copies it adds
-  // inside CudaBackend delegates, on the graph and in Properties.
+  // inside CudaBackend delegates, on the graph, in Properties and as rows
+  // of Transfers.
+  transfersModel_->setRunSettings(links_->runSettings());
   graph_->setRunSettings(links_->runSettings());
   properties_->setRunSettings(links_->runSettings());
   updateTransferTotals();

@@ -281,7 +281,7 @@ void MainWindow::applyProfiles() {
                                         : nullptr;
   if (measured != nullptr) {
     for (const auto& row : transfersModel_->rows())
-      if (!row.removed && row.latest != nullptr) profiledToCurrent_[row.latest->instruction] = row.instruction;
+      if (!row.removed && !row.inside && row.latest != nullptr) profiledToCurrent_[row.latest->instruction] = row.instruction;
     const auto& before = nonCopyCache_.of(latest->program, shownIndex, *measured);
     // The document keeps the shown method's def/use facts already.
     const auto now = analysis::nonCopyInstructions(*document_->currentDataflow());
@@ -337,13 +337,14 @@ void MainWindow::updateGraphMeasurements() {
   if (graphNumbersAsPanels() && overlayMetric_ && overlayMetric_->currentData().toInt() == kPredictedOverlay) {
     source = GraphView::MeasurementSource::Predicted;
     for (const auto& row : transfersModel_->rows())
-      if (!row.removed && row.predicted > 0)
+      // The overlay labels copy nodes; a copy inside a delegate has none.
+      if (!row.removed && !row.inside && row.predicted > 0)
         measured.push_back({row.instruction, row.predicted, double(row.bytes) / row.predicted / 1e9, uint64_t(row.bytes)});
   } else if (graphNumbersAsPanels() && transfersModel_->hasMeasurements()) {
     // A host memcpy timed in place of a link must never read as a link's time.
     if (transfersModel_->latestProfile()->emulated) source = GraphView::MeasurementSource::Emulated;
     for (const auto& row : transfersModel_->rows())
-      if (!row.removed && row.latest != nullptr)
+      if (!row.removed && !row.inside && row.latest != nullptr)
         measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes});
   }
   graph_->setMeasurements(std::move(measured), source);

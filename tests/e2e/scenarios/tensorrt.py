@@ -12,15 +12,21 @@ Contracts:
     64 B" (direction and bytes) and described by its whole line, drawn in
     the canvas, never a node ("list item") of its own; the delegate node's
     description lists them and the legend names the mark.
+  - the Transfers table lists those copies as rows of their own: "Where"
+    reads "inside delegate 0 (TensorRTBackend)" (et_copy rows read
+    "et_copy"), with direction, bytes and the delegate's instruction; the
+    totals below count them apart ("h2d inside delegates 1 copy · 64 B");
+    clicking such a row selects the delegate call (Properties: Instruction 1).
   - the check box "CUDA graph replay in forward" beside the link (Transfers)
     is the app's --cuda-graph: on, the demo's CudaBackend delegates get
     their replay copies marked "... d2d ... (CUDA graph replay)" and the
     legend says the setting is on; off, they go.
 """
 
-from harness import children_of, contains, description_of, extents, intersects, name_of, role_of, wait_until
-from scenario_support import (BOTH_SIZES, bottom_tab, graph_view, properties_rows, select_instruction,
-                              sizes, timeout, toggle_check_box)
+from harness import (children_of, contains, description_of, extents, intersects, name_of, role_of, table_headers,
+                     table_rows, wait_until)
+from scenario_support import (BOTH_SIZES, bottom_tab, graph_view, label_text, labelled, properties_rows, property_value,
+                              select_instruction, sizes, tab_table, timeout, toggle_check_box)
 
 # x (2x8 float32, 64 B) -> relu -> r -> TensorRTBackend -> y -> relu -> z, device planning off:
 # the delegate stages r host-to-device and y device-to-host (TensorRTBackend.cpp 720-745, 883-900).
@@ -98,6 +104,39 @@ def scenario_tensorrt_graph_marks(ctx):
     ctx.expect(any("copy inside a delegate" in description_of(o) for o in legend),
                f"the legend names the mark: {[description_of(o) for o in legend]}")
     ctx.shot(f"tensorrt-graph-{ctx.width}x{ctx.height}")
+    ctx.finish()
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_tensorrt_transfers_rows(ctx):
+    """Issue 35: the Transfers table lists the copies inside a TensorRT delegate as rows marked "inside delegate 0 (TensorRTBackend)", the totals count them apart, and a click on one selects the delegate."""
+    program = ctx.synth_spec("trt_legacy", SPEC)
+    app = ctx.open(program)
+    table = tab_table(app, "Transfers", "Transfers")
+    headers = wait_until(lambda: (lambda h: h if "Where" in h else None)(table_headers(table)), timeout=10,
+                         what="the Transfers table's Where column")
+    column = {h: c for c, h in enumerate(headers)}
+    rows = wait_until(lambda: table_rows(table) or None, timeout=10, what="the Transfers rows")
+    ctx.note(f"Transfers rows: {rows}")
+    # Hand count (SPEC above): legacy mode has no et_copy; r (64 B) staged h2d, y (64 B) staged d2h by delegate
+    # 0, the call at instruction 1.
+    inside = [r for r in rows if r[column["Where"]] == "inside delegate 0 (TensorRTBackend)"]
+    ctx.expect(len(rows) == 2 and len(inside) == 2, f"two rows, both inside delegate 0: {rows}")
+    ctx.expect(sorted(r[column["Direction"]] for r in inside) == ["d2h", "h2d"], f"h2d and d2h: {inside}")
+    ctx.expect(all(r[column["Bytes"]] == "64 B" and r[column["Instruction"]] == "1" for r in inside),
+               f"64 B each, at the delegate's instruction 1: {inside}")
+    text = wait_until(lambda: label_text(labelled(app, "Transfer totals"), "Transfer totals") or None, timeout=5,
+                      what="the Transfer totals")
+    ctx.note(f"totals: {text}")
+    ctx.expect("h2d inside delegates 1 copy · 64 B" in text and "d2h inside delegates 1 copy · 64 B" in text,
+               f"the totals count the staging apart: {text!r}")
+    cell = table.queryTable().getAccessibleAt(0, column["Direction"])
+    app.click_widget(cell)
+    ctx.expect(wait_until(lambda: property_value(app, "Instruction") == "1", timeout=5) is not None,
+               f"a click on a row inside the delegate selects its call: Properties shows instruction "
+               f"{property_value(app, 'Instruction')!r}")
+    ctx.shot(f"tensorrt-transfers-{ctx.width}x{ctx.height}")
     ctx.finish()
 
 
