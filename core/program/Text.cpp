@@ -1,5 +1,6 @@
 #include "program/Text.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <vector>
@@ -103,7 +104,14 @@ std::string microsText(double seconds) { return fixedText(toMicros(seconds), 2);
 
 std::string percentText(double share) { return fixedText(share * 100, 1) + "%"; }
 
-std::string exactText(double value) { return printed("%.17g", value); }
+std::string exactText(double value) {
+  // The shortest decimal that reads back as the same double, never with an
+  // exponent (a CSV column of times in µs stays plain decimals).
+  if (!std::isfinite(value)) return printed("%g", value);
+  char text[400];  // a double in fixed notation has at most 309 integer digits
+  const auto written = std::to_chars(text, text + sizeof text, value, std::chars_format::fixed);
+  return written.ec == std::errc() ? std::string(text, written.ptr) : printed("%.17g", value);
+}
 
 std::string shortText(double value) { return printed("%g", value); }
 

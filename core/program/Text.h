@@ -54,7 +54,8 @@ std::string signedFixedText(double value, int decimals);
 std::string microsText(double seconds);
 // A share (0..1) as a percentage with one decimal: "12.5%".
 std::string percentText(double share);
-// Enough digits that a CSV or JSON reader gets the same double back.
+// For CSV: the shortest plain decimal that reads back as the same double
+// ("0.1", "0.30000000000000004", "0.0000005", "3"; no exponent).
 std::string exactText(double value);
 // The shortest of fixed and exponent form ("%g"): "1", "0.5", "1e-05".
 std::string shortText(double value);

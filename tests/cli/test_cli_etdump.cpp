@@ -6,9 +6,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QRegularExpression>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -158,6 +160,66 @@ class CliEtdumpTest : public QObject {
 
   // The analyses of a runtime trace: transfer statistics from the trace's
   // own timing rule, a host clock (no overlap), no host memory kind.
+  // --summary-csv is for scripts: every number raw (counts and bytes as
+  // integers, times in µs and GB/s as plain decimals, no exponent, no unit
+  // in a cell, the unit in the header), with the full precision of the
+  // double. The h2d row worked out by hand from the trace's ticks.
+  void summaryCsvHoldsRawNumbers() {
+    const auto& w = written();
+    const QString json = outPath("raw.json"), csv = outPath("raw.csv");
+    const auto r = runCli({"etdump", w.pte, w.etdp, "--json", json, "--summary-csv", csv});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QStringList lines = readLines(csv);
+    QCOMPARE(lines.value(0), QString("method,direction,size_class,count,bytes,total_us,mean_us,median_us,min_us,max_us,stddev_us,gbps"));
+    QVERIFY(lines.size() >= 2);
+    const QRegularExpression integer("^[0-9]+$"), decimal("^[0-9]+(\\.[0-9]+)?$");
+    for (const QString& line : lines.mid(1)) {
+      const QStringList f = line.split(',');
+      QCOMPARE(f.size(), 12);
+      for (int c : {3, 4}) QVERIFY2(integer.match(f[c]).hasMatch(), qPrintable(line));
+      for (int c = 5; c < 12; ++c) QVERIFY2(decimal.match(f[c]).hasMatch(), qPrintable(line));
+    }
+    // Every h2d copy kernel (native_call, one tick inside its scope at both
+    // ends) lasts 1000 + 10 × instruction + iteration - 2 ns; instructions
+    // and bytes are the program's (the JSON's copies list).
+    std::vector<double> ns;
+    uint64_t bytes = 0;
+    const auto j = readJson(json);
+    for (const auto& c : j["methods"][0]["copies"]) {
+      if (c["direction"] != "h2d") continue;
+      for (int iteration = 0; iteration < 3; ++iteration) {
+        ns.push_back(1000 + 10 * c["instruction"].get<double>() + iteration - 2);
+        bytes += c["bytes"].get<uint64_t>();
+      }
+    }
+    QVERIFY(ns.size() >= 2);
+    std::sort(ns.begin(), ns.end());
+    double total = 0;
+    for (double t : ns) total += t;
+    const double n = double(ns.size()), mean = total / n;
+    double squares = 0;
+    for (double t : ns) squares += (t - mean) * (t - mean);
+    const double median = ns.size() % 2 ? ns[ns.size() / 2] : (ns[ns.size() / 2 - 1] + ns[ns.size() / 2]) / 2;
+    const QStringList h2d = lines[1].split(',');
+    QCOMPARE(h2d.mid(0, 3), (QStringList{"forward", "h2d", "all"}));
+    QCOMPARE(h2d[3].toULongLong(), qulonglong(ns.size()));
+    QCOMPARE(h2d[4].toULongLong(), qulonglong(bytes));
+    // Full precision: within 1e-12 of the hand-worked value (a cell rounded
+    // to 2 decimals of µs, as the text prints it, is off by up to 5e-3).
+    auto expectNear = [&](int column, double expected) {
+      const double got = h2d[column].toDouble();
+      QVERIFY2(std::fabs(got - expected) <= 1e-12 * std::max(1.0, std::fabs(expected)),
+               qPrintable(h2d[column] + " vs " + QString::number(expected, 'g', 17)));
+    };
+    expectNear(5, total / 1000);
+    expectNear(6, mean / 1000);
+    expectNear(7, median / 1000);
+    expectNear(8, ns.front() / 1000);
+    expectNear(9, ns.back() / 1000);
+    expectNear(10, std::sqrt(squares / (n - 1)) / 1000);
+    expectNear(11, double(bytes) / total);  // bytes per ns = 10^9 bytes per second
+  }
+
   void analysesOfATrace() {
     const auto& w = written();
     const QString json = outPath("a.json"), csv = outPath("a.csv");

@@ -267,6 +267,20 @@ class CliProfileTest : public QObject {
     QCOMPARE(lines.size(), 1 + int(rows.size()));
     QVERIFY(lines[0].startsWith("method,direction,size_class,count,bytes,total_us"));
     QVERIFY(lines[1].startsWith("forward,h2d,all," + QString::number(count) + "," + QString::number(bytes) + ","));
+    // Each cell is the JSON row's number itself (raw, every digit): the CSV
+    // columns after size_class are the JSON keys in order.
+    const std::vector<std::string> keys{"count", "bytes", "total_us", "mean_us", "median_us",
+                                        "min_us", "max_us", "stddev_us", "gbps"};
+    for (size_t r = 0; r < rows.size(); ++r) {
+      const QStringList cells = lines[int(r) + 1].split(',');
+      QCOMPARE(cells.size(), 3 + int(keys.size()));
+      for (size_t k = 0; k < keys.size(); ++k) {
+        bool ok = false;
+        const double cell = cells[3 + int(k)].toDouble(&ok);
+        QVERIFY2(ok && !cells[3 + int(k)].contains('e'), qPrintable(lines[int(r) + 1]));
+        QVERIFY2(cell == rows[r][keys[k]].get<double>(), qPrintable(cells[3 + int(k)] + " in " + lines[int(r) + 1]));
+      }
+    }
     // The overlap is not a number on this source.
     QVERIFY(j["analyses"]["breakdown"]["overlap_us"].is_null());
     QCOMPARE(j["analyses"]["findings"][0]["id"].get<std::string>(), std::string("PRF001"));

@@ -2,6 +2,8 @@
 // (core/program/Text), checked against literal strings.
 #include <QtTest>
 
+#include <cstdlib>
+
 #include "program/Text.h"
 
 using namespace ptescope;
@@ -76,7 +78,18 @@ class TestText : public QObject {
     QCOMPARE(microsText(0), std::string("0.00"));
     QCOMPARE(percentText(0.125), std::string("12.5%"));
     QCOMPARE(percentText(1), std::string("100.0%"));
-    QCOMPARE(exactText(0.1), std::string("0.10000000000000001"));
+    // CSV numbers: the shortest decimal that reads back as the same double,
+    // never with an exponent (0.1 + 0.2 is famously 0.30000000000000004 and
+    // 1/3 needs 16 digits to come back; 5e-7 µs is 0.5 ps).
+    QCOMPARE(exactText(0.1), std::string("0.1"));
+    QCOMPARE(exactText(0.1 + 0.2), std::string("0.30000000000000004"));
+    QCOMPARE(exactText(1.0 / 3), std::string("0.3333333333333333"));
+    QCOMPARE(exactText(5e-7), std::string("0.0000005"));
+    QCOMPARE(exactText(3.0), std::string("3"));
+    QCOMPARE(exactText(-2.5), std::string("-2.5"));
+    QCOMPARE(exactText(1e21), std::string("1000000000000000000000"));
+    for (double v : {0.1 + 0.2, 1.0 / 3, 5e-7, 123456.789e-3, 6.02214076e23, 3.4694469519536142e-18})
+      QCOMPARE(std::strtod(exactText(v).c_str(), nullptr), v);
     QCOMPARE(shortText(1), std::string("1"));
     QCOMPARE(shortText(0.5), std::string("0.5"));
     QCOMPARE(padded("ab", 4), std::string("ab  "));
