@@ -7,6 +7,7 @@
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -690,8 +691,19 @@ class MethodSearch {
 
   std::string searchNote(const MethodAdvice& advice) const {
     const std::string runs = std::to_string(advice.pipeline_runs) + " pipeline run" + (advice.pipeline_runs == 1 ? "" : "s");
-    const std::string space = std::isfinite(advice.space) && advice.space < 1e15 ? std::to_string(uint64_t(advice.space))
-                                                                                 : "more than 10^15";
+    // A count past a million is read by its size ("3.4 × 10^11"), not
+    // as twelve digits to count ("343597383680").
+    std::string space = "more than 10^15";
+    if (std::isfinite(advice.space) && advice.space < 1e6) {
+      space = std::to_string(uint64_t(advice.space));
+    } else if (std::isfinite(advice.space) && advice.space < 1e15) {
+      int exponent = int(std::floor(std::log10(advice.space)));
+      double scaled = advice.space / std::pow(10.0, exponent);
+      if (scaled >= 9.95) scaled /= 10, ++exponent;  // "1.0 × 10^7", not "10.0 × 10^6"
+      char mantissa[16];
+      std::snprintf(mantissa, sizeof mantissa, "%.1f", scaled);
+      space = std::string(mantissa) + " \u00d7 10^" + std::to_string(exponent);
+    }
     std::string note;
     if (advice.search == SearchKind::Exhaustive)
       note = "exhaustive search: " + space + " combinations, " + runs;

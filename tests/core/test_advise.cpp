@@ -4,6 +4,8 @@
 // through the one edit model to a program that lints clean.
 #include <QtTest>
 
+#include <cmath>
+
 #include "advise/Advise.h"
 #include "analysis/Diagnostics.h"
 #include "cost/CopyCost.h"
@@ -263,6 +265,15 @@ class TestAdvise : public QObject {
     QCOMPARE(m.search, advise::SearchKind::Local);
     QVERIFY(!m.budget_reached);
     QCOMPARE(m.devices.size(), size_t(4));
+    // Sixty layers (5,242,880 combinations): a count past a million is
+    // written by its size, "5.2 × 10^6", not as seven digits to count.
+    // The mantissa and exponent are checked against the count the search had.
+    const auto sixty = adviseOne(shape("pipeline", 60));
+    QVERIFY2(sixty.space >= 1e6 && sixty.space < 1e15, qPrintable(QString::number(sixty.space)));
+    const int exponent = int(std::floor(std::log10(sixty.space)));
+    const QString size = QString("all %1 \u00d7 10^%2 combinations").arg(sixty.space / std::pow(10.0, exponent), 0, 'f', 1).arg(exponent);
+    QVERIFY2(QString::fromStdString(sixty.search_note).contains(size), sixty.search_note.c_str());
+    QVERIFY(!QString::fromStdString(sixty.search_note).contains(QString::number(uint64_t(sixty.space))));
   }
 
   // Every listed candidate applies through the one edit model to a program

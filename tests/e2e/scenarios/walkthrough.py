@@ -18,14 +18,16 @@ Fourth walkthrough:
     "get_kv_ou…uant_attr".
   - item 26's class (a misleading name): the Values column that holds a tensor's sizes also
     holds a scalar's value (an Int's 1, a Double's 1e-05) under the header "Sizes".
+  - item 26's class (raw numbers): the Advisor's note counted "343597383680 combinations".
 """
 
 import hashlib
+import re
 import subprocess
 import time
 
-from harness import extents, find, find_all, name_of, table_headers, table_rows, text_width, wait_until
-from scenario_support import (BOTH_SIZES, SAMPLES, find_text, graph_selection, panel_table, properties_rows, sizes,
+from harness import description_of, extents, find, find_all, name_of, table_headers, table_rows, text_width, wait_until
+from scenario_support import (BOTH_SIZES, SAMPLES, bottom_tab, find_text, graph_selection, panel_table, properties_rows, sizes,
                               tab_table, timeout, zoom_percent)
 from graph import canvas_area, graph_items  # noqa: E402 (a sibling scenario file)
 
@@ -190,3 +192,22 @@ def scenario_values_header_names_scalar_values(ctx):
     kind = headers.index("Kind")
     ints = [row[column] for row in table_rows(table, max_rows=40) if len(row) > column and row[kind] == "Int"]
     ctx.expect(any(v for v in ints), f"no Int row shows a value under 'Sizes / value': {ints[:5]}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_advisor_note_counts_by_size(ctx):
+    """Item 26 (class): the Advisor's note on an 8-layer pipeline says "3.4 × 10^11 combinations", not twelve digits (AT-SPI)."""
+    app = ctx.open(ctx.synth("pipeline8", "--shape", "pipeline", "--layers", "8"))
+    app.click_widget(bottom_tab(app, "Advisor"))
+    def note():
+        for label in find_all(app.frame, role="label"):
+            for text in (name_of(label), description_of(label)):
+                if "combinations" in text:
+                    return text
+        return None
+    text = wait_until(note, timeout=30, what="the Advisor's note on its search")
+    ctx.shot("advisor-note")
+    ctx.note(f"note: {text!r}")
+    ctx.expect(not re.search(r"\d{7,}", text), f"the note counts in raw digits: {text!r}")
+    ctx.expect(re.search(r"\d\.\d \u00d7 10\^\d+ combinations", text), f"the note says no size: {text!r}")
