@@ -9,6 +9,7 @@
 #include "etdump/Etdump.h"
 #include "etdump/EtdumpProfile.h"
 #include "pte/Reader.h"
+#include "report/EtdumpReport.h"
 #include "report/HtmlReport.h"
 #include "report/ProfileWriters.h"
 #include "util/MappedFile.h"
@@ -95,6 +96,7 @@ class ReportCommandImpl : public ReportCommand {
           return fail("report: --profile and --etdump both measure method '" + m.method + "': give one");
         input.measured.push_back(etdump::toTransferProfile(m, loaded->program, input.program_name));
       }
+      for (const auto& line : report::etdumpAssumptions(analysis.value())) input.notes.push_back(etdump_ + ": " + line);
       if (analysis->methods.size() > 1)
         input.measured_across_methods = etdump::roundTripsAcrossMethods(analysis.value(), loaded->program, input.program_name);
       input.measured_name = input.measured_name.empty() ? etdump_ : input.measured_name + ", " + etdump_;

@@ -36,6 +36,14 @@ std::string blocksSummary(const etdump::EtdumpAnalysis& a) {
 
 }  // namespace
 
+std::vector<std::string> etdumpAssumptions(const etdump::EtdumpAnalysis& a) {
+  std::vector<std::string> out{"ticks: 1 tick = " + shortText(a.scale.ns_per_tick) +
+                                   " ns (the file does not say; the POSIX runtime ticks in ns)",
+                               "methods: " + a.attribution_rule};
+  if (const std::string warning = a.warning(); !warning.empty()) out.push_back(warning);
+  return out;
+}
+
 std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& program, const EtdumpSource& source,
                        const exec::ProfileRuleOptions& rules) {
   std::string out;
@@ -43,9 +51,9 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
   out += "  " + std::to_string(a.blocks.size()) + " blocks: " + blocksSummary(a) + "\n";
   out += "  events: " + std::to_string(a.profile_events) + " profile, " + std::to_string(a.debug_events) + " debug, " +
          std::to_string(a.allocation_events) + " allocation\n";
-  out += "  methods: " + a.attribution_rule + " (--method overrides)\n";
-  out += "  ticks: 1 tick = " + shortText(a.scale.ns_per_tick) +
-         " ns (the file does not say; the POSIX runtime ticks in ns; --tick-ns overrides)\n";
+  const auto assumed = etdumpAssumptions(a);
+  out += "  " + assumed[1] + " (--method overrides)\n";
+  out += "  " + assumed[0].substr(0, assumed[0].size() - 1) + "; --tick-ns overrides)\n";
 
   for (const auto& m : a.methods) {
     out += "\nmethod '" + m.method + "': " + countText(m.iterations, "iteration") + ", " + countText(m.loads, "load") + "\n";

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,12 @@ struct EtdumpSource {
   std::string program_name;  // file names, for the reports
   std::string etdump_name;
 };
+
+// What a trace does not say and was assumed, one line each, for `etdump`'s
+// header and the HTML report's notes: "ticks: 1 tick = 1 ns (the file does
+// not say; the POSIX runtime ticks in ns)", "methods: <attribution rule>",
+// and the warning of events that did not fit, when there is one.
+std::vector<std::string> etdumpAssumptions(const etdump::EtdumpAnalysis& analysis);
 
 // `rules`: what the profile rules judge copies against (a link's peak).
 std::string etdumpText(const etdump::EtdumpAnalysis& analysis, const program::Program& program, const EtdumpSource& source,

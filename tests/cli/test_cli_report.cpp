@@ -321,6 +321,17 @@ class CliReportTest : public QObject {
     QVERIFY2(summary.contains("<td>h2d all</td><td class=\"num\" data-v=\"6\">6</td>"), qPrintable(summary));
     QVERIFY(section.contains("Copy/compute overlap cannot be seen: host clock only"));
     QVERIFY(section.contains("PRF001 [pageable-copy] not judged"));
+    // What the trace does not say and was assumed, as `etdump` prints it:
+    // the tick (1 ns by default) and which blocks belong to which method.
+    const QString notes = between(readText(traced), "<header>", "</header>");
+    QVERIFY2(notes.contains("demo.etdp: ticks: 1 tick = 1 ns (the file does not say; the POSIX runtime ticks in ns)</p>"),
+             qPrintable(notes));
+    QVERIFY(notes.contains("demo.etdp: methods: "));
+    const auto text = runCli({"etdump", demoPath(), etdp});
+    QVERIFY(text.out.contains("  ticks: 1 tick = 1 ns (the file does not say; the POSIX runtime ticks in ns; --tick-ns overrides)\n"));
+    const QString rule = between(QString::fromUtf8(text.out), "  methods: ", " (--method overrides)");
+    QVERIFY(!rule.isEmpty());
+    QVERIFY2(notes.contains("methods: " + rule.toHtmlEscaped().replace("'", "&apos;")), qPrintable(rule));
     // The emulated profile's pageable copies are a finding.
     QVERIFY(forward.contains("<td>PRF001 pageable-copy</td>"));
   }
