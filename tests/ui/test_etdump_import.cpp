@@ -236,6 +236,10 @@ class EtdumpImportTest : public QObject {
       const auto html = test::readAll(report);
       const QString reportText = QString::fromUtf8(reinterpret_cast<const char*>(html.data()), qsizetype(html.size()));
       QVERIFY(reportText.contains("<section id=\"across-methods\">"));
+      // What the trace does not say, as `report --etdump` notes it (1 ns ticks by default).
+      QVERIFY2(reportText.contains("<p class=\"note\">" + name + ".etdp: ticks: 1 tick = 1 ns (the file does not say; "
+                                   "the POSIX runtime ticks in ns)</p>"),
+               qPrintable(reportText.left(3000)));
       if (!roundTrip) {
         QVERIFY2(text.contains("No findings across methods."), qPrintable(text));
         QVERIFY(!text.contains("PRF004"));

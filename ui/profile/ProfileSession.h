@@ -100,6 +100,10 @@ struct ProfileRun {
   // profile cannot show; the Summary section and the exported report list
   // them. nullopt: not a trace of several methods.
   std::optional<std::vector<exec::ProfileFinding>> acrossMethods;
+  // An imported ETDump: what the trace does not say and was assumed
+  // (report::etdumpAssumptions: the tick, the methods' blocks, misfits),
+  // each "trace.etdp: ...", for the exported report's notes.
+  std::vector<std::string> traceNotes;
   QDateTime when;  // when the run started
 };
 

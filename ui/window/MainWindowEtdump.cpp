@@ -11,6 +11,7 @@
 #include <QStatusBar>
 
 #include "etdump/EtdumpProfile.h"
+#include "report/EtdumpReport.h"
 #include "ui/common/Format.h"
 #include "ui/document/Document.h"
 #include "ui/window/MainWindow.h"
@@ -57,6 +58,8 @@ bool MainWindow::importEtdump(const QString& path, const QStringList& methods) {
                        countText(qint64(shown->iterations), tr("iteration")));
   if (analysis->methods.size() > 1)
     run.acrossMethods = etdump::roundTripsAcrossMethods(analysis.value(), *loaded, document_->displayName().toStdString());
+  for (const auto& line : report::etdumpAssumptions(analysis.value()))
+    run.traceNotes.push_back(fileName.toStdString() + ": " + line);
   run.when = QDateTime::currentDateTime();
   if (!profiler_->addRun(run)) {
     showError(title, tr("%1: the profile history is busy").arg(path));

@@ -42,6 +42,7 @@ bool MainWindow::exportHtmlReportTo(const QString& path) {
     input.measured.push_back(*run->profile);
     input.measured_name = run->label.toStdString();
     input.measured_across_methods = run->acrossMethods;  // a trace of several methods: PRF004 across them
+    input.notes.insert(input.notes.end(), run->traceNotes.begin(), run->traceNotes.end());  // an ETDump's assumptions
   }
   for (const auto& warning : document_->loaded().warnings) input.notes.push_back(warning);
   QApplication::setOverrideCursor(Qt::WaitCursor);
