@@ -53,9 +53,16 @@ struct RunOutput {
   OutputExactness exactness;
 };
 
+// What a method that uses no device memory ran on under the host runtime:
+// nothing was emulated, so the result says so rather than "host (emulated)".
+inline constexpr const char* kHostCpuRuntimeName = "host CPU (the method uses no device memory)";
+
 struct RunOnceResult {
   std::string method;
   std::string runtime;
+  // Device memory stood in for by host memory (the host runtime on a method
+  // with device-planned buffers or device tensors); false on a GPU and for a
+  // method that uses only host memory.
   bool emulated = false;
   size_t instructions = 0;        // executed steps (jumps may repeat some)
   std::vector<StepRecord> not_executed;

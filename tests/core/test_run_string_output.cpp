@@ -11,6 +11,7 @@
 #include "report/RunText.h"
 #include "support/TestSupport.h"
 #include "synth/ProgramBuilder.h"
+#include "synth/Scenarios.h"
 
 using namespace ptescope;
 
@@ -47,6 +48,40 @@ class RunStringOutputTest : public QObject {
     QFile txt(dir + "/1.txt");
     QVERIFY(txt.open(QIODevice::ReadOnly));
     QCOMPARE(txt.readAll().toStdString(), text);
+  }
+
+  // Emulation stands in for device memory only: a method that uses none
+  // ran on the host as anywhere, and Run Once must not say "device memory
+  // emulated" about it (issue 34: the Outputs header said so on a CPU-only
+  // program). The demo, with device-planned buffers, still says it.
+  void emulatedOnlyWhereDeviceMemoryIs() {
+    synth::ProgramBuilder builder;
+    auto& m = builder.addMethod("forward");
+    auto x = m.addTensor(program::ScalarType::Float, {4});
+    auto y = m.addTensor(program::ScalarType::Float, {4});
+    m.addKernelCall("aten::relu.out", {x}, {y});
+    m.setInputs({x});
+    m.setOutputs({y});
+    auto cpuOnly = builder.build();
+    QVERIFY(cpuOnly.ok());
+    exec::HostRuntime runtime;
+    auto cpuRun = exec::runMethodOnce(cpuOnly.value(), runtime, {});
+    QVERIFY2(cpuRun.ok(), cpuRun.ok() ? "" : cpuRun.error().message.c_str());
+    QVERIFY(!cpuRun->emulated);
+    QCOMPARE(cpuRun->runtime, std::string("host CPU (the method uses no device memory)"));
+    const std::string cpuText = report::runText(cpuRun.value(), "cpu.pte");
+    QVERIFY2(cpuText.find("emulated") == std::string::npos, cpuText.c_str());
+
+    auto demo = synth::synthesizeDemo();
+    QVERIFY(demo.ok());
+    auto planned = synth::applyDevicePasses(demo.value());
+    QVERIFY(planned.ok());
+    auto demoRun = exec::runMethodOnce(planned.value(), runtime, {});
+    QVERIFY2(demoRun.ok(), demoRun.ok() ? "" : demoRun.error().message.c_str());
+    QVERIFY(demoRun->emulated);
+    QCOMPARE(demoRun->runtime, std::string("host (emulated)"));
+    const std::string demoText = report::runText(demoRun.value(), "demo.pte");
+    QVERIFY2(demoText.find("device memory is emulated in host memory") != std::string::npos, demoText.c_str());
   }
 };
 
