@@ -595,7 +595,7 @@ Result<std::optional<size_t>> Executor::State::executeOne(size_t chain, size_t i
     const Kernel* kernel = kernels->find(name);
     if (kernel == nullptr) {
       step.status = StepStatus::NotExecuted;
-      step.reason = "ptescope has no kernel for " + name + "; its outputs keep their previous contents";
+      step.reason = "ptescope has no kernel for " + name;
       return std::optional<size_t>{};
     }
     InstructionContext context(args, *this, step);
@@ -603,7 +603,7 @@ Result<std::optional<size_t>> Executor::State::executeOne(size_t chain, size_t i
     if (!outcome) return makeError(here + " (" + name + "): " + outcome.error().message);
     if (outcome->kind == KernelOutcome::Kind::Unsupported) {
       step.status = StepStatus::NotExecuted;
-      step.reason = outcome->reason + "; its outputs keep their previous contents";
+      step.reason = outcome->reason;
     }
     return std::optional<size_t>{};
   }
@@ -613,8 +613,10 @@ Result<std::optional<size_t>> Executor::State::executeOne(size_t chain, size_t i
       return makeError(here + ": delegate index " + std::to_string(call->delegate_index) + " is out of range");
     // The step's label already names the delegate's backend ("delegate
     // CudaBackend"), and its instruction number tells two of one backend apart.
+    // That a step not executed leaves its outputs as they were is said once,
+    // by whoever lists the steps, not on every line.
     step.status = StepStatus::NotExecuted;
-    step.reason = "ptescope cannot run this backend; its outputs keep their previous contents";
+    step.reason = "ptescope cannot run this backend";
     return std::optional<size_t>{};
   }
   if (const auto* move = std::get_if<program::MoveCall>(&instruction.data)) {
