@@ -212,7 +212,8 @@ int runCli(int argc, char** argv) {
 
   SynthArgs synthArgs;
   auto* synthCmd = app.add_subcommand("synth", "Build a program from a JSON spec, a test scenario, the demo or a large benchmark model");
-  synthCmd->add_option("SPEC", synthArgs.spec, "JSON spec of the program (format: README, core/synth/JsonSpec.h)");
+  synthCmd->add_option("SPEC", synthArgs.spec, "a JSON file that specifies the program (format: README, core/synth/JsonSpec.h)")
+      ->type_name("FILE");
   synthCmd->add_option("-o,--output", synthArgs.output, "Output program (.pte)");
   synthCmd->add_option("--scenario", synthArgs.scenario, "A device-pass test scenario by name (see --list-scenarios)");
   synthCmd->add_flag("--demo", synthArgs.demo, "The embedded demo program (resources/demo.json)");

@@ -271,13 +271,13 @@ std::string infoText(const Program& program, const pte::FileInfo& file, const st
   out << "\n";
   if (program.constant_segment) {
     size_t n = items(program.constant_segment->offsets).size();
-    out << "  constant segment: segment " << program.constant_segment->segment_index << ", " << (n > 0 ? n - 1 : 0)
-        << " constants\n";
+    out << "  constant segment: segment " << program.constant_segment->segment_index << ", "
+        << countText(n > 0 ? n - 1 : 0, "constant") << "\n";
   }
   if (!items(program.constant_buffer).empty())
-    out << "  legacy constant_buffer: " << program.constant_buffer->size() << " entries (deprecated form)\n";
+    out << "  legacy constant_buffer: " << countText(program.constant_buffer->size(), "entry", "entries") << " (deprecated form)\n";
   if (!items(program.backend_delegate_data).empty())
-    out << "  inline delegate data: " << program.backend_delegate_data->size() << " blobs\n";
+    out << "  inline delegate data: " << countText(program.backend_delegate_data->size(), "blob") << "\n";
   for (const auto& n : items(program.named_data)) {
     out << "  named data '" << n.key.value_or("") << "' -> segment " << n.segment_index;
     if (n.segment_index < items(program.segments).size())
@@ -287,7 +287,7 @@ std::string infoText(const Program& program, const pte::FileInfo& file, const st
   for (const auto& ext : program.external_data) {
     uint64_t bytes = 0;
     for (const auto& e : ext.entries) bytes += e.data.size();
-    out << "  external data: " << ext.path << " (" << ext.entries.size() << " entries, " << bytes << " bytes)\n";
+    out << "  external data: " << ext.path << " (" << countText(ext.entries.size(), "entry", "entries") << ", " << bytes << " bytes)\n";
   }
   for (const auto& w : warnings) out << "  warning: " << w << "\n";
 

@@ -841,6 +841,12 @@ Result<SynthesizedProgram> synthesizeFromSpec(std::string_view jsonText, const S
 }
 
 Result<SynthesizedProgram> synthesizeFromSpecFile(const std::string& path, const SpecLimits& limits) {
+  // SPEC names a file. JSON text given in its place is not echoed back
+  // whole (it made the one-line message as long as the spec).
+  const size_t start = path.find_first_not_of(" \t\r\n");
+  if (start != std::string::npos && (path[start] == '{' || path[start] == '['))
+    return makeError("SPEC is the name of a JSON file, and this argument is JSON text (" + std::to_string(path.size()) +
+                     " characters starting '" + path.substr(start, 16) + "...'): write it to a file and give its name");
   std::ifstream in(path, std::ios::binary);
   if (!in) return makeError(path + ": cannot open the spec: " + std::strerror(errno));
   std::stringstream text;

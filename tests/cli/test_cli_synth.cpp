@@ -39,6 +39,8 @@ class CliSynthTest : public QObject {
     QCOMPARE(info.exitCode, 0);
     QVERIFY(info.out.contains("CudaBackend"));
     QVERIFY(info.out.contains("aten::relu.out"));
+    // One delegate's blob: counted in the singular ("1 blobs" before).
+    QVERIFY2(info.out.contains("inline delegate data: 1 blob\n"), info.out.constData());
     // The device passes ran with the spec's options (upstream defaults):
     // a and b copied to cuda:0, t copied back for relu; buffers for CPU and
     // cuda:0 as in the spec's canonical example.
@@ -69,6 +71,16 @@ class CliSynthTest : public QObject {
 
     auto missing = runCli({"synth", outPath("does-not-exist.json"), "-o", out});
     ptescope::test::expectOneLineCliError(missing);
+
+    // JSON text where the file's name goes: said so, without echoing the
+    // whole spec back ("cannot open the spec: File name too long" did).
+    auto inline_ = runCli({"synth", QString::fromUtf8(kIssue3SpecExample), "-o", out});
+    ptescope::test::expectOneLineCliError(inline_);
+    QVERIFY2(inline_.err.contains("SPEC is the name of a JSON file, and this argument is JSON text"), inline_.err.constData());
+    QVERIFY2(inline_.err.size() < 300, inline_.err.constData());
+    QVERIFY(!QFile::exists(out));
+    auto help = runCli({"synth", "--help"});
+    QVERIFY2(help.out.contains("SPEC FILE"), help.out.constData());
   }
 
   void generators() {
