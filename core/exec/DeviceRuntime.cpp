@@ -112,12 +112,14 @@ Result<RuntimeSelection> selectRuntime(RuntimePreference preference) {
   if (preference == RuntimePreference::Cuda) return makeError("cannot use the CUDA runtime: " + cuda.error().message);
   selection.notice = "no usable CUDA device (" + cuda.error().message +
                      "); using the host runtime: device memory is emulated in host memory and copy times are memcpy times";
+  selection.short_notice = "no usable CUDA device";
 #else
   if (preference == RuntimePreference::Cuda)
     return makeError("cannot use the CUDA runtime: this ptescope was built without the CUDA toolkit "
                      "(rebuild with -DPTESCOPE_WITH_CUDA=ON where the toolkit is installed)");
   selection.notice = "this ptescope was built without CUDA; using the host runtime: device memory is emulated in host "
                      "memory and copy times are memcpy times";
+  selection.short_notice = "built without CUDA";
 #endif
   selection.runtime = std::make_unique<HostRuntime>();
   return selection;

@@ -129,8 +129,11 @@ std::optional<RuntimePreference> parseRuntimePreference(std::string_view text);
 struct RuntimeSelection {
   std::unique_ptr<DeviceRuntime> runtime;
   // One line for the user when Auto fell back to the host runtime (why no
-  // CUDA device could be used); empty otherwise.
+  // CUDA device could be used, with the driver's whole error); empty otherwise.
   std::string notice;
+  // Why, in a few words, for a status bar that already says the run was
+  // emulated ("no usable CUDA device"); `notice` has the detail.
+  std::string short_notice;
 };
 
 // Auto: CUDA when this build has it and a device answers, else the host

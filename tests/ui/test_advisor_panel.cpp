@@ -227,7 +227,11 @@ class AdvisorPanelTest : public QObject {
         if (c.rank == m.predicted_rank) QCOMPARE(table->item(row, 4)->text(), ui::durationText(c.predicted_saving_us * 1e-6));
     }
     const QString header = panel->findChild<QLabel*>("advisorHeader")->text();
-    QVERIFY2(header.contains("Ranked by the measured profile"), qPrintable(header));
+    QVERIFY2(header.contains("valid edits by measured time."), qPrintable(header));
+    // The ranking's source is in the notes (the status line had it, and was cut at 1000 px).
+    const QString notes = panel->findChild<QLabel*>("advisorNotes")->text();
+    QVERIFY2(notes.contains("Ranked by the measured time of the copies each candidate removes, from the profile "),
+             qPrintable(notes));
     // Applying row 1 applies the candidate shown there (skip_d2h alone).
     QVERIFY(panel->applyRow(1));
     QVERIFY(opened.document.methodOptions(0).skip_d2h_for_method_outputs);

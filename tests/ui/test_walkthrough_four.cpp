@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QGraphicsView>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QTableView>
 #include <QTreeView>
 #include <QTreeWidget>
@@ -89,6 +90,18 @@ class WalkthroughFourTest : public QObject {
     // The method's overview, as with nothing selected (its first row names the method).
     QCOMPARE(properties->topLevelItem(0)->text(0), QString("Method"));
     QCOMPARE(properties->topLevelItem(0)->text(1), QString::fromStdString(w.doc.currentMethod()->displayName()));
+    // Then the group's own facts: its name and its instructions, the range
+    // its node's tool tip gives ("layer 0: instructions 3–40").
+    const auto& node = view.currentLayout()->model.nodes[*group];
+    const auto range = QRegularExpression(QString::fromUtf8("instructions (\\d+)\u2013(\\d+)"))
+                           .match(QString::fromStdString(node.tooltip));
+    QVERIFY2(range.hasMatch(), node.tooltip.c_str());
+    const int first = range.captured(1).toInt(), last = range.captured(2).toInt();
+    QCOMPARE(properties->topLevelItem(1)->text(0), QString("Group"));
+    QCOMPARE(properties->topLevelItem(1)->text(1), QString::fromStdString(node.title));
+    QCOMPARE(properties->topLevelItem(2)->text(0), QString("Instructions"));
+    QCOMPARE(properties->topLevelItem(2)->text(1),
+             QString("#%1 to #%2 (%3 instructions)").arg(first).arg(last).arg(last - first + 1));
   }
 
   // An imported ETDump has no link peak: "% of peak" would be "—" on every

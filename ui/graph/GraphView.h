@@ -233,6 +233,9 @@ class GraphView : public QWidget {
   void instructionSelected(size_t instruction);
   void valueSelected(int32_t value);
   void selectionCleared();
+  // A group's node was selected (after selectionCleared: a group is neither
+  // an instruction nor a value); `node` indexes currentLayout()'s nodes.
+  void groupSelected(size_t node);
   // A new picture is on screen.
   void layoutFinished();
   // A layout failed (the message says why) or was cancelled; the previous

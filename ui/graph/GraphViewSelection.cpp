@@ -34,8 +34,12 @@ void GraphView::selectNode(size_t node, bool emitSignals) {
   else if (n.value >= 0) emit valueSelected(n.value);
   // A group is neither an instruction nor a value: the panels drop what
   // they showed (Properties kept the value a Find had passed on the way,
-  // "layer 1" on the way to "layer 12", under the group "layer 12").
-  else emit selectionCleared();
+  // "layer 1" on the way to "layer 12", under the group "layer 12"), then
+  // the group's own facts are shown.
+  else {
+    emit selectionCleared();
+    if (n.kind == NodeKind::Group) emit groupSelected(node);
+  }
 }
 
 bool GraphView::stepSelection(int dx, int dy) {

@@ -303,12 +303,15 @@ void AdvisorPanel::showHeader() {
     // valid_with_saving counts every valid edit that saves time, also those
     // that only add edits to a listed one without saving more.
     // Short enough to be whole in the line beside the buttons at 1000 px.
-    showMessage(tr("'%1' as loaded: %2 copies, %3 per call on %4; best %5 of the %6 valid edits that save time.")
+    // With a measured profile the ranking's basis is said in a few words
+    // (its source and iterations are in the notes): " Ranked by the
+    // measured profile (...)." made the line end "...that save ti…".
+    const QString counts = measured_ ? tr("best %1 of %2 valid edits by measured time.")
+                                     : tr("best %1 of the %2 valid edits that save time.");
+    showMessage(tr("'%1' as loaded: %2 copies, %3 per call on %4; %5")
                     .arg(name, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds), linkText,
-                         num(qint64(a.candidates.size())), num(qint64(std::max(a.valid_with_saving, a.candidates.size()))))
-                + (measured_ ? tr(" Ranked by the measured profile (%1, %2).")
-                                   .arg(qText(measured_->profile_source), countText(qint64(measured_->iterations), QStringLiteral("iteration")))
-                             : QString())
+                         counts.arg(num(qint64(a.candidates.size())),
+                                    num(qint64(std::max(a.valid_with_saving, a.candidates.size())))))
                 + editedText());
   }
 }
@@ -389,9 +392,11 @@ void AdvisorPanel::updateNotes() {
     }
     if (!a.search_note.empty()) notes << qText(a.search_note);
     if (measured_) {
-      notes << tr("Ranked by the measured time of the copies each candidate removes (%1 of the profile's %2 copies found "
-                  "in the program); * marks a saving with a predicted part: copies the profile does not cover, copies the "
-                  "edits add, copies inside delegates.")
+      notes << tr("Ranked by the measured time of the copies each candidate removes, from the profile %1 over %2 "
+                  "(%3 of the profile's %4 copies found in the program); * marks a saving with a predicted part: copies "
+                  "the profile does not cover, copies the edits add, copies inside delegates.")
+                   .arg(qText(measured_->profile_source),
+                        countText(qint64(measured_->iterations), QStringLiteral("iteration")))
                    .arg(measured_->matched_copies)
                    .arg(measured_->profile_copies);
       if (measured_->emulated)

@@ -58,11 +58,38 @@ void PropertiesPanel::showNothing() {
   row(tr("Method"), QString::fromStdString(method->displayName()));
   row(tr("Values"), QString::number(items(method->values).size()));
   row(tr("Delegates"), QString::number(items(method->delegates).size()));
-  QStringList buffers;
+  // One row per buffer under the count: on one line "1: 16.0 KiB cpu:0;
+  // 2: 24.0 …" was cut in a dock of any width.
   const auto& sizes = items(method->non_const_buffer_sizes);
+  const size_t planned = sizes.empty() ? 0 : sizes.size() - 1;
+  auto* buffers = row(tr("Planned buffers"), num(qint64(planned)));
   for (size_t i = 1; i < sizes.size(); ++i)
-    buffers << QString("%1: %2 %3").arg(num(qint64(i)), bytesText(sizes[i]), QString::fromStdString(method->bufferDevice(int32_t(i)).str()));
-  row(tr("Planned buffers"), buffers.join("; "));
+    row(tr("Buffer %1").arg(num(qint64(i))),
+        tr("%1 on %2").arg(bytesText(sizes[i]), QString::fromStdString(method->bufferDevice(int32_t(i)).str())), buffers);
+  buffers->setExpanded(true);
+}
+
+void PropertiesPanel::showGroup(const layout::GraphNode& group) {
+  clear();
+  shownInstruction_.reset();
+  const Method* method = document_->currentMethod();
+  if (method != nullptr) row(tr("Method"), QString::fromStdString(method->displayName()));
+  row(tr("Group"), QString::fromStdString(group.title));
+  const size_t count = group.group_instructions;
+  row(tr("Instructions"), count == 0 ? tr("none")
+                                     : tr("#%1 to #%2 (%3)")
+                                           .arg(num(qint64(group.order)), num(qint64(group.order + count - 1)),
+                                                countText(qint64(count), tr("instruction"))));
+  QStringList devices;
+  for (const auto& dc : group.devices)
+    devices << tr("%1 on %2").arg(num(qint64(dc.instructions)), QString::fromStdString(dc.device.str()));
+  if (!devices.isEmpty()) row(tr("Runs on"), devices.join(QStringLiteral(" · ")));
+  row(tr("Delegate calls"), num(qint64(group.group_delegates)));
+  row(tr("Copies"), group.group_h2d + group.group_d2h == 0
+                        ? tr("none")
+                        : tr("%1 h2d · %2 d2h").arg(num(qint64(group.group_h2d)), num(qint64(group.group_d2h))));
+  if (!group.inside_copies.empty())
+    row(tr("Copies inside delegates"), num(qint64(group.inside_copies.size())));
 }
 
 void PropertiesPanel::showValue(int32_t v) {

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "analysis/DelegateTransfers.h"
+#include "layout/GraphModel.h"
 
 namespace ptescope::program {
 struct DelegatePayload;
@@ -24,6 +25,9 @@ class PropertiesPanel : public QTreeWidget {
   void showValue(int32_t value);
   void showInstruction(size_t instruction);
   void showNothing();
+  // A group of instructions selected in the graph: its name, its
+  // instructions, where they run, the copies and delegate calls it holds.
+  void showGroup(const layout::GraphNode& group);
   // The run's settings the file does not hold (CUDA graph replay per
   // method, LinkSelection): the copies they add inside delegates are listed
   // under the delegate. A change shows the instruction on show again.

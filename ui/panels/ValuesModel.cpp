@@ -102,6 +102,8 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const {
       default: return {};
     }
   }
+  if (role == Qt::ToolTipRole && index.column() == Offset && r.offset >= 0)
+    return tr("At byte %1 of buffer %2").arg(num(r.offset), num(qint64(r.buffer)));
   if (role == Qt::ToolTipRole) {
     const QVariant shown = data(index, Qt::DisplayRole);
     return shown.typeId() == QMetaType::QString ? QVariant(plainToolTip(shown.toString())) : shown;
@@ -116,7 +118,10 @@ QVariant ValuesModel::data(const QModelIndex& index, int role) const {
     case Bytes: return r.bytes < 0 ? (sort ? QVariant(qint64(-1)) : QVariant()) : sort ? QVariant(r.bytes) : QVariant(bytesText(r.bytes));
     case Device: return r.device;
     case Buffer: return r.buffer > 0 ? QVariant(r.buffer) : (sort ? QVariant(0) : QVariant());
-    case Offset: return r.offset >= 0 ? QVariant(r.offset) : (sort ? QVariant(qint64(-1)) : QVariant());
+    // In the units the Bytes column uses (it showed a raw 16384 beside
+    // "8.0 KiB"); the exact byte is the tool tip.
+    case Offset:
+      return r.offset >= 0 ? (sort ? QVariant(r.offset) : QVariant(bytesText(r.offset))) : (sort ? QVariant(qint64(-1)) : QVariant());
     case Lifetime: return sort ? QVariant(r.lifetimeStart) : QVariant(r.lifetime);
     case Role: return r.role;
     case Producer: return r.producer >= 0 ? QVariant(r.producer) : (sort ? QVariant(qint64(-1)) : QVariant());

@@ -21,7 +21,8 @@ namespace ptescope::ui {
 struct ProfileSession::Outcome {
   std::shared_ptr<const exec::TransferProfile> profile;  // null when the run failed
   QString error;
-  QString notice;
+  QString notice;        // a few words, for the status bar
+  QString noticeDetail;  // the whole of it (the driver's error), for its tool tip
   bool cancelled = false;  // a runner's run stopped by cancel(): nothing measured
   // A runner's compareWithLoaded: the as-loaded run (the previous profile)
   // and whether the outputs agree.
@@ -164,7 +165,8 @@ bool ProfileSession::start(std::shared_ptr<const program::Program> program, cons
         outcome->error = tr("Choosing the runtime: %1").arg(QString::fromStdString(selection.error().message));
         return outcome;
       }
-      outcome->notice = QString::fromStdString(selection->notice);
+      outcome->notice = QString::fromStdString(selection->short_notice);
+      outcome->noticeDetail = QString::fromStdString(selection->notice);
       ProgressThrottle throttle;
       options.cancel_requested = [cancel] { return cancel->load(std::memory_order_relaxed); };
       options.run_progress = runProgress.get();
@@ -304,6 +306,7 @@ void ProfileSession::finishRun(const Outcome& done) {
   run.profile = outcome->profile;
   run.label = labelFor(profile, run.request.runner.isEmpty() ? QString() : tr("as shown"));
   run.runtimeNotice = outcome->notice;
+  run.runtimeNoticeDetail = outcome->noticeDetail.isEmpty() ? outcome->notice : outcome->noticeDetail;
   run.outputsAgreement = outcome->outputsAgreement;
   run.outputsDiffer = outcome->outputsDiffer;
   if (outcome->asLoaded) {

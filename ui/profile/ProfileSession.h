@@ -93,8 +93,9 @@ struct ProfileRun {
   // which output differs and by how much); empty otherwise.
   QString outputsAgreement;
   bool outputsDiffer = false;
-  // Why Auto did not use a GPU (RuntimeSelection::notice); empty otherwise.
-  QString runtimeNotice;
+  // Why Auto did not use a GPU (RuntimeSelection::short_notice and notice); empty otherwise.
+  QString runtimeNotice;        // a few words ("no usable CUDA device: ...")
+  QString runtimeNoticeDetail;  // the whole notice (the driver's error)
   // An imported ETDump of several methods: PRF004 across them
   // (etdump::roundTripsAcrossMethods, maybe none), which one method's
   // profile cannot show; the Summary section and the exported report list

@@ -419,7 +419,10 @@ void TimelineView::updateControls() {
   }
   size_t copies = 0;
   for (const auto& b : bars_) copies += isCopyLane(b.lane) ? 1 : 0;
-  QString text = tr("%1, %2, %3 from first start to last end")
+  // This line is the iteration drawn; the breakdown bar below is the
+  // median iteration: each says which it is.
+  QString text = tr("iteration %1: %2, %3, %4 from first start to last end")
+                     .arg(iteration_ + 1)
                      .arg(countText(qint64(bars_.size()), tr("instruction")), countText(qint64(copies), tr("copy"), tr("copies")),
                           durationText(duration_ / 1.02));
   if (profile_->emulated) text += " · " + tr("emulated on the host");

@@ -165,7 +165,9 @@ TimeBreakdownBar::TimeBreakdownBar(QWidget* parent) : QWidget(parent) {
   setProfile(nullptr);
 }
 
-QSize TimeBreakdownBar::sizeHint() const { return {200, fontMetrics().height() + 6}; }
+// The bar on one row, its words on the row below at the whole width (beside
+// the bar they had half of it and were cut at 1000 px).
+QSize TimeBreakdownBar::sizeHint() const { return {200, kBarHeight + fontMetrics().height() + 6}; }
 
 void TimeBreakdownBar::setProfile(const exec::TransferProfile* profile) {
   parts_.clear();
@@ -182,7 +184,7 @@ void TimeBreakdownBar::setProfile(const exec::TransferProfile* profile) {
       for (const auto& p : parts_)
         words << (p.name == tr("delegates") && !b.delegates_timed ? tr("delegates not run")
                                                                     : p.name + " " + qText(program::percentText(p.share)));
-      text_ = tr("run %1: %2").arg(durationText(b.run_seconds), words.join(QStringLiteral(" · ")));
+      text_ = tr("median iteration %1: %2").arg(durationText(b.run_seconds), words.join(QStringLiteral(" · ")));
       if (!b.overlap_visible) text_ += tr("; overlap cannot be seen");
     }
   }
@@ -195,8 +197,7 @@ void TimeBreakdownBar::setProfile(const exec::TransferProfile* profile) {
 void TimeBreakdownBar::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   const QRect area = rect().adjusted(6, 2, -6, -2);
-  const int textWidth = std::min(area.width() / 2, fontMetrics().horizontalAdvance(text_) + 12);
-  const QRect bar(area.left(), area.top(), area.width() - textWidth, area.height());
+  const QRect bar(area.left(), area.top(), area.width(), kBarHeight);
   double x = bar.left();
   for (const auto& p : parts_) {
     const double w = p.share * bar.width();
@@ -206,8 +207,8 @@ void TimeBreakdownBar::paintEvent(QPaintEvent*) {
   painter.setPen(palette().color(QPalette::Mid));
   painter.drawRect(bar.adjusted(0, 0, -1, -1));
   painter.setPen(palette().color(QPalette::WindowText));
-  painter.drawText(QRect(bar.right() + 8, area.top(), textWidth - 8, area.height()), Qt::AlignVCenter | Qt::AlignLeft,
-                   fontMetrics().elidedText(text_, Qt::ElideRight, textWidth - 8));
+  const QRect words(area.left(), bar.bottom() + 2, area.width(), area.bottom() - bar.bottom() - 2);
+  painter.drawText(words, Qt::AlignVCenter | Qt::AlignLeft, fontMetrics().elidedText(text_, Qt::ElideRight, words.width()));
 }
 
 }  // namespace ptescope::ui

@@ -47,7 +47,7 @@ class TimeBreakdownBar : public QWidget {
  public:
   explicit TimeBreakdownBar(QWidget* parent = nullptr);
   void setProfile(const exec::TransferProfile* profile);
-  // "run 120 µs: kernels 20% · delegates not run · copies 50% · gaps 30%"
+  // "median iteration 120 µs: kernels 20% · delegates not run · copies 50% · gaps 30%"
   QString text() const { return text_; }
   QSize sizeHint() const override;
 
@@ -60,6 +60,7 @@ class TimeBreakdownBar : public QWidget {
     double share = 0;
     QColor color;
   };
+  static constexpr int kBarHeight = 10;
   std::vector<Part> parts_;
   QString text_;
 };

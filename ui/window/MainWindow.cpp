@@ -356,18 +356,22 @@ void MainWindow::buildMenus() {
     connect(shortcut, &QShortcut::activated, this, action);
   }
   // The View menu offers what the graph's keys do. Those keys belong to the
-  // focused view (the graph and the timeline share Ctrl+= and Ctrl+-), so the
-  // menu shows them after a tab instead of binding them a second time, which
-  // would make them ambiguous.
+  // focused view (the graph and the timeline share Ctrl+= and Ctrl+-), so each
+  // item holds its key only while the menu itself has the focus (a widget
+  // shortcut: never ambiguous with the views' own); the menu still shows the
+  // key beside the item, and screen readers read it as the item's shortcut,
+  // not as part of its name.
   viewMenu->addSeparator();
-  auto keyHint = [](const QString& text, const QKeySequence& key) {
-    return text + "\t" + key.toString(QKeySequence::NativeText);
+  auto menuKey = [](QAction* action, const QKeySequence& key) {
+    action->setShortcut(key);
+    action->setShortcutContext(Qt::WidgetShortcut);
+    return action;
   };
-  viewMenu->addAction(keyHint(tr("Zoom &In"), QKeySequence(Qt::CTRL | Qt::Key_Equal)), this, [this] { graph_->zoomIn(); })
+  menuKey(viewMenu->addAction(tr("Zoom &In"), this, [this] { graph_->zoomIn(); }), QKeySequence(Qt::CTRL | Qt::Key_Equal))
       ->setObjectName("zoomInAction");
-  viewMenu->addAction(keyHint(tr("Zoom &Out"), QKeySequence(Qt::CTRL | Qt::Key_Minus)), this, [this] { graph_->zoomOut(); })
+  menuKey(viewMenu->addAction(tr("Zoom &Out"), this, [this] { graph_->zoomOut(); }), QKeySequence(Qt::CTRL | Qt::Key_Minus))
       ->setObjectName("zoomOutAction");
-  viewMenu->addAction(keyHint(tr("Fit to &Window"), QKeySequence(Qt::CTRL | Qt::Key_0)), this, [this] { graph_->fitToWindow(); })
+  menuKey(viewMenu->addAction(tr("Fit to &Window"), this, [this] { graph_->fitToWindow(); }), QKeySequence(Qt::CTRL | Qt::Key_0))
       ->setObjectName("fitAction");
   viewMenu->addSeparator();
   auto* findAction = viewMenu->addAction(tr("&Find..."));
@@ -377,8 +381,10 @@ void MainWindow::buildMenus() {
     findField_->setFocus();
     findField_->selectAll();
   });
-  viewMenu->addAction(keyHint(tr("Find &Next"), QKeySequence(Qt::Key_F3)), this, [this] { graph_->findNext(); });
-  viewMenu->addAction(keyHint(tr("Find &Previous"), QKeySequence(Qt::SHIFT | Qt::Key_F3)), this, [this] { graph_->findPrevious(); });
+  menuKey(viewMenu->addAction(tr("Find &Next"), this, [this] { graph_->findNext(); }), QKeySequence(Qt::Key_F3))
+      ->setObjectName("findNextAction");
+  menuKey(viewMenu->addAction(tr("Find &Previous"), this, [this] { graph_->findPrevious(); }), QKeySequence(Qt::SHIFT | Qt::Key_F3))
+      ->setObjectName("findPreviousAction");
   viewMenu->addSeparator();
   auto* legend = viewMenu->addAction(tr("Show &Legend"));
   legend->setObjectName("showLegendAction");
@@ -479,13 +485,17 @@ void MainWindow::nameControls() {
 
 void MainWindow::resetDocumentView() {
   // What belongs to the document shown before does not carry over to
-  // another one: the Find text and its marks, the overlay mode, the zoom and
+  // another one: the Find text and its marks, the Values filters, the overlay mode, the zoom and
   // scroll position (the new picture starts from its initial view), the
   // graph mode. A reload of the same file keeps the Find text (its status
   // is found again in the new picture), the overlay and the mode; its
   // picture starts from the initial view (reloadFromDisk).
   findField_->clear();
   graph_->find(QString());
+  // The Values filter too: another file's table under the last one's filter
+  // read as a program without values.
+  valuesFilter_->clear();
+  deviceFilter_->setCurrentIndex(0);
   if (overlayMetric_) setOverlayMetric(GraphView::OverlayMetric::Placement);
   setGraphModeChecked(GraphMode::Current);
   wasModified_ = false;
@@ -505,10 +515,10 @@ void MainWindow::reportError(const QString& title, const QString& message) {
   if (dialogsAllowed()) QMessageBox::warning(this, title, message);
 }
 
-void MainWindow::showStatus(const QString& message, int milliseconds) {
+void MainWindow::showStatus(const QString& message, int milliseconds, const QString& detail) {
   statusMessageTimer_->stop();
   statusMessage_->setText(message);
-  statusMessage_->setToolTip(plainToolTip(message));
+  statusMessage_->setToolTip(plainToolTip(detail.isEmpty() ? message : detail));
   statusMessage_->setVisible(!message.isEmpty());
   statusFile_->setVisible(message.isEmpty());
   // A message takes the counts' room while it shows (they are one glance at

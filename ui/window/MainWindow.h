@@ -60,7 +60,8 @@ class MainWindow : public QMainWindow {
 
   // A temporary message in the status bar, in the file label's place (for
   // `milliseconds`, 0: until the next); an empty message restores the file.
-  void showStatus(const QString& message, int milliseconds = 0);
+  // `detail`, when given, is the message's tool tip instead of the message.
+  void showStatus(const QString& message, int milliseconds = 0, const QString& detail = {});
   // An error the user must see whole: lastError, the status bar ("title:
   // message") and, when dialogs are allowed, a warning box.
   void reportError(const QString& title, const QString& message);

@@ -26,6 +26,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "ui/common/EmptyNote.h"
 #include "ui/common/Format.h"
 #include "ui/panels/ChangesPanel.h"
 #include "ui/panels/DiagnosticsModel.h"
@@ -114,12 +115,22 @@ class ProgramTreeView : public QTreeView {
   // which keep room for the start of a number and an ellipsis. Where that
   // is not enough (a 1000 px window), they keep their end, else their start.
   int distinct(int width, int names, int room) {
-    std::vector<std::pair<QString, int>> shown;  // a row's name and its indentation
+    // A row's name, its indentation and the font it is drawn in (the
+    // current method is bold: measured in the regular font, two bold names
+    // could read alike).
+    struct Row {
+      QString name;
+      int indent = 0;
+      QFontMetrics metrics;
+    };
+    std::vector<Row> shown;
     const int margin = 2 * (style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, this) + 1);
     std::function<void(const QModelIndex&, int)> collect = [&](const QModelIndex& parent, int depth) {
       for (int r = 0; r < model()->rowCount(parent); ++r) {
         const QModelIndex index = model()->index(r, 0, parent);
-        shown.emplace_back(index.data().toString(), indentation() * (depth + (rootIsDecorated() ? 1 : 0)) + margin);
+        const QVariant font = index.data(Qt::FontRole);
+        shown.push_back(Row{index.data().toString(), indentation() * (depth + (rootIsDecorated() ? 1 : 0)) + margin,
+                            font.isValid() ? QFontMetrics(font.value<QFont>().resolve(this->font())) : fontMetrics()});
         if (isExpanded(index)) collect(index, depth + 1);
       }
     };
@@ -128,9 +139,9 @@ class ProgramTreeView : public QTreeView {
     const int spare = 8;
     const auto alike = [&](int w, Qt::TextElideMode mode) {
       std::map<QString, QString> seen;  // shown text -> name
-      for (const auto& [name, indent] : shown) {
-        const auto [at, added] = seen.emplace(fontMetrics().elidedText(name, mode, w - indent - spare), name);
-        if (!added && at->second != name) return true;
+      for (const auto& row : shown) {
+        const auto [at, added] = seen.emplace(row.metrics.elidedText(row.name, mode, w - row.indent - spare), row.name);
+        if (!added && at->second != row.name) return true;
       }
       return false;
     };
@@ -272,6 +283,32 @@ QWidget* MainWindow::buildValuesPage() {
   connect(deviceFilter_, &QComboBox::currentIndexChanged, this,
           [this] { valuesProxy_->setDevice(deviceFilter_->currentData().toString()); });
   connect(valuesFilter_, &QLineEdit::textChanged, valuesProxy_, &DeviceFilterProxy::setWords);
+  // A filter that hides every value says so, with what it hides; the table
+  // is never just empty while the method has values.
+  attachEmptyNote(valuesView_, "valuesEmpty");
+  auto sayWhyEmpty = [this] {
+    const int all = valuesModel_->rowCount();
+    QString why;
+    if (!document_->hasProgram())
+      why = tr("No program is open");
+    else if (all == 0)
+      why = tr("This method has no values");
+    else {
+      QStringList filters;
+      if (!valuesProxy_->device().isEmpty()) filters << tr("on %1").arg(valuesProxy_->device());
+      if (!valuesFilter_->text().trimmed().isEmpty()) filters << tr("matching '%1'").arg(valuesFilter_->text().trimmed());
+      why = tr("No value %1 (of %2): clear the filter to see them all").arg(filters.join(tr(" and ")), countText(all, tr("value")));
+    }
+    setEmptyNote(valuesView_, valuesProxy_->rowCount() == 0, why);
+  };
+  connect(valuesProxy_, &QAbstractItemModel::modelReset, this, sayWhyEmpty);
+  connect(valuesProxy_, &QAbstractItemModel::layoutChanged, this, sayWhyEmpty);
+  connect(valuesProxy_, &QAbstractItemModel::rowsInserted, this, sayWhyEmpty);
+  connect(valuesProxy_, &QAbstractItemModel::rowsRemoved, this, sayWhyEmpty);
+  // More words that still match nothing change no row: the note follows them.
+  connect(valuesFilter_, &QLineEdit::textChanged, this, sayWhyEmpty);
+  connect(deviceFilter_, &QComboBox::currentIndexChanged, this, sayWhyEmpty);
+  sayWhyEmpty();
   return page;
 }
 
@@ -328,24 +365,14 @@ void MainWindow::buildDiagnostics() {
   diagnosticsView_->setWordWrap(true);
   diagnosticsView_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   diagnosticsView_->setTextElideMode(Qt::ElideMiddle);
-  // An empty table says why it is empty, in its middle; screen readers
-  // read it as the table's description (a table's accessible children are
-  // its cells only).
-  auto* empty = new QLabel(diagnosticsView_->viewport());
-  empty->setObjectName("diagnosticsEmpty");
-  empty->setAlignment(Qt::AlignCenter);
-  empty->setWordWrap(true);
-  empty->setForegroundRole(QPalette::PlaceholderText);
-  auto* centre = new QVBoxLayout(diagnosticsView_->viewport());
-  centre->addWidget(empty, 0, Qt::AlignCenter);
-  auto sayWhyEmpty = [this, empty] {
-    empty->setText(document_->hasProgram() ? tr("No findings: no lint rule fires on any method of this program")
-                                           : tr("No program is open"));
-    const bool none = diagnosticsModel_->rowCount() == 0;
-    empty->setVisible(none);
-    diagnosticsView_->setAccessibleDescription(none ? empty->text() : QString());
+  // An empty table says why it is empty, in its middle.
+  attachEmptyNote(diagnosticsView_, "diagnosticsEmpty");
+  auto sayWhyEmpty = [this] {
+    setEmptyNote(diagnosticsView_, diagnosticsModel_->rowCount() == 0,
+                 document_->hasProgram() ? tr("No findings: no lint rule fires on any method of this program")
+                                         : tr("No program is open"));
   };
-  connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, empty, sayWhyEmpty);
+  connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, sayWhyEmpty);
   sayWhyEmpty();
 }
 

@@ -139,10 +139,19 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   connect(profiler_, &ProfileSession::finished, this, [this, ended] {
     ended();
     const auto& run = *profiler_->latest();
+    // The status bar has a few words on why there was no GPU; the driver's
+    // whole error is the message's tool tip (it ran past 1600 px).
     QString message = tr("Profiled %1").arg(run.label);
-    if (!run.runtimeNotice.isEmpty()) message += " \u2014 " + run.runtimeNotice;
-    if (!run.outputsAgreement.isEmpty()) message += " \u2014 " + run.outputsAgreement;
-    showStatus(message, 15000);
+    QString detail = message;
+    if (!run.runtimeNotice.isEmpty()) {
+      message += " \u2014 " + run.runtimeNotice;
+      detail += " \u2014 " + run.runtimeNoticeDetail;
+    }
+    if (!run.outputsAgreement.isEmpty()) {
+      message += " \u2014 " + run.outputsAgreement;
+      detail += " \u2014 " + run.outputsAgreement;
+    }
+    showStatus(message, 15000, detail);
     // Show what was measured: its method, the expensive copies first.
     if (run.method >= 0 && run.method < document_->methodCount() && run.method != document_->currentMethodIndex())
       document_->setCurrentMethod(run.method);

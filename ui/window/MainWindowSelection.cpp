@@ -56,6 +56,10 @@ void MainWindow::publishFromViews() {
     if (graphNumbersAsPanels()) selection_->selectValue(v, graph_);
   });
   connect(graph_, &GraphView::selectionCleared, this, [this] { selection_->clear(graph_); });
+  connect(graph_, &GraphView::groupSelected, this, [this](size_t node) {
+    const auto* shown = graph_->currentLayout();
+    if (shown != nullptr && node < shown->model.nodes.size()) properties_->showGroup(shown->model.nodes[node]);
+  });
   connect(tree_, &QTreeView::activated, this, [this](const QModelIndex& index) {
     const int method = index.data(ProgramTreeModel::MethodRole).toInt();
     if (method >= 0) selection_->selectMethod(method);

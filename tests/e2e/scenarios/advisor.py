@@ -110,5 +110,5 @@ def scenario_advisor_ranks_by_measured_profile(ctx):
     ctx.expect(not any(r["Measured saving"].endswith("*") for r in records), f"a saving marked partly predicted: {records}")
     status = wait_until(lambda: label_text(labelled(app, "Advisor status"), "Advisor status"), timeout=5,
                         what="the Advisor status label")
-    ctx.expect("Ranked by the measured profile" in status, f"the Advisor status says {status!r}")
+    ctx.expect("valid edits by measured time." in status, f"the Advisor status says {status!r}")
     ctx.shot("measured")

@@ -81,6 +81,10 @@ def scenario_a_group_shows_no_other_selection(ctx):
     ctx.note(f"graph: {graph_selection(app)!r}; Properties: {rows[:3]}")
     ctx.expect(rows and rows[0][0] == "Method",
                f"with the group 'layer 12' selected, Properties shows {rows[:2]} (the method expected)")
+    # Then the group's own facts (its name and its instructions' range).
+    ctx.expect(len(rows) > 2 and rows[1] == ["Group", "layer 12"] and rows[2][0] == "Instructions"
+               and re.match(r"#[\d,]+ to #[\d,]+ \([\d,]+ instructions\)$", rows[2][1]),
+               f"Properties does not show the group's facts: {rows[:4]}")
 
 
 @sizes(*BOTH_SIZES)

@@ -1,0 +1,257 @@
+// A fifth look at issue 34's classes, at what the fourth walkthrough left:
+// what a panel says must be true of what it shows (Run Once on a program
+// that uses no device memory says nothing is emulated, the timeline says
+// which of its two totals is the median), what the user typed for one file
+// does not hide another file's rows, a menu item's name is its words only,
+// and a long driver error leaves the status line readable.
+#include <QtTest>
+
+#include <QAction>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QRegularExpression>
+#include <QTableView>
+#include <QTreeWidget>
+
+#include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
+#include "ui/common/ElidedLabel.h"
+#include "ui/document/Document.h"
+#include "ui/panels/AdvisorPanel.h"
+#include "ui/panels/OutputsPanel.h"
+#include "ui/panels/PropertiesPanel.h"
+#include "ui/window/MainWindow.h"
+
+using namespace ptescope;
+
+namespace {
+
+// Brings the bottom tab holding `page` to the front.
+void showTabOf(ui::MainWindow& window, QWidget* page) {
+  for (int i = 0; i < window.bottomTabs()->count(); ++i)
+    if (window.bottomTabs()->widget(i) == page || window.bottomTabs()->widget(i)->isAncestorOf(page))
+      window.bottomTabs()->setCurrentIndex(i);
+}
+
+// relu(x) and x + 1 on the CPU: a program whose buffers are all host memory.
+QString cpuOnlyProgram() {
+  const QString spec = test::tempDir() + "/cpu-only.json";
+  QFile file(spec);
+  if (!file.open(QIODevice::WriteOnly)) return QString();
+  file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
+      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
+  file.close();
+  return test::synthProgram("cpu-only.pte", {spec});
+}
+
+}  // namespace
+
+class WalkthroughFiveTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { qputenv("PTESCOPE_NO_DIALOGS", "1"); }
+
+  // Run Once on the host of a method whose buffers are all host memory:
+  // nothing was emulated, so the Outputs header does not say "device memory
+  // emulated" (it did); on the demo, with device-planned buffers, it does.
+  void runOnceSaysEmulatedOnlyWhereDeviceMemoryIs() {
+    test::ShownWindow w;
+    const QString cpu = cpuOnlyProgram();
+    QVERIFY(!cpu.isEmpty());
+    for (const auto& [path, emulated] : {std::pair{cpu, false}, std::pair{QString(), true}}) {
+      QVERIFY(path.isEmpty() ? w.openDemo() : w.open(path));
+      ui::OutputsPanel* panel = w.window.outputsPanel();
+      showTabOf(w.window, panel);
+      QSignalSpy finished(panel, &ui::OutputsPanel::finished);
+      QVERIFY(panel->runOnce());
+      QVERIFY(finished.wait(60000) || finished.count() == 1);
+      auto* header = panel->findChild<ui::ElidedLabel*>("outputsHeader");
+      QVERIFY(header != nullptr);
+      QCOMPARE(header->text().contains("emulated"), emulated);
+      if (!emulated) QVERIFY2(header->text().contains("host CPU"), qPrintable(header->text()));
+    }
+  }
+
+  // The Values filter belongs to the file it was typed for: opening another
+  // one clears it (a table left empty by the last file's words read as a
+  // program without values), and while a filter hides every row the table
+  // says so in its middle and in its description.
+  void theValuesFilterDoesNotCarryOverAndSaysWhatItHides() {
+    test::ShownWindow w;
+    QVERIFY(w.openDemo());
+    auto* filter = w.window.findChild<QLineEdit*>("valuesFilter");
+    auto* view = w.window.findChild<QTableView*>("valuesView");
+    QVERIFY(filter != nullptr && view != nullptr);
+    showTabOf(w.window, view);
+    const int all = view->model()->rowCount();
+    QVERIFY(all > 0);
+    auto* note = view->viewport()->findChild<QLabel*>("valuesEmpty");
+    QVERIFY(note != nullptr);
+    QVERIFY(note->isHidden());
+    // Typed as a person types: the rows are gone after the first letters,
+    // and the note follows the words to the end.
+    for (const QString& typed : {"n", "no-such", "no-such-words-anywhere"}) filter->setText(typed);
+    QCOMPARE(view->model()->rowCount(), 0);
+    QVERIFY(!note->isHidden());
+    QVERIFY2(note->text().contains("matching 'no-such-words-anywhere'") && note->text().contains(QString::number(all)),
+             qPrintable(note->text()));
+    QCOMPARE(view->accessibleDescription(), note->text());
+    QVERIFY(view->viewport()->rect().contains(note->geometry()));
+    // Another file: the filter is gone, its rows are shown.
+    QVERIFY(w.open(cpuOnlyProgram()));
+    QCOMPARE(filter->text(), QString());
+    QVERIFY(view->model()->rowCount() > 0);
+    QVERIFY(note->isHidden());
+    QCOMPARE(view->accessibleDescription(), QString());
+  }
+
+  // Properties lists the method's planned buffers one per row (on one line
+  // "1: 16.0 KiB cpu:0; 2: 24.0 …" was cut), and the Values table gives a
+  // tensor's offset in the units of its Bytes column, the exact byte in the
+  // tool tip (a raw "16384" stood beside "8.0 KiB").
+  void buffersAndOffsetsReadInUnits() {
+    test::ShownWindow w;
+    QVERIFY(w.openDemo());
+    const QTreeWidget* properties = w.window.properties();
+    QTreeWidgetItem* buffers = nullptr;
+    for (int i = 0; i < properties->topLevelItemCount(); ++i)
+      if (properties->topLevelItem(i)->text(0) == "Planned buffers") buffers = properties->topLevelItem(i);
+    QVERIFY(buffers != nullptr);
+    const auto& sizes = program::items(w.doc.currentMethod()->non_const_buffer_sizes);
+    QCOMPARE(buffers->text(1), QString::number(sizes.size() - 1));
+    QCOMPARE(buffers->childCount(), int(sizes.size() - 1));
+    QVERIFY(buffers->isExpanded());
+    for (int i = 0; i < buffers->childCount(); ++i) {
+      QCOMPARE(buffers->child(i)->text(0), QString("Buffer %1").arg(i + 1));
+      QVERIFY2(buffers->child(i)->text(1).contains(" on cpu:0") || buffers->child(i)->text(1).contains(" on cuda:0"),
+               qPrintable(buffers->child(i)->text(1)));
+    }
+    auto* view = w.window.findChild<QTableView*>("valuesView");
+    QVERIFY(view != nullptr);
+    auto* model = view->model();
+    int offsetColumn = -1, bytesColumn = -1;
+    for (int c = 0; c < model->columnCount(); ++c) {
+      if (model->headerData(c, Qt::Horizontal).toString() == "Offset") offsetColumn = c;
+      if (model->headerData(c, Qt::Horizontal).toString() == "Bytes") bytesColumn = c;
+    }
+    QVERIFY(offsetColumn >= 0 && bytesColumn >= 0);
+    int offsets = 0;
+    for (int r = 0; r < model->rowCount(); ++r) {
+      const QString text = model->index(r, offsetColumn).data().toString();
+      if (text.isEmpty()) continue;
+      ++offsets;
+      QVERIFY2(QRegularExpression("^[\\d.,]+ (B|KiB|MiB|GiB)$").match(text).hasMatch(), qPrintable(text));
+      QVERIFY2(model->index(r, offsetColumn).data(Qt::ToolTipRole).toString().startsWith("At byte "),
+               qPrintable(model->index(r, offsetColumn).data(Qt::ToolTipRole).toString()));
+    }
+    QVERIFY(offsets > 0);
+  }
+
+  // The View menu's items are named by their words; their keys are the
+  // items' shortcuts (shown beside them), not text after a tab that screen
+  // readers read as part of the name ("Zoom In\tCtrl+=").
+  void viewMenuItemsAreNamedByTheirWords() {
+    test::ShownWindow w;
+    QVERIFY(w.openDemo());
+    const std::pair<const char*, QKeySequence> items[] = {
+        {"zoomInAction", QKeySequence(Qt::CTRL | Qt::Key_Equal)},
+        {"zoomOutAction", QKeySequence(Qt::CTRL | Qt::Key_Minus)},
+        {"fitAction", QKeySequence(Qt::CTRL | Qt::Key_0)},
+        {"findNextAction", QKeySequence(Qt::Key_F3)},
+        {"findPreviousAction", QKeySequence(Qt::SHIFT | Qt::Key_F3)},
+    };
+    for (const auto& [name, key] : items) {
+      auto* action = w.window.findChild<QAction*>(name);
+      QVERIFY2(action != nullptr, name);
+      QVERIFY2(!action->text().contains('\t'), qPrintable(action->text()));
+      QCOMPARE(action->shortcut(), key);
+      QCOMPARE(action->shortcutContext(), Qt::WidgetShortcut);
+    }
+    // No item of any menu carries its key in its text.
+    for (auto* menu : w.window.menuBar()->findChildren<QMenu*>())
+      for (auto* action : menu->actions()) QVERIFY2(!action->text().contains('\t'), qPrintable(action->text()));
+    // The graph's own keys still zoom (the menu's are not ambiguous with them).
+    w.window.graph()->canvas()->setFocus();
+    const double before = w.window.graph()->zoomLevel();
+    QTest::keyClick(w.window.graph()->canvas()->viewport(), Qt::Key_Equal, Qt::ControlModifier);
+    QTRY_VERIFY(w.window.graph()->zoomLevel() > before);
+  }
+
+  // The timeline's line is the iteration drawn and its bar the median
+  // iteration: each says which (two totals side by side read as one
+  // contradicting the other), and the bar's words are whole at 1000 px.
+  void theTimelineSaysWhichTotalIsWhich() {
+    test::ShownWindow w;
+    QVERIFY(w.openDemo());
+    QVERIFY(test::profileOnHost(w.window, 0, 5, 1));
+    auto* timeline = w.window.findChild<QWidget*>("timeline");
+    QVERIFY(timeline != nullptr);
+    showTabOf(w.window, timeline);
+    auto* info = timeline->findChild<QLabel*>("timelineInfo");
+    QVERIFY(info != nullptr);
+    QVERIFY2(info->text().startsWith("iteration 1: "), qPrintable(info->text()));
+    QWidget* bar = timeline->findChild<QWidget*>("timeBreakdown");
+    QVERIFY(bar != nullptr);
+    const QString words = bar->accessibleDescription();
+    QVERIFY2(words.startsWith("median iteration "), qPrintable(words));
+    QTRY_VERIFY(bar->isVisible() && bar->width() > 0);
+    QVERIFY2(bar->fontMetrics().horizontalAdvance(words) <= bar->width() - 12,
+             qPrintable(QString("%1 px of words in a %2 px bar").arg(bar->fontMetrics().horizontalAdvance(words)).arg(bar->width())));
+  }
+
+  // With a measured profile open the Advisor's status line is still whole
+  // at 1000 px (" Ranked by the measured profile (...)" cut it); the notes
+  // name the profile the ranking comes from.
+  void theAdvisorsMeasuredRankingLineIsWholeAt1000() {
+    test::ShownWindow w;
+    QVERIFY(w.openDemo());
+    QVERIFY(test::profileOnHost(w.window, 0, 3, 1));
+    ui::AdvisorPanel* panel = w.window.advisor();
+    showTabOf(w.window, panel);
+    QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+    if (!panel->isSearching()) QVERIFY(panel->refresh());
+    QVERIFY(done.wait(120000) || done.count() > 0);
+    QTRY_VERIFY(panel->measured().has_value());
+    auto* header = panel->findChild<ui::ElidedLabel*>("advisorHeader");
+    QVERIFY(header != nullptr);
+    QVERIFY2(header->text().contains("by measured time."), qPrintable(header->text()));
+    QVERIFY2(!header->isElided(), qPrintable(header->shownText() + " / " + header->text()));
+    const QString notes = panel->findChild<QLabel*>("advisorNotes")->text();
+    QVERIFY2(notes.contains("from the profile ") && notes.contains("iterations"), qPrintable(notes));
+  }
+
+  // After an emulated profile the status line keeps to a few words on why
+  // there was no GPU; the driver's whole error is its tool tip.
+  void theStatusLineKeepsTheDriversErrorInItsToolTip() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    ui::ProfileRequest request;
+    request.method = 0;
+    request.runtime = exec::RuntimePreference::Auto;
+    request.iterations = 2;
+    request.warmup = 0;
+    QSignalSpy finished(w.window.profileSession(), &ui::ProfileSession::finished);
+    QVERIFY(w.window.startProfile(request));
+    QVERIFY(finished.wait(60000));
+    const auto selection = exec::selectRuntime(exec::RuntimePreference::Auto);
+    QVERIFY(selection.ok());
+    if (!selection->runtime->isEmulated()) QSKIP("a GPU answered: the profile ran on it and needs no notice");
+    const QString message = w.window.statusMessage();
+    auto* label = w.window.findChild<QLabel*>("statusMessage");
+    QVERIFY(label != nullptr);
+    QVERIFY2(message.contains(QString::fromStdString(selection->short_notice)), qPrintable(message));
+    QVERIFY2(!message.contains(QString::fromStdString(selection->notice)), qPrintable(message));
+    QVERIFY2(label->toolTip().contains(QString::fromStdString(selection->notice).toHtmlEscaped()) ||
+                 label->toolTip().contains(QString::fromStdString(selection->notice)),
+             qPrintable(label->toolTip()));
+    QVERIFY2(label->fontMetrics().horizontalAdvance(message) <= label->width(),
+             qPrintable(QString("'%1' is %2 px in %3").arg(message).arg(label->fontMetrics().horizontalAdvance(message)).arg(label->width())));
+  }
+};
+
+QTEST_MAIN(WalkthroughFiveTest)
+#include "test_walkthrough_five.moc"
