@@ -20,6 +20,9 @@
 #include "support/UiTestSupport.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/document/Document.h"
+#include "ui/graph/GraphItems.h"
+#include "ui/graph/GraphView.h"
+#include "layout/GraphvizLayout.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/OutputsPanel.h"
 #include "ui/panels/PropertiesPanel.h"
@@ -149,6 +152,43 @@ class WalkthroughFiveTest : public QObject {
                qPrintable(model->index(r, offsetColumn).data(Qt::ToolTipRole).toString()));
     }
     QVERIFY(offsets > 0);
+  }
+
+  // The first picture of a short chain (relu then sigmoid) at 1000×700
+  // starts at the drawing's top left: the region's title, the input and both
+  // calls whole, at the legible zoom (centred on the first call, it cut the
+  // title and input above and the second call below).
+  void aShortChainOpensWithItsStartInSight() {
+    const QString spec = test::tempDir() + "/two-calls.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]},
+                    "z": {"dtype": "float32", "sizes": [2, 3]}},
+        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]},
+                  {"op": "aten::sigmoid.out", "inputs": ["y"], "outputs": ["z"]}]}]})");
+    file.close();
+    const QString path = test::synthProgram("two-calls.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w;
+    QVERIFY(w.open(path));
+    const ui::GraphView& view = *w.window.graph();
+    const QRectF shown = view.canvas()->mapToScene(view.canvas()->viewport()->rect()).boundingRect();
+    const auto& model = view.currentLayout()->model;
+    int checked = 0;
+    for (size_t n = 0; n < model.nodes.size(); ++n) {
+      const auto& node = model.nodes[n];
+      if (!node.instruction && node.kind != layout::NodeKind::Input) continue;
+      auto* item = test::graphNodeItem(view, n);
+      QVERIFY(item != nullptr);
+      QVERIFY2(shown.contains(item->sceneBoundingRect()), qPrintable(QString::fromStdString(node.title)));
+      ++checked;
+    }
+    QCOMPARE(checked, 3);
+    for (const auto& region : view.currentLayout()->regions)
+      QVERIFY2(shown.contains(QPointF(region.rect.x + 8, region.rect.y + 8)), "the region's title corner is out of sight");
+    const double uiPixels = QFontInfo(w.window.font()).pixelSize();
+    QVERIFY(view.zoomLevel() * ui::kNodeSubtitlePixels >= uiPixels - 0.5);
   }
 
   // The View menu's items are named by their words; their keys are the

@@ -482,7 +482,26 @@ void GraphView::showInitialView() {
           first = r;
       }
     const QPointF half(viewport.width() / (2 * legible), viewport.height() / (2 * legible));
-    QPointF centre = first.isNull() ? rect.topLeft() + half : first.center();
+    // From the graph's top left corner (the method's start, its region's
+    // title), moved no more than it takes to show the first instruction
+    // whole: centring on the instruction cut the region's title and the
+    // input above it (a 2-instruction chain at 1000×700).
+    // The corner of what is drawn (nodes and device regions), not of the
+    // layout's padded bounds: that padding alone was a fifth of a small canvas.
+    QRectF drawn;
+    for (const auto* item : nodeItems_) drawn = drawn.isNull() ? item->sceneBoundingRect() : drawn.united(item->sceneBoundingRect());
+    for (const auto& region : layout_->regions)
+      drawn = drawn.united(QRectF(region.rect.x, region.rect.y, region.rect.width, region.rect.height));
+    const QPointF corner = drawn.isNull() ? rect.topLeft() : drawn.topLeft() - QPointF(16, 16);
+    QPointF centre = corner + half;
+    if (!first.isNull()) {
+      if (first.width() + 32 <= 2 * half.x() && first.height() + 32 <= 2 * half.y()) {
+        centre.setX(std::max(centre.x(), first.right() + 16 - half.x()));
+        centre.setY(std::max(centre.y(), first.bottom() + 16 - half.y()));
+      } else {
+        centre = first.center();
+      }
+    }
     // ptescope is about what runs on a device: the first device region (its
     // corner and title) is in the first picture too, beside the first node
     // when both fit, else instead of it.
@@ -499,9 +518,9 @@ void GraphView::showInitialView() {
       const QRectF shown = both.width() <= 2 * half.x() - 32 && both.height() <= 2 * half.y() - 32 ? both : corner;
       centre = QPointF(shown.left() - 16 + half.x(), shown.top() - 16 + half.y());
     }
-    // Not past the graph's left and top edges.
-    centre.setX(std::max(centre.x(), rect.left() + half.x()));
-    centre.setY(std::max(centre.y(), rect.top() + half.y()));
+    // Not past the drawing's left and top edges.
+    centre.setX(std::max(centre.x(), corner.x() + half.x()));
+    centre.setY(std::max(centre.y(), corner.y() + half.y()));
     canvas_->centerOn(centre);
   }
   canvas_->viewChanged();

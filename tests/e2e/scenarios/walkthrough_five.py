@@ -11,6 +11,9 @@
   - item 8's class (two numbers, which is which): the Timeline showed the drawn iteration's
     span and the breakdown's median run side by side, neither saying which it was; the
     breakdown's words were cut at 1000 px.
+  - item 21's class (the first picture hides the program): a chain of two instructions opened
+    at 150% at 1000x700 centred on its first call, its region's title cut above and the rest
+    below; the first picture now starts at the drawing's top left corner.
   - item 27's class (cut texts): a profile without a GPU put the driver's whole error in the
     status line (cut at 1600 px); the Advisor's line ranked by a measured profile ended
     "...that save ti…" at 1000 px.
@@ -20,6 +23,7 @@ import time
 
 import harness
 from harness import description_of, extents, find, find_all, name_of, on_screen, role_of, table_rows, text_of, wait_until
+from graph import canvas_area, graph_items  # noqa: E402 (a sibling scenario file)
 from scenario_support import (BOTH_SIZES, bottom_tab, file_dialog_open, label_text, labelled, run_profile, sizes, status_bar,
                               tab_table, timeout, zoom_percent)
 
@@ -139,3 +143,38 @@ def scenario_status_line_after_a_profile_is_whole(ctx):
                f"the status line carries the driver's error: {text!r}")
     ctx.expect(harness.text_width(text) <= extents(message)[2] + 4,
                f"the status line needs {harness.text_width(text)} px and has {extents(message)[2]}: {text!r} is cut")
+
+
+TWO_CALLS = {"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+                          "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]},
+                                      "z": {"dtype": "float32", "sizes": [2, 3]}},
+                          "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]},
+                                    {"op": "aten::sigmoid.out", "inputs": ["y"], "outputs": ["z"]}]}]}
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_first_picture_of_a_short_chain(ctx):
+    """Item 21 (class): relu then sigmoid opens from the top of the drawing: the input and the first call (#0) whole in the canvas, the second (#1) in sight, at a legible zoom (100% or more)."""
+    app = ctx.open(ctx.synth_spec("two-calls", TWO_CALLS))
+    time.sleep(2.0)
+    ctx.shot("first-picture")
+    area = canvas_area(app)
+    items = [(name_of(i), extents(i)) for i in graph_items(app)]
+    ctx.note(f"canvas {area}; items: {[(n, e) for n, e in items][:12]}")
+
+    def whole(e):
+        ax, ay, aw, ah = area
+        x, y, w, h = e
+        return x >= ax - 1 and y >= ay - 1 and x + w <= ax + aw + 1 and y + h <= ay + ah + 1
+    def centre_in(e):
+        ax, ay, aw, ah = area
+        x, y, w, h = e
+        return ax <= x + w / 2 <= ax + aw and ay <= y + h / 2 <= ay + ah
+    # The start whole (the input and the first call); the second call in
+    # sight at least (at 1000x700 the canvas is some 360 px high).
+    for wanted, check in (("input", whole), ("#0", whole), ("#1", centre_in)):
+        hits = [(n, e) for n, e in items if wanted in n]
+        ctx.expect(hits and all(check(e) for _, e in hits), f"{wanted!r} is not in the canvas {area} as wanted: {hits}")
+    zoom = zoom_percent(app)
+    ctx.expect(zoom is None or zoom >= 99.5, f"the first picture is at {zoom}%")
