@@ -191,6 +191,56 @@ class WalkthroughFiveTest : public QObject {
     QVERIFY(view.zoomLevel() * ui::kNodeSubtitlePixels >= uiPixels - 0.5);
   }
 
+  // After a profile the copies' time pills and the badges of copies inside
+  // delegates cover no node and no edge label (an edge's "256 B · 20.0 ns
+  // emulated", wider than the label dot made room for, lay over the label
+  // beside it, and the node's pill over its own edge's label); the edges
+  // that leave a copy keep their label and take its colour.
+  void overlayPillsCoverNoLabel() {
+    const QString trt = test::tempDir() + "/trt-staging.json";
+    QFile file(trt);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(test::kTensorRTStagingSpec);
+    file.close();
+    const QString staging = test::synthProgram("trt-staging.pte", {trt});
+    QVERIFY(!staging.isEmpty());
+    for (const QString& path : {QString(), staging}) {
+      test::ShownWindow w({1600, 1000});
+      QVERIFY(path.isEmpty() ? w.openDemo() : w.open(path));
+      if (path.isEmpty()) {
+        QVERIFY(test::profileOnHost(w.window, 0, 3, 1));
+        w.window.setOverlayMetric(ui::GraphView::OverlayMetric::Time);
+      }
+      QVERIFY(test::waitForGraph(w.window.graph()));
+      std::vector<ui::GraphNodeItem*> nodes;
+      std::vector<ui::GraphEdgeItem*> edges;
+      for (auto* item : w.window.graph()->scene()->items()) {
+        if (auto* n = qgraphicsitem_cast<ui::GraphNodeItem*>(item)) nodes.push_back(n);
+        if (auto* e = qgraphicsitem_cast<ui::GraphEdgeItem*>(item)) edges.push_back(e);
+      }
+      std::vector<std::pair<QString, QRectF>> pills;
+      for (auto* n : nodes)
+        if (n->overlay()) pills.emplace_back(QString::fromStdString(n->node().title), n->overlayBadgeSceneRect(n->badgeSide()));
+      for (auto* e : edges) {
+        if (!e->insideMarkRect().isEmpty()) pills.emplace_back("inside-delegate badge", e->insideMarkRect());
+        if (e->overlay()) {
+          QVERIFY2(e->overlay()->text.isEmpty(), qPrintable(e->overlay()->text));
+          QVERIFY(!e->labelSceneRect().isEmpty());
+        }
+      }
+      QVERIFY2(!pills.empty(), qPrintable(path));
+      for (const auto& [what, rect] : pills) {
+        for (auto* n : nodes)
+          QVERIFY2(!rect.intersects(n->boxSceneRect()) || n->overlayBadgeSceneRect(n->badgeSide()) == rect,
+                   qPrintable(what + " covers the node " + QString::fromStdString(n->node().title)));
+        for (auto* e : edges)
+          QVERIFY2(!rect.intersects(e->labelSceneRect()), qPrintable(what + " covers an edge label"));
+        for (const auto& [other, otherRect] : pills)
+          QVERIFY2(&otherRect == &rect || !rect.intersects(otherRect), qPrintable(what + " covers " + other));
+      }
+    }
+  }
+
   // The View menu's items are named by their words; their keys are the
   // items' shortcuts (shown beside them), not text after a tab that screen
   // readers read as part of the name ("Zoom In\tCtrl+=").

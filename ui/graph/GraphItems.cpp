@@ -107,8 +107,33 @@ GraphNodeItem::GraphNodeItem(const layout::GraphNode& node, const layout::NodeGe
 
 QRectF GraphNodeItem::boundingRect() const {
   // Room for the group's stacked cards, the selection halo, the change
-  // badge and the overlay's text below the node.
-  return box_.adjusted(-12, -14, 14, overlay_ ? 22 : 8);
+  // badge and the overlay's text on its side of the node.
+  const QRectF around = box_.adjusted(-12, -14, 14, 8);
+  return overlay_ ? around.united(overlayBadgeRect(badgeSide_).adjusted(-2, -2, 2, 2)) : around;
+}
+
+QRectF GraphNodeItem::overlayBadgeRect(BadgeSide side) const {
+  if (!overlay_) return {};
+  const QFontMetricsF metrics(overlayFont());
+  const QSizeF size(metrics.horizontalAdvance(overlay_->text) + 10, metrics.height() + 4);
+  switch (side) {
+    case BadgeSide::Below: return QRectF(QPointF(-size.width() / 2, box_.bottom() + 3), size);
+    case BadgeSide::Above: return QRectF(QPointF(-size.width() / 2, box_.top() - 3 - size.height()), size);
+    case BadgeSide::Right: return QRectF(QPointF(box_.right() + 4, -size.height() / 2), size);
+    case BadgeSide::Left: return QRectF(QPointF(box_.left() - 4 - size.width(), -size.height() / 2), size);
+  }
+  return {};
+}
+
+QRectF GraphNodeItem::overlayBadgeSceneRect(BadgeSide side) const {
+  return overlay_ ? mapRectToScene(overlayBadgeRect(side)) : QRectF();
+}
+
+void GraphNodeItem::setBadgeSide(BadgeSide side) {
+  if (side == badgeSide_) return;
+  prepareGeometryChange();
+  badgeSide_ = side;
+  update();
 }
 
 void GraphNodeItem::setOverlay(std::optional<ItemOverlay> overlay) {
@@ -277,10 +302,9 @@ void GraphNodeItem::paintChangeBadge(QPainter* painter) const {
 }
 
 void GraphNodeItem::paintOverlayText(QPainter* painter) const {
-  // The measurement in a pill under the node.
-  const QFontMetricsF metrics(overlayFont());
-  const double width = metrics.horizontalAdvance(overlay_->text) + 10;
-  paintOverlayPill(painter, QRectF(-width / 2, box_.bottom() + 3, width, metrics.height() + 4), *overlay_);
+  // The measurement in a pill under the node (or on the side the view
+  // chose, where under it would cover a label).
+  paintOverlayPill(painter, overlayBadgeRect(badgeSide_), *overlay_);
 }
 
 void GraphNodeItem::paintGroupDevices(QPainter* painter, const QRectF& box) const {
@@ -394,12 +418,10 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
   if (!badges.isEmpty() && !path_.isEmpty()) {
     // Near the delegate's end of the edge, on the side away from the label.
     insideBadge_ = badges.join(QStringLiteral("\n"));
-    insidePoint_ = path_.pointAtPercent(edge.inside_copies.front().input_side ? 0.8 : 0.2);
-    double width = 0;
-    for (const auto& line : badges) width = std::max(width, metrics.horizontalAdvance(line));
-    const QSizeF badge(width + 8, metrics.height() * double(badges.size()) + 2);
-    insideRect_ = QRectF(insidePoint_ - QPointF(badge.width() + 7, badge.height() / 2), badge);
-    bounds_ = bounds_.united(insideRect_.adjusted(-3, -3, 12, 3));
+    insideInputSide_ = edge.inside_copies.front().input_side;
+    insideRect_ = insideRectAt(0, &insidePoint_);
+    for (int k = 0; k < insideBadgeCandidates(); ++k)
+      bounds_ = bounds_.united(insideRectAt(k, nullptr).adjusted(-3, -3, 12, 3));
   }
   baseBounds_ = bounds_;
   setZValue(edge.crosses_device ? 1.5 : 0.5);
@@ -412,12 +434,37 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
              (insideLines.isEmpty() ? QString() : "\n" + insideLines.join(QStringLiteral("\n")))));
 }
 
+QRectF GraphEdgeItem::insideRectAt(int candidate, QPointF* point) const {
+  // Near the delegate's end (0.8 or 0.2 of the way), else a little further
+  // from it; left of the edge, else right of it.
+  const double near = insideInputSide_ ? 0.8 : 0.2, further = insideInputSide_ ? 0.65 : 0.35;
+  const QPointF at = path_.pointAtPercent(candidate % 2 == 0 ? near : further);
+  if (point != nullptr) *point = at;
+  const QFontMetricsF metrics(edgeLabelFont());
+  const QStringList lines = insideBadge_.split('\n');
+  double width = 0;
+  for (const auto& line : lines) width = std::max(width, metrics.horizontalAdvance(line));
+  const QSizeF badge(width + 8, metrics.height() * double(lines.size()) + 2);
+  const bool right = candidate >= 2;
+  return QRectF(at - QPointF(right ? -7 : badge.width() + 7, badge.height() / 2), badge);
+}
+
+QRectF GraphEdgeItem::insideBadgeSceneRect(int candidate) const {
+  return candidate < insideBadgeCandidates() ? mapRectToScene(insideRectAt(candidate, nullptr)) : QRectF();
+}
+
+void GraphEdgeItem::setInsideBadgeCandidate(int candidate) {
+  if (candidate < 0 || candidate >= insideBadgeCandidates()) return;
+  insideRect_ = insideRectAt(candidate, &insidePoint_);
+  update();
+}
+
 void GraphEdgeItem::setOverlay(std::optional<ItemOverlay> overlay) {
   if (!overlay && !overlay_) return;
   prepareGeometryChange();
   overlay_ = std::move(overlay);
   bounds_ = baseBounds_;
-  if (overlay_) {
+  if (overlay_ && !overlay_->text.isEmpty()) {
     // The measurement replaces the label and may be wider.
     const QFontMetricsF metrics(overlayFont());
     const QSizeF size(metrics.horizontalAdvance(overlay_->text) + 8, metrics.height() + 2);
@@ -471,7 +518,7 @@ void GraphEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QW
   painter->setPen(Qt::NoPen);
   painter->setBrush(colour);
   painter->drawPolygon(arrow_);
-  if (overlay_ && lod >= kNodeTextDetail) {
+  if (overlay_ && !overlay_->text.isEmpty() && lod >= kNodeTextDetail) {
     paintOverlayPill(painter, overlayRect_, *overlay_);
   } else if (lod >= kEdgeLabelDetail && !label_.isEmpty()) {
     painter->setBrush(QColor(255, 255, 255, 200));

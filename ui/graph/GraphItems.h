@@ -94,6 +94,16 @@ class GraphNodeItem : public GraphMarkedItem {
 
   const layout::GraphNode& node() const { return node_; }
   void setOverlay(std::optional<ItemOverlay> overlay);
+  // The node's box in scene coordinates (without halo or badges).
+  QRectF boxSceneRect() const { return mapRectToScene(box_); }
+  // Where the overlay's measurement pill may sit: under the node (the
+  // default), or beside or above it where under it would cover a label.
+  enum class BadgeSide { Below, Right, Left, Above };
+  static constexpr BadgeSide kBadgeSides[] = {BadgeSide::Below, BadgeSide::Right, BadgeSide::Left, BadgeSide::Above};
+  // The pill's rectangle on `side`, in scene coordinates; empty without an overlay.
+  QRectF overlayBadgeSceneRect(BadgeSide side) const;
+  void setBadgeSide(BadgeSide side);
+  BadgeSide badgeSide() const { return badgeSide_; }
 
  private:
   QPainterPath outline() const;
@@ -101,9 +111,11 @@ class GraphNodeItem : public GraphMarkedItem {
   void paintOverlayText(QPainter* painter) const;
   void paintText(QPainter* painter, const QRectF& area) const;
   void paintGroupDevices(QPainter* painter, const QRectF& box) const;
+  QRectF overlayBadgeRect(BadgeSide side) const;  // local coordinates
 
   const layout::GraphNode& node_;
   QRectF box_;  // local coordinates, centred on 0
+  BadgeSide badgeSide_ = BadgeSide::Below;
   QColor fill_, stroke_;
 };
 
@@ -117,6 +129,15 @@ class GraphEdgeItem : public GraphMarkedItem {
   // Where the mark of the copies inside a delegate sits, in scene
   // coordinates (empty when the edge has none).
   QRectF insideMarkRect() const { return insideBadge_.isEmpty() ? QRectF() : mapRectToScene(insideRect_); }
+  // The badge of those copies may sit on either side of the edge, near the
+  // delegate or a little further along: candidate `k` of insideBadgeCandidates().
+  int insideBadgeCandidates() const { return insideBadge_.isEmpty() ? 0 : 4; }
+  QRectF insideBadgeSceneRect(int candidate) const;
+  void setInsideBadgeCandidate(int candidate);
+  // The edge's label (its tensor type) as drawn, in scene coordinates; empty
+  // when it has none.
+  QRectF labelSceneRect() const { return label_.isEmpty() ? QRectF() : mapRectToScene(labelRect_); }
+  // The overlay colours the edge; a text, when it has one, replaces the label.
   void setOverlay(std::optional<ItemOverlay> overlay);
 
   int type() const override { return Type; }
@@ -137,6 +158,8 @@ class GraphEdgeItem : public GraphMarkedItem {
   QString insideBadge_;
   QRectF insideRect_;
   QPointF insidePoint_;
+  bool insideInputSide_ = false;
+  QRectF insideRectAt(int candidate, QPointF* point) const;
   QRectF bounds_;
   QRectF baseBounds_;
   QColor colour_;

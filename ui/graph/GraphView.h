@@ -280,6 +280,9 @@ class GraphView : public QWidget {
   void placeOverlays();
   void reserveOverviewRoom();
   void applyOverlay();
+  // Moves the overlay's pills and the inside-delegate badges off the nodes'
+  // boxes, the edges' labels and each other where another place is free.
+  void separateLabels();
   QString overlayLegendText() const;
   void updateBanner();
 

@@ -4,8 +4,11 @@
 
 #include <QLabel>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_map>
+#include <vector>
 
 #include "layout/DeviceStyle.h"
 #include "program/Text.h"
@@ -154,19 +157,110 @@ void GraphView::applyOverlay() {
                                                    sourceSuffix(measurementSource_)});
     }
     // The edges that leave a copy carry the copied tensor across devices:
-    // one pass over the edges.
+    // they take its colour and keep their own label (the copy's node says
+    // its bytes and time; "256 B · 20.0 ns emulated" again on the edge,
+    // wider than the label dot made room for, covered the labels beside it).
     for (size_t e = 0; e < model.edges.size(); ++e) {
       const size_t from = model.edges[e].from;
-      auto it = perNode.find(from);
-      if (it == perNode.end() || model.nodes[from].kind == NodeKind::Group) continue;
-      const auto& overlay = *nodeItems_[from]->overlay();
-      edgeItems_[e]->setOverlay(ItemOverlay{overlay.colour, QString::fromStdString(program::bytesText(int64_t(it->second.bytes))) +
-                                                                QStringLiteral(" \u00b7 ") + overlay.text});
+      if (!perNode.count(from) || model.nodes[from].kind == NodeKind::Group) continue;
+      edgeItems_[e]->setOverlay(ItemOverlay{nodeItems_[from]->overlay()->colour, QString()});
     }
   }
+  separateLabels();
   legend_->setEntries(legendEntries(model, overlayLegendText()));
   if (!legendShown_) legend_->hide();
   placeOverlays();
+}
+
+namespace {
+
+// Rectangles bucketed in a coarse grid of the scene, for "what does this
+// rectangle cover" on graphs of thousands of labels.
+class RectGrid {
+ public:
+  void add(const QRectF& r) {
+    if (r.isEmpty()) return;
+    const size_t index = rects_.size();
+    rects_.push_back(r);
+    forCells(r, [&](qint64 key) { cells_[key].push_back(index); });
+  }
+  // The area of `r` that the rectangles cover (overlaps counted once per
+  // rectangle), not counting `except`.
+  double covered(const QRectF& r, const QRectF& except = QRectF()) const {
+    double area = 0;
+    std::vector<size_t> seen;
+    forCells(r, [&](qint64 key) {
+      auto it = cells_.find(key);
+      if (it == cells_.end()) return;
+      for (size_t index : it->second) {
+        if (std::find(seen.begin(), seen.end(), index) != seen.end()) continue;
+        seen.push_back(index);
+        if (rects_[index] == except) continue;
+        const QRectF both = rects_[index].intersected(r);
+        if (!both.isEmpty()) area += both.width() * both.height();
+      }
+    });
+    return area;
+  }
+
+ private:
+  static constexpr double kCell = 200;
+  template <class F>
+  static void forCells(const QRectF& r, F f) {
+    const qint64 x0 = qint64(std::floor(r.left() / kCell)), x1 = qint64(std::floor(r.right() / kCell));
+    const qint64 y0 = qint64(std::floor(r.top() / kCell)), y1 = qint64(std::floor(r.bottom() / kCell));
+    for (qint64 x = x0; x <= x1; ++x)
+      for (qint64 y = y0; y <= y1; ++y) f((x << 32) ^ (y & 0xffffffff));
+  }
+  std::vector<QRectF> rects_;
+  std::unordered_map<qint64, std::vector<size_t>> cells_;
+};
+
+}  // namespace
+
+void GraphView::separateLabels() {
+  // What the badges must not cover: the nodes' boxes and the edges' labels
+  // (dot placed both without overlaps). Each badge then takes the first of
+  // its places that covers none of them nor a badge placed before it, else
+  // the one that covers least.
+  const bool anyPill = std::any_of(nodeItems_.begin(), nodeItems_.end(), [](const auto* n) { return n->overlay().has_value(); }) ||
+                       std::any_of(edgeItems_.begin(), edgeItems_.end(), [](const auto* e) { return e->insideBadgeCandidates() > 0; });
+  if (!anyPill) return;  // most pictures: nothing to place
+  RectGrid taken;
+  for (const auto* item : nodeItems_) taken.add(item->boxSceneRect());
+  for (const auto* item : edgeItems_) taken.add(item->labelSceneRect());
+  for (auto* item : nodeItems_) {
+    if (!item->overlay()) continue;
+    const QRectF own = item->boxSceneRect();
+    auto best = GraphNodeItem::BadgeSide::Below;
+    double least = -1;
+    for (auto side : GraphNodeItem::kBadgeSides) {
+      const double area = taken.covered(item->overlayBadgeSceneRect(side), own);
+      if (least < 0 || area < least) {
+        least = area;
+        best = side;
+      }
+      if (area <= 0) break;
+    }
+    item->setBadgeSide(best);
+    taken.add(item->overlayBadgeSceneRect(best));
+  }
+  for (auto* item : edgeItems_) {
+    int best = 0;
+    double least = -1;
+    for (int k = 0; k < item->insideBadgeCandidates(); ++k) {
+      const double area = taken.covered(item->insideBadgeSceneRect(k));
+      if (least < 0 || area < least) {
+        least = area;
+        best = k;
+      }
+      if (area <= 0) break;
+    }
+    if (item->insideBadgeCandidates() > 0) {
+      item->setInsideBadgeCandidate(best);
+      taken.add(item->insideBadgeSceneRect(best));
+    }
+  }
 }
 
 }  // namespace ptescope::ui
