@@ -157,7 +157,7 @@ int runSynth(const SynthArgs& args) {
       if (!sized) return fail("synth: " + sized.error().message);
       layers = sized.value();
     }
-    if (layers == 0) return fail("synth: --shape needs --layers N or --instructions N");
+    if (layers == 0) return fail("synth: --shape needs a positive --layers N or --instructions N");
     program = synth::shapeProgram(args.shape, layers);
     if (program && !args.no_passes) program = synth::applyDevicePasses(synth::SynthesizedProgram{program.value(), {}});
   } else if (args.large) {

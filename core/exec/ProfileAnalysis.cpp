@@ -218,8 +218,17 @@ void checkRoundTrips(const TransferProfile& profile, ProfileCheck& out) {
 void checkDelegateGaps(const TransferProfile& profile, const ProfileSourceFacts& facts, const ProfileRuleOptions& options,
                        ProfileCheck& out) {
   if (!facts.delegates_timed) {
-    out.not_judged.push_back(notJudged("PRF005", "no delegate call ran in this profile (ptescope cannot run delegate "
-                                                 "backends; an ETDump or the runner can)"));
+    const bool anyDelegate = std::any_of(profile.instructions.begin(), profile.instructions.end(), [](const InstructionProfile& i) {
+      return i.kind == program::InstructionKind::DelegateCall;
+    });
+    // Said as it is: a method without a delegate call, or one whose calls
+    // this source did not run (ptescope's executor; a trace or a runner runs them).
+    out.not_judged.push_back(notJudged(
+        "PRF005", !anyDelegate ? std::string("the method has no delegate call to wait on")
+                  : facts.kind == ProfileSourceKind::HostClock
+                      ? std::string("no delegate call has a time in this trace")
+                      : std::string("no delegate call ran in this profile (ptescope cannot run delegate backends; an "
+                                    "ETDump or the runner can)")));
     return;
   }
   // The copy that waits on a delegate is the one that reads its output

@@ -170,7 +170,7 @@ std::string compileSpecValueText(const std::vector<uint8_t>& value) {
   for (uint8_t c : value)
     if (c < 0x20 || c == 0x7f) printable = false;
   if (printable && value.size() <= 256) return std::string(value.begin(), value.end());
-  return "<" + std::to_string(value.size()) + " bytes>";
+  return "<" + countText(value.size(), "byte") + ">";
 }
 
 json infoJson(const pte::LoadedProgram& loaded) {

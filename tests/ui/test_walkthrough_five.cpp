@@ -13,6 +13,8 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QRegularExpression>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTreeWidget>
 
@@ -239,6 +241,87 @@ class WalkthroughFiveTest : public QObject {
           QVERIFY2(&otherRect == &rect || !rect.intersects(otherRect), qPrintable(what + " covers " + other));
       }
     }
+  }
+
+  // What the last file had selected does not carry over: after File > Open
+  // of another program nothing is selected and the tables start at their
+  // top (Transfers kept its current row, #2, and selected #2 of the new
+  // program); and when the selection moves to an instruction without a row
+  // (an arrow key off a copy) the copy's row is no longer lit.
+  void selectionsBelongToTheirFileAndTheirRow() {
+    test::ShownWindow w;
+    QVERIFY(w.openDemo());
+    QTableView* transfers = w.window.transfersView();
+    const auto& model = w.window.graph()->currentLayout()->model;
+    std::optional<size_t> copy, kernel;
+    for (const auto& node : model.nodes) {
+      if (!node.instruction) continue;
+      if (node.kind == layout::NodeKind::CopyH2D || node.kind == layout::NodeKind::CopyD2H) copy = copy ? copy : node.instruction;
+      else if (node.kind == layout::NodeKind::Kernel) kernel = kernel ? kernel : node.instruction;
+    }
+    QVERIFY(copy && kernel);
+    w.window.selectInstruction(*copy);
+    QVERIFY(transfers->currentIndex().isValid());
+    w.window.selectInstruction(*kernel);
+    QVERIFY(!transfers->currentIndex().isValid());
+    QVERIFY(transfers->selectionModel()->selectedRows().isEmpty());
+    w.window.selectInstruction(*copy);
+    QVERIFY(transfers->currentIndex().isValid());
+    QVERIFY(w.open(cpuOnlyProgram()));
+    QVERIFY(!transfers->currentIndex().isValid());
+    QVERIFY(!w.window.graph()->selectedInstruction() && !w.window.graph()->selectedValue());
+    QCOMPARE(w.window.properties()->topLevelItem(0)->text(0), QString("Method"));
+    // A method without a copy: its Transfers table says so.
+    auto* note = transfers->viewport()->findChild<QLabel*>("transfersEmpty");
+    QVERIFY(note != nullptr);
+    QCOMPARE(transfers->model()->rowCount(), 0);
+    QVERIFY2(!note->isHidden() && note->text().startsWith("This method has no copies"), qPrintable(note->text()));
+    QCOMPARE(transfers->accessibleDescription(), note->text());
+  }
+
+  // A refused edit's error leaves the status line when the program is valid
+  // again (it stayed after Undo, over a valid edit).
+  void aRefusedEditsErrorLeavesWithIt() {
+    test::ShownWindow w;
+    // a is read by two delegates: skipping its h2d is refused by the pass.
+    QVERIFY(w.open(test::synthProgram("sacd.pte", {"--scenario", "same_and_cross_device"})));
+    auto options = w.doc.methodOptions(0);
+    const auto valid = options;
+    options.enable_non_cpu_memory_planning = true;
+    options.skip_h2d_for_method_inputs = true;
+    w.doc.setMethodOptions(0, options);
+    w.doc.waitForPipeline();
+    QTRY_VERIFY(!w.window.statusMessage().isEmpty());
+    const QString error = w.window.statusMessage();
+    QVERIFY2(error.contains("skip_h2d_for_method_inputs"), qPrintable(error));
+    w.doc.undoStack()->undo();
+    w.doc.waitForPipeline();
+    QTRY_COMPARE(w.window.statusMessage(), QString());
+    QCOMPARE(w.doc.methodOptions(0).skip_h2d_for_method_inputs, valid.skip_h2d_for_method_inputs);
+  }
+
+  // Profiling a program with no copy: no "emulated" (nothing was), no
+  // "0.00 GB/s" of no copy, and the graph keeps its placement colours.
+  void aProfileWithoutCopiesSaysNothingEmulated() {
+    test::ShownWindow w;
+    QVERIFY(w.open(cpuOnlyProgram()));
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    const QString totals = w.window.transferTotals()->text();
+    QVERIFY2(!totals.contains("emulated") && !totals.contains("GB/s") && totals.contains("h2d 0 copies"), qPrintable(totals));
+    QCOMPARE(w.window.graph()->overlayMetric(), ui::GraphView::OverlayMetric::Placement);
+  }
+
+  // Tab bars are named by what they switch, not by their current tab.
+  void tabBarsAreNamedByWhatTheySwitch() {
+    test::ShownWindow w;
+    QVERIFY(w.openDemo());
+    QTRY_COMPARE(w.window.bottomTabs()->tabBar()->accessibleName(), QString("Details tabs"));
+    bool sideTabs = false;
+    for (auto* bar : w.window.findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+      QVERIFY2(!bar->accessibleName().isEmpty(), "a dock tab bar has no name");
+      sideTabs = sideTabs || bar->accessibleName() == "Side panel tabs";
+    }
+    QVERIFY(sideTabs);
   }
 
   // The View menu's items are named by their words; their keys are the

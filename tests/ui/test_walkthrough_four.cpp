@@ -101,7 +101,17 @@ class WalkthroughFourTest : public QObject {
     QCOMPARE(properties->topLevelItem(1)->text(1), QString::fromStdString(node.title));
     QCOMPARE(properties->topLevelItem(2)->text(0), QString("Instructions"));
     QCOMPARE(properties->topLevelItem(2)->text(1),
-             QString("#%1 to #%2 (%3 instructions)").arg(first).arg(last).arg(last - first + 1));
+             QString::fromUtf8("#%1\u2013#%2 (%3)").arg(first).arg(last).arg(last - first + 1));
+    // The copies and the others add up to the count.
+    int counted = 0;
+    for (int i = 3; i < properties->topLevelItemCount(); ++i) {
+      const QString key = properties->topLevelItem(i)->text(0), value = properties->topLevelItem(i)->text(1);
+      if (key == "Copies" && value != "none")
+        for (const auto& m : QRegularExpression("(\\d+) (h2d|d2h)").globalMatch(value)) counted += m.captured(1).toInt();
+      if (key == "The others run")
+        for (const auto& m : QRegularExpression("(\\d+) on ").globalMatch(value)) counted += m.captured(1).toInt();
+    }
+    QCOMPARE(counted, last - first + 1);
   }
 
   // An imported ETDump has no link peak: "% of peak" would be "—" on every

@@ -20,9 +20,11 @@ QString copyText(const CopyRecord& c) {
   return s;
 }
 
+// The planned buffers in the units the rest uses ("[48 B cpu:0, 48 B
+// cuda:0]"; it read "[0, 48 cpu:0, 48 cuda:0]" with buffer 0's placeholder).
 QString buffersText(const std::vector<BufferInfo>& buffers) {
-  QStringList parts{"0"};
-  for (const auto& b : buffers) parts << QString("%1 %2").arg(num(qint64(b.size)), QString::fromStdString(b.device.str()));
+  QStringList parts;
+  for (const auto& b : buffers) parts << QString("%1 %2").arg(bytesText(qint64(b.size)), QString::fromStdString(b.device.str()));
   return "[" + parts.join(", ") + "]";
 }
 

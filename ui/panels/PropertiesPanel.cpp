@@ -76,18 +76,19 @@ void PropertiesPanel::showGroup(const layout::GraphNode& group) {
   if (method != nullptr) row(tr("Method"), QString::fromStdString(method->displayName()));
   row(tr("Group"), QString::fromStdString(group.title));
   const size_t count = group.group_instructions;
+  // Short enough for a narrow dock ("#256 to #318 (63 instructi…" was cut);
+  // the copies and the rest add up to the count.
   row(tr("Instructions"), count == 0 ? tr("none")
-                                     : tr("#%1 to #%2 (%3)")
-                                           .arg(num(qint64(group.order)), num(qint64(group.order + count - 1)),
-                                                countText(qint64(count), tr("instruction"))));
-  QStringList devices;
-  for (const auto& dc : group.devices)
-    devices << tr("%1 on %2").arg(num(qint64(dc.instructions)), QString::fromStdString(dc.device.str()));
-  if (!devices.isEmpty()) row(tr("Runs on"), devices.join(QStringLiteral(" · ")));
-  row(tr("Delegate calls"), num(qint64(group.group_delegates)));
+                                     : QStringLiteral("#%1\u2013#%2 (%3)")
+                                           .arg(num(qint64(group.order)), num(qint64(group.order + count - 1)), num(qint64(count))));
   row(tr("Copies"), group.group_h2d + group.group_d2h == 0
                         ? tr("none")
                         : tr("%1 h2d · %2 d2h").arg(num(qint64(group.group_h2d)), num(qint64(group.group_d2h))));
+  QStringList devices;
+  for (const auto& dc : group.devices)
+    devices << tr("%1 on %2").arg(num(qint64(dc.instructions)), QString::fromStdString(dc.device.str()));
+  if (!devices.isEmpty()) row(tr("The others run"), devices.join(QStringLiteral(" · ")));
+  row(tr("Delegate calls"), num(qint64(group.group_delegates)));
   if (!group.inside_copies.empty())
     row(tr("Copies inside delegates"), num(qint64(group.inside_copies.size())));
 }

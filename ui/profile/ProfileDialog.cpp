@@ -177,9 +177,11 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
 
   randomInputs_->setObjectName("inputsRandom");
   seed_->setObjectName("seed");
+  seed_->setAccessibleName(tr("Random seed"));
   seed_->setRange(0, INT_MAX);
   folderInputs_->setObjectName("inputsFolder");
   folder_->setObjectName("inputFolder");
+  folder_->setAccessibleName(tr("Input folder"));
   folder_->setPlaceholderText(tr("Folder with one file per method input"));
   folder_->setClearButtonEnabled(true);
   browse_->setObjectName("browseInputs");

@@ -402,7 +402,9 @@ void TimelineView::rebuildBars() {
   updateControls();
   // What the painted legend says, for screen readers.
   const QStringList legend = legendTexts();
-  canvas_->setAccessibleDescription(legend.isEmpty() ? tr("No profile") : tr("Legend: %1").arg(legend.join(", ")));
+  canvas_->setAccessibleDescription(bars_.empty()   ? emptyText()
+                                    : legend.isEmpty() ? tr("No profile")
+                                                       : tr("Legend: %1").arg(legend.join(", ")));
   canvas_->viewport()->update();
 }
 
@@ -559,16 +561,25 @@ QString TimelineView::barToolTip(const Bar& bar) const {
   return lines.join("<br>");
 }
 
+QString TimelineView::emptyText() const {
+  if (!profile_) return tr("Run Profile… to see the copies and kernels of one iteration");
+  // A trace recorded at the method level has the runs' times and no
+  // instruction's: it was not "cancelled".
+  if (profile_->runtime == etdump::kEtdumpSource && profile_->iterations > 0 && profile_->instructions.empty())
+    return tr("This trace times whole runs of the method and no instruction in them (recorded without instruction "
+              "events): there is nothing to draw on the lanes.");
+  if (profile_->runtime == etdump::kEtdumpSource)
+    return tr("This trace has no instruction events of this method: there is nothing to draw on the lanes.");
+  return tr("This profile kept no timeline: it was cancelled before the first measured iteration ended.");
+}
+
 void TimelineView::paintCanvas(QPainter& p) {
   QWidget* viewport = canvas_->viewport();
   const QRectF all = viewport->rect();
   p.fillRect(all, palette().base());
   if (bars_.empty()) {
     p.setPen(palette().color(QPalette::PlaceholderText));
-    const QString text = !profile_ ? tr("Run Profile… to see the copies and kernels of one iteration")
-                                   : tr("This profile kept no timeline: it was cancelled before the first measured "
-                                        "iteration ended.");
-    p.drawText(all.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, text);
+    p.drawText(all.adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, emptyText());
     return;
   }
   p.setRenderHint(QPainter::Antialiasing);

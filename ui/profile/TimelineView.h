@@ -89,6 +89,8 @@ class TimelineView : public QWidget {
   // The canvas (accessible name "Timeline") has them in its accessible
   // description: "Legend: host → device copy, ...".
   QStringList legendTexts() const;
+  // What the canvas says when it has no bar to draw (and why).
+  QString emptyText() const;
   // The widget that paints the lanes and takes the mouse (for tests and grabs).
   QWidget* canvas() const;
 

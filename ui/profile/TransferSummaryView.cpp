@@ -51,6 +51,7 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
   // shares the height with the Transfers table instead of squeezing it.
   auto* scroll = new QScrollArea;
   scroll->setObjectName("transferSummaryArea");
+  scroll->setAccessibleName(tr("Transfers summary"));
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setMinimumHeight(fontMetrics().height() * 5);
@@ -174,7 +175,11 @@ void TimeBreakdownBar::setProfile(const exec::TransferProfile* profile) {
   text_.clear();
   if (profile != nullptr) {
     const auto b = exec::breakDownTime(*profile);
-    if (b.run_seconds > 0) {
+    if (b.run_seconds > 0 && profile->instructions.empty()) {
+      // A trace with the runs' times and no instruction's: "gaps 100%" said
+      // the run did nothing.
+      text_ = tr("median iteration %1: no instruction was timed, so it cannot be split").arg(durationText(b.run_seconds));
+    } else if (b.run_seconds > 0) {
       parts_ = {{tr("kernels"), b.share(b.kernel_seconds), QColor(0x4c, 0x8b, 0xd6)},
                 {tr("delegates"), b.share(b.delegate_seconds), QColor(0x8e, 0x5c, 0xc4)},
                 {tr("copies"), b.share(b.copy_seconds), QColor(0xe0, 0x8a, 0x2c)},
@@ -182,8 +187,9 @@ void TimeBreakdownBar::setProfile(const exec::TransferProfile* profile) {
                 {tr("gaps"), b.share(b.gap_seconds), QColor(0xb0, 0xb0, 0xb0)}};
       QStringList words;
       for (const auto& p : parts_)
-        words << (p.name == tr("delegates") && !b.delegates_timed ? tr("delegates not run")
-                                                                    : p.name + " " + qText(program::percentText(p.share)));
+        words << (p.name == tr("delegates") && !b.delegates_timed
+                      ? (b.delegates_not_run > 0 ? tr("delegates not run") : tr("no delegates"))
+                      : p.name + " " + qText(program::percentText(p.share)));
       text_ = tr("median iteration %1: %2").arg(durationText(b.run_seconds), words.join(QStringLiteral(" · ")));
       if (!b.overlap_visible) text_ += tr("; overlap cannot be seen");
     }

@@ -448,7 +448,8 @@ QString TransfersModel::totalsText() const {
     const QString text = QString("%1 %2 · %3")
                              .arg(QString::fromStdString(program::copyDirectionName(direction)), countText(s.copies),
                                   bytesText(s.bytes));
-    parts << (latestApplies_ ? withTimes(text, s) : text);
+    // No copy: no time or bandwidth ("h2d 0 copies · 0 B · 0 · 0.00 GB/s").
+    parts << (latestApplies_ && s.copies > 0 ? withTimes(text, s) : text);
   }
   // The copies inside delegates, as the profile's totals count them: a line
   // per direction of their own, timed when the profile timed them.
@@ -464,7 +465,10 @@ QString TransfersModel::totalsText() const {
   QString text = before.isEmpty() ? parts.join("  |  ") : before;
   if (latestApplies_) {
     text += "  ·  " + tr("median of %1").arg(iterationsText(*latest_));
-    if (latest_->emulated) text += ", " + tr("emulated on the host (memcpy)");
+    if (!measuredBy_.isEmpty()) text += ", " + tr("measured by %1").arg(measuredBy_);
+    // What is emulated is the copies' device memory: a program without a
+    // copy measured its kernels on the host as anywhere.
+    if (latest_->emulated && !latest_->copies.empty()) text += ", " + tr("emulated on the host (memcpy)");
     if (latest_->cancelled) text += ", " + tr("cancelled");
   }
   if (link_) {

@@ -148,6 +148,10 @@ class TransfersModel : public QAbstractTableModel {
   // After an edit the program's own copies come first and the profile's
   // totals follow as "measured before the edits (the program then): ...".
   QString totalsText() const;
+  // Who measured the latest profile when it is not ptescope ("the runtime
+  // (ETDump, host clock)", "executor_runner (host clock)"): said with its
+  // medians in totalsText, not after the predictions.
+  void setMeasuredBy(const QString& who) { measuredBy_ = who; }
   // The latest profile applies to the method but ran another program (the
   // one before the edits): its copies and the program's differ.
   bool latestMeasuredAnotherProgram() const;
@@ -174,6 +178,7 @@ class TransfersModel : public QAbstractTableModel {
   std::vector<exec::CopyProfile> insideLatest_, insidePrevious_;
   bool latestApplies_ = false;
   bool previousApplies_ = false;
+  QString measuredBy_;
 };
 
 }  // namespace ptescope::ui

@@ -33,6 +33,8 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QDir>
+#include <QTabBar>
 #include <QTableView>
 #include <QTimer>
 #include <QShortcut>
@@ -118,6 +120,9 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   buildPanels();
   buildMenus();
   nameControls();
+  // The window makes the docks' tab bars as it lays them out: name them then.
+  QTimer::singleShot(0, this, &MainWindow::nameTabBars);
+  connect(this, &QMainWindow::tabifiedDockWidgetActivated, this, &MainWindow::nameTabBars);
 
   // The status bar: the file (or a temporary message in its place) on the
   // left, method, counts and GPU on the right. Every label is elided rather
@@ -176,8 +181,16 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   }
 
   connect(document_, &Document::editsChanged, this, &MainWindow::updateTitle);
+  // A refused edit's error leaves the status line once the program is valid
+  // again (an undo or another edit): it stayed over a valid edit.
   connect(document_, &Document::pipelineFinished, this, [this](bool ok) {
-    if (!ok) showStatus(document_->pipelineError(), 10000);
+    if (!ok) {
+      pipelineErrorShown_ = document_->pipelineError();
+      showStatus(pipelineErrorShown_, 10000);
+    } else if (!pipelineErrorShown_.isEmpty()) {
+      if (statusMessage_->text() == pipelineErrorShown_) showStatus(QString());
+      pipelineErrorShown_.clear();
+    }
   });
   buildFileWatch();
   refreshProgram();
@@ -213,12 +226,16 @@ void MainWindow::buildMenus() {
   fileMenu->addAction(tr("Export Graph as S&VG..."), this, [this] {
     const QString path = askSavePath(tr("Export graph"), tr("SVG (*.svg)"), QStringLiteral("svg"));
     QString error;
-    if (!path.isEmpty() && !graph_->exportSvg(path, &error)) showLoadError(error);
+    if (path.isEmpty()) return;
+    if (!graph_->exportSvg(path, &error)) showLoadError(error);
+    else showStatus(tr("Wrote the graph to %1").arg(QDir::toNativeSeparators(path)), 10000);
   });
   fileMenu->addAction(tr("Export Graph as &PNG..."), this, [this] {
     const QString path = askSavePath(tr("Export graph"), tr("PNG (*.png)"), QStringLiteral("png"));
     QString error;
-    if (!path.isEmpty() && !graph_->exportPng(path, &error)) showLoadError(error);
+    if (path.isEmpty()) return;
+    if (!graph_->exportPng(path, &error)) showLoadError(error);
+    else showStatus(tr("Wrote the graph to %1").arg(QDir::toNativeSeparators(path)), 10000);
   });
   fileMenu->addSeparator();
   fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -467,6 +484,7 @@ void MainWindow::nameControls() {
   for (const auto& [object, name] : names)
     for (auto* widget : findChildren<QWidget*>(QString::fromLatin1(object)))
       if (widget->accessibleName().isEmpty()) widget->setAccessibleName(name);
+  nameTabBars();
   // Tab leaves every table and tree for the next control (arrows move
   // inside): no panel traps a keyboard user.
   for (auto* view : findChildren<QAbstractItemView*>()) view->setTabKeyNavigation(false);
@@ -483,6 +501,15 @@ void MainWindow::nameControls() {
   }
 }
 
+void MainWindow::nameTabBars() {
+  // A tab bar is named by what it switches, not by its current tab (screen
+  // readers read the Details tabs as "Values", then "Transfers"): the
+  // Details panel's, and the ones the window makes for docks sharing a place.
+  bottomTabs_->tabBar()->setAccessibleName(tr("Details tabs"));
+  for (auto* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly))
+    if (bar->accessibleName().isEmpty()) bar->setAccessibleName(tr("Side panel tabs"));
+}
+
 void MainWindow::resetDocumentView() {
   // What belongs to the document shown before does not carry over to
   // another one: the Find text and its marks, the Values filters, the overlay mode, the zoom and
@@ -496,6 +523,15 @@ void MainWindow::resetDocumentView() {
   // read as a program without values.
   valuesFilter_->clear();
   deviceFilter_->setCurrentIndex(0);
+  // Nor its selection and scroll positions: the new file's tables start at
+  // their top with nothing selected (Transfers kept row #10 current and
+  // selected instruction #10 of the new program, scrolled to its middle).
+  selection_->clear();
+  for (QTableView* table : {valuesView_, transfersView_, diagnosticsView_}) {
+    table->setCurrentIndex(QModelIndex());
+    table->clearSelection();
+    table->scrollToTop();
+  }
   if (overlayMetric_) setOverlayMetric(GraphView::OverlayMetric::Placement);
   setGraphModeChecked(GraphMode::Current);
   wasModified_ = false;

@@ -333,6 +333,19 @@ QWidget* MainWindow::buildTransfersPage() {
   connect(proxy, &QAbstractItemModel::modelReset, this, hideEmptyColumns);
   connect(proxy, &QAbstractItemModel::columnsInserted, this, hideEmptyColumns);
   connect(proxy, &QAbstractItemModel::layoutChanged, this, hideEmptyColumns);
+  // A method without a copy says so in the table (it was a bare header).
+  attachEmptyNote(transfersView_, "transfersEmpty");
+  auto sayWhyEmpty = [this, proxy] {
+    setEmptyNote(transfersView_, proxy->rowCount() == 0,
+                 document_->hasProgram()
+                     ? tr("This method has no copies: no et_copy instruction, and no copy inside a delegate")
+                     : tr("No program is open"));
+  };
+  connect(proxy, &QAbstractItemModel::modelReset, this, sayWhyEmpty);
+  connect(proxy, &QAbstractItemModel::rowsInserted, this, sayWhyEmpty);
+  connect(proxy, &QAbstractItemModel::rowsRemoved, this, sayWhyEmpty);
+  connect(proxy, &QAbstractItemModel::layoutChanged, this, sayWhyEmpty);
+  sayWhyEmpty();
   transferTotals_ = new QLabel;
   transferTotals_->setObjectName("transferTotals");
   transferTotals_->setAccessibleName(tr("Transfer totals"));

@@ -155,11 +155,13 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     // Show what was measured: its method, the expensive copies first.
     if (run.method >= 0 && run.method < document_->methodCount() && run.method != document_->currentMethodIndex())
       document_->setCurrentMethod(run.method);
-    if (overlayMetric_->currentData().toInt() == int(GraphView::OverlayMetric::Placement))
+    if (!run.profile->copies.empty() &&
+        overlayMetric_->currentData().toInt() == int(GraphView::OverlayMetric::Placement))
       overlayMetric_->setCurrentIndex(overlayMetric_->findData(int(GraphView::OverlayMetric::Time)));
     applyProfiles();
     bottomTabs_->setCurrentWidget(transfersView_->parentWidget());
     transfersView_->sortByColumn(TransfersModel::MedianTime, Qt::DescendingOrder);
+    transfersView_->scrollToTop();  // the costliest copies first, in sight
     // A run whose later iteration failed (a device lost) is kept and shown,
     // and the failure is said as an error: what failed, where.
     // An edit of placement must not change results: a difference is an error.
@@ -305,15 +307,20 @@ void MainWindow::applyProfiles() {
 }
 
 void MainWindow::updateTransferTotals() {
-  QString text = transfersModel_->totalsText();
   const auto& latest = profiler_->latest();
+  // Who measured it goes with its medians, before the predictions (it read
+  // "predicted on PCIe ...: h2d 25.5 µs, ..., measured by the runtime").
+  QString measuredBy;
+  if (latest) {
+    const QString runner = runnerLabel(latest->profile->runtime);
+    if (latest->profile->runtime == etdump::kEtdumpSource) measuredBy = tr("the runtime (%1)").arg(etdump::kEtdumpSource);
+    else if (!runner.isEmpty()) measuredBy = tr("%1 (host clock)").arg(runner);
+  }
+  transfersModel_->setMeasuredBy(measuredBy);
+  QString text = transfersModel_->totalsText();
   if (transfersModel_->hasMeasurements() && latest) {
     const exec::TransferProfile& measured = *latest->profile;
     const QString runner = runnerLabel(measured.runtime);
-    if (measured.runtime == etdump::kEtdumpSource)
-      text += ", " + tr("measured by the runtime (%1)").arg(etdump::kEtdumpSource);
-    else if (!runner.isEmpty())
-      text += ", " + tr("measured by %1 (host clock)").arg(runner);
     // A runner's "Compare with as loaded": the saving it measured, the one
     // predicted on the chosen link for the same two programs, the outputs.
     const auto& previous = profiler_->previous();

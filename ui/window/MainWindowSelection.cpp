@@ -29,8 +29,14 @@ namespace {
 
 // Makes `row` of `model` (a source row under the view's proxy) the view's
 // current row; nothing when it is filtered out or there is none.
+// The row of the selection in a table, in sight; none when the selection has
+// no row there (an arrow key moved the graph off a copy: its row stayed lit).
 void showRow(QTableView* view, QAbstractItemModel* model, int row) {
-  if (row < 0) return;
+  if (row < 0) {
+    view->setCurrentIndex(QModelIndex());
+    view->clearSelection();
+    return;
+  }
   auto* proxy = qobject_cast<QSortFilterProxyModel*>(view->model());
   const QModelIndex index = proxy->mapFromSource(model->index(row, 0));
   if (!index.isValid()) return;
@@ -132,6 +138,8 @@ void MainWindow::followSelection() {
     properties_->showNothing();
     memoryPlan_->selectValue(-1);
     showOutputRow(-1);
+    if (source != transfersView_) showRow(transfersView_, transfersModel_, -1);
+    if (source != valuesView_) showRow(valuesView_, valuesModel_, -1);
     if (source != graph_) graph_->clearSelection();
   });
 }

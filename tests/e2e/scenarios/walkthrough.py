@@ -83,7 +83,7 @@ def scenario_a_group_shows_no_other_selection(ctx):
                f"with the group 'layer 12' selected, Properties shows {rows[:2]} (the method expected)")
     # Then the group's own facts (its name and its instructions' range).
     ctx.expect(len(rows) > 2 and rows[1] == ["Group", "layer 12"] and rows[2][0] == "Instructions"
-               and re.match(r"#[\d,]+ to #[\d,]+ \([\d,]+ instructions\)$", rows[2][1]),
+               and re.match(r"#[\d,]+\u2013#[\d,]+ \([\d,]+\)$", rows[2][1]),
                f"Properties does not show the group's facts: {rows[:4]}")
 
 
