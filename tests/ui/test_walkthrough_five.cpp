@@ -311,19 +311,6 @@ class WalkthroughFiveTest : public QObject {
     QCOMPARE(w.window.graph()->overlayMetric(), ui::GraphView::OverlayMetric::Placement);
   }
 
-  // Tab bars are named by what they switch, not by their current tab.
-  void tabBarsAreNamedByWhatTheySwitch() {
-    test::ShownWindow w;
-    QVERIFY(w.openDemo());
-    QTRY_COMPARE(w.window.bottomTabs()->tabBar()->accessibleName(), QString("Details tabs"));
-    bool sideTabs = false;
-    for (auto* bar : w.window.findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
-      QVERIFY2(!bar->accessibleName().isEmpty(), "a dock tab bar has no name");
-      sideTabs = sideTabs || bar->accessibleName() == "Side panel tabs";
-    }
-    QVERIFY(sideTabs);
-  }
-
   // The View menu's items are named by their words; their keys are the
   // items' shortcuts (shown beside them), not text after a tab that screen
   // readers read as part of the name ("Zoom In\tCtrl+=").

@@ -34,7 +34,6 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QDir>
-#include <QTabBar>
 #include <QTableView>
 #include <QTimer>
 #include <QShortcut>
@@ -120,9 +119,6 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   buildPanels();
   buildMenus();
   nameControls();
-  // The window makes the docks' tab bars as it lays them out: name them then.
-  QTimer::singleShot(0, this, &MainWindow::nameTabBars);
-  connect(this, &QMainWindow::tabifiedDockWidgetActivated, this, &MainWindow::nameTabBars);
 
   // The status bar: the file (or a temporary message in its place) on the
   // left, method, counts and GPU on the right. Every label is elided rather
@@ -484,7 +480,6 @@ void MainWindow::nameControls() {
   for (const auto& [object, name] : names)
     for (auto* widget : findChildren<QWidget*>(QString::fromLatin1(object)))
       if (widget->accessibleName().isEmpty()) widget->setAccessibleName(name);
-  nameTabBars();
   // Tab leaves every table and tree for the next control (arrows move
   // inside): no panel traps a keyboard user.
   for (auto* view : findChildren<QAbstractItemView*>()) view->setTabKeyNavigation(false);
@@ -499,15 +494,6 @@ void MainWindow::nameControls() {
     words[0] = words[0].toUpper();
     widget->setAccessibleName(words);
   }
-}
-
-void MainWindow::nameTabBars() {
-  // A tab bar is named by what it switches, not by its current tab (screen
-  // readers read the Details tabs as "Values", then "Transfers"): the
-  // Details panel's, and the ones the window makes for docks sharing a place.
-  bottomTabs_->tabBar()->setAccessibleName(tr("Details tabs"));
-  for (auto* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly))
-    if (bar->accessibleName().isEmpty()) bar->setAccessibleName(tr("Side panel tabs"));
 }
 
 void MainWindow::resetDocumentView() {

@@ -210,7 +210,6 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   // Per-document view state back to a new document's: Find, overlay, zoom.
   void resetDocumentView();
-  void nameTabBars();
   QString pipelineErrorShown_;  // the pipeline's error the status line shows, if any
   // Gives every control an accessible name.
   void nameControls();

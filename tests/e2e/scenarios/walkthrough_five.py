@@ -24,8 +24,9 @@ import time
 import harness
 from harness import description_of, extents, find, find_all, name_of, on_screen, role_of, table_rows, text_of, wait_until
 from graph import canvas_area, graph_items  # noqa: E402 (a sibling scenario file)
-from scenario_support import (BOTH_SIZES, bottom_tab, file_dialog_open, label_text, labelled, run_profile, sizes, status_bar,
-                              tab_table, timeout, zoom_percent)
+from scenario_support import (BOTH_SIZES, bottom_tab, file_dialog_open, find_text, graph_selection, label_text, labelled,
+                              properties_rows, run_profile, sizes, status_bar, tab_table, timeout, toggle_check_box,
+                              zoom_percent)
 
 CPU_ONLY = {"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
                          "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
@@ -178,3 +179,46 @@ def scenario_first_picture_of_a_short_chain(ctx):
         ctx.expect(hits and all(check(e) for _, e in hits), f"{wanted!r} is not in the canvas {area} as wanted: {hits}")
     zoom = zoom_percent(app)
     ctx.expect(zoom is None or zoom >= 99.5, f"the first picture is at {zoom}%")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_next_file_starts_unselected(ctx):
+    """Item 11 (class): Find '#0' selects the demo's first copy (its Transfers row too); File > Open of relu(x) shows nothing selected (the graph's description, Properties' first row 'Method') and its Transfers table says it has no copies."""
+    app = ctx.open(ctx.demo())
+    find_text(app, "#0", enter=True)
+    wait_until(lambda: "#0" in graph_selection(app), timeout=10, what="Find '#0' to select the first copy")
+    file_dialog_open(app, ctx.synth_spec("cpu-only", CPU_ONLY))
+    wait_until(lambda: "cpu-only.pte" in app.title(), timeout=15, what="the window to show cpu-only.pte")
+    time.sleep(1.0)
+    said = graph_selection(app)
+    rows = properties_rows(app)
+    table = tab_table(app, "Transfers", "Transfers")
+    why = wait_until(lambda: (lambda d: d if d else None)(description_of(table)), timeout=5,
+                     what="the Transfers table to say why it is empty")
+    ctx.note(f"graph: {said!r}; Properties: {rows[:2]}; Transfers: {why!r}")
+    ctx.shot("next-file")
+    ctx.expect(said.startswith("Nothing selected"), f"the new file opens with {said!r}")
+    ctx.expect(rows and rows[0][0] == "Method", f"Properties shows {rows[:2]} on the new file")
+    ctx.expect(why.startswith("This method has no copies"), f"the empty Transfers table says {why!r}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_refused_edit_error_leaves_the_status_line(ctx):
+    """Item 28 (class): ticking skip_h2d_for_method_inputs on same_and_cross_device is refused (its input has two readers) and the status line says why; Ctrl+Z makes the program valid and the error leaves the status line."""
+    app = ctx.open(ctx.synth("sacd", "--scenario", "same_and_cross_device"))
+    bar = status_bar(app)
+
+    def status():
+        o = labelled(app, "Status message", root=bar)
+        return label_text(o, "Status message") if o is not None else ""
+    toggle_check_box(app, "skip_h2d_for_method_inputs")
+    said = wait_until(lambda: (lambda t: t if t and "skip_h2d" in t else None)(status()), timeout=15,
+                      what="the status line to say why the edit is refused")
+    ctx.note(f"refused: {said[:160]!r}")
+    ctx.shot("refused")
+    app.key("ctrl+z")
+    wait_until(lambda: "skip_h2d" not in (status() or ""), timeout=8,
+               what="the refused edit's error to leave the status line after Ctrl+Z")
+    ctx.shot("undone")
