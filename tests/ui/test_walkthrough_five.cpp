@@ -311,6 +311,34 @@ class WalkthroughFiveTest : public QObject {
     QCOMPARE(w.window.graph()->overlayMetric(), ui::GraphView::OverlayMetric::Placement);
   }
 
+  // A selected group opened with a double-click hands the selection to its
+  // first instruction, and Properties follows (it kept the group's facts
+  // while the graph said "Selected: mm · #150").
+  void anOpenedGroupHandsItsSelectionOn() {
+    const QString path = test::synthProgram("llm-open.pte", {"--shape", "llm", "--layers", "8"});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(path));
+    ui::GraphView& view = *w.window.graph();
+    std::optional<size_t> group;
+    const auto& nodes = view.currentLayout()->model.nodes;
+    for (size_t n = 0; n < nodes.size() && !group; ++n)
+      if (nodes[n].kind == layout::NodeKind::Group) group = n;
+    QVERIFY(group);
+    const size_t first = nodes[*group].order;
+    const auto& g = view.currentLayout()->nodes[*group];
+    view.canvas()->centerOn(g.center.x, g.center.y);
+    const QPoint at = view.canvas()->mapFromScene(QPointF(g.center.x, g.center.y));
+    QTest::mouseClick(view.canvas()->viewport(), Qt::LeftButton, {}, at);
+    QCOMPARE(w.window.properties()->topLevelItem(1)->text(0), QString("Group"));
+    QSignalSpy laidOut(&view, &ui::GraphView::layoutFinished);
+    QTest::mouseDClick(view.canvas()->viewport(), Qt::LeftButton, {}, at);
+    QVERIFY(laidOut.wait(60000));
+    QCOMPARE(view.selectedInstruction(), std::optional<size_t>(first));
+    QCOMPARE(w.window.properties()->topLevelItem(0)->text(0), QString("Instruction"));
+    QCOMPARE(w.window.properties()->topLevelItem(0)->text(1), QString::number(first));
+  }
+
   // The View menu's items are named by their words; their keys are the
   // items' shortcuts (shown beside them), not text after a tab that screen
   // readers read as part of the name ("Zoom In\tCtrl+=").

@@ -350,7 +350,10 @@ void GraphView::finishLayout(const LayoutResult& result) {
     if (!node && selectedGroup && size_t(*selectedGroup) < analyzed_->graph.groups().groups.size())
       node = layout_->model.nodeOfInstruction(analyzed_->graph.groups().groups[size_t(*selectedGroup)].first);
     if (node) {
-      selectNode(*node, false);
+      // A selected group that opened hands the selection to its first
+      // instruction: said to the panels (Properties kept the group's facts).
+      const bool handedOn = selectedGroup && layout_->model.nodes[*node].kind != NodeKind::Group;
+      selectNode(*node, handedOn);
       // The nodes moved (groups opened or closed): the selection stays in sight.
       if (keepsView && *node < nodeItems_.size() &&
           !canvas_->mapToScene(canvas_->viewport()->rect()).boundingRect().contains(nodeItems_[*node]->sceneBoundingRect()))
