@@ -18,6 +18,8 @@
 #include <QTableView>
 #include <QTreeWidget>
 
+#include <nlohmann/json.hpp>
+
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/common/ElidedLabel.h"
@@ -337,6 +339,36 @@ class WalkthroughFiveTest : public QObject {
     QCOMPARE(view.selectedInstruction(), std::optional<size_t>(first));
     QCOMPARE(w.window.properties()->topLevelItem(0)->text(0), QString("Instruction"));
     QCOMPARE(w.window.properties()->topLevelItem(0)->text(1), QString::number(first));
+  }
+
+  // After Save As the Advisor compares with the saved file (it kept
+  // "'forward' as loaded: 4 copies ... best 2 of 3" and row 1 "(applied)"
+  // about the file before, while advise on the saved file says it is best).
+  void theAdvisorFollowsSaveAs() {
+    const QString original = test::writeDemoProgram("advisor-save-as.pte");
+    QVERIFY(!original.isEmpty());
+    test::ShownWindow w;
+    QVERIFY(w.open(original));
+    ui::AdvisorPanel* panel = w.window.advisor();
+    showTabOf(w.window, panel);
+    QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+    if (!panel->isSearching()) QVERIFY(panel->refresh());
+    QVERIFY(done.wait(120000) || done.count() > 0);
+    QVERIFY(panel->advice().has_value() && !panel->advice()->candidates.empty());
+    const size_t before = panel->advice()->copies_now.total();
+    QVERIFY(panel->applyRow(0));
+    w.doc.waitForPipeline();
+    const QString saved = test::tempDir() + "/advisor-saved.pte";
+    QFile::remove(saved);
+    QVERIFY(w.window.saveTo(saved));
+    QTRY_VERIFY_WITH_TIMEOUT(!panel->isSearching() && panel->advice().has_value() &&
+                                 panel->advice()->copies_now.total() < before,
+                             60000);
+    auto cli = test::runCli({"advise", saved, "--json"});
+    QCOMPARE(cli.exitCode, 0);
+    const auto json = nlohmann::json::parse(cli.out.toStdString());
+    const auto& now = json["methods"][0]["copies_now"];
+    QCOMPARE(now["h2d"].get<size_t>() + now["d2h"].get<size_t>(), panel->advice()->copies_now.total());
   }
 
   // The View menu's items are named by their words; their keys are the

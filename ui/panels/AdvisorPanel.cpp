@@ -176,7 +176,11 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   // changes which row is applied, and cancels a search under way (it starts
   // again for the program now edited).
   connect(document_, &Document::programChanged, this, [this] {
-    if (isSearching() || !advice_ || adviceMethod_ != (document_->currentMethod() ? qText(document_->currentMethod()->displayName()) : QString()))
+    // Another method, or another file as loaded (Save As, a reload): the
+    // advice compared with the file before; an edit only moves "applied".
+    const void* loaded = document_->hasProgram() ? &document_->loaded() : nullptr;
+    if (isSearching() || !advice_ || loaded != adviceLoaded_ ||
+        adviceMethod_ != (document_->currentMethod() ? qText(document_->currentMethod()->displayName()) : QString()))
       markStale();
     else
       updateApplied();
@@ -271,6 +275,7 @@ bool AdvisorPanel::refresh() {
           error_.clear();
           advice_ = outcome->advice.value().methods.front();
           adviceMethod_ = name;
+          adviceLoaded_ = document_->hasProgram() ? &document_->loaded() : nullptr;
           // A profile that cannot rank them (its copies' link curves are
           // missing, ...) leaves the predicted ranking: said in the notes.
           if (outcome->measured && outcome->measured->ok()) measured_ = outcome->measured->value();

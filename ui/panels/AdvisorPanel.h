@@ -118,6 +118,9 @@ class AdvisorPanel : public QWidget {
   std::optional<advise::MeasuredMethodAdvice> measured_;
   std::vector<size_t> order_;  // row -> index into advice_->candidates
   QString adviceMethod_;  // the method name advice_ is for
+  // The file as loaded that advice_ compares with (its identity only): a
+  // Save As or a reload makes another one, and the advice stale.
+  const void* adviceLoaded_ = nullptr;
   QString error_;
   QString measuredError_;  // why the profile could not rank the candidates
   bool stale_ = true;
