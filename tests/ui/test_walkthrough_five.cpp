@@ -16,6 +16,7 @@
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTreeWidget>
 
 #include <nlohmann/json.hpp>
@@ -419,6 +420,15 @@ class WalkthroughFiveTest : public QObject {
     const QString words = bar->accessibleDescription();
     QVERIFY2(words.startsWith("median iteration "), qPrintable(words));
     QTRY_VERIFY(bar->isVisible() && bar->width() > 0);
+    // The Summary's table says what its counts cover (every copy of every
+    // measured iteration, not one iteration as the totals line), and its
+    // bandwidth is memcpy's on the host.
+    auto* caption = w.window.findChild<QLabel*>("transferSummaryCaption");
+    QVERIFY(caption != nullptr);
+    QVERIFY2(caption->text().startsWith("Every copy of the 5 iterations measured"), qPrintable(caption->text()));
+    auto* stats = w.window.findChild<QTableWidget*>("transferSummary");
+    QVERIFY(stats != nullptr);
+    QCOMPARE(stats->horizontalHeaderItem(9)->text(), QString("memcpy GB/s"));
     QVERIFY2(bar->fontMetrics().horizontalAdvance(words) <= bar->width() - 12,
              qPrintable(QString("%1 px of words in a %2 px bar").arg(bar->fontMetrics().horizontalAdvance(words)).arg(bar->width())));
   }

@@ -68,8 +68,10 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  caption_ = wrappingLabel("transferSummaryCaption", tr("Transfer summary caption"));
   breakdown_ = wrappingLabel("transferBreakdown", tr("Time breakdown"));
   findings_ = wrappingLabel("transferFindings", tr("Profile findings"));
+  bodyLayout->addWidget(caption_);
   bodyLayout->addWidget(table_);
   bodyLayout->addWidget(breakdown_);
   bodyLayout->addWidget(findings_);
@@ -85,11 +87,18 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
 void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile> profile,
                                      const std::vector<exec::ProfileFinding>* acrossMethods) {
   table_->setRowCount(0);
+  caption_->clear();
+  caption_->setVisible(profile != nullptr);
   if (!profile) {
     breakdown_->setText(tr("No profile: run one (Profile) or import an ETDump."));
     findings_->clear();
     return;
   }
+  // The table counts every copy of every measured iteration (the totals
+  // under Transfers are per iteration): said above it.
+  caption_->setText(tr("Every copy of the %1 measured: counts and totals over all of them, per direction and size.")
+                        .arg(countText(qint64(profile->iterations), tr("iteration"))));
+  table_->horizontalHeaderItem(9)->setText(profile->emulated ? tr("memcpy GB/s") : tr("GB/s"));
   const auto summary = exec::summarizeTransfers(*profile);
   double total = 0;
   for (const auto& row : summary.rows)
@@ -130,9 +139,11 @@ void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile
   const auto b = exec::breakDownTime(*profile);
   QString text = tr("Source: %1. ").arg(qText(facts.name));
   if (b.run_seconds > 0)
-    text += tr("Per iteration %1: kernels %2, delegates %3, copies %4, copy overhead %5, gaps %6.")
+    text += tr("Median iteration %1: kernels %2, delegates %3, copies %4, copy overhead %5, gaps %6.")
                 .arg(durationText(b.run_seconds), qText(program::percentText(b.share(b.kernel_seconds))),
-                     b.delegates_timed ? qText(program::percentText(b.share(b.delegate_seconds))) : tr("not run"),
+                     b.delegates_timed        ? qText(program::percentText(b.share(b.delegate_seconds)))
+                     : b.delegates_not_run > 0 ? tr("not run")
+                                               : tr("none"),
                      qText(program::percentText(b.share(b.copy_seconds))),
                      qText(program::percentText(b.share(b.copy_overhead_seconds))),
                      qText(program::percentText(b.share(b.gap_seconds))));

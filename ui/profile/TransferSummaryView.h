@@ -38,6 +38,7 @@ class TransferSummaryView : public QWidget {
   QToolButton* toggle_ = nullptr;
   QWidget* body_ = nullptr;
   QTableWidget* table_ = nullptr;
+  QLabel* caption_ = nullptr;  // what the table's counts and totals cover
   QLabel* breakdown_ = nullptr;
   QLabel* findings_ = nullptr;
 };
