@@ -372,6 +372,35 @@ class WalkthroughFiveTest : public QObject {
     QCOMPARE(now["h2d"].get<size_t>() + now["d2h"].get<size_t>(), panel->advice()->copies_now.total());
   }
 
+  // The Summary and the Timeline speak of the method shown: with the latest
+  // profile of another method they name it (the Summary showed forward's
+  // breakdown under 'double').
+  void profilesOfAnotherMethodAreNamedNotShown() {
+    const QString spec = test::tempDir() + "/two-methods.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [
+      {"name": "forward", "inputs": ["x"], "outputs": ["y"],
+       "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+       "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]},
+      {"name": "double", "inputs": ["x"], "outputs": ["y"],
+       "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+       "nodes": [{"op": "aten::sigmoid.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
+    file.close();
+    test::ShownWindow w;
+    QVERIFY(w.open(test::synthProgram("two-methods.pte", {spec})));
+    QVERIFY(w.window.showMethod("forward"));
+    QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
+    auto* breakdown = w.window.findChild<QLabel*>("transferBreakdown");
+    QVERIFY(breakdown != nullptr);
+    QVERIFY2(breakdown->text().contains("Median iteration"), qPrintable(breakdown->text()));
+    QVERIFY(w.window.showMethod("double"));
+    QTRY_VERIFY2(breakdown->text().contains("The latest profile measured method 'forward'"), qPrintable(breakdown->text()));
+    auto* canvas = w.window.findChild<QWidget*>("timelineCanvas");
+    QVERIFY(canvas != nullptr);
+    QVERIFY2(canvas->accessibleDescription().contains("measured method 'forward'"), qPrintable(canvas->accessibleDescription()));
+  }
+
   // The View menu's items are named by their words; their keys are the
   // items' shortcuts (shown beside them), not text after a tab that screen
   // readers read as part of the name ("Zoom In\tCtrl+=").

@@ -561,7 +561,16 @@ QString TimelineView::barToolTip(const Bar& bar) const {
   return lines.join("<br>");
 }
 
+void TimelineView::setOtherMethod(const QString& method) {
+  if (method == otherMethod_) return;
+  otherMethod_ = method;
+  if (!profile_) canvas_->setAccessibleDescription(emptyText());
+  canvas_->viewport()->update();
+}
+
 QString TimelineView::emptyText() const {
+  if (!profile_ && !otherMethod_.isEmpty())
+    return tr("The latest profile measured method '%1', not this one: show '%1', or profile this method.").arg(otherMethod_);
   if (!profile_) return tr("Run Profile… to see the copies and kernels of one iteration");
   // A trace recorded at the method level has the runs' times and no
   // instruction's: it was not "cancelled".

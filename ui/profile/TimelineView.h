@@ -91,6 +91,9 @@ class TimelineView : public QWidget {
   QStringList legendTexts() const;
   // What the canvas says when it has no bar to draw (and why).
   QString emptyText() const;
+  // Without a profile of the method shown: the method the latest one
+  // measured, named in the empty canvas.
+  void setOtherMethod(const QString& method);
   // The widget that paints the lanes and takes the mouse (for tests and grabs).
   QWidget* canvas() const;
 
@@ -150,6 +153,7 @@ class TimelineView : public QWidget {
   QToolButton* zoomInButton_ = nullptr;
   QToolButton* zoomOutButton_ = nullptr;
   QToolButton* fitButton_ = nullptr;
+  QString otherMethod_;
 };
 
 }  // namespace ptescope::ui

@@ -85,12 +85,16 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
 }
 
 void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile> profile,
-                                     const std::vector<exec::ProfileFinding>* acrossMethods) {
+                                     const std::vector<exec::ProfileFinding>* acrossMethods, const QString& otherMethod) {
   table_->setRowCount(0);
   caption_->clear();
   caption_->setVisible(profile != nullptr);
   if (!profile) {
-    breakdown_->setText(tr("No profile: run one (Profile) or import an ETDump."));
+    breakdown_->setText(otherMethod.isEmpty()
+                            ? tr("No profile: run one (Profile) or import an ETDump.")
+                            : tr("The latest profile measured method '%1', not this one: show '%1' to see it, or profile "
+                                 "this method.")
+                                  .arg(otherMethod));
     findings_->clear();
     return;
   }

@@ -27,8 +27,10 @@ class TransferSummaryView : public QWidget {
   // `acrossMethods`: for a trace of several methods (an imported ETDump),
   // PRF004 across them, listed after the profile's own findings (maybe none);
   // nullptr for any other source.
+  // `otherMethod`: without a profile of this method, the method the latest
+  // profile measured (said instead of "No profile").
   void setProfile(std::shared_ptr<const exec::TransferProfile> profile,
-                  const std::vector<exec::ProfileFinding>* acrossMethods = nullptr);
+                  const std::vector<exec::ProfileFinding>* acrossMethods = nullptr, const QString& otherMethod = QString());
 
   QTableWidget* table() const { return table_; }
   QLabel* breakdown() const { return breakdown_; }

@@ -279,7 +279,16 @@ void MainWindow::applyProfiles() {
                                latest ? latest->label : QString(), previous ? previous->label : QString());
   updateTransferTotals();
   transfersView_->resizeColumnsToContents();
-  transferSummary_->setProfile(latest ? latest->profile : nullptr, latest && latest->acrossMethods ? &*latest->acrossMethods : nullptr);
+  // The Summary and the Timeline speak of the method on screen only: the
+  // latest profile of another method (a trace of several, imported on
+  // 'forward', then 'double' shown) is named, not shown under this one.
+  const bool ofShownMethod = latest && latest->method == document_->currentMethodIndex();
+  QString otherMethod;
+  if (latest && !ofShownMethod && latest->method >= 0 && size_t(latest->method) < latest->program->methods().size())
+    otherMethod = QString::fromStdString(latest->program->methods()[size_t(latest->method)].displayName());
+  transferSummary_->setProfile(ofShownMethod ? latest->profile : nullptr,
+                               ofShownMethod && latest->acrossMethods ? &*latest->acrossMethods : nullptr, otherMethod);
+  timeline_->setOtherMethod(otherMethod);
 
   // Which instruction of the program on screen each profiled one is.
   profiledToCurrent_.clear();
