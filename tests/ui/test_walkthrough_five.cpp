@@ -15,6 +15,7 @@
 #include <QRegularExpression>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTreeWidget>
@@ -31,6 +32,7 @@
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/OutputsPanel.h"
 #include "ui/panels/PropertiesPanel.h"
+#include "ui/profile/TransfersModel.h"
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -399,6 +401,35 @@ class WalkthroughFiveTest : public QObject {
     auto* canvas = w.window.findChild<QWidget*>("timelineCanvas");
     QVERIFY(canvas != nullptr);
     QVERIFY2(canvas->accessibleDescription().contains("measured method 'forward'"), qPrintable(canvas->accessibleDescription()));
+  }
+
+  // A copy an edit removed keeps its row, its values numbered as in the
+  // program it was measured on: "%0 before", never a bare %0 beside the
+  // live rows' values of another numbering.
+  void removedRowsSayTheirValuesAreOfBefore() {
+    test::ShownWindow w;
+    QVERIFY(w.open(test::synthProgram("h2d-d2h-removed.pte", {"--scenario", "h2d_d2h"})));
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    auto options = w.doc.methodOptions(0);
+    options.enable_non_cpu_memory_planning = true;
+    options.skip_h2d_for_method_inputs = true;
+    w.doc.setMethodOptions(0, options);
+    w.doc.waitForPipeline();
+    auto* model = qobject_cast<ui::TransfersModel*>(
+        qobject_cast<QSortFilterProxyModel*>(w.window.transfersView()->model())->sourceModel());
+    QVERIFY(model != nullptr);
+    int removed = 0;
+    for (int r = 0; r < model->rowCount(); ++r) {
+      const QString source = model->index(r, ui::TransfersModel::Source).data().toString();
+      const QString destination = model->index(r, ui::TransfersModel::Destination).data().toString();
+      if (model->rows()[size_t(r)].removed) {
+        ++removed;
+        QVERIFY2(source.endsWith(" before") && destination.endsWith(" before"), qPrintable(source + " → " + destination));
+      } else {
+        QVERIFY2(!source.contains("before"), qPrintable(source));
+      }
+    }
+    QVERIFY(removed > 0);
   }
 
   // The View menu's items are named by their words; their keys are the

@@ -507,8 +507,14 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
     case Where: return whereText(r);
     // A copy inside a delegate reads or writes the delegate's own buffer on
     // one side (scratch, the CUDA graph's static buffers, the aliased input).
-    case Source: return r.source >= 0 ? "%" + QString::number(r.source) : tr("in delegate");
-    case Destination: return r.destination >= 0 ? "%" + QString::number(r.destination) : tr("in delegate");
+    // A removed copy's values are numbered as in the program it was measured
+    // on: "%3 before" (beside the live rows' %3, another tensor of this one).
+    case Source:
+      return r.source < 0 ? tr("in delegate") : r.removed ? tr("%%1 before").arg(r.source) : "%" + QString::number(r.source);
+    case Destination:
+      return r.destination < 0 ? tr("in delegate")
+             : r.removed       ? tr("%%1 before").arg(r.destination)
+                               : "%" + QString::number(r.destination);
     case Bytes: return bytesText(r.bytes);
     case From: return r.from;
     case To: return r.to;
