@@ -202,7 +202,9 @@ void PassOptionsPanel::refreshContents() {
   error_->setVisible(!problem.isEmpty());
   const bool needsPairing = (o.skip_h2d_for_method_inputs && o.alloc_graph_input) ||
                             (o.skip_d2h_for_method_outputs && o.alloc_graph_output);
-  pairFix_->setVisible(needsPairing && o.enable_non_cpu_memory_planning);
+  // Offered where pairing is what is missing: not under the pass's own
+  // refusal (an input read by two delegates), which pairing leaves as it was.
+  pairFix_->setVisible(needsPairing && o.enable_non_cpu_memory_planning && document_->pipelineError().isEmpty());
 
   QStringList notes;  // the choices shown, for choiceNote_
   choiceNote_->hide();
