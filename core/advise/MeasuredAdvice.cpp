@@ -1,6 +1,7 @@
 #include "advise/MeasuredAdvice.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "cost/CopyCost.h"
 #include "exec/CopyIdentity.h"
@@ -35,11 +36,21 @@ Result<MeasuredMethodAdvice> rankByMeasurement(const program::Program& program, 
   out.profile_copies = profile.copies.size();
   // The measured time of each copy of the method as loaded, by identity.
   std::vector<const exec::CopyProfile*> measuredOf(predictedBefore.copies.size(), nullptr);
+  std::vector<double> ratios;
   for (const auto& [predicted, measured] : exec::pairCopies(predictedBefore, profile)) {
     if (predicted == nullptr || measured == nullptr) continue;
     measuredOf[size_t(predicted - predictedBefore.copies.data())] = measured;
     ++out.matched_copies;
+    if (perIteration(*predicted) > 0 && perIteration(*measured) > 0)
+      ratios.push_back(perIteration(*measured) / perIteration(*predicted));
   }
+  // Predicted parts on the profile's scale (see predicted_scale).
+  if (!ratios.empty()) {
+    std::sort(ratios.begin(), ratios.end());
+    const size_t n = ratios.size();
+    out.predicted_scale = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+  }
+  const double scale = out.predicted_scale;
 
   for (const Candidate& candidate : method->candidates) {
     auto edits = programEdits(program, candidate.edits);
@@ -58,7 +69,7 @@ Result<MeasuredMethodAdvice> rankByMeasurement(const program::Program& program, 
     for (const auto& [now, was] : exec::pairCopies(predictedAfter, predictedBefore)) {
       if (now != nullptr && was != nullptr) continue;
       if (now != nullptr) {  // added by the edits
-        saving -= perIteration(*now);
+        saving -= perIteration(*now) * scale;
         ++m.added;
         continue;
       }
@@ -67,11 +78,11 @@ Result<MeasuredMethodAdvice> rankByMeasurement(const program::Program& program, 
         saving += perIteration(*measured);
         ++m.removed_measured;
       } else {
-        saving += perIteration(*was);
+        saving += perIteration(*was) * scale;
         ++m.removed_predicted;
       }
     }
-    const double inside = before->inside_delegates.seconds - after->inside_delegates.seconds;
+    const double inside = (before->inside_delegates.seconds - after->inside_delegates.seconds) * scale;
     m.inside_delegates_saving_us = inside * 1e6;
     saving += inside;
     m.measured_saving_us = saving * 1e6;

@@ -43,6 +43,12 @@ struct MeasuredMethodAdvice {
   size_t iterations = 0;
   size_t profile_copies = 0;
   size_t matched_copies = 0;   // profile copies found in the program as loaded
+  // What a predicted part of a saving is multiplied by to be on the
+  // profile's scale: the median, over the copies the profile matched, of
+  // measured / predicted time (a trace's host-clock nanoseconds beside a
+  // PCIe prediction's microseconds made savings negative); 1 when the
+  // profile matched no copy the prediction prices.
+  double predicted_scale = 1.0;
   std::vector<MeasuredCandidate> candidates;  // by measured saving, descending
 };
 

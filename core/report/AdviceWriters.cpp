@@ -1,4 +1,5 @@
 #include "report/AdviceWriters.h"
+#include "report/RunText.h"
 
 #include "program/Text.h"
 
@@ -155,9 +156,13 @@ std::string measuredAdviceText(const advise::MeasuredMethodAdvice& a, const std:
   }
   if (a.emulated)
     out += "  note: an emulated profile: its copy times are host memcpy, not a link's; profile on the GPU to rank by it\n";
-  if (anyPredicted)
+  if (anyPredicted) {
     out += "  * part of the figure is predicted: copies the profile does not cover, copies the edits add, copies "
            "inside delegates\n";
+    if (a.predicted_scale != 1.0)
+      out += "    (on the profile's scale: predicted times × " + formatNumber(a.predicted_scale) +
+             ", the median measured / predicted time of the copies it matched)\n";
+  }
   if (a.matched_copies < a.profile_copies)
     out += "  note: " + std::to_string(a.profile_copies - a.matched_copies) +
            " cop(ies) of the profile are not in this program: is it a profile of another file?\n";
@@ -184,6 +189,7 @@ nlohmann::json measuredAdviceJson(const advise::MeasuredMethodAdvice& a, const s
           {"iterations", a.iterations},
           {"profile_copies", a.profile_copies},
           {"matched_copies", a.matched_copies},
+          {"predicted_scale", a.predicted_scale},
           {"candidates", candidates}};
 }
 

@@ -302,7 +302,9 @@ class TestCliAdvise : public QObject {
         if (p["rank"] == row["predicted_rank"]) QCOMPARE(row["predicted_saving_us"].get<double>(), p["predicted_saving_us"].get<double>());
 
     // A profile without the d2h copy: that copy is priced as predicted and
-    // marked; its predicted time is what skipping the d2h alone predicts.
+    // marked; its predicted time is what skipping the d2h alone predicts,
+    // put on the profile's scale: times the measured / predicted time of the
+    // copy the profile has (the h2d: 100 µs over what skipping it predicts).
     nlohmann::json partial = profile;
     nlohmann::json onlyH2d = nlohmann::json::array();
     for (const auto& copy : partial["copies"])
@@ -310,19 +312,26 @@ class TestCliAdvise : public QObject {
     partial["copies"] = onlyH2d;
     writeJson(measured, partial);
     const auto k = adviceJson({singlePath(), "--profile", measured, "--top", "0"});
-    double d2hPredicted = -1;
-    for (const auto& p : k["methods"][0]["candidates"])
+    double d2hPredicted = -1, h2dPredicted = -1;
+    for (const auto& p : k["methods"][0]["candidates"]) {
       if (p["edits"]["skip_d2h_for_method_outputs"] == true && p["edits"]["skip_h2d_for_method_inputs"] == false)
         d2hPredicted = p["predicted_saving_us"].get<double>();
-    QVERIFY(d2hPredicted > 0);
+      if (p["edits"]["skip_h2d_for_method_inputs"] == true && p["edits"]["skip_d2h_for_method_outputs"] == false)
+        h2dPredicted = p["predicted_saving_us"].get<double>();
+    }
+    QVERIFY(d2hPredicted > 0 && h2dPredicted > 0);
+    const double scale = 100.0 / h2dPredicted;
+    QVERIFY(std::fabs(k["measured"][0]["predicted_scale"].get<double>() - scale) < 1e-9 * scale);
     const auto& first = k["measured"][0]["candidates"][0];
     QVERIFY(!first["fully_measured"].get<bool>());
     QCOMPARE(first["removed_predicted"].get<int>(), 1);
-    QVERIFY(std::fabs(first["measured_saving_us"].get<double>() - (100.0 + d2hPredicted)) < 1e-6);
+    QVERIFY2(std::fabs(first["measured_saving_us"].get<double>() - (100.0 + d2hPredicted * scale)) < 1e-6,
+             std::to_string(first["measured_saving_us"].get<double>()).c_str());
     auto text = runCli({"advise", singlePath(), "--profile", measured});
     QCOMPARE(text.exitCode, 0);
     QVERIFY2(text.out.contains("ranked by measured copy time"), text.out.constData());
     QVERIFY(text.out.contains("* part of the figure is predicted"));
+    QVERIFY2(text.out.contains("(on the profile's scale: predicted times × "), text.out.constData());
   }
 
   // advise --verify K: the first K candidates the runner can run, each run

@@ -1,4 +1,5 @@
 #include "ui/panels/AdvisorPanel.h"
+#include "report/RunText.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
 #include "ui/common/PlainText.h"
@@ -399,11 +400,16 @@ void AdvisorPanel::updateNotes() {
     if (measured_) {
       notes << tr("Ranked by the measured time of the copies each candidate removes, from the profile %1 over %2 "
                   "(%3 of the profile's %4 copies found in the program); * marks a saving with a predicted part: copies "
-                  "the profile does not cover, copies the edits add, copies inside delegates.")
+                  "the profile does not cover, copies the edits add, copies inside delegates%5.")
                    .arg(qText(measured_->profile_source),
                         countText(qint64(measured_->iterations), QStringLiteral("iteration")))
                    .arg(measured_->matched_copies)
-                   .arg(measured_->profile_copies);
+                   .arg(measured_->profile_copies)
+                   .arg(measured_->predicted_scale != 1.0
+                            ? tr(", on the profile's scale (predicted times × %1, the median measured / predicted time "
+                                 "of the copies it matched)")
+                                  .arg(QString::fromStdString(report::formatNumber(measured_->predicted_scale)))
+                            : QString());
       if (measured_->emulated)
         notes << tr("The profile is emulated: its copy times are host memcpy, not a link's; profile on the GPU or import "
                     "an ETDump to rank by real copies.");
