@@ -437,6 +437,24 @@ class WalkthroughFiveTest : public QObject {
     QVERIFY(removed > 0);
   }
 
+  // Run Once's first values are whole where the verdict leaves room (they
+  // were cut at 40 digits beside a verdict column wider than its text).
+  void firstValuesAreWholeWhereThereIsRoom() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    ui::OutputsPanel* panel = w.window.outputsPanel();
+    showTabOf(w.window, panel);
+    QSignalSpy finished(panel, &ui::OutputsPanel::finished);
+    QVERIFY(panel->runOnce());
+    QVERIFY(finished.wait(60000) || finished.count() == 1);
+    QTableWidget* table = panel->table();
+    QVERIFY(table->rowCount() > 0);
+    const QString values = table->item(0, 6)->text();
+    const int needed = table->fontMetrics().horizontalAdvance(values) + 4;
+    QVERIFY2(table->columnWidth(6) >= needed,
+             qPrintable(QString("'%1' needs %2 px, has %3").arg(values).arg(needed).arg(table->columnWidth(6))));
+  }
+
   // The View menu's items are named by their words; their keys are the
   // items' shortcuts (shown beside them), not text after a tab that screen
   // readers read as part of the name ("Zoom In\tCtrl+=").

@@ -2,6 +2,8 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
 
+#include <QResizeEvent>
+#include <QShowEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -209,6 +211,34 @@ QString exactnessToolTip(const exec::OutputExactness& exactness) {
 }
 }  // namespace
 
+void OutputsPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  fitColumns();
+}
+
+void OutputsPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  fitColumns();
+}
+
+void OutputsPanel::fitColumns() {
+  if (table_->rowCount() == 0) return;
+  table_->resizeColumnsToContents();
+  // The verdict is the last column and takes the room left (stretched from
+  // its header's width); a long one is elided on one line (its tooltip has
+  // it whole), so the first columns keep their room and nothing scrolls.
+  // The first values take what the verdict's whole text leaves (at least 40
+  // digits' room): they were cut at 40 digits beside a verdict column wider
+  // than its text.
+  const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
+  int others = 0;
+  for (int column = 0; column < 6; ++column) others += table_->columnWidth(column);
+  const int verdict = table_->columnWidth(7);  // its text's width, as resizeColumnsToContents made it
+  const int room = table_->viewport()->width() - others - verdict;
+  table_->setColumnWidth(6, std::min(table_->columnWidth(6), std::max(digit * 40, room)));
+  table_->setColumnWidth(7, table_->horizontalHeader()->sectionSizeHint(7));
+}
+
 void OutputsPanel::show(const exec::RunOnceResult& result) {
   result_ = result;
   header_->setText(tr("Method '%1' ran once on %2%3: %4, %5 not executed, %6")
@@ -237,13 +267,7 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
       table_->setItem(int(row), column, item);
     }
   }
-  table_->resizeColumnsToContents();
-  // The verdict is the last column and takes the room left (stretched from
-  // its header's width); a long one is elided on one line (its tooltip has
-  // it whole), so the first columns keep their room and nothing scrolls.
-  const int digit = table_->fontMetrics().horizontalAdvance(QLatin1Char('0'));
-  table_->setColumnWidth(6, std::min(table_->columnWidth(6), digit * 40));
-  table_->setColumnWidth(7, table_->horizontalHeader()->sectionSizeHint(7));
+  fitColumns();
   if (result.not_executed.empty()) {
     notExecutedArea_->hide();
   } else {

@@ -54,7 +54,13 @@ class OutputsPanel : public QWidget {
   void finished();
   void failed(const QString& message);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+
  private:
+  // Shares the table's width: the first values take what the verdict leaves.
+  void fitColumns();
   void show(const exec::RunOnceResult& result);
   void showError(const QString& message);
   void clearOutputs();
