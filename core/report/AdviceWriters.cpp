@@ -19,8 +19,8 @@ nlohmann::json countsJson(const CopyCounts& c) {
 
 std::string countsText(const CopyCounts& c) {
   std::string out = std::to_string(c.total()) + (c.total() == 1 ? " copy" : " copies") + " (" + std::to_string(c.h2d) +
-                    " H2D, " + std::to_string(c.d2h) + " D2H";
-  if (c.d2d > 0) out += ", " + std::to_string(c.d2d) + " D2D";
+                    " h2d, " + std::to_string(c.d2h) + " d2h";
+  if (c.d2d > 0) out += ", " + std::to_string(c.d2d) + " d2d";
   if (c.inside_delegates > 0) out += "; " + std::to_string(c.inside_delegates) + " inside delegates";
   return out + "), " + program::bytesText(int64_t(c.bytes)) + ", " + program::durationText(c.seconds);
 }
