@@ -138,7 +138,7 @@ void guardHandler(QtMsgType type, const QMessageLogContext& context, const QStri
 GuiOptions::GuiOptions()
     : screenshot("screenshot", "Save a grab of the window to FILE (PNG) and exit.", "FILE"),
       method("method", "Show method NAME.", "NAME"),
-      tab("tab", "Show the bottom panel NAME (values, transfers, timeline, memory, diagnostics, changes, summary, outputs).", "NAME"),
+      tab("tab", "Show the bottom panel NAME (values, transfers, timeline, memory, diagnostics, changes, advisor, info, outputs).", "NAME"),
       profile("profile", "Profile the method at start (on the GPU when one is present, else emulated on the host)."),
       exportProfile("export-profile",
                     "With --profile and --screenshot: write the profile to FILE (.json, .trace.json or .csv).", "FILE"),

@@ -100,9 +100,9 @@ std::string adviceText(const advise::Advice& advice) {
       out += "  the file's options are already best: no valid edit saves copy time on this link\n";
     for (const auto& c : m.candidates) {
       out += "  " + std::to_string(c.rank) + ". " + advise::editsText(c.edits) + "\n";
-      out += "     saves " + program::durationText(c.predicted_saving_us / 1e6) + " per call: H2D " +
-             arrow(c.copies_before.h2d, c.copies_after.h2d) + ", D2H " + arrow(c.copies_before.d2h, c.copies_after.d2h);
-      if (c.copies_before.d2d + c.copies_after.d2d > 0) out += ", D2D " + arrow(c.copies_before.d2d, c.copies_after.d2d);
+      out += "     saves " + program::durationText(c.predicted_saving_us / 1e6) + " per call: h2d " +
+             arrow(c.copies_before.h2d, c.copies_after.h2d) + ", d2h " + arrow(c.copies_before.d2h, c.copies_after.d2h);
+      if (c.copies_before.d2d + c.copies_after.d2d > 0) out += ", d2d " + arrow(c.copies_before.d2d, c.copies_after.d2d);
       if (c.copies_before.inside_delegates + c.copies_after.inside_delegates > 0)
         out += " (inside delegates " + arrow(c.copies_before.inside_delegates, c.copies_after.inside_delegates) + ")";
       out += "; " + program::bytesText(int64_t(c.copies_after.bytes)) + " per call after (was " +

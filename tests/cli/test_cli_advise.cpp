@@ -123,7 +123,7 @@ class TestCliAdvise : public QObject {
     QCOMPARE(r.exitCode, 0);
     const QString out = QString::fromUtf8(r.out);
     QVERIFY2(out.contains("  1. --skip-h2d-inputs --skip-d2h-outputs --no-alloc-graph-input\n"), qPrintable(out));
-    QVERIFY(out.contains("H2D 1 -> 0, D2H 1 -> 0; 0 B per call after (was 32.0 KiB)"));
+    QVERIFY(out.contains("h2d 1 -> 0, d2h 1 -> 0; 0 B per call after (was 32.0 KiB)"));
     QVERIFY(out.contains("caller: pass input 0 (%0) that already lives on cuda:0"));
     QVERIFY(out.contains("caller: output 0 (%1) stays on cuda:0; copy it yourself if the host needs it"));
     QVERIFY(out.contains("exhaustive search: 20 combinations"));

@@ -455,6 +455,28 @@ class WalkthroughFiveTest : public QObject {
              qPrintable(QString("'%1' needs %2 px, has %3").arg(values).arg(needed).arg(table->columnWidth(6))));
   }
 
+  // --tab NAME (showPanel) shows the panel of that name: the Advisor's tab
+  // was missing from the list, so "summary" showed the Advisor and
+  // "outputs" the program's facts; those facts are the "Info" tab now (the
+  // Transfers panel's profile Summary had the same name).
+  void panelsShownByTheirNames() {
+    test::ShownWindow w;
+    QVERIFY(w.openDemo());
+    QTabWidget* tabs = w.window.bottomTabs();
+    QVERIFY(w.window.showPanel("outputs"));
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(w.window.outputsPanel()));
+    QVERIFY(w.window.showPanel("advisor"));
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(w.window.advisor()));
+    for (const char* name : {"info", "summary"}) {
+      QVERIFY(w.window.showPanel(name));
+      QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Info"));
+    }
+    QVERIFY(w.window.showPanel("transfers"));
+    QCOMPARE(tabs->tabText(tabs->currentIndex()), QString("Transfers"));
+    QVERIFY(!w.window.showPanel("nosuch"));
+    for (int i = 0; i < tabs->count(); ++i) QVERIFY2(tabs->tabText(i) != "Summary", "a tab is still named Summary");
+  }
+
   // The View menu's items are named by their words; their keys are the
   // items' shortcuts (shown beside them), not text after a tab that screen
   // readers read as part of the name ("Zoom In\tCtrl+=").

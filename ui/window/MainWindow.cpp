@@ -468,7 +468,7 @@ void MainWindow::nameControls() {
       {"programTree", tr("Program")},           {"properties", tr("Properties")},
       {"valuesView", tr("Values")},             {"transfersView", tr("Transfers")},
       {"diagnosticsView", tr("Diagnostics")},
-      {"summary", tr("Summary")},               {"outputsTable", tr("Outputs")},
+      {"summary", tr("Info")},               {"outputsTable", tr("Outputs")},
       {"changes", tr("Changes")},
       {"methodSelector", tr("Method")},         {"deviceFilter", tr("Device filter")},
       {"valuesFilter", tr("Filter values")},    {"overlayMetric", tr("Graph colours")},
@@ -737,8 +737,12 @@ bool MainWindow::showMethod(const QString& name) {
 }
 
 bool MainWindow::showPanel(const QString& name) {
-  static const QStringList names{"values", "transfers", "timeline", "memory", "diagnostics", "changes", "summary", "outputs"};
-  const int index = int(names.indexOf(name.toLower()));
+  // In the tabs' order (the Advisor's was missing: "summary" showed the
+  // Advisor and "outputs" the program's facts); "summary" is the Info tab's
+  // name before it was renamed.
+  static const QStringList names{"values", "transfers", "timeline", "memory", "diagnostics", "changes", "advisor", "info", "outputs"};
+  const QString wanted = name.toLower() == QLatin1String("summary") ? QStringLiteral("info") : name.toLower();
+  const int index = int(names.indexOf(wanted));
   if (index < 0 || index >= bottomTabs_->count()) {
     lastError_ = tr("no panel named '%1' (one of: %2)").arg(name, names.join(", "));
     return false;

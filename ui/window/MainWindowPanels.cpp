@@ -406,7 +406,10 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
   bottomTabs_->addTab(changes_, tr("Changes"));
   buildAdvisor();
-  bottomTabs_->addTab(summary_, tr("Summary"));
+  // What `ptescope-cli info` prints: named apart from the Transfers panel's
+  // Summary of a profile, which shared its name.
+  bottomTabs_->addTab(summary_, tr("Info"));
+  bottomTabs_->setTabToolTip(bottomTabs_->indexOf(summary_), tr("The program's facts as ptescope-cli info prints them"));
   outputs_ = new OutputsPanel(document_);
   bottomTabs_->addTab(outputs_, tr("Outputs"));
   // A run that fails or is refused (the memory budget) says so where the
