@@ -1,6 +1,7 @@
 #include "advise/MeasuredAdvice.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "cost/CopyCost.h"
@@ -45,11 +46,7 @@ Result<MeasuredMethodAdvice> rankByMeasurement(const program::Program& program, 
       ratios.push_back(perIteration(*measured) / perIteration(*predicted));
   }
   // Predicted parts on the profile's scale (see predicted_scale).
-  if (!ratios.empty()) {
-    std::sort(ratios.begin(), ratios.end());
-    const size_t n = ratios.size();
-    out.predicted_scale = n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
-  }
+  if (!ratios.empty()) out.predicted_scale = exec::TimingStats::of(std::move(ratios)).median;
   const double scale = out.predicted_scale;
 
   for (const Candidate& candidate : method->candidates) {

@@ -106,6 +106,9 @@ struct TimeBreakdown {
   double copy_overhead_seconds = 0;
   double gap_seconds = 0;        // the rest of the run: the runtime between instructions
   size_t delegates_not_run = 0;  // delegate calls the source did not run (no time)
+  // What stands for the delegates' share when they have no time: "delegates
+  // not run" (the source ran none of the method's calls) or "no delegates".
+  const char* untimedDelegatesText() const { return delegates_not_run > 0 ? "delegates not run" : "no delegates"; }
   bool delegates_timed = false;
   bool overlap_visible = false;
   std::optional<double> overlap_seconds;  // copy time that overlaps compute; only when visible

@@ -99,9 +99,7 @@ std::string timeBreakdownText(const exec::TimeBreakdown& b) {
       return std::string(name) + " " + microsText(seconds) + " us (" + percentText(b.share(seconds)) + ")";
     };
     out += "  run " + microsText(b.run_seconds) + " us = " + part("kernels", b.kernel_seconds) + " + " +
-           (b.delegates_timed       ? part("delegates", b.delegate_seconds)
-            : b.delegates_not_run ? std::string("delegates not run")
-                                  : std::string("no delegates")) + " + " +
+           (b.delegates_timed ? part("delegates", b.delegate_seconds) : std::string(b.untimedDelegatesText())) + " + " +
            part("copies", b.copy_seconds) + " + " + part("copy overhead", b.copy_overhead_seconds) + " + " +
            part("gaps", b.gap_seconds) + "\n";
   }

@@ -105,7 +105,7 @@ class WalkthroughFiveTest : public QObject {
     QVERIFY(note->isHidden());
     // Typed as a person types: the rows are gone after the first letters,
     // and the note follows the words to the end.
-    for (const QString& typed : {"n", "no-such", "no-such-words-anywhere"}) filter->setText(typed);
+    for (const char* typed : {"n", "no-such", "no-such-words-anywhere"}) filter->setText(QString::fromLatin1(typed));
     QCOMPARE(view->model()->rowCount(), 0);
     QVERIFY(!note->isHidden());
     QVERIFY2(note->text().contains("matching 'no-such-words-anywhere'") && note->text().contains(QString::number(all)),

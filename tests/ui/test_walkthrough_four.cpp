@@ -105,11 +105,11 @@ class WalkthroughFourTest : public QObject {
     // The copies and the others add up to the count.
     int counted = 0;
     for (int i = 3; i < properties->topLevelItemCount(); ++i) {
-      const QString key = properties->topLevelItem(i)->text(0), value = properties->topLevelItem(i)->text(1);
-      if (key == "Copies" && value != "none")
-        for (const auto& m : QRegularExpression("(\\d+) (h2d|d2h)").globalMatch(value)) counted += m.captured(1).toInt();
+      const QString key = properties->topLevelItem(i)->text(0), text = properties->topLevelItem(i)->text(1);
+      if (key == "Copies" && text != "none")
+        for (const auto& m : QRegularExpression("(\\d+) (h2d|d2h)").globalMatch(text)) counted += m.captured(1).toInt();
       if (key == "The others run")
-        for (const auto& m : QRegularExpression("(\\d+) on ").globalMatch(value)) counted += m.captured(1).toInt();
+        for (const auto& m : QRegularExpression("(\\d+) on ").globalMatch(text)) counted += m.captured(1).toInt();
     }
     QCOMPARE(counted, last - first + 1);
   }

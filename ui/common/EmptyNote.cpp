@@ -31,4 +31,13 @@ void setEmptyNote(QAbstractItemView* view, bool empty, const QString& text) {
   view->setAccessibleDescription(empty ? text : QString());
 }
 
+void followRows(QAbstractItemView* view, const std::function<void()>& sayWhy) {
+  QAbstractItemModel* model = view->model();
+  QObject::connect(model, &QAbstractItemModel::modelReset, view, sayWhy);
+  QObject::connect(model, &QAbstractItemModel::layoutChanged, view, sayWhy);
+  QObject::connect(model, &QAbstractItemModel::rowsInserted, view, sayWhy);
+  QObject::connect(model, &QAbstractItemModel::rowsRemoved, view, sayWhy);
+  sayWhy();
+}
+
 }  // namespace ptescope::ui

@@ -4,6 +4,8 @@
 // description, since a table's accessible children are only its cells.
 #pragma once
 
+#include <functional>
+
 #include <QString>
 
 class QAbstractItemView;
@@ -17,5 +19,8 @@ QLabel* attachEmptyNote(QAbstractItemView* view, const QString& objectName);
 // Shows `text` in the middle of `view` (attachEmptyNote first) when `empty`,
 // and describes the view with it; hides it otherwise.
 void setEmptyNote(QAbstractItemView* view, bool empty, const QString& text);
+// Calls `sayWhy` now and whenever rows of `view`'s model come or go (reset,
+// inserted, removed, filtered), for it to call setEmptyNote.
+void followRows(QAbstractItemView* view, const std::function<void()>& sayWhy);
 
 }  // namespace ptescope::ui

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 #include <vector>
@@ -216,6 +217,23 @@ class RectGrid {
   std::unordered_map<qint64, std::vector<size_t>> cells_;
 };
 
+// Of `count` places (rectOf(k)), the first that covers nothing `taken` holds
+// (but `except`), else the one that covers least.
+template <class RectOf>
+int leastCovered(const RectGrid& taken, int count, RectOf rectOf, const QRectF& except = QRectF()) {
+  int best = 0;
+  double least = -1;
+  for (int k = 0; k < count; ++k) {
+    const double area = taken.covered(rectOf(k), except);
+    if (least < 0 || area < least) {
+      least = area;
+      best = k;
+    }
+    if (area <= 0) break;
+  }
+  return best;
+}
+
 }  // namespace
 
 void GraphView::separateLabels() {
@@ -229,37 +247,20 @@ void GraphView::separateLabels() {
   RectGrid taken;
   for (const auto* item : nodeItems_) taken.add(item->boxSceneRect());
   for (const auto* item : edgeItems_) taken.add(item->labelSceneRect());
+  constexpr int kSides = int(std::size(GraphNodeItem::kBadgeSides));
   for (auto* item : nodeItems_) {
     if (!item->overlay()) continue;
-    const QRectF own = item->boxSceneRect();
-    auto best = GraphNodeItem::BadgeSide::Below;
-    double least = -1;
-    for (auto side : GraphNodeItem::kBadgeSides) {
-      const double area = taken.covered(item->overlayBadgeSceneRect(side), own);
-      if (least < 0 || area < least) {
-        least = area;
-        best = side;
-      }
-      if (area <= 0) break;
-    }
-    item->setBadgeSide(best);
-    taken.add(item->overlayBadgeSceneRect(best));
+    const auto side = GraphNodeItem::kBadgeSides[leastCovered(
+        taken, kSides, [item](int k) { return item->overlayBadgeSceneRect(GraphNodeItem::kBadgeSides[k]); },
+        item->boxSceneRect())];
+    item->setBadgeSide(side);
+    taken.add(item->overlayBadgeSceneRect(side));
   }
   for (auto* item : edgeItems_) {
-    int best = 0;
-    double least = -1;
-    for (int k = 0; k < item->insideBadgeCandidates(); ++k) {
-      const double area = taken.covered(item->insideBadgeSceneRect(k));
-      if (least < 0 || area < least) {
-        least = area;
-        best = k;
-      }
-      if (area <= 0) break;
-    }
-    if (item->insideBadgeCandidates() > 0) {
-      item->setInsideBadgeCandidate(best);
-      taken.add(item->insideBadgeSceneRect(best));
-    }
+    if (item->insideBadgeCandidates() == 0) continue;
+    const int place = leastCovered(taken, item->insideBadgeCandidates(), [item](int k) { return item->insideBadgeSceneRect(k); });
+    item->setInsideBadgeCandidate(place);
+    taken.add(item->insideBadgeSceneRect(place));
   }
 }
 

@@ -202,9 +202,8 @@ void TimeBreakdownBar::setProfile(const exec::TransferProfile* profile) {
                 {tr("gaps"), b.share(b.gap_seconds), QColor(0xb0, 0xb0, 0xb0)}};
       QStringList words;
       for (const auto& p : parts_)
-        words << (p.name == tr("delegates") && !b.delegates_timed
-                      ? (b.delegates_not_run > 0 ? tr("delegates not run") : tr("no delegates"))
-                      : p.name + " " + qText(program::percentText(p.share)));
+        words << (p.name == tr("delegates") && !b.delegates_timed ? QString::fromUtf8(b.untimedDelegatesText())
+                                                                    : p.name + " " + qText(program::percentText(p.share)));
       text_ = tr("median iteration %1: %2").arg(durationText(b.run_seconds), words.join(QStringLiteral(" · ")));
       if (!b.overlap_visible) text_ += tr("; overlap cannot be seen");
     }

@@ -219,20 +219,23 @@ void MainWindow::buildMenus() {
       ->setObjectName("saveAsAction");
   fileMenu->addAction(tr("&Export Report..."), this, &MainWindow::showExportHtmlReportDialog);
   fileMenu->addAction(tr("Export Pass Report as &JSON..."), this, &MainWindow::showExportReportDialog);
-  fileMenu->addAction(tr("Export Graph as S&VG..."), this, [this] {
-    const QString path = askSavePath(tr("Export graph"), tr("SVG (*.svg)"), QStringLiteral("svg"));
-    QString error;
-    if (path.isEmpty()) return;
-    if (!graph_->exportSvg(path, &error)) showLoadError(error);
-    else showStatus(tr("Wrote the graph to %1").arg(QDir::toNativeSeparators(path)), 10000);
-  });
-  fileMenu->addAction(tr("Export Graph as &PNG..."), this, [this] {
-    const QString path = askSavePath(tr("Export graph"), tr("PNG (*.png)"), QStringLiteral("png"));
-    QString error;
-    if (path.isEmpty()) return;
-    if (!graph_->exportPng(path, &error)) showLoadError(error);
-    else showStatus(tr("Wrote the graph to %1").arg(QDir::toNativeSeparators(path)), 10000);
-  });
+  // Export Graph as SVG / PNG: ask where, write, say where it went.
+  auto exportGraph = [this](const QString& filter, const QString& suffix,
+                            std::function<bool(const QString&, QString*)> write) {
+    return [this, filter, suffix, write] {
+      const QString path = askSavePath(tr("Export graph"), filter, suffix);
+      QString error;
+      if (path.isEmpty()) return;
+      if (!write(path, &error)) showLoadError(error);
+      else showStatus(tr("Wrote the graph to %1").arg(QDir::toNativeSeparators(path)), 10000);
+    };
+  };
+  fileMenu->addAction(tr("Export Graph as S&VG..."), this,
+                      exportGraph(tr("SVG (*.svg)"), QStringLiteral("svg"),
+                                  [this](const QString& path, QString* error) { return graph_->exportSvg(path, error); }));
+  fileMenu->addAction(tr("Export Graph as &PNG..."), this,
+                      exportGraph(tr("PNG (*.png)"), QStringLiteral("png"),
+                                  [this](const QString& path, QString* error) { return graph_->exportPng(path, error); }));
   fileMenu->addSeparator();
   fileMenu->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   rebuildRecentMenu();

@@ -301,14 +301,10 @@ QWidget* MainWindow::buildValuesPage() {
     }
     setEmptyNote(valuesView_, valuesProxy_->rowCount() == 0, why);
   };
-  connect(valuesProxy_, &QAbstractItemModel::modelReset, this, sayWhyEmpty);
-  connect(valuesProxy_, &QAbstractItemModel::layoutChanged, this, sayWhyEmpty);
-  connect(valuesProxy_, &QAbstractItemModel::rowsInserted, this, sayWhyEmpty);
-  connect(valuesProxy_, &QAbstractItemModel::rowsRemoved, this, sayWhyEmpty);
+  followRows(valuesView_, sayWhyEmpty);
   // More words that still match nothing change no row: the note follows them.
   connect(valuesFilter_, &QLineEdit::textChanged, this, sayWhyEmpty);
   connect(deviceFilter_, &QComboBox::currentIndexChanged, this, sayWhyEmpty);
-  sayWhyEmpty();
   return page;
 }
 
@@ -341,11 +337,7 @@ QWidget* MainWindow::buildTransfersPage() {
                      ? tr("This method has no copies: no et_copy instruction, and no copy inside a delegate")
                      : tr("No program is open"));
   };
-  connect(proxy, &QAbstractItemModel::modelReset, this, sayWhyEmpty);
-  connect(proxy, &QAbstractItemModel::rowsInserted, this, sayWhyEmpty);
-  connect(proxy, &QAbstractItemModel::rowsRemoved, this, sayWhyEmpty);
-  connect(proxy, &QAbstractItemModel::layoutChanged, this, sayWhyEmpty);
-  sayWhyEmpty();
+  followRows(transfersView_, sayWhyEmpty);
   transferTotals_ = new QLabel;
   transferTotals_->setObjectName("transferTotals");
   transferTotals_->setAccessibleName(tr("Transfer totals"));
