@@ -154,6 +154,9 @@ class GraphView : public QWidget {
   // Closes every group (the program's outline).
   void collapseAll();
   bool hasGroups() const;
+  // The groups holding an instruction, innermost first: "layer 7 in layers
+  // 0-9"; empty when none (Properties shows it: Find matches their titles).
+  QString groupPathText(size_t instruction) const;
 
   // ---- selection ----
   // Selecting programmatically does not emit the *Selected signals (the
@@ -168,6 +171,9 @@ class GraphView : public QWidget {
   void clearSelection();
   std::optional<size_t> selectedInstruction() const;
   std::optional<int32_t> selectedValue() const;
+  // The selected node or edge of currentLayout()'s model, if any.
+  std::optional<size_t> selectedNode() const { return selectedNode_; }
+  std::optional<size_t> selectedEdge() const { return selectedEdge_; }
   // What is selected, in words ("add · #3 aten::add.out"); empty when
   // nothing is. The canvas's accessible description says it ("Selected: …").
   QString selectionText() const;
@@ -314,6 +320,8 @@ class GraphView : public QWidget {
   void computeMatches();
   void goToMatch(int index);
   std::string valueName(int32_t value) const;
+  // The groups a node sits in (open ones, since the node is shown), innermost first.
+  std::vector<int> enclosingGroups(const layout::GraphNode& node) const;
   // ---- export (GraphViewExport.cpp) ----
   // The size of the exported picture; none (and `error` set) without one.
   std::optional<QSizeF> exportSize(QString* error) const;

@@ -63,6 +63,27 @@ FindQuery parseQuery(const QString& text) {
 
 }  // namespace
 
+std::vector<int> GraphView::enclosingGroups(const layout::GraphNode& node) const {
+  if (!analyzed_) return {};
+  if (node.instruction) return analyzed_->graph.groupPathOf(*node.instruction);
+  std::vector<int> path;
+  const auto& groups = analyzed_->graph.groups().groups;
+  if (node.kind == NodeKind::Group && node.group >= 0 && size_t(node.group) < groups.size())
+    for (int g = groups[size_t(node.group)].parent; g >= 0 && size_t(g) < groups.size(); g = groups[size_t(g)].parent)
+      path.push_back(g);
+  return path;
+}
+
+QString GraphView::groupPathText(size_t instruction) const {
+  if (!analyzed_) return {};
+  QStringList titles;
+  const auto& groups = analyzed_->graph.groups().groups;
+  const auto path = analyzed_->graph.groupPathOf(instruction);
+  for (auto g = path.rbegin(); g != path.rend(); ++g)
+    if (size_t(*g) < groups.size()) titles << QString::fromStdString(groups[size_t(*g)].title);
+  return titles.join(tr(" in "));
+}
+
 void GraphView::computeMatches() {
   matches_.clear();
   for (auto* item : nodeItems_) item->setFindMatch(false, false);
@@ -114,17 +135,22 @@ void GraphView::computeMatches() {
     for (size_t e = 0; e < model.edges.size(); ++e) {
       const auto& edge = model.edges[e];
       std::vector<const std::string*> texts{&name};
+      // A removed copy's edges come after the program's own.
       if (edge.value == v && containsAllWords(query.words, texts))
-        found.push_back({model.nodes[edge.to].order, Match{Match::Kind::Edge, e}});
+        found.push_back({model.nodes[edge.to].order, Match{Match::Kind::Edge, e}, edge.change == layout::Change::Removed ? 3 : 1});
     }
     // Only inside a closed group: go there.
     if (found.empty() && query.words.empty() && valueFacts[size_t(v)].origin != analysis::ValueOrigin::Unused)
       found.push_back({0, Match{Match::Kind::Value, size_t(v)}});
   } else {
+    const auto& groups = analyzed_->graph.groups().groups;
     for (size_t n = 0; n < model.nodes.size(); ++n) {
       const auto& node = model.nodes[n];
       std::vector<const std::string*> texts{&node.title};
       for (const auto& term : node.search_terms) texts.push_back(&term);
+      // The open groups the node sits in: an opened "layer 7" is found in
+      // its instructions (Properties names their group).
+      for (const int g : enclosingGroups(node)) texts.push_back(&groups[size_t(g)].title);
       bool hit = containsAllWords(query.words, texts);
       int rank = hit ? matchRank(query.words, texts) : 2;
       if (!hit && node.kind == NodeKind::Group) {

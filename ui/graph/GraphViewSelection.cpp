@@ -154,10 +154,18 @@ QString GraphView::selectionText() const {
     if (!n.subtitle.empty()) text += " · " + QString::fromStdString(n.subtitle);
     if (n.instruction && n.subtitle.find('#' + std::to_string(*n.instruction)) == std::string::npos)
       text += " · #" + QString::number(*n.instruction);
+    // The open group it sits in: Find matches its title.
+    if (n.instruction)
+      if (const QString group = groupPathText(*n.instruction); !group.isEmpty()) text += tr(" · in %1").arg(group);
     return text;
   }
   if (selectedEdge_ && *selectedEdge_ < model.edges.size()) {
     const auto& e = model.edges[*selectedEdge_];
+    // A removed copy's edge is not in the program: it says what the copy
+    // was, its devices those before the edits.
+    if (e.change == layout::Change::Removed)
+      return tr("%1 (not in the edited program: its devices are those before the edits)")
+          .arg(QString::fromStdString(e.change_note));
     // The tensor's name too: Find matches it, so what Find selects shows it.
     const std::string name = valueName(e.value);
     QString text = "%" + QString::number(e.value) + (name.empty() ? QString() : " " + QString::fromStdString(name)) + " " +
@@ -221,11 +229,15 @@ bool GraphView::trySelectValue(int32_t value, bool emitSignals) {
       return true;
     }
   }
-  for (size_t e = 0; e < model.edges.size(); ++e) {
-    if (model.edges[e].value == value) {
-      selectEdge(e, emitSignals);
-      centreOnEdge(e);
-      return true;
+  // An edge of the program first: the edges of a removed copy's ghost carry
+  // the value with the devices it had before the edits.
+  for (const bool removed : {false, true}) {
+    for (size_t e = 0; e < model.edges.size(); ++e) {
+      if (model.edges[e].value == value && (model.edges[e].change == layout::Change::Removed) == removed) {
+        selectEdge(e, emitSignals);
+        centreOnEdge(e);
+        return true;
+      }
     }
   }
   return false;

@@ -174,6 +174,8 @@ void PropertiesPanel::showInstruction(size_t k) {
   row(tr("Instruction"), QString::number(k));
   row(tr("Kind"), QString::fromStdString(instructionKindName(facts.kind)));
   row(tr("Operation"), QString::fromStdString(facts.label));
+  if (groupNamer_)
+    if (const QString group = groupNamer_(k); !group.isEmpty()) row(tr("Group"), group);
   if (facts.delegate_index >= 0 && size_t(facts.delegate_index) < items(method->delegates).size()) {
     const auto& d = (*method->delegates)[size_t(facts.delegate_index)];
     auto* del = row(tr("Delegate"), QString("%1 (%2)").arg(num(facts.delegate_index), QString::fromStdString(d.id.value_or(""))));

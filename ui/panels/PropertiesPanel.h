@@ -4,6 +4,7 @@
 
 #include <QTreeWidget>
 
+#include <functional>
 #include <optional>
 
 #include "analysis/DelegateTransfers.h"
@@ -32,6 +33,9 @@ class PropertiesPanel : public QTreeWidget {
   // method, LinkSelection): the copies they add inside delegates are listed
   // under the delegate. A change shows the instruction on show again.
   void setRunSettings(const analysis::DelegateTransferOptions& settings);
+  // Names the groups an instruction sits in ("layer 7 in layers 0-9"; the
+  // graph knows them): shown as the instruction's Group row.
+  void setGroupNamer(std::function<QString(size_t)> namer) { groupNamer_ = std::move(namer); }
 
  private:
   QTreeWidgetItem* row(const QString& key, const QString& value, QTreeWidgetItem* parent = nullptr);
@@ -39,6 +43,7 @@ class PropertiesPanel : public QTreeWidget {
   Document* document_;
   analysis::DelegateTransferOptions runSettings_;
   std::optional<size_t> shownInstruction_;
+  std::function<QString(size_t)> groupNamer_;
 };
 
 }  // namespace ptescope::ui

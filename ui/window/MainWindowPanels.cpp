@@ -255,6 +255,7 @@ QDockWidget* MainWindow::buildProgramTree() {
 
 QDockWidget* MainWindow::buildProperties() {
   properties_ = new PropertiesPanel(document_);
+  properties_->setGroupNamer([this](size_t instruction) { return graph_ ? graph_->groupPathText(instruction) : QString(); });
   auto* dock = makeDock(this, tr("Properties"), "propertiesDock", properties_);
   addDockWidget(Qt::RightDockWidgetArea, dock);
   return dock;

@@ -1,0 +1,137 @@
+// A sixth look at issue 34's classes, at what the fifth walkthrough left:
+// Find keeps finding what it found once the user opens it, a removed copy's
+// edges in the diff view say they are not in the program (they carried a
+// value with its devices from before the edits, read as the value now), and
+// the texts that still printed raw byte counts or micro-seconds.
+#include <QtTest>
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QTreeWidget>
+
+#include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
+#include "ui/document/Document.h"
+#include "ui/graph/GraphView.h"
+#include "ui/panels/PropertiesPanel.h"
+#include "ui/window/MainWindow.h"
+
+using namespace ptescope;
+
+namespace {
+
+// The Properties row named `key` at the top level; empty when none.
+QString propertiesRow(ui::MainWindow& window, const QString& key) {
+  auto* tree = window.properties();
+  for (int i = 0; i < tree->topLevelItemCount(); ++i)
+    if (tree->topLevelItem(i)->text(0) == key) return tree->topLevelItem(i)->text(1);
+  return {};
+}
+
+}  // namespace
+
+class WalkthroughSixTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { qputenv("PTESCOPE_NO_DIALOGS", "1"); }
+
+  // Find "layer 3" selects the group; opening it showed "Not found" in red
+  // although the user was looking at what was found. The instructions of an
+  // open group match its title, and Properties names their group.
+  void anOpenedGroupIsStillFound() {
+    const QString path = test::synthProgram("llm-find-open.pte", {"--shape", "llm", "--layers", "8"});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(path));
+    auto* field = w.window.findChild<QLineEdit*>("findField");
+    auto* status = w.window.findChild<QLabel*>("findStatus");
+    QVERIFY(field && status);
+    ui::GraphView& view = *w.window.graph();
+    // A closed layer (the first picture opens some).
+    QString layer;
+    for (const auto& n : view.currentLayout()->model.nodes)
+      if (n.kind == layout::NodeKind::Group && QString::fromStdString(n.title).startsWith("layer ") && layer.isEmpty())
+        layer = QString::fromStdString(n.title);
+    QVERIFY(!layer.isEmpty());
+    field->setText(layer);
+    QVERIFY2(view.selectionText().startsWith(layer), qPrintable(view.selectionText()));
+    const auto& model = view.currentLayout()->model;
+    std::optional<size_t> node = view.selectedNode();
+    QVERIFY(node && model.nodes[*node].kind == layout::NodeKind::Group);
+    const size_t first = model.nodes[*node].order;
+    QSignalSpy laidOut(&view, &ui::GraphView::layoutFinished);
+    view.expandGroup(model.nodes[*node].group);
+    QVERIFY(laidOut.wait(60000));
+    QTRY_COMPARE(view.selectedInstruction(), std::optional<size_t>(first));
+    QVERIFY2(status->text() != "Not found", qPrintable(status->text()));
+    QVERIFY2(status->text().contains(" of "), qPrintable(status->text()));
+    QCOMPARE(propertiesRow(w.window, "Group"), layer);
+    QVERIFY2(view.selectionText().endsWith(" · in " + layer), qPrintable(view.selectionText()));
+    // Stepping on stays inside the opened layer first (its instructions
+    // match the query exactly), then the other layers' near misses.
+    const auto& opened = view.currentLayout()->model;
+    QVERIFY(view.findNext());
+    const auto next = view.selectedInstruction();
+    QVERIFY(next.has_value());
+    QVERIFY(opened.nodeOfInstruction(*next).has_value());
+    QCOMPARE(propertiesRow(w.window, "Group"), layer);
+    // An instruction in no group has no Group row, and says no group.
+    field->setText("#0");
+    QCOMPARE(view.selectedInstruction(), std::optional<size_t>(0));
+    QVERIFY(propertiesRow(w.window, "Group").isEmpty());
+    QVERIFY2(!view.selectionText().contains(" · in "), qPrintable(view.selectionText()));
+  }
+
+  // After an edit that removes a copy, the diff view draws its ghost with
+  // edges that carry the value it copied. Selecting such an edge said
+  // "%3 ... on cpu:0" (the removed copy's destination, before the edits)
+  // while %3 is on cuda:0 now, and selecting %3 picked that edge first.
+  void aRemovedCopysEdgesSayTheyAreNotInTheProgram() {
+    const QString demo = test::writeDemoProgram("ghost-edges.pte");
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(demo));
+    QVERIFY(w.window.showMethod("prefill"));
+    const int m = w.doc.currentMethodIndex();
+    auto options = w.doc.methodOptions(m);
+    options.skip_d2h_for_method_outputs = true;
+    w.doc.setMethodOptions(m, options);
+    w.doc.waitForPipeline();
+    w.window.setGraphMode(ui::MainWindow::GraphMode::Diff);
+    QVERIFY(test::waitForGraph(w.window.graph()));
+    ui::GraphView& view = *w.window.graph();
+    const auto& model = view.currentLayout()->model;
+    int32_t copied = -1;
+    for (const auto& e : model.edges)
+      if (e.change == layout::Change::Removed && e.value >= 0) copied = e.value;
+    QVERIFY(copied >= 0);
+    const auto& method = w.doc.program().methods()[size_t(m)];
+    const auto* tensor = program::items(method.values)[size_t(copied)].tensor();
+    QVERIFY(tensor != nullptr);
+    const QString device = QString::fromStdString(tensor->device().str());
+    const int matches = view.find("%" + QString::number(copied));
+    QVERIFY(matches >= 2);
+    int ghosts = 0;
+    for (int k = 0; k < matches; ++k) {
+      if (k > 0) QVERIFY(view.findNext());
+      const QString text = view.selectionText();
+      const auto edge = view.selectedEdge();
+      const bool ghost = edge && model.edges[*edge].change == layout::Change::Removed;
+      if (k == 0) QVERIFY2(!ghost, qPrintable(text));
+      if (ghost) {
+        ++ghosts;
+        QVERIFY2(text.startsWith("removed: ") && text.contains("not in the edited program"), qPrintable(text));
+      } else if (edge) {
+        QVERIFY2(text.endsWith(" on " + device) || text.contains(" on " + device + " "), qPrintable(text));
+      }
+    }
+    QVERIFY(ghosts > 0);
+    // Selecting the value (from a table, say) picks the program's own edge
+    // or node, not the ghost's.
+    view.selectValue(copied);
+    const auto edge = view.selectedEdge();
+    QVERIFY(!edge || model.edges[*edge].change != layout::Change::Removed);
+  }
+};
+
+QTEST_MAIN(WalkthroughSixTest)
+#include "test_walkthrough_six.moc"
