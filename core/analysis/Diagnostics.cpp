@@ -1,4 +1,5 @@
 #include "analysis/Diagnostics.h"
+#include "program/Text.h"
 
 #include <map>
 #include <set>
@@ -283,7 +284,7 @@ class Linter {
       if (r.value >= 0) d.value = r.value;
     }
     for (const auto& t : inside.transfers) {
-      auto& d = add("PTS019", t.text() + ", " + std::to_string(t.bytes) + " bytes per call",
+      auto& d = add("PTS019", t.text() + ", " + program::bytesText(int64_t(t.bytes)) + " per call",
                     t.kind == DelegateTransferKind::TensorRTAliasReflect
                         ? "the backend reflects every aliased output; nothing in the file avoids it"
                         : "plan the boundary in device memory (device planning on, et_copy at the boundary) so the "

@@ -29,10 +29,7 @@ Status check(cudaError_t code, const std::string& call) {
 
 // A size in an error message: rounded for reading, exact for checking
 // against the plan ("1.5 MiB (1572864 bytes)").
-std::string sizeText(size_t bytes) {
-  const std::string rounded = program::bytesText(int64_t(bytes));
-  return bytes < 1024 ? rounded : rounded + " (" + std::to_string(bytes) + " bytes)";
-}
+std::string sizeText(size_t bytes) { return program::exactBytesText(int64_t(bytes)); }
 
 }  // namespace
 

@@ -35,6 +35,11 @@ std::string bytesText(int64_t bytes) {
   return std::to_string(bytes) + " B";
 }
 
+std::string exactBytesText(int64_t bytes) {
+  const std::string rounded = bytesText(bytes);
+  return bytes < 1024 ? rounded : rounded + " (" + std::to_string(bytes) + " bytes)";
+}
+
 std::string sizesText(std::span<const int64_t> sizes, std::string_view separator) {
   std::string text = "[";
   for (size_t i = 0; i < sizes.size(); ++i) {

@@ -19,6 +19,9 @@ inline namespace text {
 // "512 B", "4.0 KiB", "1.5 MiB", "3.0 GiB" (binary units, one decimal);
 // "? B" for a negative (unknown) size.
 std::string bytesText(int64_t bytes);
+// A size for reading and for checking against a file or a plan: "49 B",
+// "21.8 KiB (22304 bytes)".
+std::string exactBytesText(int64_t bytes);
 
 // A tensor's sizes: "[1, 64]", or "[1,64]" with separator ",".
 std::string sizesText(std::span<const int64_t> sizes, std::string_view separator = ", ");

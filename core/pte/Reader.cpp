@@ -65,14 +65,19 @@ class ProgramDecoder {
 
   // A string as the model holds it: printable UTF-8 (util/Utf8.h). The bytes
   // of one that is not valid UTF-8 are kept for the writer.
-  Opt<std::string> str(const flatbuffers::String* s) const {
+  Opt<std::string> str(const flatbuffers::String* s) const { return decoded(s, false); }
+  // A name (method, operator, delegate id, key, tensor name): also on one
+  // line with nothing invisible (printableLine), so every report, table and
+  // message that prints it keeps its lines; the writer writes the bytes back.
+  Opt<std::string> nameText(const flatbuffers::String* s) const { return decoded(s, true); }
+  Opt<std::string> decoded(const flatbuffers::String* s, bool oneLine) const {
     if (s == nullptr) return std::nullopt;
     std::string raw(s->data(), s->size());
-    if (isValidUtf8(raw)) {
-      if (raw.find("\\x") != std::string::npos) escapedLookalikes_.insert(raw);
+    std::string shown = oneLine ? printableLine(raw) : printableUtf8(raw);
+    if (shown == raw) {
+      if (raw.find("\\x") != std::string::npos || raw.find("\\u") != std::string::npos) escapedLookalikes_.insert(raw);
       return raw;
     }
-    std::string shown = printableUtf8(raw);
     raw_.emplace(shown, std::move(raw));
     ++escapedStrings_;
     return shown;
@@ -108,7 +113,7 @@ class ProgramDecoder {
     if (const auto* e = t->extra_tensor_info()) {
       ExtraTensorInfo extra;
       extra.mutable_data_segments_idx = e->mutable_data_segments_idx();
-      extra.fully_qualified_name = str(e->fully_qualified_name());
+      extra.fully_qualified_name = nameText(e->fully_qualified_name());
       extra.location = static_cast<TensorDataLocation>(e->location());
       extra.device_type = static_cast<DeviceType>(e->device_type());
       extra.device_index = e->device_index();
@@ -201,24 +206,24 @@ class ProgramDecoder {
 
   Method method(const fb::ExecutionPlan* p) const {
     Method m;
-    m.name = str(p->name());
+    m.name = nameText(p->name());
     if (const auto* c = p->container_meta_type())
       m.container_meta_type = ContainerMetadata{str(c->encoded_inp_str()), str(c->encoded_out_str())};
     m.values = tables(p->values(), [&](const fb::EValue* e) { return value(e); });
     m.inputs = scalars(p->inputs());
     m.outputs = scalars(p->outputs());
     m.chains = tables(p->chains(), [&](const fb::Chain* c) { return chain(c); });
-    m.operators = tables(p->operators(), [&](const fb::Operator* o) { return Operator{str(o->name()), str(o->overload())}; });
+    m.operators = tables(p->operators(), [&](const fb::Operator* o) { return Operator{nameText(o->name()), nameText(o->overload())}; });
     if (const auto* dels = p->delegates()) {
       auto& list = m.delegates.emplace();
       for (const auto* d : *dels) {
         BackendDelegate bd;
-        bd.id = str(d->id());
+        bd.id = nameText(d->id());
         if (const auto* r = d->processed())
           bd.processed = DelegateDataReference{static_cast<DelegateDataLocation>(r->location()), r->index()};
         if (const auto* specs = d->compile_specs()) {
           auto& sl = bd.compile_specs.emplace();
-          for (const auto* s : *specs) sl.push_back(CompileSpec{str(s->key()), scalars(s->value())});
+          for (const auto* s : *specs) sl.push_back(CompileSpec{nameText(s->key()), scalars(s->value())});
         }
         list.push_back(std::move(bd));
       }
@@ -271,7 +276,7 @@ class ProgramDecoder {
       return SubsegmentOffsets{s->segment_index(), scalars(s->offsets())};
     });
     out.named_data =
-        tables(p->named_data(), [&](const fb::NamedData* d) { return NamedData{str(d->key()), d->segment_index()}; });
+        tables(p->named_data(), [&](const fb::NamedData* d) { return NamedData{nameText(d->key()), d->segment_index()}; });
     return out;
   }
 
@@ -362,8 +367,8 @@ void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
 
 std::string escapedStringsWarning(size_t count) {
   return std::to_string(count) + (count == 1 ? " string" : " strings") +
-         " (names, ids, keys) in the program are not valid UTF-8; each such byte is shown as \\xNN, and a write keeps "
-         "the original bytes";
+         " (names, ids, keys) in the program are not valid UTF-8 or hold control characters (a line break in a "
+         "name); each such byte is shown as \\xNN, and a write keeps the original bytes";
 }
 
 std::vector<std::string> candidateDataFiles(const std::string& programPath) {

@@ -98,7 +98,7 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
       if (!i.is_copy) continue;
       out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + padded(program::copyDirectionName(i.direction), 4) +
              padded("%" + std::to_string(i.source_value), 8) + padded("%" + std::to_string(i.destination_value), 8) +
-             padded(i.device.str(), 8) + padded(std::to_string(i.bytes), 12, true) + " " + padded(microsText(i.copy_seconds.min), 10, true) +
+             padded(i.device.str(), 8) + padded(program::bytesText(int64_t(i.bytes)), 12, true) + " " + padded(microsText(i.copy_seconds.min), 10, true) +
              " " + padded(microsText(i.copy_seconds.median), 10, true) + " " + padded(microsText(i.copy_seconds.max), 10, true) + " " +
              padded(fixedText(i.gbps, 3), 9, true) + "\n";
     }

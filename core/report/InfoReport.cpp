@@ -121,7 +121,7 @@ void delegatePayloadText(std::ostream& out, const Program& program, const Backen
       << "\n";
   for (const auto& n : payload.named_data) {
     out << indent << "  " << n.role << " '" << n.key << "': " << describeWhere(n);
-    if (n.where != NamedDataLocation::Where::Missing) out << ", " << n.size << " bytes";
+    if (n.where != NamedDataLocation::Where::Missing) out << ", " << exactBytesText(int64_t(n.size));
     out << "\n";
   }
   if (!payload.problem.empty()) out << indent << "  problem: " << payload.problem << "\n";
@@ -256,12 +256,13 @@ std::string infoText(const pte::LoadedProgram& loaded) { return infoText(loaded.
 
 std::string infoText(const Program& program, const pte::FileInfo& file, const std::vector<std::string>& warnings) {
   std::ostringstream out;
-  out << file.path << ": ExecuTorch program (ET12), " << file.file_size << " bytes, version " << program.version << "\n";
+  out << file.path << ": ExecuTorch program (ET12), " << exactBytesText(int64_t(file.file_size)) << ", version "
+      << program.version << "\n";
   if (file.header) {
     const auto& h = *file.header;
     out << "  extended header: eh00, length " << h.length << (h.isLegacy() ? " (legacy)" : "") << ", program "
-        << h.program_size << " bytes, segments at " << h.segment_base_offset << ", " << h.segment_data_size
-        << " bytes of segment data\n";
+        << exactBytesText(int64_t(h.program_size)) << ", segments at offset " << h.segment_base_offset << ", "
+        << exactBytesText(int64_t(h.segment_data_size)) << " of segment data\n";
   } else {
     out << "  extended header: none\n";
   }
@@ -281,13 +282,13 @@ std::string infoText(const Program& program, const pte::FileInfo& file, const st
   for (const auto& n : items(program.named_data)) {
     out << "  named data '" << n.key.value_or("") << "' -> segment " << n.segment_index;
     if (n.segment_index < items(program.segments).size())
-      out << ", " << (*program.segments)[n.segment_index].data.size() << " bytes";
+      out << ", " << exactBytesText(int64_t((*program.segments)[n.segment_index].data.size()));
     out << "\n";
   }
   for (const auto& ext : program.external_data) {
     uint64_t bytes = 0;
     for (const auto& e : ext.entries) bytes += e.data.size();
-    out << "  external data: " << ext.path << " (" << countText(ext.entries.size(), "entry", "entries") << ", " << bytes << " bytes)\n";
+    out << "  external data: " << ext.path << " (" << countText(ext.entries.size(), "entry", "entries") << ", " << exactBytesText(int64_t(bytes)) << ")\n";
   }
   for (const auto& w : warnings) out << "  warning: " << w << "\n";
 
@@ -320,7 +321,7 @@ std::string infoText(const Program& program, const pte::FileInfo& file, const st
       if (del.processed)
         out << " (" << (del.processed->location == DelegateDataLocation::Inline ? "inline " : "segment ")
             << del.processed->index;
-      if (auto blob = delegateBlob(program, del)) out << ", " << blob->size() << " bytes";
+      if (auto blob = delegateBlob(program, del)) out << ", " << exactBytesText(int64_t(blob->size()));
       if (del.processed) out << ")";
       out << "\n";
       for (const auto& spec : items(del.compile_specs))

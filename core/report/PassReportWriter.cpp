@@ -25,7 +25,7 @@ std::string buffersText(const std::vector<BufferInfo>& buffers) {
 
 std::string copyText(const CopyRecord& c) {
   std::string s = std::string(program::copyDirectionName(c.direction)) + " %" + std::to_string(c.source) + " " + c.from.str() +
-                  " -> " + c.to.str() + ", " + std::to_string(c.bytes) + " bytes";
+                  " -> " + c.to.str() + ", " + program::bytesText(int64_t(c.bytes));
   if (c.direction == program::CopyDirection::HostToDevice && c.consumer_delegate >= 0)
     s += ", for delegate call " + std::to_string(c.consumer_delegate) + " arg " + std::to_string(c.consumer_arg);
   return s;

@@ -58,7 +58,7 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
       row += "  " + padded("%" + std::to_string(c.source_value), 8);
       row += "  " + padded("%" + std::to_string(c.destination_value), 8);
       row += "  " + padded(c.device.str(), 8);
-      row += " " + padded(std::to_string(c.bytes), 14, true);
+      row += " " + padded(program::bytesText(int64_t(c.bytes)), 14, true);
       row += " " + padded(microsText(c.seconds), 13, true);
       row += " " + padded(fixedText(c.seconds > 0 ? double(c.bytes) / c.seconds / 1e9 : 0.0, 2), 12, true);
       if (withMeasured) {
@@ -78,7 +78,7 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
       const auto& t = c.transfer;
       out += "  " + padded(std::to_string(t.instruction), 6, true) + "  " + padded(program::copyDirectionName(t.direction), 4) +
              "  " + padded("%" + std::to_string(t.value), 8) + "  " + padded(t.device.str(), 8) + " " +
-             padded(std::to_string(t.bytes), 14, true) + " " + padded(microsText(c.seconds), 13, true) + "  delegate " +
+             padded(program::bytesText(int64_t(t.bytes)), 14, true) + " " + padded(microsText(c.seconds), 13, true) + "  delegate " +
              std::to_string(t.delegate) + " " + t.backend + ", " + analysis::delegateTransferKindName(t.kind) + " (" +
              t.upstream + ")\n";
     }

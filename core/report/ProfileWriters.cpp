@@ -137,7 +137,7 @@ std::string profileText(const exec::TransferProfile& p) {
       row += " " + padded("%" + std::to_string(c.source_value), 8);
       row += " " + padded("%" + std::to_string(c.destination_value), 8);
       row += " " + padded(c.device.str(), 8);
-      row += " " + padded(std::to_string(c.bytes), 12, true);
+      row += " " + padded(program::bytesText(int64_t(c.bytes)), 12, true);
       row += " " + padded(exec::copyHostMemoryText(p, c), 9);
       row += " " + padded(microsText(c.seconds.min), 10, true);
       // A time that is not the copy's (CopyProfile::time_covers) is marked
@@ -196,7 +196,7 @@ std::string profileText(const exec::TransferProfile& p) {
       const auto& t = c.transfer;
       out += "  " + padded(std::to_string(t.instruction), 6, true) + "  " + padded(program::copyDirectionName(t.direction), 4) +
              "  " + padded("%" + std::to_string(t.value), 8) + "  " + padded(t.device.str(), 8) + " " +
-             padded(std::to_string(t.bytes), 12, true) + " " + padded(microsText(c.seconds.min), 10, true) + " " +
+             padded(program::bytesText(int64_t(t.bytes)), 12, true) + " " + padded(microsText(c.seconds.min), 10, true) + " " +
              padded(microsText(c.seconds.median), 10, true) + "  delegate " + std::to_string(t.delegate) + " " + t.backend +
              ", " + analysis::delegateTransferKindName(t.kind) + " (" + t.upstream + ")\n";
     }
@@ -691,7 +691,7 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
     std::string row = "  " + padded(now ? std::to_string(now->instruction) : std::string("-"), 6, true);
     row += "  " + padded(program::copyDirectionName(c.direction), 4);
     row += "  " + padded("%" + std::to_string(c.source_value), 8);
-    row += " " + padded(std::to_string(c.bytes), 12, true);
+    row += " " + padded(program::bytesText(int64_t(c.bytes)), 12, true);
     row += " " + padded(now ? microsText(now->seconds.median) : "-", 11, true);
     row += " " + padded(before ? microsText(before->seconds.median) : "-", 11, true);
     const double delta = (now ? now->seconds.median : 0.0) - (before ? before->seconds.median : 0.0);
@@ -719,7 +719,7 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
       const double delta = (now ? now->seconds.median : 0.0) - (before ? before->seconds.median : 0.0);
       out += "  " + padded(now ? std::to_string(now->transfer.instruction) : std::string("-"), 6, true) + "  " +
              padded(program::copyDirectionName(t.direction), 4) + "  " + padded("%" + std::to_string(t.value), 8) + " " +
-             padded(std::to_string(t.bytes), 12, true) + " " +
+             padded(program::bytesText(int64_t(t.bytes)), 12, true) + " " +
              padded(now ? microsText(now->seconds.median) : "-", 11, true) + " " +
              padded(before ? microsText(before->seconds.median) : "-", 11, true) + " " +
              padded(signedMicros(delta), 12, true) + "    " +

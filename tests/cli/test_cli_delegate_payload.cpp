@@ -45,7 +45,7 @@ class CliDelegatePayloadTest : public QObject {
     QCOMPARE(text.exitCode, 0);
     QVERIFY(text.out.contains("payload: AOTI named data"));
     QVERIFY(text.out.contains("program named data (segment"));
-    QVERIFY(text.out.contains("aoti_cuda_blob.ptd, 43 bytes"));
+    QVERIFY(text.out.contains("aoti_cuda_blob.ptd, 43 B"));
   }
 
   void missingWeightsAreShown() {

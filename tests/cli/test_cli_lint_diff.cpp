@@ -289,7 +289,7 @@ class CliLintDiffTest : public QObject {
     QVERIFY2(r.out.startsWith("method 'forward': differs\n"), r.out.constData());
     for (int arg = 0; arg < 2; ++arg) {
       const int32_t v = inputs[size_t(arg)];
-      QVERIFY2(r.out.contains(("  - h2d " + pct(v) + " cpu:0 -> cuda:0, 16 bytes, for delegate call 0 arg " +
+      QVERIFY2(r.out.contains(("  - h2d " + pct(v) + " cpu:0 -> cuda:0, 16 B, for delegate call 0 arg " +
                                QString::number(arg) + " (only in A)\n")
                                   .toUtf8()),
                r.out.constData());
