@@ -280,6 +280,40 @@ class SynthUpstreamTest : public QObject {
     QCOMPARE(items(p.named_data).size(), size_t(4));         // one so blob per delegate
   }
 
+  // A second program written into the same folder leaves the first one's
+  // aoti_cuda_blob.ptd alone (it replaced it, and the first program's
+  // weights were then "not found"): its data goes to <name>.ptd.
+  void anotherProgramsDataFileIsLeftAlone() {
+    const QString dir = QDir(test::tempDir()).filePath("two_programs");
+    QDir(dir).removeRecursively();
+    QDir().mkpath(dir);
+    auto demo = applyDevicePasses(synthesizeDemo().value());
+    QVERIFY(demo.ok());
+    const std::string first = QDir(dir).filePath("demo.pte").toStdString();
+    auto one = writeProgramAndData(demo.value(), first);
+    QVERIFY(one.ok());
+    QCOMPARE(std::filesystem::path(one->front()).filename().string(), std::string("aoti_cuda_blob.ptd"));
+    // The same program again: the same data, so the same file.
+    auto again = writeProgramAndData(demo.value(), first);
+    QVERIFY(again.ok());
+    QCOMPARE(again->front(), one->front());
+    // Another program with other data.
+    auto large = largeProgram(3);
+    QVERIFY(large.ok());
+    auto passedLarge = applyDevicePasses(SynthesizedProgram{large.value(), {}});
+    QVERIFY(passedLarge.ok());
+    QVERIFY(!passedLarge->external_data.empty());
+    const std::string second = QDir(dir).filePath("large.pte").toStdString();
+    auto two = writeProgramAndData(passedLarge.value(), second);
+    QVERIFY2(two.ok(), two.ok() ? "" : two.error().message.c_str());
+    QCOMPARE(std::filesystem::path(two->front()).filename().string(), std::string("large.ptd"));
+    // Both load whole.
+    for (const std::string& path : {first, second}) {
+      auto loaded = test::loadOrFail(QString::fromStdString(path));
+      QVERIFY2(loaded.warnings.empty(), loaded.warnings.empty() ? "" : loaded.warnings.front().c_str());
+    }
+  }
+
   void writtenDemoKeepsPayloadAcrossFiles() {
     auto demo = synthesizeDemo();
     QVERIFY(demo.ok());
