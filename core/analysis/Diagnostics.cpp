@@ -56,6 +56,9 @@ const std::vector<DiagnosticRule> kRules = {
     {"PTS019", "copy-inside-delegate", Severity::Info,
      "a delegate copies a boundary tensor itself (TensorRT staging of host memory, its aliased-output reflect): "
      "bytes per call that no instruction shows"},
+    {"PTS020", "delegate-data-missing", Severity::Error,
+     "an AOTI delegate (CudaBackend) whose named data (its .so or weights blob) is neither in the program nor in an "
+     "attached .ptd: the backend's init fails"},
 };
 
 class Linter {
@@ -159,6 +162,7 @@ class Linter {
     for (size_t d = 0; d < delegates.size(); ++d) {
       const CompileSpec* spec = delegates[d].findCompileSpec("target_device");
       checkTensorRTBlob(int32_t(d), spec);
+      checkAotiData(int32_t(d));
       if (spec == nullptr) continue;
       auto device = parseDeviceSpec(spec->valueText());
       if (!device) {
@@ -183,6 +187,21 @@ class Linter {
   // TensorRTBackend: the blob parses (TensorRTBackend.cpp init, 243-246) and
   // its device_id, where the engine runs (cudaSetDevice, 260-266 and
   // 587-598), agrees with target_device, where the passes put its data.
+  // AOTI delegates (CudaBackend): init loads the .so and the weights by the
+  // keys their processed bytes hold from the program's named data or a .ptd.
+  // (A delegate whose processed bytes are empty, as hand-made programs'
+  // are, names no data: only its method_name is known.)
+  void checkAotiData(int32_t d) {
+    const BackendDelegate& delegate = items(method_.delegates)[size_t(d)];
+    const auto payload = describeDelegatePayload(program_, delegate);
+    const bool missing = std::any_of(payload.named_data.begin(), payload.named_data.end(),
+                                     [](const auto& n) { return n.where == NamedDataLocation::Where::Missing; });
+    if (!payload.aoti || payload.legacy_keys || !missing || payload.problem.empty()) return;
+    add("PTS020", "delegate " + std::to_string(d) + " ('" + delegate.id.value_or("") + "'): " + payload.problem,
+        "keep the .ptd the export wrote (aoti_cuda_blob.ptd) beside the program, or name it with --ptd FILE")
+        .delegate = d;
+  }
+
   void checkTensorRTBlob(int32_t d, const CompileSpec* targetSpec) {
     const BackendDelegate& delegate = items(method_.delegates)[size_t(d)];
     if (!isTensorRTBackend(delegate.id.value_or(""))) return;

@@ -80,6 +80,30 @@ QList<int> bufferSizes(const QJsonArray& buffers) {
 class CliLintDiffTest : public QObject {
   Q_OBJECT
  private slots:
+  // A CudaBackend delegate whose weights are in no .ptd: the backend's init
+  // fails, so lint has an error (it said "0 errors, 0 warnings" while info
+  // warned that the named data was not found).
+  void lintFindsMissingDelegateData() {
+    const QString dir = path("missing-ptd");
+    QDir(dir).removeRecursively();
+    QVERIFY(QDir().mkpath(dir));
+    const QString pte = dir + "/demo.pte";
+    QCOMPARE(runCli({"synth", "--demo", "-o", pte}).exitCode, 0);
+    auto whole = runCli({"lint", pte});
+    QCOMPARE(whole.exitCode, 0);
+    QVERIFY2(!whole.out.contains("PTS020"), whole.out.constData());
+    QVERIFY(QFile::remove(dir + "/aoti_cuda_blob.ptd"));
+    auto r = runCli({"lint", pte});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.out.contains("error PTS020 [delegate-data-missing] method 'forward'"), r.out.constData());
+    QVERIFY2(r.out.contains("weights_blob"), r.out.constData());
+    // Named with --ptd, the data is there again.
+    QVERIFY(QDir().mkpath(dir + "/again"));
+    QCOMPARE(runCli({"synth", "--demo", "-o", dir + "/again/demo.pte"}).exitCode, 0);
+    auto given = runCli({"lint", pte, "--ptd", dir + "/again/aoti_cuda_blob.ptd"});
+    QCOMPARE(given.exitCode, 0);
+  }
+
   void lintHelpListsEveryRule() {
     auto r = runCli({"lint", "--help"});
     QCOMPARE(r.exitCode, 0);

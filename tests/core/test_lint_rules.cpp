@@ -1,4 +1,4 @@
-// Every lint rule PTS001-PTS019 (core/analysis/Diagnostics), one table:
+// Every lint rule PTS001-PTS020 (core/analysis/Diagnostics), one table:
 // for each rule a program that triggers it, checked for the rule's id,
 // severity, slug and location (method, instruction, value, delegate), and a
 // near twin that differs in the one thing the rule is about and does not
@@ -544,6 +544,22 @@ const std::vector<Rule>& rules() {
          }
          return c;
        }},
+      // A CudaBackend delegate whose weights blob is in no .ptd (the export
+      // wrote aoti_cuda_blob.ptd; the program was copied without it): init
+      // fails. Twin: the same program with its data attached.
+      {"PTS020 AOTI weights missing", "PTS020", "delegate-data-missing", Severity::Error,
+       [] {
+         const std::string spec = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+             "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+             "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"},
+                        "aoti": {"so": "so bytes", "weights": "weight bytes"}, "inputs": ["x"], "outputs": ["y"]}]}]})";
+         Case c{fromSpec(spec, true), fromSpec(spec, true), {}};
+         if (c.trigger.error.isEmpty()) {
+           c.trigger.program.external_data.clear();
+           c.expected = {atDelegate(0)};
+         }
+         return c;
+       }},
   };
   return table;
 }
@@ -580,10 +596,10 @@ class LintRulesTest : public QObject {
           QCOMPARE(std::string(r.slug), std::string(row.slug));
         }
     }
-    QCOMPARE(registered.size(), size_t(19));
+    QCOMPARE(registered.size(), size_t(20));
     QCOMPARE(inTable, registered);
     QCOMPARE(*registered.begin(), std::string("PTS001"));
-    QCOMPARE(*registered.rbegin(), std::string("PTS019"));
+    QCOMPARE(*registered.rbegin(), std::string("PTS020"));
   }
 
   void rule_data() {
