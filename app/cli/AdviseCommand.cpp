@@ -13,6 +13,7 @@
 #include "exec/MemoryBudget.h"
 #include "passes/Pipeline.h"
 #include "pte/Reader.h"
+#include "pte/DataWriter.h"
 #include "pte/Writer.h"
 #include "program/Text.h"
 #include "report/AdviceWriters.h"
@@ -248,6 +249,7 @@ class AdviseCommandImpl : public AdviseCommand {
     writeOptions.input_path = file_;
     auto written = pte::writeProgramFile(result->program, output_, writeOptions);
     if (!written) return fail(written.error().message);
+    for (const auto& note : pte::carryDataFiles(result->program, output_)) say(note);
     const std::string command = advise::propagateCommand(file_, output_, candidate.edits);
     if (json_) {
       nlohmann::json j{{"method", method.name},

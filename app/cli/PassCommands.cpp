@@ -12,6 +12,7 @@
 #include "passes/Pipeline.h"
 #include "passes/ProgramDiff.h"
 #include "pte/Reader.h"
+#include "pte/DataWriter.h"
 #include "pte/Writer.h"
 #include "report/JUnitWriter.h"
 #include "report/PassReportWriter.h"
@@ -129,6 +130,7 @@ class PassCommandsImpl : public PassCommands {
     if (!written) return fail(written.error().message);
     std::cout << printed;
     if (!json_) say("wrote " + output_);
+    for (const auto& note : pte::carryDataFiles(result->program, output_)) say(note);
     return 0;
   }
 

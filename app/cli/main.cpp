@@ -1,5 +1,6 @@
 // ptescope-cli: the headless twin of the desktop app. Argument parsing and
 // wiring only; the work is done in ptescope_core.
+#include <filesystem>
 #include <CLI/CLI.hpp>
 
 #include "CliCommon.h"
@@ -22,6 +23,7 @@
 #include "exec/MemoryBudget.h"
 #include "pte/JsonDump.h"
 #include "pte/Reader.h"
+#include "pte/DataWriter.h"
 #include "pte/Writer.h"
 #include "report/DataInfo.h"
 #include "report/GraphText.h"
@@ -98,6 +100,7 @@ int runExport(const std::string& path, const std::vector<std::string>& ptd, cons
   auto status = ptescope::pte::writeProgramFile(loaded->program, out, options);
   if (!status) return fail(status.error().message);
   ptescope::cli::say("wrote " + out);
+  for (const auto& note : ptescope::pte::carryDataFiles(loaded->program, out)) ptescope::cli::say(note);
   return 0;
 }
 
@@ -175,7 +178,14 @@ int runSynth(const SynthArgs& args) {
   if (!program) return fail(program.error().message);
   auto written = synth::writeProgramAndData(program.value(), args.output);
   if (!written) return fail(written.error().message);
-  for (const auto& path : written.value()) ptescope::cli::say("wrote " + path);
+  for (const auto& path : written.value()) {
+    std::string why;
+    for (const auto& data : program->external_data)
+      if (path.ends_with(".ptd") && std::filesystem::path(path).filename() != std::filesystem::path(data.path).filename())
+        why = " (" + std::filesystem::path(data.path).filename().string() +
+              " beside it holds another program's data and is left as it was)";
+    ptescope::cli::say("wrote " + path + why);
+  }
   return 0;
 }
 

@@ -440,6 +440,15 @@ Result<std::unique_ptr<Executor>> Executor::create(const program::Program& progr
 
 const program::Method& Executor::method() const { return state_->method; }
 const std::vector<PlannedBuffer>& Executor::buffers() const { return state_->buffers; }
+
+bool Executor::usesDeviceMemory() const {
+  for (const auto& buffer : buffers())
+    if (buffer.place.onDevice()) return true;
+  const size_t valueCount = program::items(method().values).size();
+  for (size_t v = 0; v < valueCount; ++v)
+    if (auto b = binding(int32_t(v)); b && b->memory.onDevice()) return true;
+  return false;
+}
 size_t Executor::instructionCount() const { return state_->dataflow.instructionCount(); }
 DeviceRuntime& Executor::runtime() const { return *state_->runtime; }
 

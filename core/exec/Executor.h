@@ -121,6 +121,10 @@ struct HostTensor {
   std::vector<double> toDoubles() const;
 };
 
+// What a method that uses no device memory ran on under the host runtime:
+// nothing was emulated, so the result says so rather than "host (emulated)".
+inline constexpr const char* kHostCpuRuntimeName = "host CPU (the method uses no device memory)";
+
 class Executor {
  public:
   // Allocates and binds everything for `methodName`. The runtime must
@@ -135,6 +139,10 @@ class Executor {
 
   const program::Method& method() const;
   const std::vector<PlannedBuffer>& buffers() const;
+  // True when a planned buffer or a bound tensor lives in device memory.
+  // Emulation only stands in for device memory: a method without any runs
+  // on the host as it would anywhere (neither emulated nor named so).
+  bool usesDeviceMemory() const;
   std::optional<TensorBinding> binding(int32_t value) const;
   size_t instructionCount() const;
   DeviceRuntime& runtime() const;

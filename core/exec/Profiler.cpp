@@ -321,6 +321,12 @@ Result<TransferProfile> profileMethod(const program::Program& program, DeviceRun
   auto executor = Executor::create(program, methodName, runtime, executorOptionsFor(program, methodName, runtime, options));
   if (!executor) return executor.error();
   Executor& exec = *executor.value();
+  // A method without device memory ran on the host CPU as anywhere: nothing
+  // of it is emulated (Run Once says the same).
+  if (runtime.isEmulated() && !exec.usesDeviceMemory()) {
+    profile.emulated = false;
+    profile.runtime = kHostCpuRuntimeName;
+  }
   InputOptions inputs = options.inputs;
   if (!inputs.cancel_requested) inputs.cancel_requested = options.cancel_requested;
   if (auto status = exec.fillInputs(inputs); !status) {

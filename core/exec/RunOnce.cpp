@@ -62,14 +62,7 @@ Result<RunOnceResult> runMethodOnce(const program::Program& program, DeviceRunti
 
   RunOnceResult result;
   result.method = methodName;
-  // Emulation only stands in for device memory: a method whose every buffer
-  // and tensor is in host memory ran on the host as it would anywhere, so it
-  // is neither labelled emulated nor named after the emulation.
-  bool usesDevice = false;
-  for (const auto& buffer : exec.buffers()) usesDevice = usesDevice || buffer.place.onDevice();
-  const size_t valueCount = program::items(exec.method().values).size();
-  for (size_t v = 0; v < valueCount && !usesDevice; ++v)
-    if (auto binding = exec.binding(int32_t(v))) usesDevice = binding->memory.onDevice();
+  const bool usesDevice = exec.usesDeviceMemory();
   result.emulated = runtime.isEmulated() && usesDevice;
   result.runtime = runtime.isEmulated() && !usesDevice ? std::string(kHostCpuRuntimeName) : runtime.name();
   result.instructions = record->steps.size();

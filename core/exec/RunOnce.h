@@ -53,10 +53,6 @@ struct RunOutput {
   OutputExactness exactness;
 };
 
-// What a method that uses no device memory ran on under the host runtime:
-// nothing was emulated, so the result says so rather than "host (emulated)".
-inline constexpr const char* kHostCpuRuntimeName = "host CPU (the method uses no device memory)";
-
 struct RunOnceResult {
   std::string method;
   std::string runtime;

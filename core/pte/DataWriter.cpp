@@ -1,5 +1,6 @@
 #include "pte/DataWriter.h"
 
+#include <filesystem>
 #include <set>
 
 #include "flat_tensor_generated.h"
@@ -105,6 +106,43 @@ Status writeDataFile(const ExternalData& data, const std::string& path) {
   if (!bytes) return makeError(path + ": " + bytes.error().message);
   DataReadBack verifier(data);
   return writeFileAtomically(path, bytes.value(), &verifier);
+}
+
+std::vector<std::string> carryDataFiles(const Program& program, const std::string& programPath) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> notes;
+  std::error_code ec;
+  const fs::path folder = fs::absolute(fs::path(programPath), ec).parent_path();
+  const std::string programName = fs::path(programPath).filename().string();
+  for (const auto& data : program.external_data) {
+    if (data.path.empty()) continue;
+    const fs::path source = fs::absolute(fs::path(data.path), ec);
+    const fs::path target = folder / source.filename();
+    if (fs::equivalent(source, target, ec)) continue;  // beside it already
+    const std::string name = source.filename().string();
+    if (fs::exists(target, ec)) {
+      auto here = mapFile(target.string());
+      auto there = mapFile(source.string());
+      if (here && there && here.value() == there.value()) continue;
+      notes.push_back(name + " beside " + programName + " holds other data: the program's data is in " +
+                      source.string() + " (pass it with --ptd)");
+      continue;
+    }
+    // The file it was read from, or (gone, or never on disk: a program
+    // made in memory) the data as the program holds it.
+    auto bytes = mapFile(source.string());
+    const Status status =
+        bytes ? writeFileAtomically(target.string(), bytes->span()) : writeDataFile(data, target.string());
+    if (!status) {
+      notes.push_back("the program's data file " + name + " could not be copied beside " + programName + ": " +
+                      status.error().message);
+      continue;
+    }
+    notes.push_back(bytes ? "copied " + name + " beside " + programName + " (the program's data, from " +
+                                source.parent_path().string() + ")"
+                          : "wrote the program's data beside it as " + name);
+  }
+  return notes;
 }
 
 }  // namespace ptescope::pte

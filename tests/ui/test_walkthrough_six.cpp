@@ -5,7 +5,10 @@
 // the texts that still printed raw byte counts or micro-seconds.
 #include <QtTest>
 
+#include <QDir>
+#include <QFile>
 #include <QLabel>
+#include <QStatusBar>
 #include <QLineEdit>
 #include <QTreeWidget>
 
@@ -130,6 +133,80 @@ class WalkthroughSixTest : public QObject {
     view.selectValue(copied);
     const auto edge = view.selectedEdge();
     QVERIFY(!edge || model.edges[*edge].change != layout::Change::Removed);
+  }
+
+  // Save As into another folder took the program and left its .ptd (the
+  // delegates' weights) behind, without a word: reopened there, the weights
+  // were "not found". The .ptd goes with it now, and the status line says so;
+  // a .ptd of that name with other data there is left alone, and named.
+  void saveAsTakesTheProgramsDataAlong() {
+    const QString from = test::tempDir() + "/save-as-from";
+    const QString to = test::tempDir() + "/save-as-to";
+    QDir(from).removeRecursively();
+    QDir(to).removeRecursively();
+    QVERIFY(QDir().mkpath(from) && QDir().mkpath(to));
+    QVERIFY(test::runCli({"synth", "--demo", "-o", from + "/demo.pte"}).exitCode == 0);
+    QVERIFY(QFile::exists(from + "/aoti_cuda_blob.ptd"));
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(from + "/demo.pte"));
+    QVERIFY(w.window.saveTo(to + "/x.pte"));
+    QVERIFY(QFile::exists(to + "/aoti_cuda_blob.ptd"));
+    QVERIFY2(w.window.statusMessage().contains("copied aoti_cuda_blob.ptd beside x.pte"),
+             qPrintable(w.window.statusMessage()));
+    // Read back there: every delegate finds its weights.
+    QVERIFY(w.doc.loaded().warnings.empty());
+    auto lint = test::runCli({"lint", to + "/x.pte"});
+    QCOMPARE(lint.exitCode, 0);
+
+    // Another folder whose aoti_cuda_blob.ptd holds other data: kept, named.
+    const QString other = test::tempDir() + "/save-as-other";
+    QDir(other).removeRecursively();
+    QVERIFY(QDir().mkpath(other));
+    QVERIFY(test::runCli({"synth", "--large", "2", "-o", other + "/large.pte"}).exitCode == 0);
+    QFile ptd(other + "/aoti_cuda_blob.ptd");
+    QVERIFY(ptd.open(QIODevice::ReadOnly));
+    const QByteArray before = ptd.readAll();
+    ptd.close();
+    QVERIFY(w.window.saveTo(other + "/y.pte"));
+    QVERIFY(ptd.open(QIODevice::ReadOnly));
+    QCOMPARE(ptd.readAll(), before);
+    QVERIFY2(w.window.statusMessage().contains("holds other data"),
+             qPrintable(w.window.statusMessage()));
+  }
+
+  // The status line after a profile ("Profiled forward · host emulation ...")
+  // stayed for 12 s over the next file's name and counts.
+  void anotherFilesStatusMessageLeaves() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
+    QTRY_VERIFY2(w.window.statusMessage().startsWith("Profiled"), qPrintable(w.window.statusMessage()));
+    QVERIFY(w.open(test::synthProgram("status-next.pte", {"--shape", "pipeline", "--layers", "2"})));
+    QVERIFY2(w.window.statusMessage().isEmpty(), qPrintable(w.window.statusMessage()));
+  }
+
+  // Profiling a CPU-only program said "host emulation" (Run Once said "host
+  // CPU (the method uses no device memory)"): nothing was emulated.
+  void aCpuOnlyProfileIsNotEmulated() {
+    const QString spec = test::tempDir() + "/cpu-only-profile.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
+        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
+    file.close();
+    const QString path = test::synthProgram("cpu-only-profile.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(path));
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    QTRY_VERIFY2(w.window.statusMessage().startsWith("Profiled"), qPrintable(w.window.statusMessage()));
+    QVERIFY2(!w.window.statusMessage().contains("emulat"), qPrintable(w.window.statusMessage()));
+    QVERIFY2(w.window.statusMessage().contains("host CPU"), qPrintable(w.window.statusMessage()));
+    auto cli = test::runCli({"profile", path, "--runtime", "host", "--iterations", "2"});
+    QCOMPARE(cli.exitCode, 0);
+    QVERIFY2(!cli.out.contains("EMULATED") && cli.out.contains("host CPU (the method uses no device memory)"),
+             cli.out.constData());
   }
 };
 

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QUndoStack>
 
+#include "pte/DataWriter.h"
 #include "pte/Writer.h"
 #include "ui/common/Format.h"
 #include "util/MappedFile.h"
@@ -366,6 +367,11 @@ bool Document::saveAs(const QString& path, bool allowOverwriteInput, QString* er
     if (error != nullptr) *error = QString::fromStdString(status.error().message);
     return false;
   }
+  // Its .ptd goes with it (the delegates' weights): a program saved into
+  // another folder was missing them there.
+  saveNotes_.clear();
+  for (const auto& note : pte::carryDataFiles(*current_, path.toStdString()))
+    saveNotes_ << QString::fromStdString(note);
   // The window now shows the saved file, as any editor does after Save As:
   // what it watches, compares with (the diff, the options "as in the file")
   // and reloads is that file, read back as written. The undo history ends

@@ -98,6 +98,9 @@ class Document : public QObject {
   bool hasUnsavedEdits() const { return !(edits_ == savedEdits_); }
   // Where Save As last wrote the current program (empty before that).
   QString savedPath() const { return savedPath_; }
+  // What the last saveAs did with the program's .ptd files (copied beside
+  // the saved program, or why not); empty when they were beside it already.
+  QStringList saveNotes() const { return saveNotes_; }
   // The last pipeline report (against the program as loaded), when edited.
   const passes::PassReport* report() const { return report_ ? &*report_ : nullptr; }
   // The pipeline's error for the current edits (the program then stays as it
@@ -145,6 +148,7 @@ class Document : public QObject {
   std::vector<passes::DeviceOptions> fileOptions_;
   passes::ProgramEdits edits_;
   passes::ProgramEdits savedEdits_;
+  QStringList saveNotes_;
   QString savedPath_;
   std::optional<passes::PassReport> report_;
   QString pipelineError_;

@@ -438,6 +438,9 @@ void MainWindow::buildMenus() {
 
 bool MainWindow::openFile(const QString& path) {
   if (!confirmDiscard()) return false;
+  // A message about the file shown before ("Profiled forward · ...") does
+  // not stay over the next one's name and counts.
+  showStatus(QString());
   QString error;
   if (!document_->open(path, &error)) {
     // A file that is gone or unreadable leaves the recent list.
@@ -453,6 +456,7 @@ bool MainWindow::openFile(const QString& path) {
 
 bool MainWindow::openDemo() {
   if (!confirmDiscard()) return false;
+  showStatus(QString());
   QString error;
   if (!document_->openDemo(&error)) {
     showLoadError(error);
@@ -845,7 +849,10 @@ bool MainWindow::saveTo(const QString& path) {
   watch(document_->path());
   fileWatch_->acknowledge();
   addRecentFile(QFileInfo(path).absoluteFilePath());
-  showStatus(tr("Saved %1").arg(path), 5000);
+  // Where its data went (a .ptd copied beside it), or why it is not there.
+  const QStringList notes = document_->saveNotes();
+  showStatus(notes.isEmpty() ? tr("Saved %1").arg(path) : tr("Saved %1 · %2").arg(path, notes.join(QStringLiteral(" · "))),
+             notes.isEmpty() ? 5000 : 15000);
   return true;
 }
 
