@@ -1,9 +1,22 @@
 #include "report/AdviceWriters.h"
+
+#include <cstdio>
 #include "report/RunText.h"
 
 #include "program/Text.h"
 
 namespace ptescope::report {
+
+namespace {
+
+// A ratio read at a glance: three significant digits ("0.00922", "12.4").
+std::string threeDigits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  return text;
+}
+
+}  // namespace
 namespace {
 
 using advise::CopyCounts;
@@ -160,7 +173,7 @@ std::string measuredAdviceText(const advise::MeasuredMethodAdvice& a, const std:
     out += "  * part of the figure is predicted: copies the profile does not cover, copies the edits add, copies "
            "inside delegates\n";
     if (a.predicted_scale != 1.0)
-      out += "    (on the profile's scale: predicted times × " + formatNumber(a.predicted_scale) +
+      out += "    (on the profile's scale: predicted times × " + threeDigits(a.predicted_scale) +
              ", the median measured / predicted time of the copies it matched)\n";
   }
   if (a.matched_copies < a.profile_copies)

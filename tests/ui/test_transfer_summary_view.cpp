@@ -73,9 +73,9 @@ class TransferSummaryViewTest : public QObject {
     // h2d: 2 executions of 1 KiB in 2 + 4 = 6 µs, mean 3, stddev sqrt(2).
     QCOMPARE(table->item(0, 1)->text(), QString("2"));
     QCOMPARE(table->item(0, 2)->text(), QString("2.0 KiB"));
-    QCOMPARE(table->item(0, 3)->text(), QString("6.00"));
-    QCOMPARE(table->item(0, 4)->text(), QString("3.00"));
-    QCOMPARE(table->item(0, 8)->text(), QString("1.41"));
+    QCOMPARE(table->item(0, 3)->text(), QString("6.00 µs"));
+    QCOMPARE(table->item(0, 4)->text(), QString("3.00 µs"));
+    QCOMPARE(table->item(0, 8)->text(), QString("1.41 µs"));
     // Share of all copy time: 6 of 6 + 14 µs = 30.0%.
     QCOMPARE(table->item(0, 10)->text(), QString("30.0%"));
     // Breakdown: kernels 20, delegates 30, copies 10, overhead 14 - 10 = 4,

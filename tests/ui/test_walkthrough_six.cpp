@@ -9,12 +9,15 @@
 #include <QFile>
 #include <QLabel>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QLineEdit>
 #include <QTreeWidget>
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/document/Document.h"
+#include "ui/profile/TimelineView.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/window/MainWindow.h"
@@ -207,6 +210,79 @@ class WalkthroughSixTest : public QObject {
     QCOMPARE(cli.exitCode, 0);
     QVERIFY2(!cli.out.contains("EMULATED") && cli.out.contains("host CPU (the method uses no device memory)"),
              cli.out.constData());
+  }
+
+  // What the sixth walkthrough read as false or cut: the Timeline of a
+  // profile taken before the edits, its legend listing copies a CPU method
+  // never makes, the Summary's "0.02 µs", the diff banner cut before its
+  // saving, the "as loaded" view whose panels are the edited program's, the
+  // pass report written without a word, Escape keeping the Find field.
+  void timelineSummaryAndBannersSayWhatTheyShow() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    const int m = w.doc.currentMethodIndex();
+    QVERIFY(test::profileOnHost(w.window, m, 2, 0));
+    ui::TimelineView* timeline = w.window.timeline();
+    QVERIFY(!timeline->infoText().contains("before the edits"));
+    // The Summary's times in their unit.
+    auto* summary = w.window.findChild<QTableWidget*>("transferSummary");
+    QVERIFY(summary != nullptr && summary->rowCount() > 0);
+    QCOMPARE(summary->horizontalHeaderItem(5)->text(), QString("Median"));
+    const QString median = summary->item(0, 5)->text();
+    QVERIFY2(median.endsWith(" ns") || median.endsWith(" µs") || median.endsWith(" ms"), qPrintable(median));
+
+    auto options = w.doc.methodOptions(m);
+    options.skip_d2h_for_method_outputs = true;
+    w.doc.setMethodOptions(m, options);
+    w.doc.waitForPipeline();
+    QTRY_VERIFY2(timeline->infoText().contains("measured before the edits"), qPrintable(timeline->infoText()));
+    w.doc.setDelegateTarget(m, 0, program::Device{program::DeviceType::Cuda, 1});
+    w.doc.waitForPipeline();
+    w.window.setGraphMode(ui::MainWindow::GraphMode::Diff);
+    QVERIFY(test::waitForGraph(w.window.graph()));
+    auto* banner = w.window.findChild<ui::ElidedLabel*>("graphBanner");
+    QVERIFY(banner != nullptr);
+    QTRY_VERIFY(banner->isVisible());
+    QVERIFY2(!banner->isElided(), qPrintable(banner->shownText() + " | " + banner->text()));
+    // The "as loaded" view says the panels are the edited program's.
+    w.window.setGraphMode(ui::MainWindow::GraphMode::AsLoaded);
+    QVERIFY(test::waitForGraph(w.window.graph()));
+    QTRY_VERIFY2(banner->text().contains("the panels and the status line show the program with your edits"),
+                 qPrintable(banner->text()));
+    w.window.setGraphMode(ui::MainWindow::GraphMode::Current);
+    QVERIFY(test::waitForGraph(w.window.graph()));
+    QVERIFY(!banner->text().contains("as loaded (read-only)"));
+
+    // The pass report says where it went.
+    const QString report = test::tempDir() + "/pass-report.json";
+    QVERIFY(w.window.exportReportTo(report));
+    QCOMPARE(w.window.statusMessage(), "Wrote the pass report to " + report);
+
+    // Escape in Find hands the keys to the graph.
+    auto* field = w.window.findChild<QLineEdit*>("findField");
+    field->setFocus();
+    field->setText("#2");
+    QTest::keyClick(field, Qt::Key_Escape);
+    QVERIFY(w.window.graph()->canvas()->hasFocus());
+    QCOMPARE(field->text(), QString("#2"));
+  }
+
+  // A CPU method's timeline lists only what it draws.
+  void aTimelineLegendListsWhatIsDrawn() {
+    const QString spec = test::tempDir() + "/cpu-legend.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
+    file.close();
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(test::synthProgram("cpu-legend.pte", {spec})));
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    QTRY_VERIFY(!w.window.timeline()->legendTexts().isEmpty());
+    const QStringList legend = w.window.timeline()->legendTexts();
+    QVERIFY2(!legend.join(",").contains("copy"), qPrintable(legend.join(", ")));
+    QVERIFY2(legend.contains("CPU kernel"), qPrintable(legend.join(", ")));
   }
 };
 

@@ -15,18 +15,27 @@ class ElidedLabel : public QLabel {
   explicit ElidedLabel(const QString& text, QWidget* parent = nullptr);
 
   void setElideMode(Qt::TextElideMode mode);
-  // What is drawn at the current width.
+  // Up to `lines` lines, wrapped at spaces, the last one elided (1: one
+  // line, the default). The label is as high as the lines the text needs at
+  // its width, up to that many.
+  void setMaximumLines(int lines);
+  // What is drawn at the current width (lines joined by '\n').
   QString shownText() const;
-  bool isElided() const { return shownText() != text(); }
+  bool isElided() const;
 
   QSize minimumSizeHint() const override;
+  QSize sizeHint() const override;
+  bool hasHeightForWidth() const override { return maxLines_ > 1; }
+  int heightForWidth(int width) const override;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
   bool event(QEvent* event) override;
 
  private:
+  QStringList linesAt(int textWidth) const;
   Qt::TextElideMode mode_ = Qt::ElideMiddle;
+  int maxLines_ = 1;
 };
 
 }  // namespace ptescope::ui

@@ -125,6 +125,9 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   // window's graph a keyhole.
   auto* banner = new ElidedLabel(this);
   banner->setElideMode(Qt::ElideRight);
+  // Two lines at most: the summary ends with the predicted saving, which one
+  // line cut at 1600 px too.
+  banner->setMaximumLines(2);
   banner_ = banner;
   banner_->setObjectName(QStringLiteral("graphBanner"));
   banner_->setStyleSheet(QStringLiteral("QLabel { background: #fff8e1; border-bottom: 1px solid #f5a623; padding: 4px 10px; }"));

@@ -116,6 +116,9 @@ class GraphView : public QWidget {
   // A last part of the diff banner (the predicted copy time the edit saves
   // on the chosen link); empty for none.
   void setDiffNote(const QString& note);
+  // A line for the banner in any view (the "as loaded" view says that the
+  // panels show the program with the edits); empty for none.
+  void setViewNote(const QString& note);
 
   // ---- profile overlay ----
   // Measured copies of the program on screen (instruction indices of that
@@ -339,6 +342,7 @@ class GraphView : public QWidget {
   QLabel* messageLabel_;
   QLabel* banner_;
   QString diffNote_;
+  QString viewNote_;
 
   std::shared_ptr<const program::Program> program_;
   int methodIndex_ = -1;

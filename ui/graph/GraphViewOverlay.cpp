@@ -52,8 +52,15 @@ void GraphView::setDiffNote(const QString& note) {
   updateBanner();
 }
 
+void GraphView::setViewNote(const QString& note) {
+  if (note == viewNote_) return;
+  viewNote_ = note;
+  updateBanner();
+}
+
 void GraphView::updateBanner() {
   QString text = diffSummary();
+  if (!viewNote_.isEmpty()) text = text.isEmpty() ? viewNote_ : text + QStringLiteral(" \u00b7 ") + viewNote_;
   if (layout_ && !layout_->note.empty())
     text += (text.isEmpty() ? QString() : QStringLiteral(" \u00b7 ")) + QString::fromStdString(layout_->note);
   banner_->setVisible(!text.isEmpty() && layout_ != nullptr);

@@ -87,6 +87,9 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   header_->setObjectName("advisorHeader");
   header_->setAccessibleName(tr("Advisor status"));
   header_->setElideMode(Qt::ElideRight);
+  // Two lines at most: its end says what the edits made ("With your edits:
+  // 67 copies, ...") and was cut at 1000 px.
+  header_->setMaximumLines(2);
   showRejected_ = new QCheckBox(tr("Show &rejected edits"));
   showRejected_->setObjectName("advisorShowRejected");
   showRejected_->setToolTip(tr("List the obvious edits the runtime or upstream's passes would refuse, and why"));
@@ -408,7 +411,7 @@ void AdvisorPanel::updateNotes() {
                    .arg(measured_->predicted_scale != 1.0
                             ? tr(", on the profile's scale (predicted times × %1, the median measured / predicted time "
                                  "of the copies it matched)")
-                                  .arg(QString::fromStdString(report::formatNumber(measured_->predicted_scale)))
+                                  .arg(QString::number(measured_->predicted_scale, 'g', 3))
                             : QString());
       if (measured_->emulated)
         notes << tr("The profile is emulated: its copy times are host memcpy, not a link's; profile on the GPU or import "

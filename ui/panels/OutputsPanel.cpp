@@ -241,9 +241,12 @@ void OutputsPanel::fitColumns() {
 
 void OutputsPanel::show(const exec::RunOnceResult& result) {
   result_ = result;
-  header_->setText(tr("Method '%1' ran once on %2%3: %4, %5 not executed, %6")
-                       .arg(QString::fromStdString(result.method), QString::fromStdString(result.runtime),
-                            result.emulated ? tr(" (no GPU: device memory emulated in host memory)") : QString(),
+  // Where it ran, said once ("host (emulated) (no GPU: device memory
+  // emulated ...)" said it twice).
+  header_->setText(tr("Method '%1' ran once on %2: %3, %4 not executed, %5")
+                       .arg(QString::fromStdString(result.method),
+                            result.emulated ? tr("the host, no GPU (device memory emulated in host memory)")
+                                            : QString::fromStdString(result.runtime),
                             countText(qint64(result.instructions), tr("instruction")),
                             num(qint64(result.not_executed.size())), countText(qint64(result.outputs.size()), tr("output"))));
   table_->setRowCount(int(result.outputs.size()));

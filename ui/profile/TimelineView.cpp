@@ -429,6 +429,8 @@ void TimelineView::updateControls() {
                           durationText(duration_ / 1.02));
   if (profile_->emulated) text += " · " + tr("emulated on the host");
   if (profile_->runtime == etdump::kEtdumpSource) text += " · " + QString::fromUtf8(etdump::kEtdumpSource);
+  // The lanes are the program the profile ran: before the edits, said so.
+  if (measuredBeforeEdits_) text += " · " + tr("measured before the edits (the program then)");
   info_->setText(text);
 }
 
@@ -560,6 +562,14 @@ QString TimelineView::barToolTip(const Bar& bar) const {
   }
   return lines.join("<br>");
 }
+
+void TimelineView::setMeasuredBeforeEdits(bool before) {
+  if (before == measuredBeforeEdits_) return;
+  measuredBeforeEdits_ = before;
+  updateControls();
+}
+
+QString TimelineView::infoText() const { return info_->text(); }
 
 void TimelineView::setOtherMethod(const QString& method) {
   if (method == otherMethod_) return;
@@ -730,15 +740,19 @@ std::vector<LegendEntry> legendEntries(const exec::TransferProfile& profile, con
   for (const auto& s : profile.timeline) {
     if (s.track == exec::TimelineSlice::Track::NotExecuted) notExecuted = true;
   }
+  bool h2d = false, d2h = false;
   for (const auto& b : bars) {
+    h2d = h2d || b.lane == Lane::HostToDevice;
+    d2h = d2h || b.lane == Lane::DeviceToHost;
     if (b.lane != Lane::Kernels) continue;
     if (!b.delegate)
       cpuKernels = true;
     else if (std::find(delegateDevices.begin(), delegateDevices.end(), b.device) == delegateDevices.end())
       delegateDevices.push_back(b.device);
   }
-  entries.push_back({styleOf(Lane::HostToDevice, false, delegateDevice), TimelineView::tr("host → device copy")});
-  entries.push_back({styleOf(Lane::DeviceToHost, false, delegateDevice), TimelineView::tr("device → host copy")});
+  // What is drawn only (a CPU method's legend listed both copies).
+  if (h2d) entries.push_back({styleOf(Lane::HostToDevice, false, delegateDevice), TimelineView::tr("host → device copy")});
+  if (d2h) entries.push_back({styleOf(Lane::DeviceToHost, false, delegateDevice), TimelineView::tr("device → host copy")});
   if (cpuKernels || delegateDevices.empty())
     entries.push_back({styleOf(Lane::Kernels, false, delegateDevice), TimelineView::tr("CPU kernel")});
   for (const auto& device : delegateDevices)

@@ -94,6 +94,11 @@ class TimelineView : public QWidget {
   // Without a profile of the method shown: the method the latest one
   // measured, named in the empty canvas.
   void setOtherMethod(const QString& method);
+  // The profile ran the program as it was before the edits (its copies and
+  // the program's differ): the iteration's line says so.
+  void setMeasuredBeforeEdits(bool before);
+  // The line over the lanes ("iteration 1: 8 instructions, ...").
+  QString infoText() const;
   // The widget that paints the lanes and takes the mouse (for tests and grabs).
   QWidget* canvas() const;
 
@@ -154,6 +159,7 @@ class TimelineView : public QWidget {
   QToolButton* zoomOutButton_ = nullptr;
   QToolButton* fitButton_ = nullptr;
   QString otherMethod_;
+  bool measuredBeforeEdits_ = false;
 };
 
 }  // namespace ptescope::ui

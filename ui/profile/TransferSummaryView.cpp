@@ -27,7 +27,9 @@ QLabel* wrappingLabel(const char* name, const QString& role) {
   return label;
 }
 
-QString microsCell(double seconds) { return qText(program::microsText(seconds)); }
+// In the unit that fits, as the Transfers table and the report say times
+// ("20.0 ns", "33.3 µs"; "0.02 µs" lost the digits that mattered).
+QString durationCell(double seconds) { return qText(program::durationText(seconds)); }
 
 }  // namespace
 
@@ -63,8 +65,8 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
   table_ = new QTableWidget(0, 11);
   table_->setObjectName("transferSummary");
   table_->setAccessibleName(tr("Transfer summary"));
-  table_->setHorizontalHeaderLabels({tr("Direction / size"), tr("Count"), tr("Bytes"), tr("Total µs"), tr("Mean µs"),
-                                     tr("Median µs"), tr("Min µs"), tr("Max µs"), tr("Stddev µs"), tr("GB/s"), tr("Share")});
+  table_->setHorizontalHeaderLabels({tr("Direction / size"), tr("Count"), tr("Bytes"), tr("Total"), tr("Mean"),
+                                     tr("Median"), tr("Min"), tr("Max"), tr("Stddev"), tr("GB/s"), tr("Share")});
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -117,12 +119,12 @@ void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile
     const QStringList cells = {label,
                                num(qint64(t.count)),
                                bytesText(qint64(t.bytes)),
-                               microsCell(t.total_seconds),
-                               microsCell(t.mean_seconds),
-                               microsCell(t.median_seconds),
-                               microsCell(t.min_seconds),
-                               microsCell(t.max_seconds),
-                               microsCell(t.stddev_seconds),
+                               durationCell(t.total_seconds),
+                               durationCell(t.mean_seconds),
+                               durationCell(t.median_seconds),
+                               durationCell(t.min_seconds),
+                               durationCell(t.max_seconds),
+                               durationCell(t.stddev_seconds),
                                gbpsText(t.gbps),
                                // Timed apart from the run: no share of its copy time.
                                row.inside_delegates ? QStringLiteral("-")

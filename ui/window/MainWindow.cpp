@@ -43,6 +43,9 @@
 
 #include <functional>
 
+#include <QGraphicsView>
+#include <QKeyEvent>
+
 #include "analysis/Diagnostics.h"
 #include "analysis/Summary.h"
 #include "exec/DeviceRuntime.h"
@@ -76,6 +79,19 @@ constexpr int kMaxRecentFiles = 10;
 class FindField : public QLineEdit {
  public:
   QSize sizeHint() const override { return {minimumWidth(), QLineEdit::sizeHint().height()}; }
+  // Escape leaves the field for the graph (it kept the focus, so the arrow
+  // keys moved nothing); the text and its matches stay.
+  std::function<void()> escaped;
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override {
+    if (event->key() == Qt::Key_Escape && event->modifiers() == Qt::NoModifier && escaped) {
+      escaped();
+      event->accept();
+      return;
+    }
+    QLineEdit::keyPressEvent(event);
+  }
 };
 
 bool dialogsAllowed() {
@@ -317,7 +333,9 @@ void MainWindow::buildMenus() {
     toolbar->addAction(action);
     viewMenu->addAction(action);
   }
-  findField_ = new FindField;
+  auto* findField = new FindField;
+  findField->escaped = [this] { graph_->canvas()->setFocus(Qt::ShortcutFocusReason); };
+  findField_ = findField;
   findField_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   findField_->setObjectName("findField");
   findField_->setAccessibleName(tr("Find"));
@@ -691,6 +709,12 @@ void MainWindow::showGraph() {
     case GraphMode::Diff: graph_->setMethod(document_->programSnapshot(), index, document_->methodChanges(index)); break;
   }
   graph_->setDiffNote(diffNote());
+  // The other panels follow the program with the edits: the "as loaded"
+  // graph says so (Values, Transfers and the status line read as the file's).
+  graph_->setViewNote(graphMode_ == GraphMode::AsLoaded && document_->isModified()
+                          ? tr("The file as loaded (read-only); the panels and the status line show the program "
+                               "with your edits")
+                          : QString());
   updateGraphMeasurements();
 }
 
@@ -914,6 +938,7 @@ bool MainWindow::exportReportTo(const QString& path) {
     if (dialogsAllowed()) QMessageBox::warning(this, tr("Cannot export the report"), error);
     return false;
   }
+  showStatus(tr("Wrote the pass report to %1").arg(path), 8000);
   return true;
 }
 

@@ -309,6 +309,7 @@ void MainWindow::applyProfiles() {
       for (size_t k = 0; k < before.size(); ++k) profiledToCurrent_[before[k]] = now[k];
     for (const auto& [p, c] : profiledToCurrent_) currentToProfiled_[c] = p;
     timeline_->setProfile(latest->profile, measured);
+    timeline_->setMeasuredBeforeEdits(transfersModel_->latestMeasuredAnotherProgram());
   } else {
     timeline_->clear();
   }

@@ -49,8 +49,7 @@ ReloadBar::ReloadBar(QWidget* parent)
 }
 
 void ReloadBar::showChanged(const QString& fileName, bool unsavedEdits) {
-  showText(unsavedEdits ? tr("%1 changed on disk. Your unsaved edits stay as they are until you choose Reload, "
-                             "which reads the new file and applies them to it (Undo still works).")
+  showText(unsavedEdits ? tr("%1 changed on disk. Reload reads it and applies your edits again (undoable).")
                               .arg(fileName)
                         : tr("%1 changed on disk.").arg(fileName),
            true);
