@@ -77,6 +77,11 @@ void GraphCanvas::keyPressEvent(QKeyEvent* event) {
       return;
     }
   }
+  if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && event->modifiers() == Qt::NoModifier &&
+      activateKey && activateKey()) {
+    event->accept();
+    return;
+  }
   QGraphicsView::keyPressEvent(event);
 }
 

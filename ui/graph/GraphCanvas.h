@@ -33,6 +33,9 @@ class GraphCanvas : public QGraphicsView {
   std::function<void(size_t edge)> edgeClicked;
   std::function<void()> backgroundClicked;
   std::function<void(size_t node)> nodeDoubleClicked;
+  // Enter or Return: what a double click on the selected node does (open a
+  // group, follow a stub); false when nothing is selected.
+  std::function<bool()> activateKey;
   std::function<void(const QPoint& viewPos, std::optional<size_t> node)> contextMenu;
 
   // Multiplies the scale, kept within [kMinZoom, kMaxZoom].

@@ -76,6 +76,11 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   canvas_->edgeClicked = [this](size_t edge) { selectEdge(edge, true); };
   canvas_->backgroundClicked = [this] { backgroundClicked(); };
   canvas_->nodeDoubleClicked = [this](size_t node) { nodeDoubleClicked(node); };
+  canvas_->activateKey = [this] {
+    if (!selectedNode_) return false;
+    nodeDoubleClicked(*selectedNode_);
+    return true;
+  };
   canvas_->contextMenu = [this](const QPoint& at, std::optional<size_t> node) { showContextMenu(at, node); };
   fillTimer_ = new QTimer(this);
   fillTimer_->setSingleShot(true);
