@@ -60,6 +60,10 @@ class EtdumpCommandImpl : public EtdumpCommand {
     if (!dump) return fail(dump.error().message);
     etdump::AnalysisOptions options;
     options.methods = splitList(method_);
+    // A --method the program lacks is the program's, not the trace's.
+    for (const auto& name : options.methods)
+      if (loaded->program.findMethod(name) == nullptr)
+        return fail(file_ + ": no method named '" + name + "' (--method)");
     options.scale.ns_per_tick = tickNs_;
     auto analysis = etdump::analyzeEtdump(dump.value(), loaded->program, options);
     if (!analysis) return fail(etdump_ + ": " + analysis.error().message);

@@ -38,16 +38,19 @@ Result<std::optional<ExtendedHeader>> parseExtendedHeader(std::span<const uint8_
   header.segment_base_offset = readLe64(file.data() + 24);
   if (header.length >= kExtendedHeaderLength) header.segment_data_size = readLe64(file.data() + 32);
   const uint64_t size = file.size();
-  if (header.program_size < needed || header.program_size > size)
+  if (header.program_size < needed)
     return makeError("extended header program_size " + std::to_string(header.program_size) +
-                     " is outside the file (" + std::to_string(size) + " bytes)");
+                     " is too small (the header alone needs " + std::to_string(needed) + " bytes)");
+  if (header.program_size > size)
+    return makeError("extended header program_size " + std::to_string(header.program_size) +
+                     " is past the end of the file (" + std::to_string(size) + " bytes); it is truncated");
   if (header.segment_base_offset != 0) {
     if (header.segment_base_offset < header.program_size)
       return makeError("extended header segment_base_offset " + std::to_string(header.segment_base_offset) +
                        " lies inside the program (program_size " + std::to_string(header.program_size) + ")");
     if (header.segment_base_offset > size)
       return makeError("extended header segment_base_offset " + std::to_string(header.segment_base_offset) +
-                       " is past the end of the file (" + std::to_string(size) + " bytes)");
+                       " is past the end of the file (" + std::to_string(size) + " bytes); it is truncated");
     if (header.segment_data_size > size - header.segment_base_offset)
       return makeError("extended header says " + std::to_string(header.segment_data_size) +
                        " bytes of segment data start at " + std::to_string(header.segment_base_offset) +

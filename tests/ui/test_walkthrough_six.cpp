@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QLineEdit>
 #include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
@@ -283,6 +284,27 @@ class WalkthroughSixTest : public QObject {
     const QStringList legend = w.window.timeline()->legendTexts();
     QVERIFY2(!legend.join(",").contains("copy"), qPrintable(legend.join(", ")));
     QVERIFY2(legend.contains("CPU kernel"), qPrintable(legend.join(", ")));
+  }
+
+  // A delegate whose weights are missing: Properties' Problem row starts
+  // with what fails (it was cut after "named data '1c59ef3…").
+  void aMissingBlobSaysWhatFailsFirst() {
+    const QString dir = test::tempDir() + "/problem-row";
+    QDir(dir).removeRecursively();
+    QVERIFY(QDir().mkpath(dir));
+    QVERIFY(test::runCli({"synth", "--demo", "-o", dir + "/demo.pte"}).exitCode == 0);
+    QVERIFY(QFile::remove(dir + "/aoti_cuda_blob.ptd"));
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(dir + "/demo.pte"));
+    w.window.findChild<QLineEdit*>("findField")->setText("#1");
+    QCOMPARE(w.window.graph()->selectedInstruction(), std::optional<size_t>(1));
+    QTreeWidgetItem* problem = nullptr;
+    QTreeWidget* tree = w.window.properties();
+    for (QTreeWidgetItemIterator it(tree); *it; ++it)
+      if ((*it)->text(0) == "Problem") problem = *it;
+    QVERIFY(problem != nullptr);
+    QVERIFY2(problem->text(1).startsWith("init fails: weights_blob not found"), qPrintable(problem->text(1)));
+    QVERIFY2(problem->toolTip(1).contains("neither in the program nor in an attached .ptd"), qPrintable(problem->toolTip(1)));
   }
 };
 

@@ -3,6 +3,7 @@
 
 #include "ui/common/Format.h"
 
+#include <QColor>
 #include <QHeaderView>
 
 #include "analysis/DelegateTransfers.h"
@@ -193,7 +194,20 @@ void PropertiesPanel::showInstruction(size_t k) {
         auto* entry = row(QString::fromStdString(n.role), where, p);
         row(tr("Key"), QString::fromStdString(n.key), entry);
       }
-      if (!payload.problem.empty()) row(tr("Problem"), QString::fromStdString(payload.problem), p);
+      if (!payload.problem.empty()) {
+        // What fails, marked as such, its consequence first (it was cut
+        // after "named data '1c59ef3…" at 1000 px); the whole message is
+        // the tool tip.
+        QStringList missing;
+        for (const auto& n : payload.named_data)
+          if (n.where == NamedDataLocation::Where::Missing) missing << QString::fromStdString(n.role);
+        const QString shown = missing.isEmpty()
+                                  ? QString::fromStdString(payload.problem)
+                                  : tr("init fails: %1 not found (no .ptd holds it; lint PTS020)").arg(missing.join(", "));
+        auto* problem = row(tr("Problem"), shown, p);
+        problem->setToolTip(1, plainToolTip(QString::fromStdString(payload.problem)));
+        for (int column : {0, 1}) problem->setForeground(column, QColor(0xb0, 0x00, 0x20));
+      }
       p->setExpanded(true);
     }
     if (isTensorRTBackend(d.id.value_or(""))) showTensorRTPayload(payload, del);
