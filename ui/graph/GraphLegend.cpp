@@ -45,9 +45,9 @@ std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QS
     moved = moved || n.change == layout::Change::Moved;
   }
   for (const auto& e : model.edges) moved = moved || e.change == layout::Change::Moved;
-  if (added) entries.push_back({LegendEntry::Added, {}, QStringLiteral("copy added by the edits")});
-  if (removed) entries.push_back({LegendEntry::Removed, {}, QStringLiteral("copy removed by the edits")});
-  if (moved) entries.push_back({LegendEntry::Moved, {}, QStringLiteral("device or target changed")});
+  if (added) entries.push_back({LegendEntry::Added, {}, QStringLiteral("added copy")});
+  if (removed) entries.push_back({LegendEntry::Removed, {}, QStringLiteral("removed copy")});
+  if (moved) entries.push_back({LegendEntry::Moved, {}, QStringLiteral("device changed")});
   return entries;
 }
 
@@ -150,18 +150,29 @@ GraphLegend::GraphLegend(QWidget* parent) : QWidget(parent) {
 }
 
 std::vector<QRectF> GraphLegend::placeEntries(int width) const {
-  std::vector<QRectF> places;
-  double x = kMarginX, y = kMarginY, rowHeight = 0;
-  for (const auto& entry : entries_) {
-    const QSizeF size = paintLegend(nullptr, QPointF(0, 0), {entry}, true);
-    if (x > kMarginX && x + size.width() > width - kMarginX) {
-      x = kMarginX;
-      y += rowHeight;
-      rowHeight = 0;
+  // Row by row, in order, each row taking every entry still to place that
+  // fits beside the others (a short entry moves up into a row's gap): at
+  // 1000 px the diff view's eight entries took three rows of the canvas.
+  const size_t n = entries_.size();
+  std::vector<QSizeF> sizes;
+  sizes.reserve(n);
+  for (const auto& entry : entries_) sizes.push_back(paintLegend(nullptr, QPointF(0, 0), {entry}, true));
+  std::vector<QRectF> places(n);
+  std::vector<bool> placed(n, false);
+  size_t left = n;
+  double y = kMarginY;
+  while (left > 0) {
+    double x = kMarginX, rowHeight = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (placed[i]) continue;
+      if (x > kMarginX && x + sizes[i].width() > width - kMarginX) continue;
+      places[i] = QRectF(QPointF(x, y), sizes[i]);
+      placed[i] = true;
+      --left;
+      x += sizes[i].width();
+      rowHeight = std::max(rowHeight, sizes[i].height());
     }
-    places.emplace_back(QPointF(x, y), size);
-    x += size.width();
-    rowHeight = std::max(rowHeight, size.height());
+    y += rowHeight;
   }
   return places;
 }
