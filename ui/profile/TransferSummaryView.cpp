@@ -56,6 +56,9 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
   scroll->setAccessibleName(tr("Transfers summary"));
   scroll->setWidgetResizable(true);
   scroll->setFrameShape(QFrame::NoFrame);
+  // Not a Tab stop of its own (it showed no focus): Tab goes to its table,
+  // whose arrows scroll it.
+  scroll->setFocusPolicy(Qt::NoFocus);
   scroll->setMinimumHeight(fontMetrics().height() * 5);
   auto* content = new QWidget;
   scroll->setWidget(content);
