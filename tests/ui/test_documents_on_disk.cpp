@@ -144,7 +144,7 @@ class DocumentsOnDiskTest : public QObject {
     QVERIFY(replaceAtomically(path, 8));
     ui::ReloadBar* bar = barOf(window);
     QTRY_VERIFY_WITH_TIMEOUT(!bar->isHidden(), 10000);
-    QVERIFY2(bar->text().contains("edited-while-changed.pte changed on disk") && bar->text().contains("applies your edits again"),
+    QVERIFY2(bar->text().contains("edited-while-changed.pte changed on disk") && bar->text().contains("unsaved edits"),
              qPrintable(bar->text()));
     QCOMPARE(bar->findChild<QLabel*>("reloadBarText")->accessibleDescription(), bar->text());
     // Nothing changed yet: the program on screen and the edits are as they were.

@@ -5,6 +5,9 @@
 // the texts that still printed raw byte counts or micro-seconds.
 #include <QtTest>
 
+#include <QApplication>
+#include <QFontMetrics>
+
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -16,6 +19,7 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include "ui/common/DistinctNames.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/document/Document.h"
 #include "ui/profile/TimelineView.h"
@@ -305,6 +309,35 @@ class WalkthroughSixTest : public QObject {
     QVERIFY(problem != nullptr);
     QVERIFY2(problem->text(1).startsWith("init fails: weights_blob not found"), qPrintable(problem->text(1)));
     QVERIFY2(problem->toolTip(1).contains("neither in the program nor in an attached .ptd"), qPrintable(problem->toolTip(1)));
+  }
+
+  // Named data keys that differ only in their middle read alike in the
+  // Program tree at 1000 px ("forwa…_blob" eight times): each keeps the
+  // part that tells it from the others.
+  void namesThatDifferInTheirMiddleReadApart() {
+    std::vector<QString> keys;
+    for (int layer = 0; layer < 12; ++layer) {
+      keys.push_back(QString("forward_layer%1_mlp_so_blob").arg(layer));
+      keys.push_back(QString("forward_layer%1_mlp_weights_blob").arg(layer));
+    }
+    keys.push_back("forward_attention_so_blob");
+    const auto parts = ui::distinguishingParts(keys);
+    QCOMPARE(parts.size(), keys.size());
+    const QFontMetrics metrics(QApplication::font());
+    const int width = metrics.horizontalAdvance("forward_la…_blob");
+    std::map<QString, QString> seen;
+    for (const auto& key : keys) {
+      const QString shown = ui::elideAround(key, parts.at(key), metrics, width);
+      QVERIFY2(metrics.horizontalAdvance(shown) <= width, qPrintable(shown));
+      const auto [at, added] = seen.emplace(shown, key);
+      QVERIFY2(added, qPrintable(key + " and " + at->second + " both read " + shown));
+    }
+    // The layer number is what they differ by: it is in sight.
+    QVERIFY2(seen.count(ui::elideAround("forward_layer7_mlp_so_blob", parts.at("forward_layer7_mlp_so_blob"), metrics, width)) &&
+                 ui::elideAround("forward_layer7_mlp_so_blob", parts.at("forward_layer7_mlp_so_blob"), metrics, width).contains("7"),
+             "layer 7's key does not show its 7");
+    // A name that fits is whole.
+    QCOMPARE(ui::elideAround("x", {0, 1}, metrics, width), QString("x"));
   }
 };
 

@@ -148,11 +148,20 @@ void GraphView::computeMatches() {
       const auto& node = model.nodes[n];
       std::vector<const std::string*> texts{&node.title};
       for (const auto& term : node.search_terms) texts.push_back(&term);
-      // The open groups the node sits in: an opened "layer 7" is found in
-      // its instructions (Properties names their group).
-      for (const int g : enclosingGroups(node)) texts.push_back(&groups[size_t(g)].title);
       bool hit = containsAllWords(query.words, texts);
       int rank = hit ? matchRank(query.words, texts) : 2;
+      // An open group the node sits in whose title has every word: an
+      // opened "layer 7" is found in its instructions (their selection and
+      // Properties name the group). The title alone, not mixed with the
+      // node's own words ("layer" from "layer 2" and a "7" elsewhere).
+      if (!hit)
+        for (const int g : enclosingGroups(node)) {
+          const std::string* title = &groups[size_t(g)].title;
+          if (containsAllWords(query.words, {title})) {
+            hit = true;
+            rank = std::min(rank, matchRank(query.words, {title}));
+          }
+        }
       if (!hit && node.kind == NodeKind::Group) {
         // What the group hides: operator and backend names of its instructions.
         const auto& group = analyzed_->graph.groups().groups[size_t(node.group)];

@@ -42,6 +42,7 @@
 #include "ui/profile/TransferSummaryView.h"
 #include "ui/profile/TransfersModel.h"
 #include "ui/panels/ValuesModel.h"
+#include "ui/common/DistinctNames.h"
 
 namespace ptescope::ui {
 
@@ -145,6 +146,7 @@ class ProgramTreeView : public QTreeView {
       }
       return false;
     };
+    cores_.clear();
     if (!alike(width, Qt::ElideMiddle)) return width;
     const int most = std::min(names, std::max(width, room - fontMetrics().horizontalAdvance(QStringLiteral("00 …")) - margin));
     for (Qt::TextElideMode mode : {Qt::ElideMiddle, Qt::ElideLeft, Qt::ElideRight})
@@ -153,10 +155,44 @@ class ProgramTreeView : public QTreeView {
           setTextElideMode(mode);
           return w;
         }
+    // Names that read alike however they are cut (named data keys
+    // "forward_layer0_mlp_so_blob" .. "forward_layer9_..." differ in their
+    // middle): each keeps the part that tells it from its neighbours.
+    std::vector<QString> all;
+    for (const auto& row : shown) all.push_back(row.name);
+    cores_ = distinguishingParts(std::move(all));
     return width;
   }
+
+ public:
+  // The name as drawn in `width` pixels (DistinctNames.h) where names need
+  // it; empty: the view's own elision.
+  QString shortened(const QString& name, int width) const {
+    const auto it = cores_.find(name);
+    return it == cores_.end() ? QString() : elideAround(name, it->second, fontMetrics(), width);
+  }
+
+ private:
+  std::map<QString, std::pair<int, int>> cores_;
   bool fitting_ = false;
   bool userSized_ = false;
+};
+
+// Draws the Program tree's names through ProgramTreeView::shortened.
+class NameDelegate : public QStyledItemDelegate {
+ public:
+  explicit NameDelegate(ProgramTreeView* view) : QStyledItemDelegate(view), view_(view) {}
+
+ protected:
+  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+    QStyledItemDelegate::initStyleOption(option, index);
+    const int margin = 2 * (view_->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, view_) + 1);
+    if (const QString shown = view_->shortened(option->text, option->rect.width() - margin); !shown.isEmpty())
+      option->text = shown;
+  }
+
+ private:
+  ProgramTreeView* view_;
 };
 
 QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
@@ -231,7 +267,9 @@ void MainWindow::buildGraph() {
 }
 
 QDockWidget* MainWindow::buildProgramTree() {
-  tree_ = new ProgramTreeView;
+  auto* treeView = new ProgramTreeView;
+  treeView->setItemDelegateForColumn(0, new NameDelegate(treeView));
+  tree_ = treeView;
   tree_->setObjectName("programTree");
   tree_->setModel(treeModel_);
   // A delegate's target device is editable from the tree.

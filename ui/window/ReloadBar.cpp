@@ -49,7 +49,7 @@ ReloadBar::ReloadBar(QWidget* parent)
 }
 
 void ReloadBar::showChanged(const QString& fileName, bool unsavedEdits) {
-  showText(unsavedEdits ? tr("%1 changed on disk. Reload reads it and applies your edits again (undoable).")
+  showText(unsavedEdits ? tr("%1 changed on disk. Reload reads it and applies your unsaved edits again (undoable).")
                               .arg(fileName)
                         : tr("%1 changed on disk.").arg(fileName),
            true);
