@@ -460,10 +460,10 @@ class MethodSearch {
       e.reason = refusedAll_;
       return finish();
     }
-    // A delegate's missing data (PTS020) is the files', not the edit's: every
+    // Missing data (PTS020, PTS021) is the files', not the edit's: every
     // candidate has it as the program as loaded does.
     for (const auto& d : analysis::lintMethod(result->program, *method))
-      if (d.severity == analysis::Severity::Error && d.id != "PTS020") {
+      if (d.severity == analysis::Severity::Error && d.id != "PTS020" && d.id != "PTS021") {
         e.reason = lintReason(d);
         return finish();
       }

@@ -59,6 +59,9 @@ const std::vector<DiagnosticRule> kRules = {
     {"PTS020", "delegate-data-missing", Severity::Error,
      "an AOTI delegate (CudaBackend) whose named data (its .so or weights blob) is neither in the program nor in an "
      "attached .ptd: the backend's init fails"},
+    {"PTS021", "external-data-missing", Severity::Error,
+     "a constant tensor stored outside the program (EXTERNAL) whose data is in no attached .ptd: loading the method "
+     "fails"},
 };
 
 class Linter {
@@ -71,6 +74,7 @@ class Linter {
     checkValues();
     checkBuffers();
     checkDelegates();
+    checkExternalData();
     checkInstructions();
     return std::move(out_);
   }
@@ -187,6 +191,21 @@ class Linter {
   // TensorRTBackend: the blob parses (TensorRTBackend.cpp init, 243-246) and
   // its device_id, where the engine runs (cudaSetDevice, 260-266 and
   // 587-598), agrees with target_device, where the passes put its data.
+  // Constants stored in a .ptd (EXTERNAL): the method cannot load without
+  // their data (Run Once said "external tensor 'a' is in no loaded .ptd"
+  // while Diagnostics said "No findings").
+  void checkExternalData() {
+    for (size_t v = 0; v < values_.size(); ++v) {
+      const Tensor* t = values_[v].tensor();
+      if (t == nullptr || !t->isExternal()) continue;
+      const TensorDataSource source = tensorData(program_, *t);
+      if (source.kind != TensorDataSource::Kind::Missing) continue;
+      add("PTS021", "constant " + name(int32_t(v)) + ": " + source.detail,
+          "keep the .ptd the export wrote beside the program, or name it with --ptd FILE")
+          .value = int32_t(v);
+    }
+  }
+
   // AOTI delegates (CudaBackend): init loads the .so and the weights by the
   // keys their processed bytes hold from the program's named data or a .ptd.
   // (A delegate whose processed bytes are empty, as hand-made programs'

@@ -111,6 +111,7 @@ Result<PipelineResult> runPipeline(const Program& input, const PipelineOptions& 
     Method* method = program.findMethod(where.first);
     if (method == nullptr) return makeError("no method named '" + where.first + "'");
     auto& delegates = ensure(method->delegates);
+    if (delegates.empty()) return makeError("method '" + where.first + "' has no delegates");
     if (where.second < 0 || size_t(where.second) >= delegates.size())
       return makeError("method '" + where.first + "' has no delegate " + std::to_string(where.second) + " (it has " +
                        std::to_string(delegates.size()) + ")");

@@ -30,6 +30,7 @@ Status checkDelegate(const Program& loaded, const std::string& method, int32_t d
   const Method* m = loaded.findMethod(method);
   if (m == nullptr) return makeError("no method named '" + method + "'");
   const size_t count = items(m->delegates).size();
+  if (count == 0) return makeError("method '" + method + "' has no delegates");
   if (delegate < 0 || size_t(delegate) >= count)
     return makeError("method '" + method + "' has no delegate " + std::to_string(delegate) + " (it has " +
                      std::to_string(count) + ")");

@@ -17,9 +17,13 @@ json buffersJson(const std::vector<BufferInfo>& buffers) {
   return out;
 }
 
+// The planned buffers in units, each with its device, as the app's Changes
+// panel says them: "[32 B cpu:0, 48 B cuda:0]" (it said "[0, 32, 48 cuda:0]",
+// the file's sizes with the reserved 0).
 std::string buffersText(const std::vector<BufferInfo>& buffers) {
-  std::string out = "[0";
-  for (const auto& b : buffers) out += ", " + std::to_string(b.size) + (b.device.isCpu() && b.device.index == 0 ? "" : " " + b.device.str());
+  std::string out = "[";
+  for (size_t i = 0; i < buffers.size(); ++i)
+    out += (i ? ", " : "") + program::bytesText(int64_t(buffers[i].size)) + " " + buffers[i].device.str();
   return out + "]";
 }
 

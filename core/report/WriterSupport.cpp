@@ -25,7 +25,8 @@ std::string jsonFileText(const nlohmann::json& value, int indent) { return jsonT
 
 Status writeTextFile(const std::string& path, const std::string& text) {
   auto status = writeFileAtomically(path, std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
-  if (!status) return makeError(path + ": " + status.error().message);
+  // Its messages name the path already ("x.html: cannot create a file in ...").
+  if (!status) return status.error();
   return Ok{};
 }
 

@@ -320,7 +320,7 @@ class CliLintDiffTest : public QObject {
       QVERIFY(r.out.contains(("  ~ " + pct(v) + " cpu:0 -> cuda:0\n").toUtf8()));
     }
     QVERIFY(!r.out.contains("(only in B)"));
-    QVERIFY(r.out.contains("  buffers [0, 32, 48 cuda:0] -> [0, 16, 48 cuda:0]\n"));
+    QVERIFY2(r.out.contains("  buffers [32 B cpu:0, 48 B cuda:0] -> [16 B cpu:0, 48 B cuda:0]\n"), r.out.constData());
     QVERIFY(!r.out.contains("no differences"));
 
     auto json = runCli({"diff", a, b, "--json"});

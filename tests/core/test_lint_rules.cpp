@@ -1,4 +1,4 @@
-// Every lint rule PTS001-PTS020 (core/analysis/Diagnostics), one table:
+// Every lint rule PTS001-PTS021 (core/analysis/Diagnostics), one table:
 // for each rule a program that triggers it, checked for the rule's id,
 // severity, slug and location (method, instruction, value, delegate), and a
 // near twin that differs in the one thing the rule is about and does not
@@ -560,6 +560,37 @@ const std::vector<Rule>& rules() {
          }
          return c;
        }},
+      // A constant stored in a .ptd (EXTERNAL) whose file is not there: the
+      // method cannot load. Twin: the same program with its data attached.
+      {"PTS021 external constant without its data", "PTS021", "external-data-missing", Severity::Error,
+       [] {
+         const char* spec = R"({"methods": [{"name": "forward", "inputs": ["a"], "outputs": ["y"],
+             "tensors": {"a": {"dtype": "float32", "sizes": [2, 2]}, "y": {"dtype": "float32", "sizes": [2, 2]}},
+             "constants": {"w": {"dtype": "float32", "sizes": [2, 2], "fill": 0.5}},
+             "nodes": [{"op": "aten::add.out", "inputs": ["a", "w"], "outputs": ["y"]}]}]})";
+         Case c{fromSpec(spec, true), fromSpec(spec, true), {}};
+         if (!c.trigger.error.isEmpty() || !c.twin.error.isEmpty()) return c;
+         // w moves to a .ptd under the key "w": the twin has the file, the
+         // trigger has not.
+         for (Built* built : {&c.trigger, &c.twin}) {
+           Method& m = forward(built->program);
+           for (size_t v = 0; v < items(m.values).size(); ++v) {
+             auto* t = (*m.values)[v].tensor();
+             if (t == nullptr || !t->isConstant()) continue;
+             ExtraTensorInfo extra;
+             extra.fully_qualified_name = "w";
+             extra.location = TensorDataLocation::External;
+             t->extra_tensor_info = extra;
+             t->data_buffer_idx = 0;
+             if (built == &c.trigger) c.expected.insert(atValue(int32_t(v)));
+           }
+         }
+         ExternalData data;
+         data.path = "w.ptd";
+         data.entries.push_back({"w", Bytes::copyOf(std::vector<uint8_t>(16, 0)), std::nullopt});
+         c.twin.program.external_data = {data};
+         return c;
+       }},
   };
   return table;
 }
@@ -596,10 +627,10 @@ class LintRulesTest : public QObject {
           QCOMPARE(std::string(r.slug), std::string(row.slug));
         }
     }
-    QCOMPARE(registered.size(), size_t(20));
+    QCOMPARE(registered.size(), size_t(21));
     QCOMPARE(inTable, registered);
     QCOMPARE(*registered.begin(), std::string("PTS001"));
-    QCOMPARE(*registered.rbegin(), std::string("PTS020"));
+    QCOMPARE(*registered.rbegin(), std::string("PTS021"));
   }
 
   void rule_data() {

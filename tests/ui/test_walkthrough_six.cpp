@@ -24,6 +24,7 @@
 #include "ui/document/Document.h"
 #include "ui/profile/TimelineView.h"
 #include "ui/graph/GraphView.h"
+#include "ui/panels/MemoryPlanView.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/window/MainWindow.h"
 
@@ -338,6 +339,36 @@ class WalkthroughSixTest : public QObject {
              "layer 7's key does not show its 7");
     // A name that fits is whole.
     QCOMPARE(ui::elideAround("x", {0, 1}, metrics, width), QString("x"));
+  }
+
+  // The Memory plan is a Tab stop and the arrow keys step from tensor to
+  // tensor (it could not be used without a mouse); Properties follows.
+  void theMemoryPlanTakesTheKeyboard() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    auto* plan = w.window.findChild<ui::MemoryPlanView*>("memoryPlan");
+    QVERIFY(plan != nullptr);
+    QVERIFY(plan->focusPolicy() & Qt::TabFocus);
+    QVERIFY(plan->blocks().size() >= 2);
+    QSignalSpy clicked(plan, &ui::MemoryPlanView::valueClicked);
+    QTest::keyClick(plan, Qt::Key_Right);
+    QCOMPARE(plan->selectedValue(), plan->blocks().front().value);
+    QTest::keyClick(plan, Qt::Key_Right);
+    QCOMPARE(plan->selectedValue(), plan->blocks()[1].value);
+    QTest::keyClick(plan, Qt::Key_End);
+    QCOMPARE(plan->selectedValue(), plan->blocks().back().value);
+    QCOMPARE(clicked.count(), 3);
+  }
+
+  // A write into a folder that is not there names the path once (it said
+  // "r.html: r.html: cannot create a file in ...").
+  void aFailedWriteNamesThePathOnce() {
+    const QString demo = test::writeDemoProgram("write-once.pte");
+    const QString target = test::tempDir() + "/no-such-folder/r.html";
+    auto r = test::runCli({"report", demo, "-o", target});
+    QVERIFY(r.exitCode != 0);
+    QCOMPARE(r.err.count(target.toUtf8()), 1);
+    QVERIFY2(r.err.contains("cannot create a file in"), r.err.constData());
   }
 };
 

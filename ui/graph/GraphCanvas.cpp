@@ -77,6 +77,14 @@ void GraphCanvas::keyPressEvent(QKeyEvent* event) {
       return;
     }
   }
+  if (event->key() == Qt::Key_F10 && event->modifiers() == Qt::ShiftModifier) {
+    // Shift+F10 as the Menu key.
+    QContextMenuEvent menu(QContextMenuEvent::Keyboard, viewport()->rect().center(),
+                           viewport()->mapToGlobal(viewport()->rect().center()));
+    contextMenuEvent(&menu);
+    event->accept();
+    return;
+  }
   if ((event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter) && event->modifiers() == Qt::NoModifier &&
       activateKey && activateKey()) {
     event->accept();
@@ -118,7 +126,16 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
-  if (contextMenu) contextMenu(event->pos(), hitAt(event->pos()).node);
+  if (!contextMenu) return;
+  // The Menu key: the selected node's menu, beside it (it opened the
+  // canvas's menu at its corner).
+  if (event->reason() == QContextMenuEvent::Keyboard && selectedNodeAt) {
+    if (const auto at = selectedNodeAt()) {
+      contextMenu(at->first, at->second);
+      return;
+    }
+  }
+  contextMenu(event->pos(), hitAt(event->pos()).node);
 }
 
 GraphCanvas::Hit GraphCanvas::hitAt(const QPoint& viewPos) const {

@@ -36,6 +36,9 @@ class GraphCanvas : public QGraphicsView {
   // Enter or Return: what a double click on the selected node does (open a
   // group, follow a stub); false when nothing is selected.
   std::function<bool()> activateKey;
+  // The selected node and where it is in the viewport: the Menu key and
+  // Shift+F10 open its menu there.
+  std::function<std::optional<std::pair<QPoint, size_t>>()> selectedNodeAt;
   std::function<void(const QPoint& viewPos, std::optional<size_t> node)> contextMenu;
 
   // Multiplies the scale, kept within [kMinZoom, kMaxZoom].

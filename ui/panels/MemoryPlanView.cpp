@@ -1,9 +1,11 @@
 #include "ui/panels/MemoryPlanView.h"
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 
+#include <algorithm>
 #include <map>
 
 #include "ui/common/DeviceColors.h"
@@ -27,6 +29,9 @@ MemoryPlanView::MemoryPlanView(Document* document, QWidget* parent) : QWidget(pa
   setObjectName("memoryPlan");
   setAccessibleName(tr("Memory plan"));
   setMouseTracking(true);
+  // A Tab stop: the arrow keys step from tensor to tensor as clicks do
+  // (the plan could not be used without a mouse).
+  setFocusPolicy(Qt::StrongFocus);
   setMinimumHeight(120);
   connect(document_, &Document::programChanged, this, &MemoryPlanView::rebuild);
   connect(document_, &Document::currentMethodChanged, this, &MemoryPlanView::rebuild);
@@ -211,6 +216,30 @@ void MemoryPlanView::mouseMoveEvent(QMouseEvent* event) {
 void MemoryPlanView::mousePressEvent(QMouseEvent* event) {
   const int32_t v = valueAt(event->position().toPoint());
   if (v >= 0) emit valueClicked(v);
+}
+
+void MemoryPlanView::keyPressEvent(QKeyEvent* event) {
+  int step = 0;
+  switch (event->key()) {
+    case Qt::Key_Right:
+    case Qt::Key_Down: step = 1; break;
+    case Qt::Key_Left:
+    case Qt::Key_Up: step = -1; break;
+    case Qt::Key_Home: step = -int(blocks_.size()); break;
+    case Qt::Key_End: step = int(blocks_.size()); break;
+    default: break;
+  }
+  if (step == 0 || blocks_.empty() || event->modifiers() != Qt::NoModifier) {
+    QWidget::keyPressEvent(event);
+    return;
+  }
+  int at = -1;
+  for (size_t i = 0; i < blocks_.size(); ++i)
+    if (blocks_[i].value == selected_) at = int(i);
+  const int next = at < 0 ? (step > 0 ? 0 : int(blocks_.size()) - 1) : std::clamp(at + step, 0, int(blocks_.size()) - 1);
+  selectValue(blocks_[size_t(next)].value);
+  emit valueClicked(blocks_[size_t(next)].value);
+  event->accept();
 }
 
 }  // namespace ptescope::ui

@@ -51,6 +51,7 @@ class MemoryPlanView : public QWidget {
   void paintEvent(QPaintEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
   void rebuild();
   static QString bandTitle(const Band& band);
   static QString bandSizes(const Band& band);

@@ -508,10 +508,17 @@ void MainWindow::nameControls() {
   // Tab leaves every table and tree for the next control (arrows move
   // inside): no panel traps a keyboard user.
   for (auto* view : findChildren<QAbstractItemView*>()) view->setTabKeyNavigation(false);
-  // The rest: from the object name ("iterationChooser" → "Iteration chooser").
+  // A scroll area that only holds other controls is no Tab stop of its own
+  // (screen readers read such a stop as an unnamed "filler"); its
+  // controls are.
+  for (auto* area : findChildren<QScrollArea*>())
+    if (area->widget() != nullptr) area->setFocusPolicy(Qt::NoFocus);
+  // The rest: from the object name ("iterationChooser" → "Iteration chooser");
+  // every other Tab stop too.
   for (auto* widget : findChildren<QWidget*>()) {
     const bool control = qobject_cast<QAbstractItemView*>(widget) || qobject_cast<QComboBox*>(widget) ||
-                         qobject_cast<QLineEdit*>(widget) || qobject_cast<QAbstractSpinBox*>(widget);
+                         qobject_cast<QLineEdit*>(widget) || qobject_cast<QAbstractSpinBox*>(widget) ||
+                         (widget->focusPolicy() & Qt::TabFocus) != 0;
     if (!control || !widget->accessibleName().isEmpty() || widget->objectName().isEmpty()) continue;
     QString words = widget->objectName();
     words.replace(QRegularExpression(QStringLiteral("([a-z0-9])([A-Z])")), QStringLiteral("\\1 \\2"));
