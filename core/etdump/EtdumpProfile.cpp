@@ -418,8 +418,12 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
 
   // 3. Does the trace describe this program at all? A trace of this very
   // file fits entirely; a quarter or more misfitting is another program.
+  // An instruction id past the method's last instruction is never the
+  // runtime's for this program: the trace ran a longer one (the program
+  // before the edits that removed a copy, say), whatever else fits.
   const size_t instructionEvents = misfits.matched + misfits.total();
-  if (instructionEvents > 0 && (misfits.matched == 0 || misfits.total() * 4 >= instructionEvents)) {
+  if (instructionEvents > 0 &&
+      (misfits.matched == 0 || misfits.total() * 4 >= instructionEvents || misfits.out_of_range > 0)) {
     std::string what = std::to_string(misfits.total()) + " of " + std::to_string(instructionEvents) +
                        " instruction events do not fit it";
     return makeError("the ETDump does not describe this program" +

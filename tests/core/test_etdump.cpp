@@ -324,18 +324,31 @@ class EtdumpTest : public QObject {
     spec.method = "forward";
     auto dump = etdump::synthesizeEtdump(program, spec);
     QVERIFY(dump);
+    // An operator event on a delegate call: a misfit, warned.
     etdump::ProfileEvent stray;
     stray.name = "OPERATOR_CALL";
-    stray.instruction_id = 9999;
+    stray.instruction_id = 1;  // the demo's first delegate call
     stray.start_ticks = 5000;
     stray.end_ticks = 5010;
-    dump->blocks[1].events.insert(dump->blocks[1].events.begin(), etdump::Event(stray));
-    auto analysis = etdump::analyzeEtdump(dump.value(), program);
-    QVERIFY(analysis);
-    QCOMPARE(analysis->misfits.out_of_range, size_t(1));
+    auto withStray = dump.value();
+    withStray.blocks[1].events.insert(withStray.blocks[1].events.begin(), etdump::Event(stray));
+    auto analysis = etdump::analyzeEtdump(withStray, program);
+    QVERIFY2(analysis, analysis ? "" : analysis.error().message.c_str());
+    QCOMPARE(analysis->misfits.kind_mismatch, size_t(1));
     const QString warning = QString::fromStdString(analysis->warning());
-    QVERIFY2(warning.contains("1 with an out-of-range instruction id"), qPrintable(warning));
+    QVERIFY2(warning.contains("1 on an instruction of another kind"), qPrintable(warning));
     QVERIFY(!warning.contains('\n'));
+    // An instruction id past the method's end: the runtime never writes one
+    // for this program, so the trace is another (longer) program's, refused
+    // (the trace of the 8-instruction demo fitted an edited 7-instruction one
+    // but for its last events).
+    stray.instruction_id = 9999;
+    auto past = dump.value();
+    past.blocks[1].events.insert(past.blocks[1].events.begin(), etdump::Event(stray));
+    auto longer = etdump::analyzeEtdump(past, program);
+    QVERIFY(!longer);
+    QVERIFY2(QString::fromStdString(longer.error().message).contains("does not describe this program"),
+             longer.error().message.c_str());
 
     // The demo's trace against another program.
     auto other = synth::synthesizeScenario("add_then_sin");
