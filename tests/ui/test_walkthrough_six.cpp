@@ -23,6 +23,7 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/document/Document.h"
 #include "ui/profile/TimelineView.h"
+#include "ui/graph/GraphLegend.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/MemoryPlanView.h"
 #include "ui/panels/PropertiesPanel.h"
@@ -38,6 +39,19 @@ QString propertiesRow(ui::MainWindow& window, const QString& key) {
   for (int i = 0; i < tree->topLevelItemCount(); ++i)
     if (tree->topLevelItem(i)->text(0) == key) return tree->topLevelItem(i)->text(1);
   return {};
+}
+
+// relu(x) on the CPU: a program without device memory or copies, written
+// as <name>.pte; empty when synth failed.
+QString cpuOnlyProgram(const QString& name) {
+  const QString spec = test::tempDir() + "/" + name + ".json";
+  QFile file(spec);
+  if (!file.open(QIODevice::WriteOnly)) return QString();
+  file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
+      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
+  file.close();
+  return test::synthProgram(name + ".pte", {spec});
 }
 
 }  // namespace
@@ -197,14 +211,7 @@ class WalkthroughSixTest : public QObject {
   // Profiling a CPU-only program said "host emulation" (Run Once said "host
   // CPU (the method uses no device memory)"): nothing was emulated.
   void aCpuOnlyProfileIsNotEmulated() {
-    const QString spec = test::tempDir() + "/cpu-only-profile.json";
-    QFile file(spec);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
-        "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
-        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
-    file.close();
-    const QString path = test::synthProgram("cpu-only-profile.pte", {spec});
+    const QString path = cpuOnlyProgram("cpu-only-profile");
     QVERIFY(!path.isEmpty());
     test::ShownWindow w({1000, 700});
     QVERIFY(w.open(path));
@@ -275,15 +282,8 @@ class WalkthroughSixTest : public QObject {
 
   // A CPU method's timeline lists only what it draws.
   void aTimelineLegendListsWhatIsDrawn() {
-    const QString spec = test::tempDir() + "/cpu-legend.json";
-    QFile file(spec);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
-        "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
-        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
-    file.close();
     test::ShownWindow w({1000, 700});
-    QVERIFY(w.open(test::synthProgram("cpu-legend.pte", {spec})));
+    QVERIFY(w.open(cpuOnlyProgram("cpu-legend")));
     QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
     QTRY_VERIFY(!w.window.timeline()->legendTexts().isEmpty());
     const QStringList legend = w.window.timeline()->legendTexts();
@@ -369,6 +369,25 @@ class WalkthroughSixTest : public QObject {
     QVERIFY(r.exitCode != 0);
     QCOMPARE(r.err.count(target.toUtf8()), 1);
     QVERIFY2(r.err.contains("cannot create a file in"), r.err.constData());
+  }
+
+  // Colours by copy time with no profile of the method shown (the latest
+  // measured 'forward', 'prefill' is shown): the legend says so instead of
+  // a placement picture under "Copy time".
+  void copyTimeColoursWithoutAProfileSaySo() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    QVERIFY(w.window.showMethod("forward"));
+    QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
+    w.window.setOverlayMetric(ui::GraphView::OverlayMetric::Time);
+    auto* legend = w.window.graph()->findChild<ui::GraphLegend*>();
+    QVERIFY(legend != nullptr);
+    QTRY_VERIFY(!legend->entries().empty() && legend->entries().front().kind == ui::LegendEntry::Scale);
+    QVERIFY(w.window.showMethod("prefill"));
+    QVERIFY(test::waitForGraph(w.window.graph()));
+    QTRY_VERIFY(!legend->entries().empty() && legend->entries().front().kind == ui::LegendEntry::Note);
+    QVERIFY2(legend->entries().front().text.startsWith("no copy times for this method"),
+             qPrintable(legend->entries().front().text));
   }
 };
 

@@ -14,9 +14,9 @@ namespace ptescope::ui {
 
 using layout::NodeKind;
 
-std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText) {
+std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText, bool scaleIsNote) {
   std::vector<LegendEntry> entries;
-  if (!scaleText.isEmpty()) entries.push_back({LegendEntry::Scale, {}, scaleText});
+  if (!scaleText.isEmpty()) entries.push_back({scaleIsNote ? LegendEntry::Note : LegendEntry::Scale, {}, scaleText});
   for (const auto& d : model.devices) entries.push_back({LegendEntry::Device, d, QString::fromStdString(d.str())});
   bool h2d = false, d2h = false, implicit = false, inside = false;
   for (const auto& n : model.nodes) {
@@ -100,6 +100,7 @@ QSizeF paintLegend(QPainter* painter, const QPointF& origin, const std::vector<L
           painter->drawRoundedRect(box.adjusted(1.5, 1.5, -1.5, -1.5), 3, 3);
           break;
         }
+        case LegendEntry::Note: break;  // words only
         case LegendEntry::Scale: {
           QLinearGradient gradient(box.topLeft(), box.topRight());
           for (double t : {0.0, 0.5, 1.0}) gradient.setColorAt(t, costColour(t));

@@ -18,14 +18,16 @@ class QPainter;
 namespace ptescope::ui {
 
 struct LegendEntry {
-  enum Kind { Device, H2D, D2H, Implicit, InsideCopy, Group, Added, Removed, Moved, Scale } kind;
+  enum Kind { Device, H2D, D2H, Implicit, InsideCopy, Group, Added, Removed, Moved, Scale, Note } kind;
   program::Device device;
   QString text;
 };
 
 // What `model` shows, in legend order; a non-empty `scaleText` (the
 // overlay's range) comes first.
-std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText);
+// `scaleText` names the overlay's colour scale; with `scaleIsNote` it says
+// why there is none (drawn without a swatch).
+std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText, bool scaleIsNote = false);
 
 // Paints the entries in a row (horizontal) or a column; returns the size.
 // With a null painter, only measures.

@@ -293,6 +293,8 @@ class GraphView : public QWidget {
   // boxes, the edges' labels and each other where another place is free.
   void separateLabels();
   QString overlayLegendText() const;
+  // Colours by copy time or bandwidth asked for and no measurement to show.
+  bool overlayWithoutMeasurements() const;
   void updateBanner();
 
   // ---- groups and the context menu (GraphViewGroups.cpp) ----

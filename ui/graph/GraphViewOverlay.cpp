@@ -96,7 +96,16 @@ void GraphView::setOverlayMetric(OverlayMetric metric) {
 }
 
 
+bool GraphView::overlayWithoutMeasurements() const {
+  return overlayMetric_ != OverlayMetric::Placement && measurements_.empty() && layout_ && layout_->model.instruction_count > 0;
+}
+
 QString GraphView::overlayLegendText() const {
+  // Colours by copy time asked for, none to show (another method's profile,
+  // or none yet): said, not a placement picture under "Copy time".
+  if (overlayWithoutMeasurements())
+    return overlayMetric_ == OverlayMetric::Time ? tr("no copy times for this method: profile it (placement colours meanwhile)")
+                                                 : tr("no bandwidths for this method: profile it (placement colours meanwhile)");
   if (overlayMetric_ == OverlayMetric::Placement || measurements_.empty() || (overlayMin_ == 0 && overlayMax_ == 0)) return {};
   QString what;
   switch (measurementSource_) {
@@ -175,7 +184,7 @@ void GraphView::applyOverlay() {
     }
   }
   separateLabels();
-  legend_->setEntries(legendEntries(model, overlayLegendText()));
+  legend_->setEntries(legendEntries(model, overlayLegendText(), overlayWithoutMeasurements()));
   if (!legendShown_) legend_->hide();
   placeOverlays();
 }

@@ -44,7 +44,9 @@
 #include <functional>
 
 #include <QGraphicsView>
+#include <QAbstractButton>
 #include <QKeyEvent>
+#include <QTabBar>
 
 #include "analysis/Diagnostics.h"
 #include "analysis/Summary.h"
@@ -518,7 +520,9 @@ void MainWindow::nameControls() {
   for (auto* widget : findChildren<QWidget*>()) {
     const bool control = qobject_cast<QAbstractItemView*>(widget) || qobject_cast<QComboBox*>(widget) ||
                          qobject_cast<QLineEdit*>(widget) || qobject_cast<QAbstractSpinBox*>(widget) ||
-                         (widget->focusPolicy() & Qt::TabFocus) != 0;
+                         // (buttons, check boxes and tab bars are read by their own words)
+                         ((widget->focusPolicy() & Qt::TabFocus) != 0 && !qobject_cast<QAbstractButton*>(widget) &&
+                          !qobject_cast<QTabBar*>(widget));
     if (!control || !widget->accessibleName().isEmpty() || widget->objectName().isEmpty()) continue;
     QString words = widget->objectName();
     words.replace(QRegularExpression(QStringLiteral("([a-z0-9])([A-Z])")), QStringLiteral("\\1 \\2"));

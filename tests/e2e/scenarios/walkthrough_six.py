@@ -22,6 +22,14 @@ from scenario_support import (BOTH_SIZES, answer_file_dialog, bottom_tab, file_d
                               tab_table, timeout)
 
 
+def demo_in(ctx, folder: str):
+    """The demo written into a folder of its own (with its aoti_cuda_blob.ptd); the folder and the program."""
+    where = ctx.tmp / folder
+    where.mkdir(exist_ok=True)
+    ctx.cli("synth", "--demo", "-o", where / "demo.pte")
+    return where, where / "demo.pte"
+
+
 def status_message(app) -> str:
     bar = status_bar(app)
     o = labelled(app, "Status message", root=bar)
@@ -60,10 +68,7 @@ def scenario_an_opened_group_is_still_found(ctx):
 @timeout(120)
 def scenario_save_as_takes_the_programs_data(ctx):
     """Item 2 (class): File > Save As of the demo (its weights in aoti_cuda_blob.ptd) into another folder writes the .ptd beside the saved program and the status line says so; the saved program opens with no finding."""
-    home = ctx.tmp / "from"
-    home.mkdir(exist_ok=True)
-    program = home / "demo.pte"
-    ctx.cli("synth", "--demo", "-o", program)
+    _, program = demo_in(ctx, "from")
     app = ctx.open(program)
     other = ctx.tmp / "elsewhere"
     other.mkdir(exist_ok=True)
@@ -85,10 +90,7 @@ def scenario_save_as_takes_the_programs_data(ctx):
 @timeout(120)
 def scenario_missing_weights_are_a_finding(ctx):
     """Item 4 (class): the demo opened without its aoti_cuda_blob.ptd: the Diagnostics tab counts an error and lists PTS020 for each CudaBackend delegate (it said 'No findings')."""
-    folder = ctx.tmp / "alone"
-    folder.mkdir(exist_ok=True)
-    program = folder / "demo.pte"
-    ctx.cli("synth", "--demo", "-o", program)
+    folder, program = demo_in(ctx, "alone")
     (folder / "aoti_cuda_blob.ptd").unlink()
     app = ctx.open(program)
     tab = bottom_tab(app, "Diagnostics")
