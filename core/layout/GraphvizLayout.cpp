@@ -10,9 +10,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <thread>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <set>
@@ -41,9 +44,18 @@ int collectGraphvizMessage(char* message) {
   return 0;
 }
 
+// Threads of this process (/proc/self/task); 0 when unknown.
+size_t threadCount() {
+  std::error_code ec;
+  size_t n = 0;
+  for (std::filesystem::directory_iterator it("/proc/self/task", ec), end; !ec && it != end; it.increment(ec)) ++n;
+  return ec ? 0 : n;
+}
+
 // Created on first use, under the mutex; lives for the process.
 GVC_t* graphvizContext() {
   static GVC_t* context = [] {
+    const size_t threadsBefore = threadCount();
     agseterrf(collectGraphvizMessage);
     agseterr(AGERR);  // warnings (e.g. "node too small for label") are not errors here
     GVC_t* gvc = gvContext();
@@ -64,6 +76,12 @@ GVC_t* graphvizContext() {
       }
       agclose(g);
     }
+    // Pango initializes fontconfig and sorts fonts in threads of its own
+    // that outlive the call: a layout child forked while one of them holds
+    // fontconfig's lock waits for it forever (render hung that way under
+    // load). Let them end before anything forks (at most two seconds).
+    for (int wait = 0; wait < 200 && threadsBefore > 0 && threadCount() > threadsBefore; ++wait)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     graphvizMessages().clear();
     return gvc;
   }();
@@ -344,7 +362,42 @@ struct Child {
   int fd = -1;
   size_t job = 0;
   std::string bytes;
+  // Progress: the CPU time it has used (clock ticks; -1 unknown) and when
+  // it last moved or wrote.
+  long long cpu = -1;
+  Clock::time_point movedAt = Clock::now();
 };
+
+// User + system CPU time of a process in clock ticks (/proc/PID/stat
+// fields 14 and 15); -1 when it cannot be read.
+long long cpuTicksOf(pid_t pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (f == nullptr) return -1;
+  char line[1024];
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  if (!read) return -1;
+  const char* after = std::strrchr(line, ')');  // the name may hold spaces
+  if (after == nullptr) return -1;
+  char state = 0;
+  long long skip = 0, utime = 0, stime = 0;
+  // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime
+  if (std::sscanf(after + 1, " %c %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld", &state, &skip, &skip,
+                  &skip, &skip, &skip, &skip, &skip, &skip, &skip, &skip, &utime, &stime) != 13)
+    return -1;
+  return utime + stime;
+}
+
+// A layout child that used no CPU and wrote nothing for this long is stuck
+// (a child forked while another thread held a lock it then needs waits
+// forever: `render` hung in a loaded test run) and its job runs in this
+// process instead. PTESCOPE_LAYOUT_STALL_SECONDS sets it (tests).
+Clock::duration stallLimit() {
+  double seconds = 20;
+  if (const char* text = std::getenv("PTESCOPE_LAYOUT_STALL_SECONDS"); text != nullptr && std::atof(text) > 0)
+    seconds = std::atof(text);
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
 
 // Lays out (or takes the pinned positions of) and renders; the caller
 // holds the Graphviz mutex or is a layout child.
@@ -410,6 +463,9 @@ bool startChild(std::vector<DotJob>& jobs, size_t index, const LayoutOptions& op
     pid = ::fork();
     if (pid == 0) {
       ::close(pipeFds[0]);
+      // A test stands in for a child stuck on a lock.
+      if (std::getenv("PTESCOPE_TEST_STUCK_LAYOUT_CHILD") != nullptr)
+        for (;;) ::pause();
       childMain(jobs[index], options, pipeFds[1]);
     }
   }
@@ -472,6 +528,20 @@ RunEnd runJobs(std::vector<DotJob>& jobs, const LayoutOptions& options, const st
     for (auto& c : running) stopChild(c);
     running.clear();
   };
+  const Clock::duration stall = stallLimit();
+  auto runHere = [&](size_t index) {
+    DotJob& job = jobs[index];
+    std::lock_guard<std::mutex> lock(graphvizMutex());
+    if (job.render_format.empty()) {
+      if (auto placed = dotHere(*job.model, options, job.layout); !placed) job.error = placed.error();
+    } else if (auto rendered = renderHere(job, options)) {
+      job.rendered = std::move(rendered.value());
+    } else {
+      job.error = rendered.error();
+    }
+    job.done = true;
+    if (onDone) onDone(++finished);
+  };
   while (next < jobs.size() || !running.empty()) {
     if (isCancelled(cancel)) {
       stopAll();
@@ -483,21 +553,8 @@ RunEnd runJobs(std::vector<DotJob>& jobs, const LayoutOptions& options, const st
     }
     while (running.size() < parallel && next < jobs.size()) {
       Child child;
-      if (startChild(jobs, next, options, child)) {
-        running.push_back(std::move(child));
-      } else {
-        DotJob& job = jobs[next];
-        std::lock_guard<std::mutex> lock(graphvizMutex());
-        if (job.render_format.empty()) {
-          if (auto placed = dotHere(*job.model, options, job.layout); !placed) job.error = placed.error();
-        } else if (auto rendered = renderHere(job, options)) {
-          job.rendered = std::move(rendered.value());
-        } else {
-          job.error = rendered.error();
-        }
-        job.done = true;
-        if (onDone) onDone(++finished);
-      }
+      if (startChild(jobs, next, options, child)) running.push_back(std::move(child));
+      else runHere(next);
       ++next;
     }
     if (running.empty()) continue;
@@ -512,6 +569,7 @@ RunEnd runJobs(std::vector<DotJob>& jobs, const LayoutOptions& options, const st
         const ssize_t n = ::read(c.fd, buffer, sizeof buffer);
         if (n > 0) {
           c.bytes.append(buffer, size_t(n));
+          c.movedAt = Clock::now();
           continue;
         }
         if (n == 0) ended = true;
@@ -523,9 +581,25 @@ RunEnd runJobs(std::vector<DotJob>& jobs, const LayoutOptions& options, const st
         finishChild(jobs, c);
         running.erase(running.begin() + long(k));
         if (onDone) onDone(++finished);
-      } else {
-        ++k;
+        continue;
       }
+      // Stuck: no CPU used and nothing written for `stall`.
+      const auto now = Clock::now();
+      if (now - c.movedAt >= std::chrono::seconds(1)) {
+        const long long cpu = cpuTicksOf(c.pid);
+        if (cpu != c.cpu) {
+          c.cpu = cpu;
+          c.movedAt = now;
+        }
+      }
+      if (now - c.movedAt >= stall) {
+        const size_t index = c.job;
+        stopChild(c);
+        running.erase(running.begin() + long(k));
+        runHere(index);
+        continue;
+      }
+      ++k;
     }
   }
   return RunEnd::Finished;

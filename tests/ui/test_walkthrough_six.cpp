@@ -389,6 +389,23 @@ class WalkthroughSixTest : public QObject {
     QVERIFY2(legend->entries().front().text.startsWith("no copy times for this method"),
              qPrintable(legend->entries().front().text));
   }
+
+  // A layout child that hangs (forked while a Pango thread held fontconfig's
+  // lock: render hung under a loaded test run) is replaced by a layout in
+  // the process after it has used no CPU for the stall limit.
+  void aStuckLayoutChildIsReplaced() {
+    const QString demo = test::writeDemoProgram("stuck-child.pte");
+    const QString svg = test::tempDir() + "/stuck-child.svg";
+    qputenv("PTESCOPE_TEST_STUCK_LAYOUT_CHILD", "1");
+    qputenv("PTESCOPE_LAYOUT_STALL_SECONDS", "1");
+    const auto r = test::runCli({"render", demo, "-o", svg});
+    qunsetenv("PTESCOPE_TEST_STUCK_LAYOUT_CHILD");
+    qunsetenv("PTESCOPE_LAYOUT_STALL_SECONDS");
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QVERIFY(file.readAll().count("class=\"node\"") > 0);
+  }
 };
 
 QTEST_MAIN(WalkthroughSixTest)
