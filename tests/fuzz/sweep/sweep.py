@@ -166,7 +166,12 @@ def main():
                 elif code != 0 and command in ("propagate", "export") and os.path.exists(out):
                     c["unreadable"] += 1
                     problem = "failed but left an output"
-            stray = [e for e in os.listdir(os.path.dirname(out)) if e != "out.pte"]
+            # A .ptd beside out.pte is the program's data, copied there on
+            # purpose (propagate/export take the data files a program was
+            # read with to the folder they write it into); temporaries are
+            # anything else (".out.pte.ptescope-PID-N.tmp").
+            stray = [e for e in os.listdir(os.path.dirname(out))
+                     if e != "out.pte" and not (e.endswith(".ptd") and not e.startswith("."))]
             if stray:
                 leftovers += len(stray)
                 for e in stray:
