@@ -62,16 +62,13 @@ bool ElidedLabel::isElided() const {
 QSize ElidedLabel::minimumSizeHint() const {
   // Room for a few characters and the ellipsis; the height of one line.
   const QSize full = QLabel::minimumSizeHint();
-  return {qMin(full.width(), fontMetrics().horizontalAdvance(QStringLiteral("MMMM…"))),
-          maxLines_ > 1 ? heightForWidth(width()) : full.height()};
+  return {qMin(full.width(), fontMetrics().horizontalAdvance(QStringLiteral("MMMM…"))), full.height()};
 }
 
-QSize ElidedLabel::sizeHint() const {
-  const QSize hint = QLabel::sizeHint();
-  if (maxLines_ == 1) return hint;
-  // Its whole text's width on one line; as high as it is at its width now.
-  return {hint.width(), heightForWidth(width())};
-}
+// The hints do not depend on the label's current width (a hint that follows
+// the width can make a layout oscillate): layouts ask heightForWidth for the
+// lines a width needs.
+QSize ElidedLabel::sizeHint() const { return QLabel::sizeHint(); }
 
 int ElidedLabel::heightForWidth(int width) const {
   if (maxLines_ == 1) return QLabel::heightForWidth(width);
