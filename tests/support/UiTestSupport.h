@@ -2,6 +2,8 @@
 // the graph. Header-only, so that the core and CLI suites need no Qt Widgets.
 #pragma once
 
+#include <QFile>
+
 #include <QGraphicsScene>
 #include <QSignalSpy>
 #include <QString>
@@ -54,6 +56,19 @@ inline QString synthProgram(const QString& fileName, const QStringList& args) {
   QStringList all{"synth"};
   all << args << "-o" << path;
   return runCli(all).exitCode == 0 ? path : QString();
+}
+
+// relu(x) on the CPU: a program without device memory or copies, written as
+// <tempDir>/<name>.pte; empty when synth failed.
+inline QString cpuOnlyProgram(const QString& name = QStringLiteral("cpu-only")) {
+  const QString spec = tempDir() + "/" + name + ".json";
+  QFile file(spec);
+  if (!file.open(QIODevice::WriteOnly)) return QString();
+  file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
+      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
+  file.close();
+  return synthProgram(name + ".pte", {spec});
 }
 
 // A main window on its own document, shown at `size` (the small screen by

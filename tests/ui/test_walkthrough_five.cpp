@@ -47,17 +47,6 @@ void showTabOf(ui::MainWindow& window, QWidget* page) {
       window.bottomTabs()->setCurrentIndex(i);
 }
 
-// relu(x) and x + 1 on the CPU: a program whose buffers are all host memory.
-QString cpuOnlyProgram() {
-  const QString spec = test::tempDir() + "/cpu-only.json";
-  QFile file(spec);
-  if (!file.open(QIODevice::WriteOnly)) return QString();
-  file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
-      "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
-      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
-  file.close();
-  return test::synthProgram("cpu-only.pte", {spec});
-}
 
 }  // namespace
 
@@ -71,7 +60,7 @@ class WalkthroughFiveTest : public QObject {
   // emulated" (it did); on the demo, with device-planned buffers, it does.
   void runOnceSaysEmulatedOnlyWhereDeviceMemoryIs() {
     test::ShownWindow w;
-    const QString cpu = cpuOnlyProgram();
+    const QString cpu = test::cpuOnlyProgram();
     QVERIFY(!cpu.isEmpty());
     for (const auto& [path, emulated] : {std::pair{cpu, false}, std::pair{QString(), true}}) {
       QVERIFY(path.isEmpty() ? w.openDemo() : w.open(path));
@@ -113,7 +102,7 @@ class WalkthroughFiveTest : public QObject {
     QCOMPARE(view->accessibleDescription(), note->text());
     QVERIFY(view->viewport()->rect().contains(note->geometry()));
     // Another file: the filter is gone, its rows are shown.
-    QVERIFY(w.open(cpuOnlyProgram()));
+    QVERIFY(w.open(test::cpuOnlyProgram()));
     QCOMPARE(filter->text(), QString());
     QVERIFY(view->model()->rowCount() > 0);
     QVERIFY(note->isHidden());
@@ -273,7 +262,7 @@ class WalkthroughFiveTest : public QObject {
     QVERIFY(transfers->selectionModel()->selectedRows().isEmpty());
     w.window.selectInstruction(*copy);
     QVERIFY(transfers->currentIndex().isValid());
-    QVERIFY(w.open(cpuOnlyProgram()));
+    QVERIFY(w.open(test::cpuOnlyProgram()));
     QVERIFY(!transfers->currentIndex().isValid());
     QVERIFY(!w.window.graph()->selectedInstruction() && !w.window.graph()->selectedValue());
     QCOMPARE(w.window.properties()->topLevelItem(0)->text(0), QString("Method"));
@@ -314,7 +303,7 @@ class WalkthroughFiveTest : public QObject {
   // "0.00 GB/s" of no copy, and the graph keeps its placement colours.
   void aProfileWithoutCopiesSaysNothingEmulated() {
     test::ShownWindow w;
-    QVERIFY(w.open(cpuOnlyProgram()));
+    QVERIFY(w.open(test::cpuOnlyProgram()));
     QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
     const QString totals = w.window.transferTotals()->text();
     QVERIFY2(!totals.contains("emulated") && !totals.contains("GB/s") && totals.contains("h2d 0 copies"), qPrintable(totals));

@@ -41,18 +41,6 @@ QString propertiesRow(ui::MainWindow& window, const QString& key) {
   return {};
 }
 
-// relu(x) on the CPU: a program without device memory or copies, written
-// as <name>.pte; empty when synth failed.
-QString cpuOnlyProgram(const QString& name) {
-  const QString spec = test::tempDir() + "/" + name + ".json";
-  QFile file(spec);
-  if (!file.open(QIODevice::WriteOnly)) return QString();
-  file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
-      "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
-      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})");
-  file.close();
-  return test::synthProgram(name + ".pte", {spec});
-}
 
 }  // namespace
 
@@ -211,7 +199,7 @@ class WalkthroughSixTest : public QObject {
   // Profiling a CPU-only program said "host emulation" (Run Once said "host
   // CPU (the method uses no device memory)"): nothing was emulated.
   void aCpuOnlyProfileIsNotEmulated() {
-    const QString path = cpuOnlyProgram("cpu-only-profile");
+    const QString path = test::cpuOnlyProgram("cpu-only-profile");
     QVERIFY(!path.isEmpty());
     test::ShownWindow w({1000, 700});
     QVERIFY(w.open(path));
@@ -283,7 +271,7 @@ class WalkthroughSixTest : public QObject {
   // A CPU method's timeline lists only what it draws.
   void aTimelineLegendListsWhatIsDrawn() {
     test::ShownWindow w({1000, 700});
-    QVERIFY(w.open(cpuOnlyProgram("cpu-legend")));
+    QVERIFY(w.open(test::cpuOnlyProgram("cpu-legend")));
     QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
     QTRY_VERIFY(!w.window.timeline()->legendTexts().isEmpty());
     const QStringList legend = w.window.timeline()->legendTexts();
