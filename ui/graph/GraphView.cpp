@@ -163,6 +163,14 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
 GraphView::~GraphView() {
   // layoutJob_ (destroyed first) cancels the job and waits for it, so that
   // no Graphviz run outlives the application's thread pool teardown.
+  // The canvas reports nothing more: the scene, deleted with this widget's
+  // children, detaches from the canvas, whose scroll bars then move and
+  // called back into the overview, which read the layout this object's
+  // members had already destroyed (found by valgrind in a UI test).
+  canvas_->viewChanged = nullptr;
+  canvas_->resized = nullptr;
+  canvas_->userMoved = nullptr;
+  canvas_->setScene(nullptr);
   scene_->clear();
 }
 

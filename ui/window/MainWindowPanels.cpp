@@ -76,8 +76,11 @@ class ProgramTreeView : public QTreeView {
     header()->setDefaultSectionSize(40);
     setTextElideMode(Qt::ElideMiddle);
     setItemDelegateForColumn(1, new DetailsDelegate(this));
-    connect(this, &QTreeView::expanded, this, [this] { fitColumns(); });
-    connect(this, &QTreeView::collapsed, this, [this] { fitColumns(); });
+    // After the view's own work: expandAll emits expanded from inside the
+    // tree's layout, and measuring the column there (sizeHintForColumn)
+    // freed the row list that layout was walking (a crash, one run in ten).
+    connect(this, &QTreeView::expanded, this, [this] { fitSoon(); });
+    connect(this, &QTreeView::collapsed, this, [this] { fitSoon(); });
     connect(header(), &QHeaderView::sectionResized, this, [this](int section) {
       if (section == 0 && !fitting_) userSized_ = true;
     });
@@ -85,7 +88,7 @@ class ProgramTreeView : public QTreeView {
   void setModel(QAbstractItemModel* model) override {
     QTreeView::setModel(model);
     if (header()->count() > 0) header()->setSectionResizeMode(0, QHeaderView::Interactive);
-    connect(model, &QAbstractItemModel::modelReset, this, [this] { fitColumns(); });
+    connect(model, &QAbstractItemModel::modelReset, this, [this] { fitSoon(); });
     fitColumns();
   }
 
@@ -96,6 +99,18 @@ class ProgramTreeView : public QTreeView {
   }
 
  private:
+  // One fit once the event loop is back, however many signals asked.
+  void fitSoon() {
+    if (fitPending_) return;
+    fitPending_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+          fitPending_ = false;
+          fitColumns();
+        },
+        Qt::QueuedConnection);
+  }
   void fitColumns() {
     if (userSized_ || model() == nullptr || header()->count() < 2) return;
     const int room = viewport()->width();
@@ -175,6 +190,7 @@ class ProgramTreeView : public QTreeView {
  private:
   std::map<QString, std::pair<int, int>> cores_;
   bool fitting_ = false;
+  bool fitPending_ = false;
   bool userSized_ = false;
 };
 
