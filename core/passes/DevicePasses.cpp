@@ -226,48 +226,48 @@ Result<std::vector<int32_t>> canonicalValueIndices(const Method& method) {
 
 namespace {
 
-// An elided static view of a copy's output (upstream writes a view of a D2H's
-// host copy as a second tensor at the copy's place, no instruction) would be
-// left over storage nothing defines once the copy goes. The copy's source
-// takes the copy's place instead, so the view stays a view of the data it
-// read: propagation then sees its readers as the source's, and planning puts
-// it back over the new copy. Only a planned, non-constant source without views
-// of its own, viewed through a single copy, is moved, and only when nothing
-// else is defined at the copy's place between the source's write and the
-// copy's; anything else (no upstream export has it) keeps its addresses.
-template <typename Resolve>
-void keepViewsOfCopiesOverTheirSource(Method& method, const std::vector<int32_t>& sourceOf, const Resolve& resolve) {
-  const Dataflow flow = Dataflow::build(method);
-  auto& values = *method.values;
-  using Place = std::pair<uint32_t, uint64_t>;
-  auto placeOf = [](const Tensor& t) { return Place{t.allocation_info->memory_id, t.allocation_info->offset()}; };
-  auto definedAt = [&](size_t v) -> int64_t {
-    const auto& facts = flow.values()[v];
-    return facts.producer && !facts.is_method_input && !facts.is_mutable_state ? int64_t(*facts.producer) : -1;
+// The memory plan of a method whose copies were just stripped no longer
+// fits its lifetimes: a copy's source now lives on to its last reader on
+// the host, while the plan had already put a later value at its place (an
+// expert's output on the device, dead once copied to the host, takes the
+// place of the previous expert's). Elided views are found by place (a value
+// nothing writes, at the place of a live one), so such a later value read as
+// a view of the earlier one, was taken for a delegate's input, and got a
+// copy it never had. Planning runs again after the passes; until then each
+// tensor gets a place of its own, and the views the method had before the
+// strip (a view of a copy's output becomes one of the copy's source) take
+// their base's, so only true views share storage.
+void giveEachTensorItsOwnPlace(Method& method, const std::vector<int32_t>& baseOf) {
+  auto& values = ensure(method.values);
+  std::map<uint32_t, uint64_t> end;  // memory_id -> first free byte
+  auto root = [&](int32_t v) {
+    for (size_t guard = 0; guard <= values.size() && baseOf[size_t(v)] != v; ++guard) v = baseOf[size_t(v)];
+    return v;
   };
-  std::vector<size_t> viewsOf(values.size(), 0);
-  std::map<Place, std::vector<int64_t>> definitionsAt;
   for (size_t v = 0; v < values.size(); ++v) {
-    const auto& facts = flow.values()[v];
-    if (facts.storage_alias_of) ++viewsOf[size_t(*facts.storage_alias_of)];
-    const Tensor* t = values[v].tensor();
-    if (t && t->isPlanned() && facts.origin != analysis::ValueOrigin::Undefined &&
-        facts.origin != analysis::ValueOrigin::Unused)
-      definitionsAt[placeOf(*t)].push_back(definedAt(v));
+    Tensor* t = values[v].tensor();
+    if (t == nullptr || !t->isPlanned() || root(int32_t(v)) != int32_t(v)) continue;
+    uint64_t& at = end[t->allocation_info->memory_id];
+    t->allocation_info->setOffset(at);
+    at += (uint64_t(std::max<int64_t>(t->nbytes(), 1)) + 15) / 16 * 16;
   }
-  std::map<int32_t, std::vector<int32_t>> viewedCopiesBySource;
-  for (size_t c = 0; c < values.size(); ++c)
-    if (sourceOf[c] != -1 && viewsOf[c] > 0) viewedCopiesBySource[resolve(int32_t(c))].push_back(int32_t(c));
-  for (const auto& [source, viewed] : viewedCopiesBySource) {
-    Tensor* to = values[size_t(source)].tensor();
-    const Tensor* copy = values[size_t(viewed.front())].tensor();
-    if (viewed.size() != 1 || viewsOf[size_t(source)] != 0 || to == nullptr || copy == nullptr || to->isConstant() ||
-        !to->isPlanned() || !copy->isPlanned())
-      continue;
-    const int64_t from = definedAt(size_t(source)), until = definedAt(size_t(viewed.front()));
-    const auto& others = definitionsAt[placeOf(*copy)];
-    if (std::any_of(others.begin(), others.end(), [&](int64_t d) { return d >= from && d < until; })) continue;
-    to->allocation_info = copy->allocation_info;
+  for (size_t v = 0; v < values.size(); ++v) {
+    Tensor* t = values[v].tensor();
+    const int32_t base = root(int32_t(v));
+    if (t == nullptr || !t->isPlanned() || base == int32_t(v)) continue;
+    const Tensor* b = values[size_t(base)].tensor();
+    if (b != nullptr && b->isPlanned()) {
+      t->allocation_info = b->allocation_info;
+    } else {
+      uint64_t& at = end[t->allocation_info->memory_id];
+      t->allocation_info->setOffset(at);
+      at += (uint64_t(std::max<int64_t>(t->nbytes(), 1)) + 15) / 16 * 16;
+    }
+  }
+  auto& sizes = ensure(method.non_const_buffer_sizes);
+  for (const auto& [id, bytes] : end) {
+    if (id >= sizes.size()) sizes.resize(size_t(id) + 1, 0);
+    sizes[id] = std::max<int64_t>(sizes[id], int64_t(bytes));
   }
 }
 
@@ -290,7 +290,12 @@ Result<StripResult> stripDeviceCopies(Method& method) {
       v = sourceOf[size_t(v)];
     return v;
   };
-  if (!remove.empty()) keepViewsOfCopiesOverTheirSource(method, sourceOf, resolve);
+  // The views as the method has them, before its lifetimes change.
+  std::vector<std::optional<int32_t>> viewOf(valueCount);
+  if (!remove.empty()) {
+    const Dataflow flow = Dataflow::build(method);
+    for (size_t v = 0; v < valueCount; ++v) viewOf[v] = flow.values()[v].storage_alias_of;
+  }
   removeInstructions(method, remove);
   forEachValueReference(method, [&](int32_t& ref) { ref = resolve(ref); });
   std::vector<bool> keep(valueCount, true);
@@ -299,6 +304,14 @@ Result<StripResult> stripDeviceCopies(Method& method) {
   result.canonical.resize(valueCount);
   for (size_t v = 0; v < valueCount; ++v) result.canonical[v] = mapping[size_t(resolve(int32_t(v)))];
   for (auto& r : records) r.source = result.canonical[size_t(r.source)];
+  if (!remove.empty()) {
+    std::vector<int32_t> baseOf(items(method.values).size());
+    for (size_t v = 0; v < baseOf.size(); ++v) baseOf[v] = int32_t(v);
+    for (size_t v = 0; v < valueCount; ++v)
+      if (viewOf[v] && sourceOf[v] == -1 && *viewOf[v] >= 0 && size_t(*viewOf[v]) < valueCount)
+        baseOf[size_t(result.canonical[v])] = result.canonical[size_t(*viewOf[v])];
+    giveEachTensorItsOwnPlace(method, baseOf);
+  }
   result.removed = std::move(records);
 
   for (auto& value : ensure(method.values)) {
