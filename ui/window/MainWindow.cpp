@@ -195,6 +195,10 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   }
 
   connect(document_, &Document::editsChanged, this, &MainWindow::updateTitle);
+  // "Profiled forward ..." stayed on the status line over prefill.
+  connect(document_, &Document::currentMethodChanged, this, [this](int index) {
+    if (statusAboutMethod_ >= 0 && statusAboutMethod_ != index) showStatus(QString());
+  });
   // A refused edit's error leaves the status line once the program is valid
   // again (an undo or another edit): it stayed over a valid edit.
   connect(document_, &Document::pipelineFinished, this, [this](bool ok) {
@@ -446,7 +450,7 @@ void MainWindow::buildMenus() {
   auto* runMenu = menuBar()->addMenu(tr("&Run"));
   auto* runOnce = runMenu->addAction(tr("Run &Once"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
     bottomTabs_->setCurrentWidget(outputs_);
-    if (!outputs_->runOnce()) showStatus(outputs_->lastError(), 5000);
+    if (!outputs_->runOnce()) showMethodStatus(document_->currentMethodIndex(), outputs_->lastError(), 5000);
   });
   runOnce->setObjectName("runOnceAction");
   runOnce->setToolTip(tr("Execute the method once and show its outputs (Ctrl+R)"));
@@ -573,7 +577,13 @@ void MainWindow::reportError(const QString& title, const QString& message) {
   if (dialogsAllowed()) QMessageBox::warning(this, title, message);
 }
 
+void MainWindow::showMethodStatus(int method, const QString& message, int milliseconds, const QString& detail) {
+  showStatus(message, milliseconds, detail);
+  statusAboutMethod_ = message.isEmpty() ? -1 : method;
+}
+
 void MainWindow::showStatus(const QString& message, int milliseconds, const QString& detail) {
+  statusAboutMethod_ = -1;
   statusMessageTimer_->stop();
   statusMessage_->setText(message);
   statusMessage_->setToolTip(plainToolTip(detail.isEmpty() ? message : detail));

@@ -62,6 +62,9 @@ class MainWindow : public QMainWindow {
   // `milliseconds`, 0: until the next); an empty message restores the file.
   // `detail`, when given, is the message's tool tip instead of the message.
   void showStatus(const QString& message, int milliseconds = 0, const QString& detail = {});
+  // A message about one method (a profile, an imported trace, a run): it
+  // leaves the status line when another method is shown.
+  void showMethodStatus(int method, const QString& message, int milliseconds = 0, const QString& detail = {});
   // An error the user must see whole: lastError, the status bar ("title:
   // message") and, when dialogs are allowed, a warning box.
   void reportError(const QString& title, const QString& message);
@@ -266,6 +269,7 @@ class MainWindow : public QMainWindow {
   ElidedLabel* statusCounts_;
   ElidedLabel* statusGpu_;
   QTimer* statusMessageTimer_ = nullptr;
+  int statusAboutMethod_ = -1;  // the method the status message is about; -1: none
   class FileChangeWatcher* fileWatch_ = nullptr;
   class ReloadBar* reloadBar_ = nullptr;
   class QTimer* reloadRetry_ = nullptr;

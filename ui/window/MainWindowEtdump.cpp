@@ -68,7 +68,7 @@ bool MainWindow::importEtdump(const QString& path, const QStringList& methods) {
   profiledPath_ = document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
   QString message = tr("Imported %1").arg(run.label);
   if (const auto warning = analysis->warning(); !warning.empty()) message += " \u2014 " + QString::fromStdString(warning);
-  showStatus(message, 15000);
+  showMethodStatus(run.method, message, 15000);
   return true;
 }
 

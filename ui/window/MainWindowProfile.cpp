@@ -151,10 +151,10 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
       message += " \u2014 " + run.outputsAgreement;
       detail += " \u2014 " + run.outputsAgreement;
     }
-    showStatus(message, 15000, detail);
     // Show what was measured: its method, the expensive copies first.
     if (run.method >= 0 && run.method < document_->methodCount() && run.method != document_->currentMethodIndex())
       document_->setCurrentMethod(run.method);
+    showMethodStatus(run.method, message, 15000, detail);
     if (!run.profile->copies.empty() &&
         overlayMetric_->currentData().toInt() == int(GraphView::OverlayMetric::Placement))
       overlayMetric_->setCurrentIndex(overlayMetric_->findData(int(GraphView::OverlayMetric::Time)));

@@ -1,0 +1,37 @@
+"""Issue 34, what the sixth walkthrough left and the seventh found of its classes.
+
+  - item 11's class (what belongs to one thing stays over the next): after Profile on
+    forward, choosing prefill kept "Profiled forward · host emulation ..." on the status
+    line over a method that has no profile.
+"""
+
+import time
+
+from harness import find, on_screen, text_of, wait_until
+from scenario_support import BOTH_SIZES, choose_in_combo, label_text, labelled, run_profile, sizes, status_bar, timeout
+
+
+def status_message(app) -> str:
+    o = labelled(app, "Status message", root=status_bar(app))
+    return (label_text(o, "Status message") or "") if o is not None and on_screen(o) else ""
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_a_profiles_message_leaves_with_its_method(ctx):
+    """Item 11 (class): Profile on the demo's forward says 'Profiled forward ...' on the status line; choosing prefill in the Method box clears it (it stayed over prefill for 15 s)."""
+    app = ctx.open(ctx.demo())
+    combo = wait_until(lambda: find(app.frame, role="combo box", name="Method"), timeout=10, what="the Method box")
+    if text_of(combo) != "forward":
+        choose_in_combo(app, combo, "forward")
+    run_profile(app)
+    said = wait_until(lambda: (lambda t: t if t.startswith("Profiled forward") else None)(status_message(app)),
+                      timeout=20, what="the status line to say 'Profiled forward ...'")
+    ctx.note(f"after the profile: {said[:120]!r}")
+    choose_in_combo(app, combo, "prefill")
+    wait_until(lambda: text_of(combo) == "prefill", timeout=10, what="the Method box to show prefill")
+    time.sleep(0.5)
+    now = status_message(app)
+    ctx.note(f"on prefill: {now!r}")
+    ctx.shot("prefill")
+    ctx.expect(not now.startswith("Profiled forward"), f"forward's profile message stays over prefill: {now!r}")
