@@ -118,7 +118,8 @@ struct MethodStats {
   size_t iterations = 0;  // Execute blocks
   exec::TimingStats run_seconds;   // Method::execute
   exec::TimingStats load_seconds;  // Program::load_method
-  // Median over iterations of the per-iteration sum of instruction times.
+  // Per iteration: the sum of each instruction's median time times its
+  // executions per iteration (as exec::breakDownTime sums them).
   double copy_seconds = 0, delegate_seconds = 0, kernel_seconds = 0, other_seconds = 0;
   double copy_transfer_seconds = 0;  // median per-iteration sum of copy kernel times
   // Of the median run time (0 when no Method::execute was recorded).
