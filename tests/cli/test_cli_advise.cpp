@@ -126,6 +126,10 @@ class TestCliAdvise : public QObject {
     QVERIFY(out.contains("h2d 1 -> 0, d2h 1 -> 0; 0 B per call after (was 32.0 KiB)"));
     QVERIFY(out.contains("caller: pass input 0 (%0) that already lives on cuda:0"));
     QVERIFY(out.contains("caller: output 0 (%1) stays on cuda:0; copy it yourself if the host needs it"));
+    // The warning lint gives the edited program is named before it is applied.
+    QVERIFY2(out.contains("caller: device outputs planned in device memory: you cannot set your own output buffer "
+                          "(lint warns: PTS002"),
+             qPrintable(out));
     QVERIFY(out.contains("exhaustive search: 20 combinations"));
   }
 
