@@ -660,15 +660,16 @@ class MethodSearch {
     });
     std::vector<const Evaluation*> kept;
     for (const Evaluation* e : valid) {
-      if (options_.top != 0 && kept.size() >= options_.top) break;
       // Dropped: the same edits as a listed candidate plus more, for no more saving.
       const bool dominated = std::any_of(kept.begin(), kept.end(), [&](const Evaluation* k) {
         return subsetOf(k->edits, e->edits) && saving(*k) >= saving(*e) - kEpsilonSeconds;
       });
       if (dominated) continue;
       kept.push_back(e);
+      ++advice.distinct_with_saving;
+      if (options_.top != 0 && advice.candidates.size() >= options_.top) continue;
       Candidate c;
-      c.rank = kept.size();
+      c.rank = advice.candidates.size() + 1;
       c.edits = e->edits;
       c.copies_before = *before_;
       c.copies_after = e->after;

@@ -139,6 +139,9 @@ struct MethodAdvice {
   CopyCounts copies_now;                 // the method as loaded
   std::vector<Candidate> candidates;     // ranked, at most AdviseOptions::top
   size_t valid_with_saving = 0;          // before the top cut and domination pruning
+  // Of those, the ones a full list shows: not the same edits as a better
+  // candidate plus more for no more saving (before the top cut).
+  size_t distinct_with_saving = 0;
   std::vector<Rejection> rejected;       // with explain: the obvious edits that are invalid
   SearchKind search = SearchKind::Exhaustive;
   double space = 0;            // combinations in the whole space (may be huge)

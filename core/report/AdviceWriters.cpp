@@ -88,6 +88,8 @@ nlohmann::json adviceJson(const advise::Advice& advice) {
                        {"pipeline_runs", m.pipeline_runs},
                        {"budget_reached", m.budget_reached},
                        {"search_note", m.search_note},
+                       {"valid_with_saving", m.valid_with_saving},
+                       {"distinct_with_saving", m.distinct_with_saving},
                        {"file_is_best", m.file_is_best()},
                        {"candidates", candidates},
                        {"rejected", rejected}});
@@ -111,6 +113,15 @@ std::string adviceText(const advise::Advice& advice) {
       out += "  no delegate targets a device and nothing is copied: nothing to advise\n";
     else if (m.file_is_best())
       out += "  the file's options are already best: no valid edit saves copy time on this link\n";
+    // How many there are beyond those listed, in the words of the list:
+    // the app said "best 1 of the 4 valid edits" where 3 only added edits to
+    // the first for no more saving and could be seen nowhere.
+    if (m.candidates.size() < m.distinct_with_saving)
+      out += "  the best " + std::to_string(m.candidates.size()) + " of " + std::to_string(m.distinct_with_saving) +
+             " valid edits that save copy time (--top 0 lists them all)\n";
+    if (const size_t more = m.valid_with_saving - std::min(m.valid_with_saving, m.distinct_with_saving); more > 0)
+      out += "  not listed: " + program::countText(int64_t(more), "valid edit") +
+             " that only add edits to a listed one for no more saving\n";
     for (const auto& c : m.candidates) {
       out += "  " + std::to_string(c.rank) + ". " + advise::editsText(c.edits) + "\n";
       out += "     saves " + program::durationText(c.predicted_saving_us / 1e6) + " per call: h2d " +

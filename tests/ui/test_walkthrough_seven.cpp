@@ -4,7 +4,12 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTableWidget>
+
 #include "ui/document/Document.h"
+#include "ui/panels/AdvisorPanel.h"
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -29,6 +34,40 @@ class WalkthroughSevenTest : public QObject {
     w.window.showStatus("Wrote the report /tmp/x.html", 5000);
     QVERIFY(w.window.showMethod("forward"));
     QCOMPARE(w.window.statusMessage(), QString("Wrote the report /tmp/x.html"));
+  }
+
+  // The Advisor said "best 1 of the 4 valid edits that save time" over one
+  // row on a moe program: the other 3 only add edits to the first for no
+  // more saving and were listed nowhere (the CLI lists them under none).
+  // The count is of what a full list shows; the rest are said apart.
+  void theAdvisorCountsWhatItLists() {
+    const QString path = test::synthProgram("moe-advise.pte", {"--shape", "moe", "--layers", "2"});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(path));
+    auto* panel = w.window.advisor();
+    QVERIFY(panel != nullptr);
+    QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+    QVERIFY(panel->isSearching() || panel->refresh());
+    QVERIFY(done.wait(60000));
+    QVERIFY(panel->advice().has_value());
+    const auto* advice = &*panel->advice();
+    QVERIFY2(advice->valid_with_saving > advice->candidates.size(), "the moe program has valid edits that add to others");
+    const int rows = panel->table()->rowCount();
+    QCOMPARE(size_t(rows), advice->candidates.size());
+    const QString header = panel->findChild<QLabel*>("advisorHeader")->text();
+    QVERIFY2(!header.contains(" of the "), qPrintable(header));
+    QVERIFY2(header.contains(rows == 1 ? QString("1 valid edit saves time.") : QString("%1 valid edits save time.").arg(rows)),
+             qPrintable(header));
+    auto cli = test::runCli({"advise", path, "--top", "0"});
+    QCOMPARE(cli.exitCode, 0);
+    QVERIFY2(cli.out.contains(QString("not listed: %1 valid edit").arg(advice->valid_with_saving - advice->candidates.size()).toUtf8()),
+             cli.out.constData());
+    auto top1 = test::runCli({"advise", path, "--top", "1"});
+    QCOMPARE(top1.exitCode, 0);
+    if (advice->candidates.size() > 1)
+      QVERIFY2(top1.out.contains(QString("the best 1 of %1 valid edits").arg(advice->candidates.size()).toUtf8()),
+               top1.out.constData());
   }
 };
 

@@ -117,7 +117,7 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   table_ = new QTableWidget(0, ColumnCount);
   table_->setObjectName("advisorTable");
   table_->setAccessibleName(tr("Advisor"));
-  table_->setHorizontalHeaderLabels({tr("#"), tr("Edits"), tr("Copies after"), tr("Bytes per call"), tr("Saves per call"),
+  table_->setHorizontalHeaderLabels({tr("#"), tr("Edits"), tr("Copies after"), tr("Bytes after"), tr("Saves per call"),
                                      tr("Measured saving"), tr("Device memory"), tr("Asks of the caller")});
   table_->setColumnHidden(MeasuredColumn, true);
   table_->verticalHeader()->hide();
@@ -304,23 +304,36 @@ void AdvisorPanel::showHeader() {
   const auto& a = *advice_;
   const QString name = qText(a.name);
   const QString linkText = links_ != nullptr ? links_->shortText() : QString();
-  if (a.file_is_best()) {
-    showMessage(tr("'%1': no valid edit saves copy time on %2; the file's options are already the best (%3 copies, %4 per call).")
-                    .arg(name, linkText, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds))
+  if (a.file_is_best() && a.device_delegates == 0 && a.copies_now.total() == 0) {
+    // As the CLI says it: nothing was weighed, there is nothing to weigh.
+    showMessage(tr("'%1': no delegate targets a device and nothing is copied: nothing to advise.").arg(name) +
+                editedText());
+  } else if (a.file_is_best()) {
+    showMessage(tr("'%1': no valid edit saves copy time on %2; the file's options are already the best (%3, %4 per call).")
+                    .arg(name, linkText, countText(qint64(a.copies_now.total()), tr("copy"), tr("copies")),
+                         durationText(a.copies_now.seconds))
                 + editedText());
   } else {
-    // valid_with_saving counts every valid edit that saves time, also those
-    // that only add edits to a listed one without saving more.
+    // Counted as listed: valid_with_saving also counts the edits that only
+    // add edits to a listed one without saving more ("best 1 of the 4" over
+    // one row, the other 3 nowhere to see).
     // Short enough to be whole in the line beside the buttons at 1000 px.
     // With a measured profile the ranking's basis is said in a few words
     // (its source and iterations are in the notes): " Ranked by the
     // measured profile (...)." made the line end "...that save ti…".
-    const QString counts = measured_ ? tr("best %1 of %2 valid edits by measured time.")
-                                     : tr("best %1 of the %2 valid edits that save time.");
-    showMessage(tr("'%1' as loaded: %2 copies, %3 per call on %4; %5")
-                    .arg(name, num(qint64(a.copies_now.total())), durationText(a.copies_now.seconds), linkText,
-                         counts.arg(num(qint64(a.candidates.size())),
-                                    num(qint64(std::max(a.valid_with_saving, a.candidates.size())))))
+    const size_t listed = a.candidates.size(), distinct = std::max(a.distinct_with_saving, listed);
+    QString counts;
+    if (listed < distinct)
+      counts = (measured_ ? tr("best %1 of %2 valid edits by measured time.")
+                          : tr("best %1 of the %2 valid edits that save time."))
+                   .arg(num(qint64(listed)), num(qint64(distinct)));
+    else
+      counts = measured_ ? tr("%1 by measured time.").arg(countText(qint64(listed), tr("valid edit")))
+                         : (listed == 1 ? tr("1 valid edit saves time.")
+                                        : tr("%1 valid edits save time.").arg(num(qint64(listed))));
+    showMessage(tr("'%1' as loaded: %2, %3 per call on %4; %5")
+                    .arg(name, countText(qint64(a.copies_now.total()), tr("copy"), tr("copies")),
+                         durationText(a.copies_now.seconds), linkText, counts)
                 + editedText());
   }
 }

@@ -2,7 +2,7 @@
 
 Contracts:
   - the Details dock has an "Advisor" tab; its table is named "Advisor" with the
-    columns "#", "Edits", "Copies after", "Bytes per call", "Saves per call",
+    columns "#", "Edits", "Copies after", "Bytes after", "Saves per call",
     "Device memory", "Asks of the caller";
   - a label described "Advisor status" says the method's copies now;
   - clicking a row previews it in the graph (the diff banner says "preview of

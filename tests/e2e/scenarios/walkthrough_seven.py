@@ -35,3 +35,24 @@ def scenario_a_profiles_message_leaves_with_its_method(ctx):
     ctx.note(f"on prefill: {now!r}")
     ctx.shot("prefill")
     ctx.expect(not now.startswith("Profiled forward"), f"forward's profile message stays over prefill: {now!r}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_the_advisor_counts_what_it_lists(ctx):
+    """Walkthrough seven (item 9's class: a count that disagrees with what is shown): on a moe program the Advisor said 'best 1 of the 4 valid edits' over one row; its status now counts the rows it lists, and the table's header says the bytes are those after the edit."""
+    from harness import table_headers, table_rows
+    from scenario_support import tab_table
+    app = ctx.open(ctx.synth("moe2", "--shape", "moe", "--layers", "2"))
+    table = tab_table(app, "Advisor", "Advisor")
+    rows = wait_until(lambda: [r for r in table_rows(table) if len(r) > 1 and r[1]], timeout=60,
+                      what="a candidate in the Advisor table")
+    status = wait_until(lambda: label_text(labelled(app, "Advisor status"), "Advisor status"), timeout=5,
+                        what="the Advisor status label")
+    headers = table_headers(table)
+    ctx.note(f"{len(rows)} rows; status {status!r}; headers {headers}")
+    ctx.shot("advisor")
+    ctx.expect(" of the " not in status, f"the status counts edits it does not list: {status!r}")
+    said = "1 valid edit saves time." if len(rows) == 1 else f"{len(rows)} valid edits save time."
+    ctx.expect(said in status, f"the status does not count the {len(rows)} rows: {status!r}")
+    ctx.expect("Bytes after" in headers, f"the bytes column does not say they are after the edit: {headers}")
