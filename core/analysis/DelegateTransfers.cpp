@@ -35,6 +35,8 @@ class Deriver {
       const std::string id = delegate.id.value_or("");
       if (isTensorRTBackend(id))
         tensorRT(facts.flat_index, facts.delegate_index, delegate, items(call->args));
+      else if (id == kCudaBackendId && delegate.findCompileSpec("target_device") == nullptr)
+        cudaStaging(facts, delegate);
       else if (id == kCudaBackendId && cudaGraph)
         cudaGraphReplay(facts, delegate);
     }
@@ -140,6 +142,20 @@ class Deriver {
             CopyDirection::DeviceToDevice, bytesOf(*t), device, "cuda_backend.cpp 600-610");
   }
 
+  // CudaBackend without a target_device gets host memory: each input copied
+  // in, each output copied back (see the header).
+  void cudaStaging(const InstructionFacts& facts, const BackendDelegate& delegate) {
+    const Device device = targetDevice(delegate);
+    for (int32_t v : facts.inputs)
+      if (const Tensor* t = tensorAt(v); t && bytesOf(*t) > 0 && !inDeviceMemory(method_, v))
+        add(facts.flat_index, facts.delegate_index, kCudaBackendId, v, DelegateTransferKind::CudaStagedInput,
+            CopyDirection::HostToDevice, bytesOf(*t), device, "cuda_backend.cpp execute: from_etensor");
+    for (int32_t v : facts.outputs)
+      if (const Tensor* t = tensorAt(v); t && bytesOf(*t) > 0 && !inDeviceMemory(method_, v))
+        add(facts.flat_index, facts.delegate_index, kCudaBackendId, v, DelegateTransferKind::CudaStagedOutput,
+            CopyDirection::DeviceToHost, bytesOf(*t), device, "cuda_backend.cpp execute: copy_slimtensor_to_etensor");
+  }
+
   const Program& program_;
   const Method& method_;
   const std::vector<Value>& values_;
@@ -156,6 +172,8 @@ std::string delegateTransferKindName(DelegateTransferKind kind) {
     case DelegateTransferKind::TensorRTAliasReflect: return "tensorrt alias reflect";
     case DelegateTransferKind::CudaGraphInput:
     case DelegateTransferKind::CudaGraphOutput: return "cuda graph replay";
+    case DelegateTransferKind::CudaStagedInput:
+    case DelegateTransferKind::CudaStagedOutput: return "cuda staging";
   }
   return "unknown";
 }
@@ -172,6 +190,12 @@ std::string DelegateTransfer::text() const {
     case DelegateTransferKind::TensorRTAliasReflect: what = "aliased output %" + std::to_string(value) + " reflected"; break;
     case DelegateTransferKind::CudaGraphInput: what = "input %" + std::to_string(value) + " into the graph's static buffer,"; break;
     case DelegateTransferKind::CudaGraphOutput: what = "output %" + std::to_string(value) + " out of the graph's static buffer,"; break;
+    case DelegateTransferKind::CudaStagedInput:
+      what = "no target_device, input %" + std::to_string(value) + " is host memory, copied";
+      break;
+    case DelegateTransferKind::CudaStagedOutput:
+      what = "no target_device, output %" + std::to_string(value) + " is host memory, copied";
+      break;
   }
   return "inside delegate " + std::to_string(delegate) + " (" + backend + "): " + what + " " +
          copyDirectionLongName(direction) + " (" + upstream + ")";
@@ -183,7 +207,8 @@ std::string DelegateTransfer::shortText() const {
 }
 
 bool DelegateTransfer::onInputSide() const {
-  return kind == DelegateTransferKind::TensorRTStagedInput || kind == DelegateTransferKind::CudaGraphInput;
+  return kind == DelegateTransferKind::TensorRTStagedInput || kind == DelegateTransferKind::CudaGraphInput ||
+         kind == DelegateTransferKind::CudaStagedInput;
 }
 
 size_t DelegateTransfers::count(CopyDirection direction) const {

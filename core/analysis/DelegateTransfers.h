@@ -17,6 +17,12 @@
 //   device-to-device into the graph's static buffers and every output back
 //   (backends/cuda/runtime/cuda_backend.cpp 573-610). A host-memory boundary
 //   tensor is refused (cuda_backend.cpp 521-560), never staged.
+// - CudaBackend without a target_device: the passes leave the delegate
+//   alone, its tensors are host memory, and CudaBackend's execute copies each
+//   host input to the GPU (from_etensor) and each output back
+//   (copy_slimtensor_to_etensor) in the builds that predate device-aware
+//   memory; device-aware builds refuse host memory (above). Either way
+//   removing the target_device saves nothing: the copies are counted here.
 //
 // Memory: a planned tensor is device memory exactly when its arena is a
 // device arena (non_const_buffer_device); everything else, unplanned method
@@ -57,8 +63,10 @@ enum class DelegateTransferKind {
   TensorRTAliasReflect,  // d2d of an aliased output
   CudaGraphInput,        // d2d into the graph's static input
   CudaGraphOutput,       // d2d out of the graph's static output
+  CudaStagedInput,       // h2d of a host input (CudaBackend without target_device)
+  CudaStagedOutput,      // d2h into a host output (CudaBackend without target_device)
 };
-// "tensorrt staging", "tensorrt alias reflect", "cuda graph replay".
+// "tensorrt staging", "tensorrt alias reflect", "cuda graph replay", "cuda staging".
 std::string delegateTransferKindName(DelegateTransferKind kind);
 // A copy of CudaBackend's CUDA graph replay (a run setting, not the file).
 bool isCudaGraphReplay(DelegateTransferKind kind);

@@ -325,6 +325,11 @@ class Linter {
       auto& d = add("PTS019", t.text() + ", " + program::bytesText(int64_t(t.bytes)) + " per call",
                     t.kind == DelegateTransferKind::TensorRTAliasReflect
                         ? "the backend reflects every aliased output; nothing in the file avoids it"
+                    : t.kind == DelegateTransferKind::CudaStagedInput || t.kind == DelegateTransferKind::CudaStagedOutput
+                        ? "give the delegate a target_device (ptescope-cli propagate --set-device " +
+                              std::to_string(t.delegate) +
+                              "=cuda:0) so the copies are instructions at its boundary the skip options can remove "
+                              "(a device-aware CudaBackend refuses host memory)"
                         : "plan the boundary in device memory (device planning on, et_copy at the boundary) so the "
                           "copy is an instruction the skip options can remove");
       d.instruction = t.instruction;

@@ -625,7 +625,8 @@ Result<exec::TransferProfile> readProfileJson(const std::string& path) {
       t.device = parsedDevice.value();
       if (auto upstream = f.get<std::string>("upstream")) t.upstream = upstream.value();
       using K = analysis::DelegateTransferKind;
-      for (K k : {K::TensorRTStagedInput, K::TensorRTStagedOutput, K::TensorRTAliasReflect, K::CudaGraphInput, K::CudaGraphOutput}) {
+      for (K k : {K::TensorRTStagedInput, K::TensorRTStagedOutput, K::TensorRTAliasReflect, K::CudaGraphInput, K::CudaGraphOutput,
+                   K::CudaStagedInput, K::CudaStagedOutput}) {
         t.kind = k;
         if (analysis::delegateTransferKindName(k) == kind.value() && t.onInputSide() == input) break;
       }

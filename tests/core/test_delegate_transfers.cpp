@@ -12,6 +12,9 @@
 #include "advise/Advise.h"
 #include "analysis/DelegateTransfers.h"
 #include "analysis/Diagnostics.h"
+#include "analysis/Summary.h"
+#include "cost/CopyCost.h"
+#include "cost/LinkProfile.h"
 #include "layout/DelegateCopyMarks.h"
 #include "synth/JsonSpec.h"
 
@@ -91,6 +94,7 @@ class TestDelegateTransfers : public QObject {
   void cudaGraphSetting();
   void graphMarksOnTheBoundary();
   void advisorFollowsEachBackend();
+  void cudaWithoutTargetDeviceCopiesInside();
 };
 
 #ifndef Q_MOC_RUN
@@ -371,3 +375,40 @@ void TestDelegateTransfers::advisorFollowsEachBackend() {
 
 QTEST_APPLESS_MAIN(TestDelegateTransfers)
 #include "test_delegate_transfers.moc"
+
+// A CudaBackend delegate without a target_device (the Pass options' "none"):
+// the passes insert no copies and its tensors are host memory, which
+// CudaBackend copies in and back inside execute (from_etensor,
+// copy_slimtensor_to_etensor). Removing the target_device was shown as a
+// saving of the copies around the delegate (banner, propagate); now those
+// copies are counted inside it and the prediction does not drop.
+void TestDelegateTransfers::cudaWithoutTargetDeviceCopiesInside() {
+  const std::string untargeted = R"({"delegate": "CudaBackend", "compile_specs": {"method_name": "forward"},
+      "inputs": ["x", "k"], "outputs": ["y"]})";
+  const auto p = passed(spec(R"(["x", "k"])", R"(["y"])", untargeted));
+  QCOMPARE(analysis::summarizeMethod(*p.findMethod("forward")).h2d_copies, size_t(0));
+  const auto d = of(p);
+  using T = std::tuple<DelegateTransferKind, CopyDirection, uint64_t>;
+  QCOMPARE(shape(d), (std::vector<T>{{DelegateTransferKind::CudaStagedInput, H2D, 64},
+                                     {DelegateTransferKind::CudaStagedInput, H2D, 128},
+                                     {DelegateTransferKind::CudaStagedOutput, D2H, 32}}));
+  QCOMPARE(d.transfers[0].backend, std::string("CudaBackend"));
+  // The same delegate with cuda:0: the copies are et_copy instructions and
+  // nothing moves inside; the predicted time is no lower without the spec.
+  const std::string targeted = R"({"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"},
+      "inputs": ["x", "k"], "outputs": ["y"]})";
+  const auto q = passed(spec(R"(["x", "k"])", R"(["y"])", targeted));
+  QVERIFY(of(q).transfers.empty());
+  const auto link = cost::builtinLinkProfiles().front();
+  const auto pageable = exec::HostMemoryKind::Pageable;
+  const auto priceWithout = cost::predictMethod(p, *p.findMethod("forward"), link, pageable);
+  const auto priceWith = cost::predictMethod(q, *q.findMethod("forward"), link, pageable);
+  QVERIFY(priceWithout && priceWith);
+  const double without = priceWithout->copySeconds(), with = priceWith->copySeconds();
+  QVERIFY2(without >= with, qPrintable(QString("no target_device %1 s, cuda:0 %2 s").arg(without).arg(with)));
+  // Lint says where the copies went and how to make them instructions.
+  bool noted = false;
+  for (const auto& diag : analysis::lintProgram(p))
+    if (diag.id == "PTS019" && diag.message.find("no target_device") != std::string::npos) noted = true;
+  QVERIFY(noted);
+}

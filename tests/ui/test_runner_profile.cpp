@@ -282,12 +282,24 @@ class RunnerProfileTest : public QObject {
     auto* transfers = transfersOf(shown.window);
     QVERIFY(transfers->hasComparison());
     QCOMPARE(transfers->columnCount(), int(ui::TransfersModel::ColumnCount));
-    // The one row is the removed h2d: its previous median is the as-loaded
-    // run's, its delta minus that.
-    QCOMPARE(transfers->rowCount(), 1);
-    QVERIFY(transfers->rows()[0].removed);
+    // The first row is the removed h2d: its previous median is the as-loaded
+    // run's, its delta minus that. The others are the copies the delegate,
+    // a CudaBackend without a target_device now, makes inside itself (its
+    // host input in and its output back: not a saving, they moved).
+    int removedRow = -1;
+    for (int r = 0; r < transfers->rowCount(); ++r) {
+      const auto& row = transfers->rows()[size_t(r)];
+      if (row.removed) {
+        QCOMPARE(removedRow, -1);
+        removedRow = r;
+      } else {
+        QVERIFY(row.inside.has_value());
+        QCOMPARE(row.inside->backend, std::string("CudaBackend"));
+      }
+    }
+    QVERIFY(removedRow >= 0);
     const double before = session.previous()->profile->copies[0].seconds.median;
-    QCOMPARE(transfers->index(0, ui::TransfersModel::PreviousMedian).data(ui::SortRole).toDouble(), before);
+    QCOMPARE(transfers->index(removedRow, ui::TransfersModel::PreviousMedian).data(ui::SortRole).toDouble(), before);
     const QString totals = shown.window.transferTotals()->text();
     QVERIFY2(totals.contains("measured per run (ExecuTorch runner " + kRunner + ", host clock, medians): copies"),
              qPrintable(totals));

@@ -34,7 +34,8 @@ QStringList PassOptionsPanel::deviceChoices() {
 QString PassOptionsPanel::deviceChoiceMeaning(const QString& choice) {
   if (choice == "none")
     return tr("none: no target_device spec. The passes insert no copies; the backend moves its own data "
-              "inside the delegate (it is not a saving: the transfers happen there, unseen).");
+              "inside the delegate (not a saving: CudaBackend and TensorRTBackend copy each host tensor there, "
+              "counted as copies inside delegates; a device-aware CudaBackend refuses host memory).");
   if (choice == "cpu" || choice == "cpu:0")
     return tr("cpu: not valid for a device backend. ExecuTorch knows no CPU target: the passes would insert "
               "h2d/d2h copies between host tensors that fail at run time (lint PTS007, PTS004).");

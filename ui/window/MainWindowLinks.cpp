@@ -52,11 +52,16 @@ QString MainWindow::predictedSavingNote() const {
   if (report == nullptr || method == nullptr || links_ == nullptr) return {};
   for (const auto& m : report->methods) {
     if (m.name != method->displayName()) continue;
-    if (m.copies_before.empty() && m.copies_after.empty()) return {};
-    auto before = cost::predictRecords(m.copies_before, *links_->link(), links_->hostMemory());
-    auto after = cost::predictRecords(m.copies_after, *links_->link(), links_->hostMemory());
-    if (!before || !after) return {};
-    return links_->savingText(before.value(), after.value());
+    // As propagate prices it: the copies inside delegates count too (a
+    // delegate whose target_device is removed copies the same tensors
+    // itself; the banner read that as a saving of every copy around it).
+    const auto* loaded = document_->loaded().program.findMethod(m.name);
+    if (loaded == nullptr) return {};
+    const auto settings = graph_->runSettings();
+    auto before = cost::predictMethod(document_->loaded().program, *loaded, *links_->link(), links_->hostMemory(), settings);
+    auto after = cost::predictMethod(document_->program(), *method, *links_->link(), links_->hostMemory(), settings);
+    if (!before || !after || (before->copyCount() == 0 && after->copyCount() == 0)) return {};
+    return links_->savingText(before->copySeconds(), after->copySeconds());
   }
   return {};
 }

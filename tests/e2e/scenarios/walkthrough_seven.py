@@ -56,3 +56,37 @@ def scenario_the_advisor_counts_what_it_lists(ctx):
     said = "1 valid edit saves time." if len(rows) == 1 else f"{len(rows)} valid edits save time."
     ctx.expect(said in status, f"the status does not count the {len(rows)} rows: {status!r}")
     ctx.expect("Bytes after" in headers, f"the bytes column does not say they are after the edit: {headers}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_no_target_device_is_no_saving(ctx):
+    """Walkthrough seven (item 7's class: a figure that reads as something it is not): Pass options, delegate 0's target device 'none' on a pipeline program: the diff banner predicted a saving of the copies the passes no longer insert, while CudaBackend copies the same tensors inside the delegate; the banner now predicts no saving and the Transfers table lists the copies inside the delegate."""
+    import re
+    from harness import find_all, name_of, table_rows
+    from scenario_support import show_dock_tab, tab_table, wait_title
+    app = ctx.open(ctx.synth("pipe2", "--shape", "pipeline", "--layers", "2"))
+    show_dock_tab(app, "Pass options")
+    time.sleep(0.3)
+    target = wait_until(lambda: next((c for c in app.find_all(role="combo box")
+                                      if name_of(c).startswith("Target device of delegate 0") and on_screen(c)), None),
+                        timeout=5, what="the target-device chooser of delegate 0")
+    choose_in_combo(app, target, "none")
+    wait_title(app, lambda t: "*" in t, what="the title to show the edit")
+
+    def banner():
+        for o in app.find_all(role="label"):
+            t = text_of(o) or name_of(o)
+            if on_screen(o) and "predicted" in t and "per run" in t:
+                return t
+        return None
+    said = wait_until(banner, timeout=20, what="the diff banner's prediction")
+    ctx.note(f"banner: {said!r}")
+    ctx.shot("none")
+    m = re.search(r"predicted ([+\u2212-])", said)
+    ctx.expect(m is None or m.group(1) == "+", f"the banner predicts a saving for 'none': {said!r}")
+    rows = wait_until(lambda: table_rows(tab_table(app, "Transfers", "Transfers")) or None, timeout=10,
+                      what="the Transfers rows")
+    inside = [r for r in rows if any("inside delegate 0" in c for c in r)]
+    ctx.note(f"{len(rows)} rows, {len(inside)} inside delegate 0: {inside[:2]}")
+    ctx.expect(inside, f"no copy inside delegate 0 in Transfers: {rows[:4]}")
