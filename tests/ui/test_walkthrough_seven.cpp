@@ -9,7 +9,11 @@
 #include <QTableWidget>
 
 #include "ui/document/Document.h"
+#include "ui/graph/GraphLegend.h"
+#include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
+#include "ui/profile/TransfersModel.h"
+#include <QUndoStack>
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -68,6 +72,43 @@ class WalkthroughSevenTest : public QObject {
     if (advice->candidates.size() > 1)
       QVERIFY2(top1.out.contains(QString("the best 1 of %1 valid edits").arg(advice->candidates.size()).toUtf8()),
                top1.out.constData());
+  }
+
+  // After an edit the totals said "measured before the edits", but each
+  // Transfers row's median and the graph's badges and legend ("emulated copy
+  // time") read as the edited program's times.
+  void timesOfBeforeTheEditsSaySoWhereTheyShow() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    const int m = w.doc.currentMethodIndex();
+    QVERIFY(test::profileOnHost(w.window, m, 2, 0));
+    w.window.setOverlayMetric(ui::GraphView::OverlayMetric::Time);
+    auto* model = w.window.transfersModel();
+    QVERIFY(model != nullptr);
+    QCOMPARE(model->headerData(ui::TransfersModel::MedianTime, Qt::Horizontal).toString(), QString("Median"));
+    auto* legend = w.window.graph()->findChild<ui::GraphLegend*>();
+    QVERIFY(legend != nullptr);
+    // The scale's words and the note after it.
+    auto scale = [&] {
+      QString text;
+      for (const auto& e : legend->entries())
+        if (e.kind == ui::LegendEntry::Scale || e.kind == ui::LegendEntry::Note) text += e.text + "|";
+      return text;
+    };
+    QTRY_VERIFY(!scale().isEmpty());
+    QVERIFY2(!scale().contains("before the edits"), qPrintable(scale()));
+    auto options = w.doc.methodOptions(m);
+    options.skip_d2h_for_method_outputs = true;
+    w.doc.setMethodOptions(m, options);
+    w.doc.waitForPipeline();
+    QTRY_COMPARE(model->headerData(ui::TransfersModel::MedianTime, Qt::Horizontal).toString(),
+                 QString("Median (before edits)"));
+    QTRY_VERIFY2(scale().contains("|times measured before the edits|"), qPrintable(scale()));
+    // Undone: the profile is of this program again.
+    w.doc.undoStack()->undo();
+    w.doc.waitForPipeline();
+    QTRY_COMPARE(model->headerData(ui::TransfersModel::MedianTime, Qt::Horizontal).toString(), QString("Median"));
+    QTRY_VERIFY2(!scale().isEmpty() && !scale().contains("before the edits"), qPrintable(scale()));
   }
 };
 

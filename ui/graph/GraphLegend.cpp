@@ -14,9 +14,11 @@ namespace ptescope::ui {
 
 using layout::NodeKind;
 
-std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText, bool scaleIsNote) {
+std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText, bool scaleIsNote,
+                                       const QString& scaleNote) {
   std::vector<LegendEntry> entries;
   if (!scaleText.isEmpty()) entries.push_back({scaleIsNote ? LegendEntry::Note : LegendEntry::Scale, {}, scaleText});
+  if (!scaleText.isEmpty() && !scaleNote.isEmpty()) entries.push_back({LegendEntry::Note, {}, scaleNote});
   for (const auto& d : model.devices) entries.push_back({LegendEntry::Device, d, QString::fromStdString(d.str())});
   bool h2d = false, d2h = false, implicit = false, inside = false;
   for (const auto& n : model.nodes) {

@@ -27,7 +27,10 @@ struct LegendEntry {
 // overlay's range) comes first.
 // `scaleText` names the overlay's colour scale; with `scaleIsNote` it says
 // why there is none (drawn without a swatch).
-std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText, bool scaleIsNote = false);
+// `scaleNote`: words of their own after the scale ("measured before the
+// edits"), packed like the other entries instead of lengthening its row.
+std::vector<LegendEntry> legendEntries(const layout::GraphModel& model, const QString& scaleText, bool scaleIsNote = false,
+                                       const QString& scaleNote = {});
 
 // Paints the entries in a row (horizontal) or a column; returns the size.
 // With a null painter, only measures.

@@ -137,7 +137,8 @@ class GraphView : public QWidget {
   // they were measured on a GPU (or read from an ETDump): "12 µs emulated"
   // (host memcpy, no GPU link), "12 µs predicted" (a link profile's model).
   enum class MeasurementSource { Measured, Emulated, Predicted };
-  void setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source = MeasurementSource::Measured);
+  void setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source = MeasurementSource::Measured,
+                       bool beforeEdits = false);
   void setOverlayMetric(OverlayMetric metric);
   OverlayMetric overlayMetric() const { return overlayMetric_; }
   bool hasMeasurements() const { return !measurements_.empty(); }
@@ -293,6 +294,7 @@ class GraphView : public QWidget {
   // boxes, the edges' labels and each other where another place is free.
   void separateLabels();
   QString overlayLegendText() const;
+  QString overlayLegendNote() const;
   // Colours by copy time or bandwidth asked for and no measurement to show.
   bool overlayWithoutMeasurements() const;
   void updateBanner();
@@ -351,6 +353,7 @@ class GraphView : public QWidget {
   std::shared_ptr<const layout::MethodChanges> changes_;
   std::vector<CopyMeasurement> measurements_;
   MeasurementSource measurementSource_ = MeasurementSource::Measured;
+  bool measuredBeforeEdits_ = false;  // the measurements are of the program before the edits
   OverlayMetric overlayMetric_ = OverlayMetric::Placement;
   double overlayMin_ = 0, overlayMax_ = 0;
   std::shared_ptr<const AnalyzedMethod> analyzed_;  // of the method on screen or being laid out

@@ -37,7 +37,7 @@ std::optional<QSizeF> GraphView::exportSize(QString* error) const {
   const QRectF source = scene_->sceneRect();
   const QString title = tr("method '%1'").arg(QString::fromStdString(layout_->model.method_name));
   const double header = 12 + QFontMetricsF(exportTitleFont()).horizontalAdvance(title) + 24 +
-                        paintLegend(nullptr, QPointF(), legendEntries(layout_->model, overlayLegendText(), overlayWithoutMeasurements()), true).width() + 12;
+                        paintLegend(nullptr, QPointF(), legendEntries(layout_->model, overlayLegendText(), overlayWithoutMeasurements(), overlayLegendNote()), true).width() + 12;
   return QSizeF(std::max(source.width(), header), source.height() + kExportHeader);
 }
 
@@ -50,7 +50,7 @@ void GraphView::paintExport(QPainter& painter, const QSizeF& size) {
   const QString title = tr("method '%1'").arg(QString::fromStdString(layout_->model.method_name));
   const double titleWidth = QFontMetricsF(font).horizontalAdvance(title) + 24;
   painter.drawText(QRectF(12, 0, titleWidth, kExportHeader), Qt::AlignVCenter, title);
-  paintLegend(&painter, QPointF(12 + titleWidth, (kExportHeader - 18) / 2), legendEntries(layout_->model, overlayLegendText(), overlayWithoutMeasurements()), true);
+  paintLegend(&painter, QPointF(12 + titleWidth, (kExportHeader - 18) / 2), legendEntries(layout_->model, overlayLegendText(), overlayWithoutMeasurements(), overlayLegendNote()), true);
   // Exports show everything in full detail, whatever the zoom on screen:
   // the painter's scale decides the level of detail, and it is >= 1 here.
   const QRectF target((size.width() - source.width()) / 2, kExportHeader, source.width(), source.height());

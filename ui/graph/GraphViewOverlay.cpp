@@ -70,9 +70,10 @@ void GraphView::updateBanner() {
 
 // ---- profile overlay ----
 
-void GraphView::setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source) {
+void GraphView::setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source, bool beforeEdits) {
   measurements_ = std::move(copies);
   measurementSource_ = source;
+  measuredBeforeEdits_ = beforeEdits && source != MeasurementSource::Predicted;
   applyOverlay();
 }
 
@@ -123,6 +124,14 @@ QString GraphView::overlayLegendText() const {
   if (overlayMetric_ == OverlayMetric::Time)
     return tr("%1 %2 \u2192 %3").arg(what, durationText(overlayMin_), durationText(overlayMax_));
   return tr("%1 %2 \u2192 %3").arg(what, gbpsText(overlayMax_) + " GB/s", gbpsText(overlayMin_) + " GB/s");
+}
+
+QString GraphView::overlayLegendNote() const {
+  // A profile of the program before the edits, matched onto this one: its
+  // badges read as this program's times otherwise.
+  return measuredBeforeEdits_ && !overlayLegendText().isEmpty() && !overlayWithoutMeasurements()
+             ? tr("times measured before the edits")
+             : QString();
 }
 
 void GraphView::applyOverlay() {
@@ -184,7 +193,7 @@ void GraphView::applyOverlay() {
     }
   }
   separateLabels();
-  legend_->setEntries(legendEntries(model, overlayLegendText(), overlayWithoutMeasurements()));
+  legend_->setEntries(legendEntries(model, overlayLegendText(), overlayWithoutMeasurements(), overlayLegendNote()));
   if (!legendShown_) legend_->hide();
   placeOverlays();
 }

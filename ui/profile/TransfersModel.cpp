@@ -754,6 +754,10 @@ QVariant TransfersModel::headerData(int section, Qt::Orientation orientation, in
   static_assert(sizeof(names) / sizeof(names[0]) == ColumnCount);
   const bool emulated = latestApplies_ && latest_->emulated;
   if (role == Qt::DisplayRole && section == Bandwidth && emulated) return tr("memcpy GB/s");
+  // Each row's times are of the program before the edits: the totals said
+  // so, the columns read as this program's.
+  if (role == Qt::DisplayRole && section == MedianTime && latestApplies_ && latestMeasuredAnotherProgram())
+    return tr("Median (before edits)");
   if (role == Qt::DisplayRole) return tr(names[section]);
   if (role != Qt::ToolTipRole) return {};
   const QString latest = latestLabel_.isEmpty() ? tr("the latest profile") : latestLabel_;

@@ -119,6 +119,7 @@ class MainWindow : public QMainWindow {
   MemoryPlanView* memoryPlan() const { return memoryPlan_; }
   ChangesPanel* changes() const { return changes_; }
   class AdvisorPanel* advisor() const { return advisor_; }
+  TransfersModel* transfersModel() const { return transfersModel_; }
   QTableView* diagnosticsView() const { return diagnosticsView_; }
   DiagnosticsModel* diagnostics() const { return diagnosticsModel_; }
   // What every view shows selected (MainWindowSelection.cpp wires them).

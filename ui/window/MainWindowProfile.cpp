@@ -373,7 +373,8 @@ void MainWindow::updateGraphMeasurements() {
       if (!row.removed && !row.inside && row.latest != nullptr)
         measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes});
   }
-  graph_->setMeasurements(std::move(measured), source);
+  graph_->setMeasurements(std::move(measured), source,
+                          transfersModel_->hasMeasurements() && transfersModel_->latestMeasuredAnotherProgram());
 }
 
 }  // namespace ptescope::ui

@@ -90,3 +90,27 @@ def scenario_no_target_device_is_no_saving(ctx):
     inside = [r for r in rows if any("inside delegate 0" in c for c in r)]
     ctx.note(f"{len(rows)} rows, {len(inside)} inside delegate 0: {inside[:2]}")
     ctx.expect(inside, f"no copy inside delegate 0 in Transfers: {rows[:4]}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_times_from_before_the_edits_say_so(ctx):
+    """Walkthrough seven (item 8's class): after Profile and then an edit (skip_d2h_for_method_outputs), the totals said 'measured before the edits' but the Transfers rows' Median column and the graph's legend read as the edited program's times; the column is 'Median (before edits)' now."""
+    from harness import table_headers
+    from scenario_support import show_dock_tab, tab_table, toggle_check_box, wait_title
+    app = ctx.open(ctx.demo())
+    run_profile(app)
+    table = tab_table(app, "Transfers", "Transfers")
+    headers = wait_until(lambda: (lambda h: h if "Median" in h else None)(table_headers(table)), timeout=20,
+                         what="the Transfers table's Median column")
+    ctx.note(f"before the edit: {headers}")
+    show_dock_tab(app, "Pass options")
+    time.sleep(0.3)
+    toggle_check_box(app, "skip_d2h_for_method_outputs")
+    wait_title(app, lambda t: "*" in t, what="the title to show the edit")
+    table = tab_table(app, "Transfers", "Transfers")
+    after = wait_until(lambda: (lambda h: h if "Median (before edits)" in h else None)(table_headers(table)),
+                       timeout=20, what="the Median column to say it is from before the edits")
+    ctx.note(f"after the edit: {after}")
+    ctx.shot("after-edit")
+    ctx.expect("Median (before edits)" in after, f"the Transfers headers after the edit: {after}")
