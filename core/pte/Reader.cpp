@@ -323,7 +323,11 @@ std::string foldedWarning(const std::vector<std::string>& entries, const std::st
   return std::to_string(entries.size()) + " " + many + "; the first: " + entries.front() + hint;
 }
 
-void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
+// A data file the caller named (--ptd, the app's Attach) that does not load
+// is an error: a program named as the data file was read with a warning and
+// its tensors shown without data. Files found beside the program stay
+// warnings (another .ptd may sit there).
+Status attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
   Program& program = loaded.program;
   std::vector<std::string> paths = options.ptd_paths;
   program.external_data = options.external_data;
@@ -336,6 +340,7 @@ void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
     paths = candidateDataFiles(loaded.file.path);
   for (const auto& path : paths) {
     auto data = readDataFile(path);
+    if (!data && !options.ptd_paths.empty()) return makeError("data file not loaded: " + data.error().message);
     if (!data) {
       loaded.warnings.push_back("external data not loaded: " + data.error().message);
       continue;
@@ -347,7 +352,7 @@ void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
     if (auto missing = missingDelegateData(program); !missing.empty())
       loaded.warnings.push_back(
           foldedWarning(missing, "named data not found", "named data entries of AOTI delegates not found", hint));
-  if (!needs) return;
+  if (!needs) return Ok{};
   std::vector<std::string> missingTensors;
   for (const auto& m : program.methods()) {
     for (size_t v = 0; v < items(m.values).size(); ++v) {
@@ -361,6 +366,7 @@ void attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
   if (!missingTensors.empty())
     loaded.warnings.push_back(
         foldedWarning(missingTensors, "external tensor data missing", "external tensors have no data", hint));
+  return Ok{};
 }
 
 }  // namespace
@@ -455,7 +461,8 @@ Result<LoadedProgram> decodeProgram(Bytes bytes, const std::string& name) {
 
 Result<LoadedProgram> readProgramBytes(Bytes bytes, const std::string& name, const ReadOptions& options) {
   auto loaded = decodeProgram(std::move(bytes), name);
-  if (loaded) attachExternalData(loaded.value(), options);
+  if (loaded)
+    if (auto attached = attachExternalData(loaded.value(), options); !attached) return attached.error();
   return loaded;
 }
 
@@ -465,7 +472,7 @@ Result<LoadedProgram> readProgramFile(const std::string& path, const ReadOptions
   auto loaded = decodeProgram(bytes.value(), path);
   if (!loaded) return loaded;
   loaded->file.path = path;
-  attachExternalData(loaded.value(), options);
+  if (auto attached = attachExternalData(loaded.value(), options); !attached) return attached.error();
   return loaded;
 }
 

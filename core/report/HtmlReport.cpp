@@ -267,8 +267,8 @@ void writeSummary(Html& html, const HtmlReportInput& input, const std::vector<Me
   html.raw("<tr><th>Methods</th><td>");
   for (size_t i = 0; i < methods.size(); ++i)
     html.raw(i ? ", " : "").element("a", methods[i].method->displayName(), "href=\"#" + methods[i].anchor + "\"");
-  html.raw("</td></tr><tr><th>Instructions</th>").cell(std::to_string(instructions) + " (" + std::to_string(delegates) +
-                                                        " delegate calls)");
+  html.raw("</td></tr><tr><th>Instructions</th>").cell(std::to_string(instructions) + " (" +
+                                                        program::countText(uint64_t(delegates), "delegate call") + ")");
   html.raw("</tr><tr><th>Devices</th>").cell(deviceList(devices));
   html.raw("</tr><tr><th>Link</th>").cell(input.link->label() + ", " + exec::hostMemoryKindName(input.host_memory) +
                                            " host memory");

@@ -266,6 +266,14 @@ class PteBadInputTest : public QObject {
     QVERIFY(loaded.ok());
     QVERIFY(!loaded->warnings.empty());
     QVERIFY(QString::fromStdString(loaded->warnings[0]).contains("external data not loaded"));
+    // A data file the caller names (--ptd) that does not load is an error
+    // naming it: a program given as the data file was read with a warning.
+    pte::ReadOptions named;
+    named.ptd_paths = {(dir + "/external-constants.pte").toStdString()};
+    auto refused = pte::readProgramFile((dir + "/external-constants.pte").toStdString(), named);
+    QVERIFY(!refused.ok());
+    QVERIFY2(QString::fromStdString(refused.error().message).contains("external-constants.pte: not an ExecuTorch data file"),
+             refused.error().message.c_str());
   }
 };
 

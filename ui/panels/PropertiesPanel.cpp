@@ -131,7 +131,7 @@ void PropertiesPanel::showValue(int32_t v) {
   if (facts.lifetime) row(tr("Lifetime"), QString("%1 – %2").arg(facts.lifetime->first).arg(facts.lifetime->second));
   if (facts.producer) {
     const auto& p = dataflow->instructions()[*facts.producer];
-    row(tr("Producer"), QString("%1  %2").arg(num(qint64(*facts.producer)), QString::fromStdString(p.label)));
+    row(tr("Producer"), QString("#%1 %2").arg(num(qint64(*facts.producer)), QString::fromStdString(p.label)));
   }
   if (!facts.consumers.empty()) {
     auto* consumers = row(tr("Consumers"), QString::number(facts.consumers.size()));
