@@ -4,6 +4,8 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include <QComboBox>
+#include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -109,6 +111,34 @@ class WalkthroughSevenTest : public QObject {
     w.doc.waitForPipeline();
     QTRY_COMPARE(model->headerData(ui::TransfersModel::MedianTime, Qt::Horizontal).toString(), QString("Median"));
     QTRY_VERIFY2(!scale().isEmpty() && !scale().contains("before the edits"), qPrintable(scale()));
+  }
+
+  // A long method name in the tool bar's Method box was cut with no
+  // ellipsis and no tool tip ("encode_image_tc"); the Timeline's zoom was
+  // read by a screen reader as a bare "100%".
+  void aLongMethodNameReadsWhole() {
+    const QString name = "encode_image_tokens_for_the_vision_tower";
+    const QString spec = test::tempDir() + "/long-method.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QString(R"({"methods": [{"name": "%1", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
+        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]}]})")
+                   .arg(name)
+                   .toUtf8());
+    file.close();
+    const QString path = test::synthProgram("long-method.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(path));
+    auto* combo = w.window.findChild<QComboBox*>("methodSelector");
+    QVERIFY(combo != nullptr);
+    QCOMPARE(combo->currentText(), name);
+    QVERIFY2(combo->toolTip().contains(name), qPrintable(combo->toolTip()));
+    QVERIFY2(combo->width() < combo->fontMetrics().horizontalAdvance(name), "the box is wide enough: nothing to elide");
+    auto* zoom = w.window.findChild<QLabel*>("timelineZoom");
+    QVERIFY(zoom != nullptr);
+    QCOMPARE(zoom->accessibleName(), QString("Timeline zoom"));
   }
 };
 

@@ -246,6 +246,9 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   fitButton_ = button(tr("Fit"), tr("Show the whole iteration (Ctrl+0)"), "timelineFit");
   zoomLabel_ = new QLabel;
   zoomLabel_->setObjectName("timelineZoom");
+  // Named by its role; the value in the description (a screen reader read
+  // the bare "100%").
+  zoomLabel_->setAccessibleName(tr("Timeline zoom"));
   zoomLabel_->setMinimumWidth(zoomLabel_->fontMetrics().horizontalAdvance("100000%"));
   zoomLabel_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
   controls->addWidget(iterationLabel);
@@ -415,6 +418,7 @@ void TimelineView::updateControls() {
   zoomOutButton_->setEnabled(shown && zoom_ > 1);
   zoomInButton_->setEnabled(shown && zoom_ < maxZoom());
   zoomLabel_->setText(shown ? QString("%1%").arg(std::lround(zoom_ * 100)) : QString());
+  zoomLabel_->setAccessibleDescription(zoomLabel_->text());
   if (!shown) {
     info_->clear();
     return;

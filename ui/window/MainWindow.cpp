@@ -16,7 +16,9 @@
 #include <QScrollArea>
 #include <QFontMetrics>
 #include <QUndoStack>
+#include <QAbstractItemView>
 #include <QComboBox>
+#include <QStylePainter>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QFileDialog>
@@ -72,6 +74,21 @@ namespace ptescope::ui {
 using namespace ptescope::program;
 
 namespace {
+
+// A combo box whose current text, when it does not fit, is cut in its
+// middle with an ellipsis: "encode_image_tc" read as a whole name.
+class ElidingComboBox : public QComboBox {
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QStylePainter painter(this);
+    QStyleOptionComboBox option;
+    initStyleOption(&option);
+    painter.drawComplexControl(QStyle::CC_ComboBox, option);
+    const QRect field = style()->subControlRect(QStyle::CC_ComboBox, &option, QStyle::SC_ComboBoxEditField, this);
+    option.currentText = fontMetrics().elidedText(option.currentText, Qt::ElideMiddle, std::max(0, field.width() - 4));
+    painter.drawControl(QStyle::CE_ComboBoxLabel, option);
+  }
+};
 
 constexpr int kMaxRecentFiles = 10;
 
@@ -217,12 +234,18 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
 void MainWindow::buildMenus() {
   auto* toolbar = addToolBar(tr("Main"));
   toolbar->setObjectName("mainToolbar");
-  methodSelector_ = new QComboBox;
+  methodSelector_ = new ElidingComboBox;
   methodSelector_->setObjectName("methodSelector");
   // Room for "forward", "prefill", "decode"; a longer name is elided (the
   // list shows it whole): the tool bar must keep its controls at 1000 px.
   methodSelector_->setMinimumContentsLength(10);
   methodSelector_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  // A long name cut in the box ("encode_image_tc") is read whole in its
+  // tool tip and in the list (elided in the middle, as the tree elides).
+  methodSelector_->view()->setTextElideMode(Qt::ElideMiddle);
+  connect(methodSelector_, &QComboBox::currentTextChanged, methodSelector_, [this](const QString& text) {
+    methodSelector_->setToolTip(text.isEmpty() ? QString() : tr("Method: %1").arg(text));
+  });
   connect(methodSelector_, &QComboBox::activated, this, [this](int index) { selection_->selectMethod(index); });
 
   auto* fileMenu = menuBar()->addMenu(tr("&File"));
