@@ -272,7 +272,8 @@ class EditingTest : public QObject {
     ui::MainWindow window(&doc);
     QVERIFY(window.openDemo());
     window.resize(1400, 900);
-    window.bottomTabs()->setCurrentWidget(window.memoryPlan());
+    for (int i = 0; i < window.bottomTabs()->count(); ++i)
+      if (window.bottomTabs()->tabText(i) == "Memory plan") window.bottomTabs()->setCurrentIndex(i);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     auto* plan = window.memoryPlan();

@@ -5,6 +5,9 @@
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include <QComboBox>
+#include <QDockWidget>
+#include <QScrollArea>
+#include <QTabWidget>
 #include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
@@ -14,6 +17,7 @@
 #include "ui/graph/GraphLegend.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
+#include "ui/panels/MemoryPlanView.h"
 #include "ui/profile/TransfersModel.h"
 #include <QUndoStack>
 #include "ui/window/MainWindow.h"
@@ -139,6 +143,35 @@ class WalkthroughSevenTest : public QObject {
     auto* zoom = w.window.findChild<QLabel*>("timelineZoom");
     QVERIFY(zoom != nullptr);
     QCOMPARE(zoom->accessibleName(), QString("Timeline zoom"));
+  }
+
+  // At 1000 x 700 the Details dock opened at half the window on a program
+  // with five buffers (the Memory plan's bands set its minimum), and after a
+  // profile (the Timeline's lanes): the graph had 200 px. Those pages scroll
+  // inside the dock now; it keeps its share of the height.
+  void theDetailsDockKeepsItsShare() {
+    const QString path = test::synthProgram("pipe8.pte", {"--shape", "pipeline", "--layers", "8"});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(path));
+    auto* dock = w.window.findChild<QDockWidget*>("bottomDock");
+    QVERIFY(dock != nullptr);
+    auto* tabs = w.window.bottomTabs();
+    auto show = [&](const QString& tab) {
+      for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i) == tab) tabs->setCurrentIndex(i);
+      QCoreApplication::processEvents();
+    };
+    QVERIFY2(w.window.memoryPlan()->bands().size() >= 5, "the pipeline plans a buffer per device");
+    show("Memory plan");
+    QVERIFY2(dock->height() <= w.window.height() * 30 / 100, qPrintable(QString("Details is %1 px").arg(dock->height())));
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    show("Timeline");
+    QVERIFY2(dock->height() <= w.window.height() * 30 / 100, qPrintable(QString("Details is %1 px").arg(dock->height())));
+    // The lanes are all there, below the fold: the page scrolls.
+    auto* page = w.window.findChild<QScrollArea*>("timelinePage");
+    QVERIFY(page != nullptr);
+    QVERIFY(page->widget()->height() >= page->viewport()->height());
   }
 };
 

@@ -231,6 +231,23 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
   return view;
 }
 
+// A Details page that asks for more height than a small screen's dock
+// has (the Memory plan's bands, the Timeline's lanes) scrolls inside it
+// instead of growing the dock: at 1000 x 700 a program with five buffers,
+// or the Timeline after a profile, took the graph down to 200 px. Follows
+// the page's width; not a Tab stop itself.
+QScrollArea* scrollingPage(QWidget* content, const QString& name) {
+  auto* scroll = new QScrollArea;
+  scroll->setObjectName(name);
+  scroll->setWidget(content);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setFocusPolicy(Qt::NoFocus);
+  scroll->setMinimumHeight(0);
+  return scroll;
+}
+
 QDockWidget* makeDock(QMainWindow* window, const QString& title, const QString& name, QWidget* content) {
   auto* dock = new QDockWidget(title, window);
   dock->setObjectName(name);
@@ -448,8 +465,8 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   bottomTabs_->addTab(transfersPage, tr("Transfers"));
   timeline_ = new TimelineView;
   timeline_->setObjectName("timeline");
-  bottomTabs_->addTab(timeline_, tr("Timeline"));
-  bottomTabs_->addTab(memoryPlan_, tr("Memory plan"));
+  bottomTabs_->addTab(scrollingPage(timeline_, "timelinePage"), tr("Timeline"));
+  bottomTabs_->addTab(scrollingPage(memoryPlan_, "memoryPlanPage"), tr("Memory plan"));
   bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
   bottomTabs_->addTab(changes_, tr("Changes"));
   buildAdvisor();
