@@ -273,7 +273,13 @@ class MethodSearch {
 
   static unsigned bitsOf(const DeviceOptions& o) {
     unsigned bits = 0;
-    for (size_t i = 0; i < std::size(kFields); ++i) bits |= (o.*kFields[i].field ? 1U : 0U) << i;
+    // The field read first: GCC 12 with -fsanitize=shift,bounds miscompiled
+    // the one-expression form (every bit 0: the advisor searched the wrong
+    // options in a PTESCOPE_SANITIZE build).
+    for (size_t i = 0; i < std::size(kFields); ++i) {
+      const bool set = o.*kFields[i].field;
+      bits |= (set ? 1U : 0U) << i;
+    }
     return bits;
   }
 

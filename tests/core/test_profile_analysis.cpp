@@ -542,7 +542,10 @@ class ProfileAnalysisTest : public QObject {
       p.timeline.push_back(slice(it, 3, TimelineSlice::Track::Kernels, base + 150, 10));
       p.timeline.push_back(slice(it, 4, TimelineSlice::Track::DeviceToHost, base + 162, 5));
     }
-    const auto* f = findingOf(checkProfile(p), "PRF005");
+    // Kept: findingOf points into the check (a temporary freed at the end
+    // of its statement read as garbage under ASan).
+    const auto check = checkProfile(p);
+    const auto* f = findingOf(check, "PRF005");
     QVERIFY(f != nullptr);
     QCOMPARE(f->instructions, (std::vector<size_t>{1, 4}));
     QVERIFY2(f->message.find("62.0 µs") != std::string::npos, f->message.c_str());
