@@ -90,7 +90,7 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
       out += analyses;
       continue;
     }
-    out += "\n  copies (the et_copy kernel's time; bytes from the program):\n";
+    out += "\n  copies (the et_copy kernel's time; bytes and devices from the program: a trace does not record them):\n";
     out += "  " + padded("instr", 6, true) + "  " + padded("dir", 4) + padded("source", 8) + padded("dest", 8) + padded("device", 8) +
            padded("bytes", 12, true) + " " + padded("min us", 10, true) + " " + padded("median us", 10, true) + " " +
            padded("max us", 10, true) + " " + padded("GB/s", 9, true) + "\n";
