@@ -173,7 +173,8 @@ class MainWindowTest : public QObject {
     QCOMPARE(doc.currentMethodIndex(), 1);
     QCOMPARE(window.methodSelector()->currentText(), QString("prefill"));
     QVERIFY(window.showPanel("memory"));
-    QCOMPARE(window.bottomTabs()->currentWidget()->objectName(), QString("memoryPlan"));
+    QCOMPARE(window.bottomTabs()->tabText(window.bottomTabs()->currentIndex()), QString("Memory plan"));
+    QVERIFY(window.bottomTabs()->currentWidget()->findChild<QWidget*>("memoryPlan") != nullptr);
     QVERIFY(!window.showPanel("nothing"));
     QVERIFY(window.lastError().contains("no panel named"));
   }

@@ -10,6 +10,7 @@
 #include <QTabWidget>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QTableWidget>
 
@@ -146,9 +147,8 @@ class WalkthroughSevenTest : public QObject {
   }
 
   // At 1000 x 700 the Details dock opened at half the window on a program
-  // with five buffers (the Memory plan's bands set its minimum), and after a
-  // profile (the Timeline's lanes): the graph had 200 px. Those pages scroll
-  // inside the dock now; it keeps its share of the height.
+  // with five buffers (the Memory plan's bands set its minimum): the graph
+  // had 200 px. The plan scrolls inside the dock now; it keeps its share.
   void theDetailsDockKeepsItsShare() {
     const QString path = test::synthProgram("pipe8.pte", {"--shape", "pipeline", "--layers", "8"});
     QVERIFY(!path.isEmpty());
@@ -165,13 +165,31 @@ class WalkthroughSevenTest : public QObject {
     QVERIFY2(w.window.memoryPlan()->bands().size() >= 5, "the pipeline plans a buffer per device");
     show("Memory plan");
     QVERIFY2(dock->height() <= w.window.height() * 30 / 100, qPrintable(QString("Details is %1 px").arg(dock->height())));
-    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
-    show("Timeline");
-    QVERIFY2(dock->height() <= w.window.height() * 30 / 100, qPrintable(QString("Details is %1 px").arg(dock->height())));
-    // The lanes are all there, below the fold: the page scrolls.
-    auto* page = w.window.findChild<QScrollArea*>("timelinePage");
+    // The bands are all there, below the fold: the page scrolls.
+    auto* page = w.window.findChild<QScrollArea*>("memoryPlanPage");
     QVERIFY(page != nullptr);
     QVERIFY(page->widget()->height() >= page->viewport()->height());
+  }
+
+  // Find "relu" went to its first match ("1 of 2"); Escape on the graph
+  // cleared the selection but Find still said "1 of 2" over nothing
+  // selected. It says how many there are; F3 goes to the first again.
+  void findSaysNoCurrentMatchOnceTheSelectionIsCleared() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    auto* field = w.window.findChild<QLineEdit*>("findField");
+    auto* status = w.window.findChild<QLabel*>("findStatus");
+    QVERIFY(field != nullptr && status != nullptr);
+    field->setText("CudaBackend");
+    QTRY_VERIFY2(status->text().startsWith("1 of "), qPrintable(status->text()));
+    const QString count = status->text().mid(QString("1 of ").size());
+    auto* canvas = w.window.graph()->canvas();
+    canvas->setFocus();
+    QTest::keyClick(canvas, Qt::Key_Escape);
+    QTRY_VERIFY2(!w.window.graph()->selectedInstruction().has_value(), "Escape clears the selection");
+    QTRY_COMPARE(status->text(), count + (count == "1" ? " match" : " matches"));
+    QTest::keyClick(canvas, Qt::Key_F3);
+    QTRY_COMPARE(status->text(), "1 of " + count);
   }
 };
 

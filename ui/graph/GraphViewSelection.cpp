@@ -89,6 +89,17 @@ void GraphView::selectEdge(size_t edge, bool emitSignals) {
 void GraphView::clearSelection() {
   selectedNode_.reset();
   selectedEdge_.reset();
+  // The match Find went to is no longer selected: Find says how many there
+  // are, not "1 of 15" over an empty selection (F3 starts from the first).
+  if (currentMatch_ >= 0 && currentMatch_ < int(matches_.size())) {
+    const auto& current = matches_[size_t(currentMatch_)];
+    if (current.kind == Match::Kind::Edge && current.index < edgeItems_.size())
+      edgeItems_[current.index]->setFindMatch(true, false);
+    else if (current.kind == Match::Kind::Node && current.index < nodeItems_.size())
+      nodeItems_[current.index]->setFindMatch(true, false);
+    currentMatch_ = -1;
+    emit findMatchChanged(-1, int(matches_.size()));
+  }
   applyEmphasis();
 }
 

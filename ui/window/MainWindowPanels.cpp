@@ -232,9 +232,9 @@ QTableView* makeTable(QAbstractItemModel* model, const QString& name) {
 }
 
 // A Details page that asks for more height than a small screen's dock
-// has (the Memory plan's bands, the Timeline's lanes) scrolls inside it
-// instead of growing the dock: at 1000 x 700 a program with five buffers,
-// or the Timeline after a profile, took the graph down to 200 px. Follows
+// has (the Memory plan's bands) scrolls inside it instead of growing the
+// dock: at 1000 x 700 a program with five buffers took the graph down to
+// 200 px. Follows
 // the page's width; not a Tab stop itself.
 QScrollArea* scrollingPage(QWidget* content, const QString& name) {
   auto* scroll = new QScrollArea;
@@ -465,7 +465,9 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   bottomTabs_->addTab(transfersPage, tr("Transfers"));
   timeline_ = new TimelineView;
   timeline_->setObjectName("timeline");
-  bottomTabs_->addTab(scrollingPage(timeline_, "timelinePage"), tr("Timeline"));
+  // (The Timeline keeps its height: its legend is drawn under the lanes,
+  // which a scrolling page hid below the fold.)
+  bottomTabs_->addTab(timeline_, tr("Timeline"));
   bottomTabs_->addTab(scrollingPage(memoryPlan_, "memoryPlanPage"), tr("Memory plan"));
   bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
   bottomTabs_->addTab(changes_, tr("Changes"));
