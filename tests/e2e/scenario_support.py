@@ -606,6 +606,19 @@ def zoom_percent(app: App) -> float | None:
     return None
 
 
+def set_target_device(app: App, delegate: int, value: str) -> None:
+    """Pass options, the chooser "Target device of delegate N (...)": picks `value` and waits
+    for the title's '*' (the edit made)."""
+    show_dock_tab(app, "Pass options")
+    time.sleep(0.3)
+    prefix = f"Target device of delegate {delegate}"
+    target = wait_until(lambda: next((c for c in app.find_all(role="combo box")
+                                      if name_of(c).startswith(prefix) and harness.on_screen(c)), None),
+                        timeout=5, what=f"the target-device chooser of delegate {delegate}")
+    choose_in_combo(app, target, value)
+    wait_title(app, lambda t: "*" in t, what="the title to show the edit")
+
+
 def focused_widget(app: App):
     """The object that has the keyboard focus (the innermost focused one; a
     table counts as itself, not its cell). Tabs of a tab bar are skipped: Qt

@@ -22,8 +22,8 @@ from pathlib import Path
 import harness
 from harness import find, find_all, has_state, name_of, on_screen, role_of, wait_until
 from scenario_support import (BOTH_SIZES, bottom_tab, choose_in_combo, dialog_text, label_text, labelled,
-                              profile_menu_item, show_dock_tab, sizes, tab_table, timeout, type_into_file_dialog,
-                              wait_title)
+                              profile_menu_item, set_target_device, sizes, tab_table, timeout,
+                              type_into_file_dialog)
 
 # tests/runner-standin/delegate.json: a CUDA delegate reads x; y = relu(x) on
 # the CPU. Setting the delegate's target device to none removes the one h2d
@@ -110,13 +110,7 @@ def scenario_runner_profile_compare_cancel_and_a_fault(ctx):
     ctx.shot("profiled")
 
     # 2. An edit (the delegate's target device none), then Compare with as loaded.
-    show_dock_tab(app, "Pass options")
-    time.sleep(0.3)
-    target = wait_until(lambda: next((c for c in app.find_all(role="combo box")
-                                      if name_of(c).startswith("Target device of delegate 0") and on_screen(c)), None),
-                        timeout=5, what="the target-device chooser of delegate 0")
-    choose_in_combo(app, target, "none")
-    wait_title(app, lambda t: "*" in t, what="the title to show the edit")
+    set_target_device(app, 0, "none")
     dialog = open_profile_dialog(app)
     compare = wait_until(lambda: next((c for c in find_all(dialog, role="check box")
                                        if name_of(c).replace("&", "").startswith("Compare with as loaded")
