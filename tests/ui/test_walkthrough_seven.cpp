@@ -19,6 +19,7 @@
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/MemoryPlanView.h"
+#include "ui/panels/OutputsPanel.h"
 #include "ui/profile/TransfersModel.h"
 #include <QUndoStack>
 #include "ui/window/MainWindow.h"
@@ -190,6 +191,46 @@ class WalkthroughSevenTest : public QObject {
     QTRY_COMPARE(status->text(), count + (count == "1" ? " match" : " matches"));
     QTest::keyClick(canvas, Qt::Key_F3);
     QTRY_COMPARE(status->text(), "1 of " + count);
+  }
+
+  // Run Once's outputs of one method stayed listed under the next method
+  // shown (%2, %3, %8 beside a method that has %0 and %1).
+  void runOnceOutputsLeaveWithTheirMethod() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    QVERIFY(w.window.showMethod("forward"));
+    auto* panel = w.window.outputsPanel();
+    QSignalSpy finished(panel, &ui::OutputsPanel::finished);
+    QVERIFY(panel->runOnce());
+    QVERIFY(finished.wait(60000) || finished.count() == 1);
+    QVERIFY(panel->table()->rowCount() > 0);
+    QVERIFY(w.window.showMethod("prefill"));
+    QCOMPARE(panel->table()->rowCount(), 0);
+  }
+
+  // Undo of an applied Advisor candidate left its row selected, so the
+  // candidate came back as a preview: the graph went on drawing it after
+  // Undo (the banner's "preview" cut at 1000 px).
+  void undoingAnAppliedCandidateLeavesNoPreview() {
+    const QString path = test::synthProgram("advise-undo.pte", {"--scenario", "cross_device"});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(path));
+    auto* panel = w.window.advisor();
+    QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+    QVERIFY(panel->isSearching() || panel->refresh());
+    QVERIFY(done.wait(60000));
+    QVERIFY(panel->table()->rowCount() > 0);
+    panel->table()->selectRow(0);
+    QVERIFY(panel->applyRow(0));
+    w.doc.waitForPipeline();
+    QVERIFY(w.doc.isModified());
+    w.doc.undoStack()->undo();
+    w.doc.waitForPipeline();
+    QVERIFY(!w.doc.isModified());
+    QTest::qWait(300);  // a preview would be under way
+    QVERIFY(panel->table()->selectionModel()->selectedRows().isEmpty());
+    QVERIFY(!panel->isPreviewing());
   }
 };
 

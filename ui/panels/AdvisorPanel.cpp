@@ -1,4 +1,6 @@
 #include "ui/panels/AdvisorPanel.h"
+
+#include <QSignalBlocker>
 #include "report/RunText.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
@@ -197,6 +199,15 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   connect(document_, &Document::editsChanged, this, [this] {
     endPreview();
     if (isSearching()) markStale();
+    // An edit made elsewhere (Undo of an applied candidate, Pass options):
+    // no row stays selected, so no preview comes back over it (after Undo
+    // the graph went on drawing the candidate, its banner's "preview" cut).
+    if (!applying_) {
+      const QSignalBlocker quiet(table_->selectionModel());
+      table_->clearSelection();
+      applyButton_->setEnabled(false);
+      updateNotes();
+    }
     updateApplied();
   });
   if (links_ != nullptr) connect(links_, &LinkSelection::changed, this, [this] { markStale(); });
@@ -459,7 +470,8 @@ QString AdvisorPanel::editedText() const {
     if (m.name != advice_->name || !m.changed()) continue;
     auto seconds = cost::predictRecords(m.copies_after, *links_->link(), links_->hostMemory());
     if (!seconds) return {};
-    return tr(" With your edits: %1 copies, %2 per call.").arg(num(qint64(m.copies_after.size())), durationText(seconds.value()));
+    return tr(" With your edits: %1, %2 per call.")
+        .arg(countText(qint64(m.copies_after.size()), tr("copy"), tr("copies")), durationText(seconds.value()));
   }
   return {};
 }
@@ -525,9 +537,11 @@ bool AdvisorPanel::applyRow(int row) {
     return false;
   }
   endPreview();
+  applying_ = true;
   document_->pushEdits(*merged, tr("apply advisor candidate %1 to '%2' (%3)")
                                     .arg(num(qint64(candidate.rank)), qText(candidate.edits.method),
                                          qText(advise::editsText(candidate.edits))));
+  applying_ = false;
   return true;
 }
 

@@ -65,6 +65,8 @@ class AdvisorPanel : public QWidget {
   // Applies candidate `row` (0-based) as one undoable edit; false when there
   // is no such row or the advice is stale.
   bool applyRow(int row);
+  // A candidate is drawn in the graph as a preview (not applied).
+  bool isPreviewing() const { return previewing_ || previewJob_.running(); }
   // The row whose candidate the document's edits already are, or -1.
   int appliedRow() const;
   // Blocks until the search (and any preview) under way has been delivered
@@ -125,6 +127,7 @@ class AdvisorPanel : public QWidget {
   QString measuredError_;  // why the profile could not rank the candidates
   bool stale_ = true;
   bool previewing_ = false;
+  bool applying_ = false;  // Apply's own edit is being pushed
   BackgroundJob previewJob_;
   BackgroundJob searchJob_;  // last members: destroyed (and waited for) first
 };

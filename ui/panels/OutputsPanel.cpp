@@ -88,12 +88,16 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   layout->addWidget(notExecutedArea_);
 
 
-  // A new program makes the old outputs stale.
-  connect(document_, &Document::programChanged, this, [this] {
+  // A new program makes the old outputs stale; so does another method (its
+  // outputs were listed under the method shown next, %2, %3, %8 beside one
+  // that has %0 and %1).
+  const auto stale = [this] {
     if (isRunning()) return;
     clearOutputs();
     header_->setText(tr("Run the method once to see what it computes (random inputs, seed 0)."));
-  });
+  };
+  connect(document_, &Document::programChanged, this, stale);
+  connect(document_, &Document::currentMethodChanged, this, stale);
 }
 
 OutputsPanel::~OutputsPanel() = default;
