@@ -238,8 +238,12 @@ class AdviseCommandImpl : public AdviseCommand {
     if (*apply_ > method.candidates.size())
       return fail("--apply " + std::to_string(*apply_) + ": method '" + method.name + "' has " +
                   (method.candidates.empty() ? std::string("no candidate (the file's options are already best)")
-                                             : std::to_string(method.candidates.size()) + " candidate" +
-                                                   (method.candidates.size() == 1 ? "" : "s") + " (see --top)"));
+                                             : std::to_string(method.candidates.size()) + " listed candidate" +
+                                                   (method.candidates.size() == 1 ? "" : "s") +
+                                                   (method.distinct_with_saving > method.candidates.size()
+                                                        ? " of " + std::to_string(method.distinct_with_saving) +
+                                                              " (--top 0 lists them all)"
+                                                        : std::string())));
     const advise::Candidate& candidate = method.candidates[*apply_ - 1];
     auto edits = advise::programEdits(program, candidate.edits);
     if (!edits) return fail(file_ + ": " + edits.error().message);

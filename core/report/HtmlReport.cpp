@@ -410,7 +410,7 @@ void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
   const size_t n = m.prediction->copies.size();
   const auto bytes = m.prediction->host_to_device.bytes + m.prediction->device_to_host.bytes;
   html.raw(n <= kOpenCopiesUpTo ? "<details class=\"copies\" open><summary>" : "<details class=\"copies\"><summary>")
-      .text(std::to_string(n) + " copies per call, " + bytesText(int64_t(bytes)) + ", predicted " +
+      .text(program::countText(uint64_t(n), "copy", "copies") + " per call, " + bytesText(int64_t(bytes)) + ", predicted " +
             durationText(m.prediction->copySeconds()) + (n <= kOpenCopiesUpTo ? "" : " (click to list them)"))
       .raw("</summary>\n");
   html.raw("<div class=\"table-wrap\"><table class=\"sortable copies\" data-method=\"" + m.anchor + "\">");

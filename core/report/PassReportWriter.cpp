@@ -93,8 +93,9 @@ std::string passReportText(const PassReport& report) {
     size_t h2d = 0, d2h = 0;
     for (const auto& c : m.copies_after) (c.direction == program::CopyDirection::HostToDevice ? h2d : d2h)++;
     const auto& o = m.options;
-    out << "method '" << m.name << "': " << m.device_delegates << " device delegates, " << h2d << " h2d, " << d2h
-        << " d2h copies" << (m.elided_h2d ? " (" + std::to_string(m.elided_h2d) + " round trips elided)" : "") << "\n";
+    out << "method '" << m.name << "': " << program::countText(uint64_t(m.device_delegates), "device delegate") << ", "
+        << h2d << " h2d, " << d2h << " d2h " << (h2d + d2h == 1 ? "copy" : "copies")
+        << (m.elided_h2d ? " (" + program::countText(uint64_t(m.elided_h2d), "round trip") + " elided)" : "") << "\n";
     out << "  options: device planning " << (o.enable_non_cpu_memory_planning ? "on" : "off") << ", skip_h2d "
         << (o.skip_h2d_for_method_inputs ? "on" : "off") << ", skip_d2h " << (o.skip_d2h_for_method_outputs ? "on" : "off")
         << ", alloc_graph_input " << (o.alloc_graph_input ? "on" : "off") << ", alloc_graph_output "
