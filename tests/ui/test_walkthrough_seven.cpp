@@ -4,6 +4,7 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QScrollArea>
@@ -119,6 +120,39 @@ class WalkthroughSevenTest : public QObject {
     QTRY_VERIFY2(!scale().isEmpty() && !scale().contains("before the edits"), qPrintable(scale()));
   }
 
+  // The file changed on disk and was reloaded, no edit made: the profile of
+  // the program before read "Median (before edits)", "measured before the
+  // edits" (there were none).
+  void timesOfBeforeAReloadSayTheProgramChanged() {
+    const QString path = test::writeDemoProgram("reloaded-demo.pte");
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(path));
+    QVERIFY(w.window.showMethod("forward"));
+    QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
+    w.window.setOverlayMetric(ui::GraphView::OverlayMetric::Time);
+    auto* model = w.window.transfersModel();
+    auto* legend = w.window.graph()->findChild<ui::GraphLegend*>();
+    QVERIFY(legend != nullptr);
+    auto scale = [&] {
+      QString text;
+      for (const auto& e : legend->entries())
+        if (e.kind == ui::LegendEntry::Scale || e.kind == ui::LegendEntry::Note) text += e.text + "|";
+      return text;
+    };
+    auto cli = test::runCli({"propagate", path, "-o", path, "--force", "--method", "forward", "--skip-d2h-outputs"});
+    QCOMPARE(cli.exitCode, 0);
+    QVERIFY(w.doc.reload());
+    w.doc.waitForPipeline();
+    QVERIFY(test::waitForGraph(w.window.graph()));
+    QVERIFY(!w.doc.isModified());
+    QTRY_COMPARE(model->headerData(ui::TransfersModel::MedianTime, Qt::Horizontal).toString(),
+                 QString("Median (before changes)"));
+    QTRY_VERIFY2(scale().contains("|times measured before the program changed|"), qPrintable(scale()));
+    QVERIFY2(w.window.transferTotals()->text().contains("measured before the program changed (the program then)"),
+             qPrintable(w.window.transferTotals()->text()));
+  }
+
   // A long method name in the tool bar's Method box was cut with no
   // ellipsis and no tool tip ("encode_image_tc"); the Timeline's zoom was
   // read by a screen reader as a bare "100%".
@@ -231,6 +265,34 @@ class WalkthroughSevenTest : public QObject {
     QTest::qWait(300);  // a preview would be under way
     QVERIFY(panel->table()->selectionModel()->selectedRows().isEmpty());
     QVERIFY(!panel->isPreviewing());
+  }
+
+  // Edit > Undo cut the text in its middle: "Undo enable skip d2h for
+  // outputs…ng_method_name_for_testing'" for both methods "encoder_..." and
+  // "decoder_...", the part that tells them apart gone.
+  void theUndoItemKeepsWhatTellsMethodsApart() {
+    const QString spec = test::tempDir() + "/two-long.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QString method = R"({"name": "%1_attention_block_with_a_really_long_method_name_for_testing", "inputs": ["x"],
+        "outputs": ["y"], "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
+        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]})";
+    file.write(QString(R"({"methods": [%1, %2]})").arg(method.arg("encoder"), method.arg("decoder")).toUtf8());
+    file.close();
+    const QString path = test::synthProgram("two-long.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(path));
+    const int decoder = 1;
+    auto options = w.doc.methodOptions(decoder);
+    options.alloc_graph_output = false;
+    w.doc.setMethodOptions(decoder, options);
+    w.doc.waitForPipeline();
+    auto* undo = w.window.findChild<QAction*>("undoAction");
+    QVERIFY(undo != nullptr);
+    QVERIFY2(undo->text().contains("decoder"), qPrintable(undo->text()));
+    QVERIFY2(undo->toolTip().contains("decoder_attention_block_with_a_really_long_method_name_for_testing"),
+             qPrintable(undo->toolTip()));
   }
 };
 

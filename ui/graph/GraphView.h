@@ -137,8 +137,10 @@ class GraphView : public QWidget {
   // they were measured on a GPU (or read from an ETDump): "12 µs emulated"
   // (host memcpy, no GPU link), "12 µs predicted" (a link profile's model).
   enum class MeasurementSource { Measured, Emulated, Predicted };
+  // `before`: when the measured program was ("before the edits"), said
+  // in the legend; empty: the program shown.
   void setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source = MeasurementSource::Measured,
-                       bool beforeEdits = false);
+                       const QString& before = {});
   void setOverlayMetric(OverlayMetric metric);
   OverlayMetric overlayMetric() const { return overlayMetric_; }
   bool hasMeasurements() const { return !measurements_.empty(); }
@@ -353,7 +355,7 @@ class GraphView : public QWidget {
   std::shared_ptr<const layout::MethodChanges> changes_;
   std::vector<CopyMeasurement> measurements_;
   MeasurementSource measurementSource_ = MeasurementSource::Measured;
-  bool measuredBeforeEdits_ = false;  // the measurements are of the program before the edits
+  QString measuredBefore_;  // when the measured program was; empty: this one
   OverlayMetric overlayMetric_ = OverlayMetric::Placement;
   double overlayMin_ = 0, overlayMax_ = 0;
   std::shared_ptr<const AnalyzedMethod> analyzed_;  // of the method on screen or being laid out

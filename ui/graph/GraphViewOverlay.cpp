@@ -70,10 +70,10 @@ void GraphView::updateBanner() {
 
 // ---- profile overlay ----
 
-void GraphView::setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source, bool beforeEdits) {
+void GraphView::setMeasurements(std::vector<CopyMeasurement> copies, MeasurementSource source, const QString& before) {
   measurements_ = std::move(copies);
   measurementSource_ = source;
-  measuredBeforeEdits_ = beforeEdits && source != MeasurementSource::Predicted;
+  measuredBefore_ = source != MeasurementSource::Predicted ? before : QString();
   applyOverlay();
 }
 
@@ -129,8 +129,8 @@ QString GraphView::overlayLegendText() const {
 QString GraphView::overlayLegendNote() const {
   // A profile of the program before the edits, matched onto this one: its
   // badges read as this program's times otherwise.
-  return measuredBeforeEdits_ && !overlayLegendText().isEmpty() && !overlayWithoutMeasurements()
-             ? tr("times measured before the edits")
+  return !measuredBefore_.isEmpty() && !overlayLegendText().isEmpty() && !overlayWithoutMeasurements()
+             ? tr("times measured %1").arg(measuredBefore_)
              : QString();
 }
 

@@ -434,7 +434,7 @@ void TimelineView::updateControls() {
   if (profile_->emulated) text += " · " + tr("emulated on the host");
   if (profile_->runtime == etdump::kEtdumpSource) text += " · " + QString::fromUtf8(etdump::kEtdumpSource);
   // The lanes are the program the profile ran: before the edits, said so.
-  if (measuredBeforeEdits_) text += " · " + tr("measured before the edits (the program then)");
+  if (!measuredBefore_.isEmpty()) text += " · " + tr("measured %1 (the program then)").arg(measuredBefore_);
   info_->setText(text);
 }
 
@@ -567,9 +567,9 @@ QString TimelineView::barToolTip(const Bar& bar) const {
   return lines.join("<br>");
 }
 
-void TimelineView::setMeasuredBeforeEdits(bool before) {
-  if (before == measuredBeforeEdits_) return;
-  measuredBeforeEdits_ = before;
+void TimelineView::setMeasuredBefore(const QString& when) {
+  if (when == measuredBefore_) return;
+  measuredBefore_ = when;
   updateControls();
 }
 

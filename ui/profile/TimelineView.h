@@ -96,7 +96,9 @@ class TimelineView : public QWidget {
   void setOtherMethod(const QString& method);
   // The profile ran the program as it was before the edits (its copies and
   // the program's differ): the iteration's line says so.
-  void setMeasuredBeforeEdits(bool before);
+  // "before the edits" / "before the program changed" (TransfersModel::
+  // measuredBeforeWords); empty: the profile is of the program shown.
+  void setMeasuredBefore(const QString& when);
   // The line over the lanes ("iteration 1: 8 instructions, ...").
   QString infoText() const;
   // The widget that paints the lanes and takes the mouse (for tests and grabs).
@@ -159,7 +161,7 @@ class TimelineView : public QWidget {
   QToolButton* zoomOutButton_ = nullptr;
   QToolButton* fitButton_ = nullptr;
   QString otherMethod_;
-  bool measuredBeforeEdits_ = false;
+  QString measuredBefore_;
 };
 
 }  // namespace ptescope::ui

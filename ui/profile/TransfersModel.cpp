@@ -384,6 +384,11 @@ TransfersModel::DirectionSummary TransfersModel::insideSummary(program::CopyDire
   return s;
 }
 
+QString TransfersModel::measuredBeforeWords() const {
+  if (!latestApplies_ || !latestMeasuredAnotherProgram()) return {};
+  return document_->isModified() ? tr("before the edits") : tr("before the program changed");
+}
+
 bool TransfersModel::latestMeasuredAnotherProgram() const {
   if (!latestApplies_) return false;
   // A copy the profile measured that the program no longer makes, or one it
@@ -432,7 +437,8 @@ QString TransfersModel::totalsText() const {
                         .arg(insideName(direction), countText(timed.copies), bytesText(timed.bytes), durationText(timed.seconds));
     }
     before = parts.join("  |  ") + "  ·  " +
-             tr("measured before the edits (the program then): %1").arg(measured.join(", "));
+             tr("measured %1 (the program then): %2")
+                 .arg(document_->isModified() ? tr("before the edits") : tr("before the program changed"), measured.join(", "));
   }
   const auto withTimes = [this](QString text, const DirectionSummary& s) {
     text += " · " + durationText(s.seconds);
@@ -757,7 +763,7 @@ QVariant TransfersModel::headerData(int section, Qt::Orientation orientation, in
   // Each row's times are of the program before the edits: the totals said
   // so, the columns read as this program's.
   if (role == Qt::DisplayRole && section == MedianTime && latestApplies_ && latestMeasuredAnotherProgram())
-    return tr("Median (before edits)");
+    return document_->isModified() ? tr("Median (before edits)") : tr("Median (before changes)");
   if (role == Qt::DisplayRole) return tr(names[section]);
   if (role != Qt::ToolTipRole) return {};
   const QString latest = latestLabel_.isEmpty() ? tr("the latest profile") : latestLabel_;

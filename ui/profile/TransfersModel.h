@@ -155,6 +155,10 @@ class TransfersModel : public QAbstractTableModel {
   // The latest profile applies to the method but ran another program (the
   // one before the edits): its copies and the program's differ.
   bool latestMeasuredAnotherProgram() const;
+  // When the latest profile's program was: "before the edits" while the
+  // document has unsaved edits, else "before the program changed" (a
+  // reload from disk, an undo past the profile); empty when it is this one.
+  QString measuredBeforeWords() const;
 
  private:
   void rebuild();

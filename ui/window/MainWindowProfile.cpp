@@ -309,7 +309,7 @@ void MainWindow::applyProfiles() {
       for (size_t k = 0; k < before.size(); ++k) profiledToCurrent_[before[k]] = now[k];
     for (const auto& [p, c] : profiledToCurrent_) currentToProfiled_[c] = p;
     timeline_->setProfile(latest->profile, measured);
-    timeline_->setMeasuredBeforeEdits(transfersModel_->latestMeasuredAnotherProgram());
+    timeline_->setMeasuredBefore(transfersModel_->measuredBeforeWords());
   } else {
     timeline_->clear();
   }
@@ -374,7 +374,7 @@ void MainWindow::updateGraphMeasurements() {
         measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes});
   }
   graph_->setMeasurements(std::move(measured), source,
-                          transfersModel_->hasMeasurements() && transfersModel_->latestMeasuredAnotherProgram());
+                          transfersModel_->hasMeasurements() ? transfersModel_->measuredBeforeWords() : QString());
 }
 
 }  // namespace ptescope::ui
