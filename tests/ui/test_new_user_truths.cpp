@@ -229,11 +229,15 @@ class NewUserTruthsTest : public QObject {
     const int line = area->fontMetrics().lineSpacing();
     QVERIFY2(area->height() >= 2 * line, qPrintable(QString::number(area->height())));
     QVERIFY(area->viewport()->height() >= line);
-    // Each line names its delegate's backend once ("1  delegate CudaBackend:
-    // ptescope cannot run this backend; ..."), not again in its reason.
+    // Each line names its delegate's backend once ("#1 delegate CudaBackend:
+    // ptescope cannot run this backend; ..."), not again in its reason, and
+    // its instruction as everywhere else ("#1"; it read "1  delegate").
     const QStringList lines = area->findChild<QLabel*>("outputsNotExecuted")->text().split('\n').mid(1);
     QCOMPARE(lines.size(), int(panel->lastResult()->not_executed.size()));
-    for (const QString& text : lines) QVERIFY2(text.count("CudaBackend") == 1, qPrintable(text));
+    for (const QString& text : lines) {
+      QVERIFY2(text.count("CudaBackend") == 1, qPrintable(text));
+      QVERIFY2(QRegularExpression("^#\\d+ delegate ").match(text).hasMatch(), qPrintable(text));
+    }
   }
 
   // Item 12: a run that fails leaves no outputs of an earlier run.

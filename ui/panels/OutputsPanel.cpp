@@ -280,7 +280,7 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
   } else {
     QStringList lines;
     for (const auto& step : result.not_executed)
-      lines << tr("%1  %2: %3").arg(num(qint64(step.instruction)), QString::fromStdString(step.label), QString::fromStdString(step.reason));
+      lines << tr("#%1 %2: %3").arg(num(qint64(step.instruction)), QString::fromStdString(step.label), QString::fromStdString(step.reason));
     notExecuted_->setText(tr("Not executed (their outputs keep earlier contents):\n%1").arg(lines.join("\n")));
     const int shownLines = int(std::min<size_t>(lines.size() + 1, 5));
     notExecutedArea_->setFixedHeight(notExecuted_->fontMetrics().lineSpacing() * shownLines + 8);

@@ -1,4 +1,5 @@
 #include "ui/window/MainWindow.h"
+#include "ui/common/DistinctNames.h"
 #include "ui/common/PlainText.h"
 #include "ui/document/FileChangeWatcher.h"
 #include "ui/panels/OutputsPanel.h"
@@ -287,6 +288,7 @@ void MainWindow::buildMenus() {
 
   auto* editMenu = menuBar()->addMenu(tr("&Edit"));
   auto* undo = document_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setObjectName("undoAction");
   undo->setShortcut(QKeySequence::Undo);
   auto* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
   // The platform's Redo keys (Ctrl+Shift+Z on Linux) and Ctrl+Y, each once:
@@ -301,15 +303,32 @@ void MainWindow::buildMenus() {
   // edits): the menu item keeps to about 60 characters, its middle elided,
   // with the whole text as tooltip; a name's "&" is no mnemonic.
   editMenu->setToolTipsVisible(true);
-  auto keepShort = [editMenu](QAction* action, const QString& verb) {
-    return [editMenu, action, verb](const QString& text) {
+  auto keepShort = [this, editMenu](QAction* action, const QString& verb) {
+    return [this, editMenu, action, verb](const QString& text) {
       if (text.isEmpty()) {
         action->setText(verb);
         action->setToolTip(QString());
         return;
       }
       const QFontMetrics metrics(editMenu->font());
-      QString shown = metrics.elidedText(text, Qt::ElideMiddle, metrics.averageCharWidth() * 60);
+      const int room = metrics.averageCharWidth() * 60;
+      QString shown = text;
+      // A method's name in the text ("... of 'encoder_attention_...'") is
+      // cut where it differs from the program's other methods: cut in the
+      // text's middle, "encoder" and "decoder" read alike.
+      if (metrics.horizontalAdvance(shown) > room && document_->hasProgram()) {
+        std::vector<QString> names;
+        for (const auto& m : document_->program().methods()) names.push_back(QString::fromStdString(m.displayName()));
+        const auto parts = distinguishingParts(names);
+        for (const auto& [name, part] : parts) {
+          const qsizetype at = shown.indexOf(QLatin1Char('\'') + name + QLatin1Char('\''));
+          if (at < 0) continue;
+          const int rest = metrics.horizontalAdvance(QString(shown).remove(at + 1, name.size()));
+          shown.replace(at + 1, name.size(), elideAround(name, part, metrics, std::max(room - rest, metrics.averageCharWidth() * 12)));
+          break;
+        }
+      }
+      shown = metrics.elidedText(shown, Qt::ElideMiddle, room);
       action->setText(verb + QLatin1Char(' ') + shown.replace(QLatin1Char('&'), QStringLiteral("&&")));
       action->setToolTip(QString(verb).remove(QLatin1Char('&')) + QLatin1Char(' ') + text);
     };
