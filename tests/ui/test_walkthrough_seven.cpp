@@ -27,6 +27,18 @@
 
 using namespace ptescope;
 
+namespace {
+
+// The graph legend's scale and the notes after it, "|"-separated.
+QString scaleAndNotes(const ui::GraphLegend& legend) {
+  QString text;
+  for (const auto& e : legend.entries())
+    if (e.kind == ui::LegendEntry::Scale || e.kind == ui::LegendEntry::Note) text += e.text + "|";
+  return text;
+}
+
+}  // namespace
+
 class WalkthroughSevenTest : public QObject {
   Q_OBJECT
  private slots:
@@ -97,13 +109,7 @@ class WalkthroughSevenTest : public QObject {
     QCOMPARE(model->headerData(ui::TransfersModel::MedianTime, Qt::Horizontal).toString(), QString("Median"));
     auto* legend = w.window.graph()->findChild<ui::GraphLegend*>();
     QVERIFY(legend != nullptr);
-    // The scale's words and the note after it.
-    auto scale = [&] {
-      QString text;
-      for (const auto& e : legend->entries())
-        if (e.kind == ui::LegendEntry::Scale || e.kind == ui::LegendEntry::Note) text += e.text + "|";
-      return text;
-    };
+    auto scale = [legend] { return scaleAndNotes(*legend); };
     QTRY_VERIFY(!scale().isEmpty());
     QVERIFY2(!scale().contains("before the edits"), qPrintable(scale()));
     auto options = w.doc.methodOptions(m);
@@ -134,12 +140,7 @@ class WalkthroughSevenTest : public QObject {
     auto* model = w.window.transfersModel();
     auto* legend = w.window.graph()->findChild<ui::GraphLegend*>();
     QVERIFY(legend != nullptr);
-    auto scale = [&] {
-      QString text;
-      for (const auto& e : legend->entries())
-        if (e.kind == ui::LegendEntry::Scale || e.kind == ui::LegendEntry::Note) text += e.text + "|";
-      return text;
-    };
+    auto scale = [legend] { return scaleAndNotes(*legend); };
     auto cli = test::runCli({"propagate", path, "-o", path, "--force", "--method", "forward", "--skip-d2h-outputs"});
     QCOMPARE(cli.exitCode, 0);
     QVERIFY(w.doc.reload());
