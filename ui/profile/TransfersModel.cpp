@@ -438,7 +438,7 @@ QString TransfersModel::totalsText() const {
     }
     before = parts.join("  |  ") + "  ·  " +
              tr("measured %1 (the program then): %2")
-                 .arg(document_->isModified() ? tr("before the edits") : tr("before the program changed"), measured.join(", "));
+                 .arg(measuredBeforeWords(), measured.join(", "));
   }
   const auto withTimes = [this](QString text, const DirectionSummary& s) {
     text += " · " + durationText(s.seconds);
