@@ -367,7 +367,10 @@ class GraphViewTest : public QObject {
     auto program = largeAfterPasses(300);
     GraphView view;
     QVERIFY(showShown(view, program, QSize(900, 700)));
-    view.setSceneSlice(0.5);
+    // A slice of no time adds the fewest items a turn can (one clock reading,
+    // 64 items), whatever the machine's speed: a 0.5 ms slice let a fast,
+    // idle machine fill the 12,000 items in two turns.
+    view.setSceneSlice(0.0);
     // What the scene holds at each turn of the event loop until the full
     // layout is announced.
     std::vector<qsizetype> seen;
