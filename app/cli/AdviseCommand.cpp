@@ -165,9 +165,10 @@ class AdviseCommandImpl : public AdviseCommand {
       }
       std::cout << jsonForStdout(j) << "\n";
     } else {
+      const bool nameMethod = shown.program_methods > 1;
       std::cout << textForStdout(report::adviceText(shown));
-      for (const auto& r : ranked) std::cout << textForStdout(report::measuredAdviceText(r, measuredName));
-      for (const auto& v : verified) std::cout << textForStdout(report::verifiedText(v));
+      for (const auto& r : ranked) std::cout << textForStdout(report::measuredAdviceText(r, measuredName, nameMethod));
+      for (const auto& v : verified) std::cout << textForStdout(report::verifiedText(v, nameMethod));
     }
     // As profile --compare-edits: outputs that differ are a finding, exit 1.
     for (const auto& v : verified)

@@ -833,18 +833,12 @@ std::string propagateCommand(const std::string& input, const std::string& output
   return out;
 }
 
-std::string editsText(const CandidateEdits& edits) {
+std::string editsText(const CandidateEdits& edits, bool nameMethod) {
   std::string out;
   const auto flags = propagateFlags(edits);
-  for (size_t i = 2; i < flags.size(); ++i) {
-    if (flags[i] == "--set-device") {
-      out += (out.empty() ? "" : " ") + flags[i] + " " + flags[i + 1];
-      ++i;
-      continue;
-    }
-    out += (out.empty() ? "" : " ") + flags[i];
-  }
-  return out.empty() ? "(the file's options)" : out;
+  for (size_t i = 2; i < flags.size(); ++i) out += (out.empty() ? "" : " ") + (nameMethod ? quoted(flags[i]) : flags[i]);
+  if (out.empty()) return "(the file's options)";
+  return nameMethod ? "--method " + quoted(edits.method) + " " + out : out;
 }
 
 Result<Advice> advise(const program::Program& program, const AdviseOptions& options) {
@@ -860,6 +854,7 @@ Result<Advice> advise(const program::Program& program, const AdviseOptions& opti
   advice.link_name = resolved.link.name;
   advice.link_label = resolved.link.label();
   advice.host_memory = resolved.host_memory;
+  advice.program_methods = program.methods().size();
   const auto start = Clock::now();
   const std::vector<Device> devices = devicesOf(program, resolved.devices);
   for (const auto& method : program.methods()) {

@@ -161,6 +161,7 @@ struct Advice {
   std::vector<MethodAdvice> methods;  // program order
   size_t pipeline_runs = 0;
   double seconds = 0;
+  size_t program_methods = 0;  // the program's methods, advised or not
 };
 
 // Advises every method (or options.method). Errors: unknown method, a link
@@ -187,7 +188,10 @@ std::string propagateCommand(const std::string& input, const std::string& output
 
 // The edits in propagate's words, one line: "--skip-h2d-inputs
 // --no-alloc-graph-input --set-device forward:1=cuda:0"; "(the file's
-// options)" when empty.
-std::string editsText(const CandidateEdits& edits);
+// options)" when empty. With nameMethod (a list of a program with several
+// methods, read away from the method's heading) they start with "--method
+// NAME" and are shell-quoted where needed, so pasted into propagate they
+// edit that method only (its skip flags alone would edit every method).
+std::string editsText(const CandidateEdits& edits, bool nameMethod = false);
 
 }  // namespace ptescope::advise

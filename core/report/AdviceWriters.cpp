@@ -106,6 +106,9 @@ nlohmann::json adviceJson(const advise::Advice& advice) {
 std::string adviceText(const advise::Advice& advice) {
   std::string out = "Copy time predicted on " + advice.link_label + ", " + exec::hostMemoryKindName(advice.host_memory) +
                     " host memory.\n";
+  // Listed flags paste into propagate as they are: with several methods
+  // they name theirs (the skip flags alone would edit every method).
+  const bool nameMethod = advice.program_methods > 1;
   for (const auto& m : advice.methods) {
     out += "\nmethod '" + m.name + "': now " + countsText(m.copies_now) + " per call\n";
     out += "  " + m.search_note + "\n";
@@ -123,7 +126,7 @@ std::string adviceText(const advise::Advice& advice) {
       out += "  not listed: " + program::countText(int64_t(more), "valid edit") +
              " that only add edits to a listed one for no more saving\n";
     for (const auto& c : m.candidates) {
-      out += "  " + std::to_string(c.rank) + ". " + advise::editsText(c.edits) + "\n";
+      out += "  " + std::to_string(c.rank) + ". " + advise::editsText(c.edits, nameMethod) + "\n";
       out += "     saves " + program::durationText(c.predicted_saving_us / 1e6) + " per call: h2d " +
              arrow(c.copies_before.h2d, c.copies_after.h2d) + ", d2h " + arrow(c.copies_before.d2h, c.copies_after.d2h);
       if (c.copies_before.d2d + c.copies_after.d2d > 0) out += ", d2d " + arrow(c.copies_before.d2d, c.copies_after.d2d);
@@ -141,7 +144,7 @@ std::string adviceText(const advise::Advice& advice) {
     }
     if (!m.rejected.empty()) {
       out += "  rejected:\n";
-      for (const auto& r : m.rejected) out += "    " + r.edits_text + ": " + r.reason + "\n";
+      for (const auto& r : m.rejected) out += "    " + advise::editsText(r.edits, nameMethod) + ": " + r.reason + "\n";
     }
   }
   return out;
@@ -161,7 +164,7 @@ std::string measuredNote(const advise::MeasuredCandidate& c) {
 
 }  // namespace
 
-std::string measuredAdviceText(const advise::MeasuredMethodAdvice& a, const std::string& profileName) {
+std::string measuredAdviceText(const advise::MeasuredMethodAdvice& a, const std::string& profileName, bool nameMethod) {
   std::string out = "\nmethod '" + a.method + "' ranked by measured copy time (" + profileName + ": " + a.profile_source + ", " +
                     program::countText(a.iterations, "iteration") + "; " + std::to_string(a.matched_copies) + " of its " +
                     std::to_string(a.profile_copies) + " copies found in the program)\n";
@@ -176,7 +179,7 @@ std::string measuredAdviceText(const advise::MeasuredMethodAdvice& a, const std:
            " " + program::padded(program::durationText(c.measured_saving_us / 1e6) + (c.fully_measured() ? " " : "*"), 16, true) +
            " " + program::padded(program::durationText(c.predicted_saving_us / 1e6), 17, true) + "  " +
            program::padded(std::to_string(c.removed_measured + c.removed_predicted) + " (" + measuredNote(c) + ")", 15) + "  " +
-           advise::editsText(c.edits) + "\n";
+           advise::editsText(c.edits, nameMethod) + "\n";
   }
   if (a.emulated)
     out += "  note: an emulated profile: its copy times are host memcpy, not a link's; profile on the GPU to rank by it\n";

@@ -25,7 +25,8 @@ nlohmann::json candidateEditsJson(const advise::CandidateEdits& edits);
 // The candidates ranked by measured saving (advise --profile / --etdump):
 // measured and predicted saving side by side, what part of each measured
 // figure is a prediction. `profileName` names the profile file.
-std::string measuredAdviceText(const advise::MeasuredMethodAdvice& advice, const std::string& profileName);
+std::string measuredAdviceText(const advise::MeasuredMethodAdvice& advice, const std::string& profileName,
+                               bool nameMethod = false);
 nlohmann::json measuredAdviceJson(const advise::MeasuredMethodAdvice& advice, const std::string& profileName);
 
 }  // namespace ptescope::report

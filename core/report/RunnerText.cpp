@@ -75,7 +75,7 @@ std::string agreementCell(const runner::VerifiedCandidate& c) {
 
 }  // namespace
 
-std::string verifiedText(const runner::VerifiedMethod& v) {
+std::string verifiedText(const runner::VerifiedMethod& v, bool nameMethod) {
   std::string out = "\nmethod '" + v.method + "' verified on the runner (" + v.runner_source + "): each candidate run as " +
                     "loaded, then as edited, " + program::countText(v.iterations, "execution") + " each; medians per run\n";
   if (v.candidates.empty()) return out + "  no candidate to verify\n";
@@ -90,7 +90,7 @@ std::string verifiedText(const runner::VerifiedMethod& v) {
   bool marked = false;
   for (const auto& c : v.candidates) {
     if (!c.not_run.empty()) {
-      notRun += "  " + padded(std::to_string(c.rank), 4, true) + "  " + advise::editsText(c.edits) + ": " + c.not_run + "\n";
+      notRun += "  " + padded(std::to_string(c.rank), 4, true) + "  " + advise::editsText(c.edits, nameMethod) + ": " + c.not_run + "\n";
       continue;
     }
     marked = marked || c.copy_times_marked;
@@ -99,7 +99,7 @@ std::string verifiedText(const runner::VerifiedMethod& v) {
     rows += padded(signedDurationText(c.run_saving_us / 1e6), 10, true) + " " +
             padded(signedDurationText(c.copy_saving_us / 1e6) + (c.copy_times_marked ? "*" : " "), 11, true) + "  " +
             padded(durationText(c.loaded_run_us / 1e6) + " -> " + durationText(c.edited_run_us / 1e6), 25) +
-            padded(agreementCell(c), 11) + advise::editsText(c.edits) + "\n";
+            padded(agreementCell(c), 11) + advise::editsText(c.edits, nameMethod) + "\n";
     if (!c.differences.empty()) {
       std::string block = outputsAgreementText(c.differences, c.outputs_compared, "as loaded", "as edited");
       for (size_t at = block.find("\n  "); at != std::string::npos; at = block.find("\n  ", at + 3)) block.insert(at + 1, "  ");

@@ -32,7 +32,7 @@ std::string outputsAgreementText(const std::vector<runner::OutputDifference>& di
 // advise --verify: per candidate the predicted saving (and the profile's,
 // when one ranked them), the measured saving of the whole run and of its
 // copies, and whether the outputs agree; candidates not run, with why.
-std::string verifiedText(const runner::VerifiedMethod& verified);
+std::string verifiedText(const runner::VerifiedMethod& verified, bool nameMethod = false);
 nlohmann::json verifiedJson(const runner::VerifiedMethod& verified);
 
 }  // namespace ptescope::report

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include <QDir>
+#include <QProcess>
 
 #include <cmath>
 
@@ -214,6 +215,34 @@ class TestCliAdvise : public QObject {
     // The other method is as the file has it: advising it again gives the same.
     const auto after = adviceJson({applied, "--method", QString::fromStdString(j["methods"][0]["name"].get<std::string>())});
     QCOMPARE(after["methods"][0]["copies_now"], j["methods"][0]["copies_now"]);
+  }
+
+  // The text's listed flags are what one pastes into propagate: on a program
+  // of two methods they name theirs, and pasted they write what --apply
+  // writes (without --method the skip flags would edit both methods). A
+  // one-method program's list stays short (textListsCandidatesInPropagatesWords).
+  void listedFlagsOfTwoMethodsNameTheirMethod() {
+    auto demo = ptescope::synth::synthesizeDemo();
+    QVERIFY(demo.ok());
+    const QString input = written("demo-listed.pte", ptescope::synth::applyDevicePasses(demo.value()));
+    const auto j = adviceJson({input});
+    QCOMPARE(j["methods"].size(), size_t(2));
+    const QString method = QString::fromStdString(j["methods"][1]["name"].get<std::string>());
+    auto r = runCli({"advise", input});
+    QCOMPARE(r.exitCode, 0);
+    const QString out = QString::fromUtf8(r.out);
+    const qsizetype heading = out.indexOf("\nmethod '" + method + "'");
+    QVERIFY2(heading >= 0, qPrintable(out));
+    const qsizetype first = out.indexOf("\n  1. ", heading);
+    QVERIFY2(first > heading, qPrintable(out));
+    const QString listed = out.mid(first + 6, out.indexOf('\n', first + 1) - first - 6);
+    QVERIFY2(listed.startsWith("--method " + method + " "), qPrintable(listed));
+    const QString applied = outPath("demo-listed-applied.pte"), pasted = outPath("demo-listed-pasted.pte");
+    QCOMPARE(runCli({"advise", input, "--method", method, "--apply", "1", "-o", applied}).exitCode, 0);
+    const QStringList words = QProcess::splitCommand(listed);
+    auto p = runCli(QStringList{"propagate", input, "-o", pasted} + words);
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    QCOMPARE(ptescope::test::readAll(pasted), ptescope::test::readAll(applied));
   }
 
   // A CPU-only program and a program already at its best say so.
