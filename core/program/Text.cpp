@@ -105,6 +105,11 @@ std::string fixedText(double value, int decimals) { return printed("%.*f", decim
 
 std::string signedFixedText(double value, int decimals) { return printed("%+.*f", decimals, value); }
 
+double tidyMicros(double micros) {
+  if (!std::isfinite(micros) || std::abs(micros) >= 1e9) return micros;
+  return std::round(micros * 1e6) / 1e6;
+}
+
 std::string microsText(double seconds) { return fixedText(toMicros(seconds), 2); }
 
 std::string percentText(double share) { return fixedText(share * 100, 1) + "%"; }

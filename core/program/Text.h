@@ -50,6 +50,9 @@ std::string gbpsText(double gbps);
 
 // Seconds as microseconds, the unit of every "us" column and JSON "_us" key.
 constexpr double toMicros(double seconds) { return seconds * 1e6; }
+// Microseconds for JSON, rounded to the picosecond: a saving that is the
+// difference of two sums is written 15.3, not 15.299999999999999.
+double tidyMicros(double micros);
 // `value` with `decimals` decimals: "12.35"; signed: "+12.35", "-0.50".
 std::string fixedText(double value, int decimals);
 std::string signedFixedText(double value, int decimals);

@@ -25,12 +25,15 @@ nlohmann::json countsJson(const CopyCounts& c) {
   nlohmann::json j{{"h2d", c.h2d}, {"d2h", c.d2h}};
   if (c.d2d > 0) j["d2d"] = c.d2d;
   j["bytes"] = c.bytes;
-  j["predicted_us"] = program::toMicros(c.seconds);
+  j["predicted_us"] = program::tidyMicros(program::toMicros(c.seconds));
   if (c.inside_delegates > 0) j["inside_delegates"] = {{"copies", c.inside_delegates}, {"bytes", c.inside_delegate_bytes}};
   return j;
 }
 
+// "4 copies (2 h2d, 2 d2h), 832 B, 20.4 µs"; "no copies" (it read "0
+// copies (0 h2d, 0 d2h), 0 B, 0", a time without a unit).
 std::string countsText(const CopyCounts& c) {
+  if (c.total() == 0 && c.bytes == 0) return "no copies";
   std::string out = std::to_string(c.total()) + (c.total() == 1 ? " copy" : " copies") + " (" + std::to_string(c.h2d) +
                     " h2d, " + std::to_string(c.d2h) + " d2h";
   if (c.d2d > 0) out += ", " + std::to_string(c.d2d) + " d2d";
@@ -70,7 +73,7 @@ nlohmann::json adviceJson(const advise::Advice& advice) {
                             {"copies_before", countsJson(c.copies_before)},
                             {"copies_after", countsJson(c.copies_after)},
                             {"bytes_per_call_after", c.copies_after.bytes},
-                            {"predicted_saving_us", c.predicted_saving_us},
+                            {"predicted_saving_us", program::tidyMicros(c.predicted_saving_us)},
                             {"device_memory", memory},
                             {"caller_contract", c.caller_contract}});
     }
@@ -84,7 +87,8 @@ nlohmann::json adviceJson(const advise::Advice& advice) {
                        {"devices", devices},
                        {"device_delegates", m.device_delegates},
                        {"search", m.search == advise::SearchKind::Exhaustive ? "exhaustive" : "local"},
-                       {"combinations", m.space},
+                       // A count: an integer while a double holds it exactly (it printed 40.0).
+                       {"combinations", m.space <= 9007199254740992.0 ? nlohmann::json(uint64_t(m.space)) : nlohmann::json(m.space)},
                        {"pipeline_runs", m.pipeline_runs},
                        {"budget_reached", m.budget_reached},
                        {"search_note", m.search_note},
@@ -202,12 +206,12 @@ nlohmann::json measuredAdviceJson(const advise::MeasuredMethodAdvice& a, const s
     candidates.push_back({{"rank", c.rank},
                           {"predicted_rank", c.predicted_rank},
                           {"edits", candidateEditsJson(c.edits)},
-                          {"measured_saving_us", c.measured_saving_us},
-                          {"predicted_saving_us", c.predicted_saving_us},
+                          {"measured_saving_us", program::tidyMicros(c.measured_saving_us)},
+                          {"predicted_saving_us", program::tidyMicros(c.predicted_saving_us)},
                           {"removed_measured", c.removed_measured},
                           {"removed_predicted", c.removed_predicted},
                           {"added_predicted", c.added},
-                          {"inside_delegates_saving_us", c.inside_delegates_saving_us},
+                          {"inside_delegates_saving_us", program::tidyMicros(c.inside_delegates_saving_us)},
                           {"fully_measured", c.fully_measured()}});
   return {{"method", a.method},
           {"profile", profileName},

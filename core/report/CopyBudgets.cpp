@@ -38,7 +38,8 @@ nlohmann::json totalsJson(const cost::MethodPrediction& p) {
 }
 
 std::string totalsText(const cost::MethodPrediction& p) {
-  return std::to_string(p.copyCount()) + " copies" +
+  if (p.copyCount() == 0) return "no copies per call";
+  return program::countText(p.copyCount(), "copy", "copies") +
          (p.inside_delegates.copies ? " (" + std::to_string(p.inside_delegates.copies) + " inside delegates)" : "") + ", " +
          program::bytesText(int64_t(p.copyBytes())) + ", " +
          program::durationText(p.copySeconds()) + " per call";

@@ -638,10 +638,17 @@ void writeCompare(Html& html, const HtmlReportInput& input, const std::vector<Me
     auto q = after ? cost::predictMethod(*input.program, *after, *input.link, input.host_memory, input.run_settings)
                    : makeError("no method");
     if (p && q) {
+      // A method without copies has no copy time: "none", not a bare "0".
+      const auto timeText = [](const cost::MethodPrediction& m) {
+        return m.copyCount() == 0 ? std::string("none") : durationText(m.copySeconds());
+      };
       const double saving = p->copySeconds() - q->copySeconds();
-      html.number(durationText(p->copySeconds()), p->copySeconds())
-          .number(durationText(q->copySeconds()), q->copySeconds())
-          .number((saving >= 0 ? "saves " + durationText(saving) : "adds " + durationText(-saving)), saving);
+      html.number(timeText(*p), p->copySeconds())
+          .number(timeText(*q), q->copySeconds())
+          .number(saving == 0 ? std::string("no change")
+                  : saving > 0 ? "saves " + durationText(saving)
+                               : "adds " + durationText(-saving),
+                  saving);
     } else {
       html.cell("?").cell("?").cell(p ? q.error().message : p.error().message);
     }

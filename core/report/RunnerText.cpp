@@ -117,8 +117,8 @@ std::string verifiedText(const runner::VerifiedMethod& v, bool nameMethod) {
 nlohmann::json verifiedJson(const runner::VerifiedMethod& v) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto& c : v.candidates) {
-    nlohmann::json j{{"rank", c.rank}, {"edits", candidateEditsJson(c.edits)}, {"predicted_saving_us", c.predicted_saving_us}};
-    if (c.profile_saving_us) j["profile_saving_us"] = *c.profile_saving_us;
+    nlohmann::json j{{"rank", c.rank}, {"edits", candidateEditsJson(c.edits)}, {"predicted_saving_us", program::tidyMicros(c.predicted_saving_us)}};
+    if (c.profile_saving_us) j["profile_saving_us"] = program::tidyMicros(*c.profile_saving_us);
     if (!c.not_run.empty()) {
       j["not_run"] = c.not_run;
       candidates.push_back(std::move(j));
@@ -131,8 +131,8 @@ nlohmann::json verifiedJson(const runner::VerifiedMethod& v) {
                              {"differing_elements", d.differing},
                              {"max_abs_error", d.max_abs_error},
                              {"max_rel_error", d.max_rel_error}});
-    j["measured_run_saving_us"] = c.run_saving_us;
-    j["measured_copy_saving_us"] = c.copy_saving_us;
+    j["measured_run_saving_us"] = program::tidyMicros(c.run_saving_us);
+    j["measured_copy_saving_us"] = program::tidyMicros(c.copy_saving_us);
     j["run_as_loaded_us"] = c.loaded_run_us;
     j["run_as_edited_us"] = c.edited_run_us;
     j["copy_times_hold_delegate_work"] = c.copy_times_marked;

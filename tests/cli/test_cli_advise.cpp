@@ -258,6 +258,12 @@ class TestCliAdvise : public QObject {
     auto r = runCli({"advise", cpu});
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("no delegate targets a device and nothing is copied: nothing to advise"), r.out.constData());
+    // No copies, said in words (it read "0 copies (0 h2d, 0 d2h), 0 B, 0 per call": a time without unit).
+    QVERIFY2(r.out.contains("method 'forward': now no copies per call\n"), r.out.constData());
+    // JSON counts are integers and times have no float noise (40.0, 15.299999999999999).
+    auto json = runCli({"advise", singlePath(), "--json"});
+    QVERIFY2(json.out.contains("\"combinations\": 20,") || json.out.contains("\"combinations\":20,"), json.out.constData());
+    QVERIFY2(!json.out.contains("99999999") && !json.out.contains("00000001"), json.out.constData());
     const QString best = outPath("single-best.pte");
     QCOMPARE(runCli({"advise", singlePath(), "--apply", "1", "-o", best}).exitCode, 0);
     auto again = runCli({"advise", best});

@@ -128,6 +128,12 @@ class CliPredictTest : public QObject {
     // Within every budget: exit 0; the other way round the time shrank.
     QCOMPARE(runCli({"predict", demo, "--baseline", twin, "--max-growth", "50", "--max-copies", "4"}).exitCode, 0);
     QCOMPARE(runCli({"predict", twin, "--baseline", demo, "--max-growth", "0"}).exitCode, 0);
+    // A baseline without copies says so in words, and one copy is one copy.
+    const QString none = dir + "/none.pte";
+    QCOMPARE(runCli({"synth", "--scenario", "skip_both_unplanned_io", "-o", none}).exitCode, 0);
+    auto fromNone = runCli({"predict", demo, "--baseline", none, "--max-copies", "9"});
+    QVERIFY2(fromNone.out.contains(": no copies per call\n"), fromNone.out.constData());
+    QVERIFY2(fromNone.out.contains(": 4 copies, 832 B, "), fromNone.out.constData());
     // Usage errors: one line, exit 2.
     auto noBase = runCli({"predict", demo, "--max-growth", "5"});
     QCOMPARE(noBase.exitCode, 2);

@@ -278,6 +278,19 @@ class CliReportTest : public QObject {
     QVERIFY2(section.contains(">saves "), qPrintable(section));
   }
 
+  // A method without copies, before and after: its copy times are "none" and
+  // its saving "no change" (the cells read a bare "0", a time without unit).
+  void compareOfMethodsWithoutCopiesSaysNone() {
+    const QString file = outPath("cmp-none.pte");
+    QCOMPARE(runCli({"synth", "--scenario", "skip_both_unplanned_io", "-o", file}).exitCode, 0);
+    const QString out = outPath("cmp-none.html");
+    auto r = runCli({"report", file, "--compare", file, "-o", out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString section = between(readText(out), "<section id=\"compare\">", "</section>");
+    QVERIFY2(section.contains(">none</td><td class=\"num\" data-v=\"0\">none</td><td class=\"num\" data-v=\"0\">no change</td>"),
+             qPrintable(section));
+  }
+
   void measurementsSitBesideThePredictions() {
     const QString profile = outPath("profile.json");
     auto p = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "2", "--warmup", "0", "--json", profile});

@@ -59,6 +59,16 @@ class TestText : public QObject {
     QCOMPARE(signedDurationText(0), std::string("0"));
   }
 
+  void microsForJson() {
+    // 10.2 + 5.1 as two sums leave it: written as the number it is.
+    const double noisy = 15.299999999999999;
+    QVERIFY(noisy != 15.3);
+    QCOMPARE(tidyMicros(noisy), 15.3);
+    QCOMPARE(tidyMicros(0.0000004), 0.0);  // below a picosecond
+    QCOMPARE(tidyMicros(-2.5), -2.5);
+    QVERIFY(std::isnan(tidyMicros(std::nan(""))));
+  }
+
   void percentsAndRates() {
     QCOMPARE(signedPercentText(12.6), std::string("+13%"));
     QCOMPARE(signedPercentText(2.26), std::string("+2.3%"));
