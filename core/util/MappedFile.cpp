@@ -160,6 +160,38 @@ Result<std::string> resolveWriteTarget(const std::string& path) {
   return makeError(path + ": too many levels of symbolic links");
 }
 
+namespace {
+
+// Why no file can be made in `folder`, in the user's words, from the errno
+// of the failed open: a folder that is missing or not a folder, one that
+// takes no new file (/proc answers ENOENT, which read "No such file or
+// directory" about a folder that exists), no permission, read-only.
+std::string cannotCreateIn(const std::filesystem::path& folder, int error) {
+  struct stat st {};
+  const std::string where = folder.string();
+  if (::stat(folder.c_str(), &st) != 0) return "the folder " + where + " does not exist";
+  if (!S_ISDIR(st.st_mode)) return where + " is not a folder";
+  std::string why;
+  switch (error) {
+    case ENOENT:
+    case ENOTSUP:
+#if EOPNOTSUPP != ENOTSUP
+    case EOPNOTSUPP:
+#endif
+      why = "the folder does not take new files";
+      break;
+    case EACCES:
+    case EPERM: why = "permission denied: the folder is not writable"; break;
+    case EROFS: why = "the file system is read-only"; break;
+    case ENOSPC: why = "no space left on the device"; break;
+    case EDQUOT: why = "the disk quota is exhausted"; break;
+    default: why = std::strerror(error);
+  }
+  return "cannot create a file in " + where + ": " + why;
+}
+
+}  // namespace
+
 Status writeFileAtomically(const std::string& path, std::span<const uint8_t> data,
                            const FileVerifier* verify) {
   namespace fs = std::filesystem;
@@ -182,13 +214,12 @@ Status writeFileAtomically(const std::string& path, std::span<const uint8_t> dat
   if (gUseTmpfile) {
     fd = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOTSUP)
-      return makeError(path + ": cannot create a file in " + folder.string() + via + ": " + errnoText());
+      return makeError(path + ": " + cannotCreateIn(folder, errno) + via);
   }
   if (fd < 0) {
     named = (folder / temporaryName(target.filename().string())).string();
     fd = ::open(named.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-      return makeError(path + ": cannot create temporary file in " + folder.string() + via + ": " + errnoText());
+    if (fd < 0) return makeError(path + ": " + cannotCreateIn(folder, errno) + via);
   }
   const std::string readable = named.empty() ? "/proc/self/fd/" + std::to_string(fd) : named;
   auto fail = [&](const std::string& what) -> Status {

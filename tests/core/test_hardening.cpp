@@ -446,6 +446,30 @@ class HardeningTest : public QObject {
     QCOMPARE(modeOf(folder + "/new.pte"), mode_t(0640));
   }
 
+  // Where no file can be made, the error says why in the user's words: a
+  // folder that is missing or is a file, or one that takes no new file
+  // (/proc: it said "cannot create temporary file in /proc: No such file or
+  // directory" of a folder that is there).
+  void writeFailuresSayWhy() {
+    const QString folder = test::tempDir() + "/why";
+    QDir().mkpath(folder);
+    auto missing = writeFileAtomically((folder + "/gone/new.pte").toStdString(), std::span<const uint8_t>(kNew));
+    QVERIFY(!missing.ok());
+    QCOMPARE(QString::fromStdString(missing.error().message),
+             folder + "/gone/new.pte: the folder " + folder + "/gone does not exist");
+    test::writeAll(folder + "/file", {1});
+    auto file = writeFileAtomically((folder + "/file/new.pte").toStdString(), std::span<const uint8_t>(kNew));
+    QVERIFY(!file.ok());
+    QCOMPARE(QString::fromStdString(file.error().message), folder + "/file/new.pte: " + folder + "/file is not a folder");
+    if (QFileInfo("/proc/self").exists()) {
+      auto proc = writeFileAtomically("/proc/ptescope-new.pte", std::span<const uint8_t>(kNew));
+      QVERIFY(!proc.ok());
+      QCOMPARE(QString::fromStdString(proc.error().message),
+               QString("/proc/ptescope-new.pte: cannot create a file in /proc: the folder does not take new files"));
+    }
+    QCOMPARE(folderEntries(folder), (std::vector<std::string>{"file"}));
+  }
+
   void symlinkIsWrittenThrough() {
     const QString folder = test::tempDir() + "/link";
     QDir().mkpath(folder + "/real");
