@@ -37,9 +37,14 @@ namespace {
 struct CanvasGeometry {
   double label_width = 156;  // "Not executed" in bold and a five-digit count
   double pad_left = 10, pad_right = 16;
-  double axis_height = 26, legend_height = 26;
-  double lane_height = 30;  // at least; lanes grow into the panel's height
-  double max_lane_height = 48, lane_gap = 6;
+  double axis_height = 26;
+  double legend_row = 19, legend_pad = 7;  // a row of the legend; under and over its rows
+  // Lanes grow into the panel's height up to max_lane_height and shrink to
+  // lane_height (four fit the Details dock of a 1600x1000 window); below
+  // that they scroll under the pinned axis and legend (a 1000x700 window's
+  // dock has room for about two). Bars fill the lane but bar_inset.
+  double lane_height = 20;
+  double max_lane_height = 48, lane_gap = 4, bar_inset = 3;
   // A copy of a few bytes lasts a nanosecond: still wide enough to see, and
   // hit over a few more pixels than it covers.
   double min_bar_width = 2, min_hit_width = 7;
@@ -126,10 +131,11 @@ class TimelineCanvas : public QAbstractScrollArea {
     setObjectName("timelineCanvas");
     viewport()->setObjectName("timelineViewport");
     setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
-    setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    setVerticalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     setFocusPolicy(Qt::StrongFocus);
     viewport()->setMouseTracking(true);
     horizontalScrollBar()->setSingleStep(24);
+    verticalScrollBar()->setSingleStep(12);
   }
 
  protected:
@@ -151,8 +157,12 @@ class TimelineCanvas : public QAbstractScrollArea {
     if (event->modifiers() & Qt::ControlModifier) {
       // One notch (120) is about ×1.19, so four notches double the zoom.
       view_->zoomAround(view_->zoom_ * std::pow(2.0, angle.y() / 480.0), event->position().x());
+    } else if (verticalScrollBar()->maximum() > 0 && event->position().x() < view_->timeLeft() - kCanvas.pad_left) {
+      // Over the lane labels, when the lanes do not all fit: the wheel
+      // scrolls them.
+      verticalScrollBar()->setValue(verticalScrollBar()->value() - angle.y() / 4);
     } else {
-      // No vertical content: the wheel pans in time, like a trace viewer.
+      // Elsewhere the wheel pans in time, like a trace viewer.
       const QPoint pixels = event->pixelDelta();
       const int delta = !pixels.isNull() ? (pixels.x() != 0 ? pixels.x() : pixels.y())
                                          : (angle.x() != 0 ? angle.x() : angle.y());
@@ -340,14 +350,16 @@ void TimelineView::rebuildIterations() {
     iterationBox_->setToolTip(tr("The profile keeps the timeline of its first %1 of %2 measured iterations")
                                   .arg(iterations_.size())
                                   .arg(profile_->iterations));
-  // Room for every lane, the axis, the legend and the scroll bar: the bars
-  // never need a vertical scroll bar. With no profile, no room is asked
-  // for: the Details dock (whose pages' minimum it would be) stays short on
-  // a small screen and leaves the graph its height (issue 34 item 16).
+  // Room for the axis, one lane, a row of legend and the scroll bar; more
+  // lanes than fit scroll under the pinned axis and legend. Asking for
+  // every lane made the Details dock (whose pages' minimum it is) taller
+  // after a profile and left the graph a third less at 1000x700; with no
+  // profile nothing is asked for (issue 34 item 16).
   const int frame = 2 * canvas_->frameWidth();
-  const int lanes = std::max<int>(int(lanes_.size()), 3);
-  canvas_->setMinimumHeight(!profile_ ? 0 : int(kCanvas.axis_height + lanes * (kCanvas.lane_height + kCanvas.lane_gap) + kCanvas.legend_height) + frame +
-                            canvas_->horizontalScrollBar()->sizeHint().height());
+  canvas_->setMinimumHeight(!profile_ ? 0
+                                      : int(kCanvas.axis_height + kCanvas.lane_height + kCanvas.lane_gap + kCanvas.legend_row +
+                                            kCanvas.legend_pad) +
+                                            frame + canvas_->horizontalScrollBar()->sizeHint().height());
   iteration_ = iterations_.empty() ? -1 : int(iterations_.front());
   rebuildBars();
 }
@@ -464,13 +476,56 @@ QRectF TimelineView::laneRect(Lane lane) const {
   const auto it = std::find(lanes_.begin(), lanes_.end(), lane);
   if (it == lanes_.end()) return {};
   const double index = double(it - lanes_.begin());
-  const double available = double(canvas_->viewport()->height()) - kCanvas.axis_height - kCanvas.legend_height;
-  const double height = std::clamp(available / double(lanes_.size()) - kCanvas.lane_gap, kCanvas.lane_height, kCanvas.max_lane_height);
-  return QRectF(0, kCanvas.axis_height + index * (height + kCanvas.lane_gap) + kCanvas.lane_gap / 2, double(canvas_->viewport()->width()),
-                height);
+  const QRectF area = laneArea();
+  const double height = std::clamp(area.height() / double(lanes_.size()) - kCanvas.lane_gap, kCanvas.lane_height, kCanvas.max_lane_height);
+  return QRectF(0, area.top() + index * (height + kCanvas.lane_gap) + kCanvas.lane_gap / 2 - double(canvas_->verticalScrollBar()->value()),
+                double(canvas_->viewport()->width()), height);
+}
+
+QRectF TimelineView::laneArea() const {
+  const QRectF all = canvas_->viewport()->rect();
+  const double bottom = std::max(kCanvas.axis_height, all.height() - legendHeight(all.width()));
+  return QRectF(0, kCanvas.axis_height, all.width(), bottom - kCanvas.axis_height);
+}
+
+double TimelineView::lanesHeight() const {
+  const QRectF area = laneArea();
+  const double n = double(lanes_.size());
+  const double height = std::clamp(area.height() / n - kCanvas.lane_gap, kCanvas.lane_height, kCanvas.max_lane_height);
+  return n * (height + kCanvas.lane_gap);
+}
+
+std::vector<QPointF> TimelineView::legendPlaces(double width, double* height) const {
+  // Left to right, a new row where an entry would run past the right edge.
+  std::vector<QPointF> places;
+  const QFontMetrics metrics(font());
+  double x = 8, y = 0;
+  if (profile_ && !lanes_.empty())
+    for (const auto& text : legendTexts()) {
+      const double w = 21 + metrics.horizontalAdvance(text);
+      if (x > 8 && x + w > width - 8) {
+        x = 8;
+        y += kCanvas.legend_row;
+      }
+      places.emplace_back(x, y);
+      x += w + 18;
+    }
+  if (height != nullptr) *height = places.empty() ? 0 : y + kCanvas.legend_row + kCanvas.legend_pad;
+  return places;
+}
+
+double TimelineView::legendHeight(double width) const {
+  double height = 0;
+  legendPlaces(width, &height);
+  return std::max(height, kCanvas.legend_row + kCanvas.legend_pad);
 }
 
 void TimelineView::layoutBars() {
+  // The lanes that do not fit scroll under the axis and the legend.
+  QScrollBar* vertical = canvas_->verticalScrollBar();
+  const double area = laneArea().height();
+  vertical->setPageStep(std::max(1, int(area)));
+  vertical->setRange(0, lanes_.empty() || bars_.empty() ? 0 : std::max(0, int(std::ceil(lanesHeight() - area))));
   QScrollBar* scroll = canvas_->horizontalScrollBar();
   const double content = duration_ * pixelsPerSecond();
   scroll->setPageStep(int(timeWidth()));
@@ -478,13 +533,15 @@ void TimelineView::layoutBars() {
   const double pps = pixelsPerSecond();
   for (auto& bar : bars_) {
     const QRectF lane = laneRect(bar.lane);
-    bar.rect = QRectF(xOf(bar.start), lane.top() + 4, std::max(bar.seconds * pps, kCanvas.min_bar_width), lane.height() - 8);
+    bar.rect = QRectF(xOf(bar.start), lane.top() + kCanvas.bar_inset, std::max(bar.seconds * pps, kCanvas.min_bar_width),
+                      lane.height() - 2 * kCanvas.bar_inset);
   }
 }
 
 int TimelineView::barAt(const QPointF& position) const {
-  // Bars hidden under the pinned lane labels cannot be hit.
+  // Bars hidden under the pinned lane labels, axis or legend cannot be hit.
   if (position.x() < timeLeft() - kCanvas.pad_left) return -1;
+  if (!laneArea().contains(position)) return -1;
   // Where minimum-width bars overlap, the narrowest wins so it stays reachable.
   int best = -1;
   for (size_t i = 0; i < bars_.size(); ++i) {
@@ -521,6 +578,7 @@ void TimelineView::selectInstruction(size_t instruction) {
     selected_.reset();
   } else {
     selected_ = instruction;
+    scrollToLane(it->lane);
     scrollToBar(*it);
   }
   canvas_->viewport()->update();
@@ -534,6 +592,15 @@ void TimelineView::scrollToBar(const Bar& bar) {
   const double width = bar.rect.width();
   const double target = width >= timeWidth() ? bar.start * pps : bar.start * pps + width / 2 - timeWidth() / 2;
   canvas_->horizontalScrollBar()->setValue(int(std::lround(target)));
+  layoutBars();
+}
+
+void TimelineView::scrollToLane(Lane lane) {
+  const QRectF area = laneArea(), rect = laneRect(lane);
+  QScrollBar* vertical = canvas_->verticalScrollBar();
+  if (rect.isEmpty() || (rect.top() >= area.top() && rect.bottom() <= area.bottom())) return;
+  vertical->setValue(vertical->value() + int(std::lround(rect.top() < area.top() ? rect.top() - area.top() - kCanvas.lane_gap / 2
+                                                                                 : rect.bottom() - area.bottom() + kCanvas.lane_gap / 2)));
   layoutBars();
 }
 
@@ -608,13 +675,18 @@ void TimelineView::paintCanvas(QPainter& p) {
   p.setRenderHint(QPainter::Antialiasing);
   const QColor text = palette().color(QPalette::Text);
   const QColor grid = palette().color(QPalette::Mid);
-  // Lanes as alternating bands under the bars.
+  // Lanes as alternating bands under the bars, between the axis and the
+  // legend (where they do not all fit they scroll under both).
+  const QRectF lanesArea = laneArea();
+  p.save();
+  p.setClipRect(lanesArea);
   for (size_t i = 0; i < lanes_.size(); ++i) {
     const QRectF lane = laneRect(lanes_[i]);
     p.fillRect(lane, i % 2 ? palette().base() : palette().alternateBase());
   }
+  p.restore();
   const double left = timeLeft() - kCanvas.pad_left;
-  const QRectF timeArea(left, 0, all.width() - left, all.height());
+  const QRectF timeArea(left, lanesArea.top(), all.width() - left, lanesArea.height());
   p.save();
   p.setClipRect(timeArea);
   // Tick lines across the lanes.
@@ -659,7 +731,7 @@ void TimelineView::paintCanvas(QPainter& p) {
     p.drawRect(selected ? bar.rect.adjusted(-1, -1, 1, 1) : bar.rect);
     // Names inside the bars that have room; the tooltip has them all.
     const QRectF inside = bar.rect.intersected(timeArea).adjusted(4, 0, -3, 0);
-    if (inside.width() > 30) {
+    if (inside.width() > 30 && inside.height() >= metrics.height() - 4) {
       p.setPen(text);
       const QString name = metrics.elidedText(bar.name, Qt::ElideRight, int(inside.width()));
       p.drawText(inside, Qt::AlignVCenter | Qt::AlignLeft, name);
@@ -668,12 +740,15 @@ void TimelineView::paintCanvas(QPainter& p) {
   p.restore();
 
   // Lane labels, pinned; the legend strip below shares their background.
+  const double legendTop = std::min(lanesBottom + kCanvas.lane_gap / 2, lanesArea.bottom());
   p.fillRect(QRectF(0, 0, left, all.height()), palette().window());
-  p.fillRect(QRectF(0, lanesBottom + kCanvas.lane_gap / 2, all.width(), all.height()), palette().window());
+  p.fillRect(QRectF(0, legendTop, all.width(), all.height()), palette().window());
   p.setPen(grid);
-  p.drawLine(QPointF(left, 0), QPointF(left, lanesBottom));
+  p.drawLine(QPointF(left, 0), QPointF(left, std::min(lanesBottom, lanesArea.bottom())));
   QFont bold = font();
   bold.setBold(true);
+  p.save();
+  p.setClipRect(QRectF(0, lanesArea.top(), left, lanesArea.height()));
   for (Lane lane : lanes_) {
     const QRectF r = laneRect(lane);
     const auto count = std::count_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.lane == lane; });
@@ -685,8 +760,9 @@ void TimelineView::paintCanvas(QPainter& p) {
     p.setPen(palette().color(QPalette::PlaceholderText));
     p.drawText(label, Qt::AlignRight | Qt::AlignVCenter, QString::number(count));
   }
+  p.restore();
   paintAxis(p);
-  paintLegend(p);
+  paintLegend(p, legendTop);
 }
 
 void TimelineView::paintAxis(QPainter& p) {
@@ -775,14 +851,27 @@ QStringList TimelineView::legendTexts() const {
   return texts;
 }
 
-void TimelineView::paintLegend(QPainter& p) {
+int TimelineView::contentHeight() const {
+  if (!profile_ || lanes_.empty()) return 0;
+  const double width = canvas_->viewport()->width();
+  const double legendTop = std::min(laneRect(lanes_.back()).bottom() + kCanvas.lane_gap / 2, laneArea().bottom());
+  return int(std::ceil(legendTop + legendHeight(width) - kCanvas.legend_pad / 2));
+}
+
+void TimelineView::paintLegend(QPainter& p, double legendTop) {
   const QRectF all = canvas_->viewport()->rect();
-  const double top = laneRect(lanes_.back()).bottom() + kCanvas.lane_gap / 2 + 4;
+  const double top = legendTop + 4;
   const auto entries = legendEntries(*profile_, bars_);
+  const auto places = legendPlaces(all.width(), nullptr);
   const QFontMetrics metrics(font());
-  double x = 8;
-  for (const auto& e : entries) {
-    const QRectF swatch(x, top + 4, 16, 11);
+  double x = 8, y = top;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const auto& e = entries[i];
+    if (i < places.size()) {
+      x = places[i].x();
+      y = top + places[i].y();
+    }
+    const QRectF swatch(x, y + 4, 16, 11);
     p.setPen(e.style.stroke);
     p.setBrush(e.style.fill);
     p.drawRect(swatch);
@@ -792,14 +881,14 @@ void TimelineView::paintLegend(QPainter& p) {
     }
     p.setPen(palette().color(QPalette::Text));
     const double width = metrics.horizontalAdvance(e.text);
-    p.drawText(QRectF(x + 21, top, width + 2, 19), Qt::AlignLeft | Qt::AlignVCenter, e.text);
+    p.drawText(QRectF(x + 21, y, width + 2, kCanvas.legend_row), Qt::AlignLeft | Qt::AlignVCenter, e.text);
     x += 21 + width + 18;
   }
   const QString hint = tr("hover for details · click to select · Ctrl+wheel to zoom · drag to pan");
   const double hintWidth = metrics.horizontalAdvance(hint);
   if (x + hintWidth + 8 < all.width()) {
     p.setPen(palette().color(QPalette::PlaceholderText));
-    p.drawText(QRectF(all.width() - hintWidth - 8, top, hintWidth + 2, 19), Qt::AlignRight | Qt::AlignVCenter, hint);
+    p.drawText(QRectF(all.width() - hintWidth - 8, y, hintWidth + 2, kCanvas.legend_row), Qt::AlignRight | Qt::AlignVCenter, hint);
   }
 }
 

@@ -89,6 +89,9 @@ class TimelineView : public QWidget {
   // The canvas (accessible name "Timeline") has them in its accessible
   // description: "Legend: host → device copy, ...".
   QStringList legendTexts() const;
+  // How far down the canvas's drawing reaches (the legend's bottom), in
+  // canvas pixels; 0 with no profile.
+  int contentHeight() const;
   // What the canvas says when it has no bar to draw (and why).
   QString emptyText() const;
   // Without a profile of the method shown: the method the latest one
@@ -139,7 +142,16 @@ class TimelineView : public QWidget {
   QString barToolTip(const Bar& bar) const;
   void paintCanvas(QPainter& painter);
   void paintAxis(QPainter& painter);
-  void paintLegend(QPainter& painter);
+  void paintLegend(QPainter& painter, double legendTop);
+  // Between the axis and the legend: where the lanes are drawn (and scroll).
+  QRectF laneArea() const;
+  // Every lane's height with its gap, scrolled or not.
+  double lanesHeight() const;
+  // The legend's entries' places (left, top within the legend) in a canvas
+  // `width` wide, wrapped into rows; `height` gets the legend's height.
+  std::vector<QPointF> legendPlaces(double width, double* height) const;
+  double legendHeight(double width) const;
+  void scrollToLane(Lane lane);
 
   std::shared_ptr<const exec::TransferProfile> profile_;
   std::unordered_map<size_t, program::Device> delegateDevices_;  // flat instruction -> target device

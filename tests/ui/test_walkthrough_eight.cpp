@@ -1,0 +1,99 @@
+// An eighth look at issue 34's classes: what the seventh walkthrough left
+// open (a dock that grows with the Timeline) and what the eighth found.
+#include <QtTest>
+
+#include <QAbstractScrollArea>
+#include <QDockWidget>
+#include <QScrollBar>
+#include <QTabWidget>
+
+#include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
+#include "ui/document/Document.h"
+#include "ui/profile/TimelineView.h"
+#include "ui/window/MainWindow.h"
+
+using namespace ptescope;
+
+class WalkthroughEightTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { qputenv("PTESCOPE_NO_DIALOGS", "1"); }
+
+  // At 1000 x 700 a profile made the Details dock taller (the Timeline asked
+  // for every lane at full height, its axis and legend: the graph above lost
+  // a third of its room). The dock keeps its share; the lanes get thinner
+  // and the legend stays in view under them.
+  void theTimelineLeavesTheDockItsShare() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    auto* dock = w.window.findChild<QDockWidget*>("bottomDock");
+    QVERIFY(dock != nullptr);
+    auto* tabs = w.window.bottomTabs();
+    auto showTimeline = [&] {
+      for (int i = 0; i < tabs->count(); ++i)
+        if (tabs->tabText(i) == "Timeline") tabs->setCurrentIndex(i);
+      QCoreApplication::processEvents();
+    };
+    showTimeline();
+    const int before = dock->height();
+    QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
+    auto* timeline = w.window.findChild<ui::TimelineView*>("timeline");
+    QVERIFY(timeline != nullptr);
+    QTRY_VERIFY(!timeline->legendTexts().isEmpty());
+    showTimeline();
+    QVERIFY(timeline->isVisible());
+    QVERIFY2(dock->height() <= std::max(before, w.window.height() * 30 / 100),
+             qPrintable(QString("Details went from %1 to %2 px of %3").arg(before).arg(dock->height()).arg(w.window.height())));
+    // Everything the timeline draws is in its view: lanes, axis and legend.
+    QVERIFY2(timeline->contentHeight() <= timeline->canvas()->height(),
+             qPrintable(QString("drawn %1 px in a view of %2").arg(timeline->contentHeight()).arg(timeline->canvas()->height())));
+    // The lanes that do not fit scroll: selecting a copy of the last lane
+    // (from the graph or the Transfers table) brings it into view, where a
+    // click finds it.
+    const auto& bars = timeline->bars();
+    const auto last = std::find_if(bars.begin(), bars.end(), [&](const auto& b) { return b.lane == timeline->lanes().back(); });
+    QVERIFY(last != bars.end());
+    const size_t instruction = last->instruction;
+    const QRect view = timeline->canvas()->rect();
+    QVERIFY2(!view.contains(last->rect.toRect()), "the last lane is below the fold at this size");
+    timeline->selectInstruction(instruction);
+    QCoreApplication::processEvents();
+    const auto shown = std::find_if(bars.begin(), bars.end(), [&](const auto& b) { return b.instruction == instruction; });
+    QVERIFY(view.contains(shown->rect.center().toPoint()));
+    QCOMPARE(size_t(timeline->barAt(shown->rect.center())), size_t(shown - bars.begin()));
+    QVERIFY(timeline->contentHeight() <= timeline->canvas()->height());
+    if (qEnvironmentVariableIsSet("PTESCOPE_TEST_SHOTS")) w.window.grab().save(qEnvironmentVariable("PTESCOPE_TEST_SHOTS") + "/timeline-1000.png");
+  }
+
+  // With room, every lane is in view at once: nothing scrolls.
+  void everyLaneIsInViewWithRoom() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
+    auto* tabs = w.window.bottomTabs();
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i) == "Timeline") tabs->setCurrentIndex(i);
+    QCoreApplication::processEvents();
+    auto* timeline = w.window.findChild<ui::TimelineView*>("timeline");
+    QVERIFY(timeline != nullptr);
+    QTRY_VERIFY(!timeline->bars().empty());
+    // Every bar can be hit where it is drawn (none under the axis or the
+    // legend), and the lanes need no scrolling.
+    const QRect view = timeline->canvas()->rect();
+    for (size_t i = 0; i < timeline->bars().size(); ++i) {
+      const auto& bar = timeline->bars()[i];
+      QVERIFY(view.contains(bar.rect.center().toPoint()));
+      const int hit = timeline->barAt(bar.rect.center());
+      QVERIFY2(hit >= 0 && timeline->bars()[size_t(hit)].lane == bar.lane, qPrintable(QString("bar %1 cannot be hit").arg(i)));
+    }
+    auto* canvas = timeline->findChild<QAbstractScrollArea*>("timelineCanvas");
+    QVERIFY(canvas != nullptr);
+    QCOMPARE(canvas->verticalScrollBar()->maximum(), 0);
+    QVERIFY(timeline->contentHeight() <= view.height());
+    if (qEnvironmentVariableIsSet("PTESCOPE_TEST_SHOTS")) w.window.grab().save(qEnvironmentVariable("PTESCOPE_TEST_SHOTS") + "/timeline-1600.png");
+  }
+};
+
+QTEST_MAIN(WalkthroughEightTest)
+#include "test_walkthrough_eight.moc"
