@@ -4,12 +4,15 @@
 
 #include <QAbstractScrollArea>
 #include <QDockWidget>
+#include <QFileInfo>
+#include <QTreeWidget>
 #include <QScrollBar>
 #include <QTabWidget>
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/document/Document.h"
+#include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/TimelineView.h"
 #include "ui/window/MainWindow.h"
 
@@ -78,8 +81,12 @@ class WalkthroughEightTest : public QObject {
     auto* timeline = w.window.findChild<ui::TimelineView*>("timeline");
     QVERIFY(timeline != nullptr);
     QTRY_VERIFY(!timeline->bars().empty());
-    // Every bar can be hit where it is drawn (none under the axis or the
-    // legend), and the lanes need no scrolling.
+    // The lanes need no scrolling (once the dock's layout has settled), and
+    // every bar can be hit where it is drawn (none under the axis or the
+    // legend).
+    auto* canvas = timeline->findChild<QAbstractScrollArea*>("timelineCanvas");
+    QVERIFY(canvas != nullptr);
+    QTRY_COMPARE(canvas->verticalScrollBar()->maximum(), 0);
     const QRect view = timeline->canvas()->rect();
     for (size_t i = 0; i < timeline->bars().size(); ++i) {
       const auto& bar = timeline->bars()[i];
@@ -87,11 +94,31 @@ class WalkthroughEightTest : public QObject {
       const int hit = timeline->barAt(bar.rect.center());
       QVERIFY2(hit >= 0 && timeline->bars()[size_t(hit)].lane == bar.lane, qPrintable(QString("bar %1 cannot be hit").arg(i)));
     }
-    auto* canvas = timeline->findChild<QAbstractScrollArea*>("timelineCanvas");
-    QVERIFY(canvas != nullptr);
-    QCOMPARE(canvas->verticalScrollBar()->maximum(), 0);
     QVERIFY(timeline->contentHeight() <= view.height());
     if (qEnvironmentVariableIsSet("PTESCOPE_TEST_SHOTS")) w.window.grab().save(qEnvironmentVariable("PTESCOPE_TEST_SHOTS") + "/timeline-1600.png");
+  }
+
+  // A planned buffer of no bytes (every tensor of the QNN sample's method is
+  // the delegate's) reads "empty, on cpu:0", not "0 B on cpu:0".
+  void anEmptyBufferSaysEmpty() {
+    const QString sample = test::samplePath("stories260k-qnn-multimethod.pte");
+    if (sample.isEmpty() || !QFileInfo::exists(sample)) QSKIP("the shared QNN sample is absent");
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(sample));
+    auto* tree = w.window.properties();
+    QTreeWidgetItem* buffers = nullptr;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+      if (tree->topLevelItem(i)->text(0) == "Planned buffers") buffers = tree->topLevelItem(i);
+    QVERIFY(buffers != nullptr && buffers->childCount() >= 1);
+    QCOMPARE(buffers->child(0)->text(0), QString("Buffer 1"));
+    QCOMPARE(buffers->child(0)->text(1), QString("empty, on cpu:0"));
+    // Another method of the file with a real buffer keeps its size.
+    test::ShownWindow demo({1600, 1000});
+    QVERIFY(demo.openDemo());
+    auto* demoTree = demo.window.properties();
+    for (int i = 0; i < demoTree->topLevelItemCount(); ++i)
+      if (demoTree->topLevelItem(i)->text(0) == "Planned buffers")
+        QCOMPARE(demoTree->topLevelItem(i)->child(0)->text(1), QString("512 B on cpu:0"));
   }
 };
 

@@ -64,9 +64,14 @@ void PropertiesPanel::showNothing() {
   const auto& sizes = items(method->non_const_buffer_sizes);
   const size_t planned = sizes.empty() ? 0 : sizes.size() - 1;
   auto* buffers = row(tr("Planned buffers"), num(qint64(planned)));
-  for (size_t i = 1; i < sizes.size(); ++i)
-    row(tr("Buffer %1").arg(num(qint64(i))),
-        tr("%1 on %2").arg(bytesText(sizes[i]), QString::fromStdString(method->bufferDevice(int32_t(i)).str())), buffers);
+  for (size_t i = 1; i < sizes.size(); ++i) {
+    const QString device = QString::fromStdString(method->bufferDevice(int32_t(i)).str());
+    // A buffer of no bytes (a method wholly inside a delegate plans
+    // nothing) says so: "0 B on cpu:0" read like a size not yet known.
+    auto* item = row(tr("Buffer %1").arg(num(qint64(i))),
+                     sizes[i] == 0 ? tr("empty, on %1").arg(device) : tr("%1 on %2").arg(bytesText(sizes[i]), device), buffers);
+    if (sizes[i] == 0) item->setToolTip(1, tr("0 B: no tensor of this method is planned in buffer %1").arg(num(qint64(i))));
+  }
   buffers->setExpanded(true);
 }
 
