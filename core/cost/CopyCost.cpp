@@ -102,6 +102,28 @@ Result<MethodPrediction> predictMethod(const program::Program& program, const pr
   return prediction;
 }
 
+DelegateCopyChanges diffDelegateCopies(const MethodPrediction& before, const MethodPrediction& after) {
+  const auto same = [](const analysis::DelegateTransfer& a, const analysis::DelegateTransfer& b) {
+    return a.delegate == b.delegate && a.kind == b.kind && a.direction == b.direction && a.value == b.value &&
+           a.bytes == b.bytes;
+  };
+  // Each copy of one side matches at most one of the other.
+  const auto unmatched = [&](const std::vector<DelegateCopyPrediction>& from, const std::vector<DelegateCopyPrediction>& in) {
+    std::vector<bool> used(in.size(), false);
+    std::vector<DelegateCopyPrediction> out;
+    for (const auto& c : from) {
+      size_t k = 0;
+      while (k < in.size() && (used[k] || !same(c.transfer, in[k].transfer))) ++k;
+      if (k < in.size())
+        used[k] = true;
+      else
+        out.push_back(c);
+    }
+    return out;
+  };
+  return {unmatched(after.delegate_copies, before.delegate_copies), unmatched(before.delegate_copies, after.delegate_copies)};
+}
+
 Result<MethodPrediction> predictProgram(const program::Program& program, const std::string& methodName,
                                         const LinkProfile& link, exec::HostMemoryKind hostMemory,
                                         const analysis::DelegateTransferOptions& settings) {

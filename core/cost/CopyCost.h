@@ -113,6 +113,18 @@ Result<MethodPrediction> predictMethod(const program::Program& program, const pr
 Result<double> transferSeconds(const LinkProfile& link, program::CopyDirection direction,
                                exec::HostMemoryKind hostMemory, uint64_t bytes);
 
+// The copies inside delegates that an edit adds or removes: those of
+// `after` with no like copy in `before` (same delegate, kind, direction,
+// value and bytes), and the other way round; each once per unmatched
+// occurrence. An edit that takes a CudaBackend delegate's target_device
+// away removes its et_copy copies and adds as many inside it.
+struct DelegateCopyChanges {
+  std::vector<DelegateCopyPrediction> added;
+  std::vector<DelegateCopyPrediction> removed;
+  bool empty() const { return added.empty() && removed.empty(); }
+};
+DelegateCopyChanges diffDelegateCopies(const MethodPrediction& before, const MethodPrediction& after);
+
 // The predicted time of copies as the pass reports describe them.
 Result<double> predictRecords(const std::vector<passes::CopyRecord>& copies, const LinkProfile& link,
                               exec::HostMemoryKind hostMemory);

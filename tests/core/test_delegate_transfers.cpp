@@ -411,4 +411,22 @@ void TestDelegateTransfers::cudaWithoutTargetDeviceCopiesInside() {
   for (const auto& diag : analysis::lintProgram(p))
     if (diag.id == "PTS019" && diag.message.find("no target_device") != std::string::npos) noted = true;
   QVERIFY(noted);
+  // What the edit from cuda:0 to none changes inside the delegate: its
+  // three staging copies are added, none removed; back again, the reverse;
+  // a program against itself changes nothing.
+  const auto added = cost::diffDelegateCopies(*priceWith, *priceWithout);
+  QCOMPARE(added.added.size(), size_t(3));
+  QVERIFY(added.removed.empty());
+  QCOMPARE(added.added[2].transfer.kind, DelegateTransferKind::CudaStagedOutput);
+  QVERIFY(added.added[2].seconds > 0);
+  const auto removed = cost::diffDelegateCopies(*priceWithout, *priceWith);
+  QCOMPARE(removed.removed.size(), size_t(3));
+  QVERIFY(removed.added.empty());
+  QVERIFY(cost::diffDelegateCopies(*priceWithout, *priceWithout).empty());
+  // Two like copies on one side and one on the other: one is new.
+  auto twice = *priceWithout;
+  twice.delegate_copies.push_back(twice.delegate_copies.front());
+  const auto one = cost::diffDelegateCopies(*priceWithout, twice);
+  QCOMPARE(one.added.size(), size_t(1));
+  QVERIFY(one.removed.empty());
 }

@@ -12,6 +12,8 @@
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/document/Document.h"
+#include "ui/graph/GraphView.h"
+#include "ui/panels/ChangesPanel.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/TimelineView.h"
 #include "ui/window/MainWindow.h"
@@ -69,10 +71,15 @@ class WalkthroughEightTest : public QObject {
     if (qEnvironmentVariableIsSet("PTESCOPE_TEST_SHOTS")) w.window.grab().save(qEnvironmentVariable("PTESCOPE_TEST_SHOTS") + "/timeline-1000.png");
   }
 
-  // With room, every lane is in view at once: nothing scrolls.
+  // With room (the Details dock at its default for a 1000 px high window,
+  // 260 px; another test's window may have left a smaller one in the
+  // settings), every lane is in view at once: nothing scrolls.
   void everyLaneIsInViewWithRoom() {
     test::ShownWindow w({1600, 1000});
     QVERIFY(w.openDemo());
+    auto* dock = w.window.findChild<QDockWidget*>("bottomDock");
+    QVERIFY(dock != nullptr);
+    w.window.resizeDocks({dock}, {260}, Qt::Vertical);
     QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
     auto* tabs = w.window.bottomTabs();
     for (int i = 0; i < tabs->count(); ++i)
@@ -119,6 +126,43 @@ class WalkthroughEightTest : public QObject {
     for (int i = 0; i < demoTree->topLevelItemCount(); ++i)
       if (demoTree->topLevelItem(i)->text(0) == "Planned buffers")
         QCOMPARE(demoTree->topLevelItem(i)->child(0)->text(1), QString("512 B on cpu:0"));
+  }
+
+  // Delegate 1 (CudaBackend) of the demo loses its target_device: the passes
+  // drop the copies around it and the backend copies the same tensors
+  // inside it. The diff banner priced that but its words counted only the
+  // et_copy copies removed; the Changes list priced the et_copy copies
+  // only ("predicted -10 µs", a saving, where the banner said +) and listed
+  // none of the copies now inside the delegate.
+  void changesCountAndPriceTheCopiesInsideDelegates() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    const int m = w.doc.currentMethodIndex();
+    w.doc.setDelegateTarget(m, 1, std::nullopt);
+    w.doc.waitForPipeline();
+    QVERIFY2(w.doc.pipelineError().isEmpty(), qPrintable(w.doc.pipelineError()));
+    QCOMPARE(w.window.graphMode(), ui::MainWindow::GraphMode::Diff);
+    QTRY_VERIFY(w.window.graph()->diffSummary().contains("inside"));
+    const QString banner = w.window.graph()->diffSummary();
+    QVERIFY2(banner.contains("+2 copies inside delegates"), qPrintable(banner));
+    // The same tensors cross the same link: no saving.
+    QVERIFY2(banner.contains("predicted no change in copy time"), qPrintable(banner));
+    // The Changes list: the same sign in its method line, and one row per
+    // copy now inside the delegate.
+    auto* changes = w.window.changes();
+    QString header;
+    QStringList inside;
+    for (int i = 0; i < changes->count(); ++i) {
+      const QString text = changes->item(i)->text();
+      if (text.startsWith("method 'forward'")) header = text;
+      if (text.contains("inside delegate")) inside << text;
+    }
+    QVERIFY2(header.contains("predicted no change in copy time"), qPrintable(header));
+    QCOMPARE(inside.size(), 2);
+    for (const auto& row : inside) {
+      QVERIFY2(row.startsWith("  + inside delegate 1 (CudaBackend): cuda staging "), qPrintable(row));
+      QVERIFY2(row.contains(" B") && row.contains("\u00b7 ~"), qPrintable(row));
+    }
   }
 };
 

@@ -68,15 +68,19 @@ void ChangesPanel::rebuild() {
     const auto& method = report->methods[m];
     if (!method.changed()) continue;
     QString title = tr("method '%1'").arg(QString::fromStdString(method.name));
-    // Predicted on the chosen link: the copies before and after the edit.
+    // Predicted on the chosen link: the copies before and after the edit,
+    // those inside delegates included, as the diff banner and propagate
+    // price them (with et_copy copies only, a delegate's target_device
+    // taken away read as a saving here and a cost in the banner).
     auto predicted = [&](const std::vector<CopyRecord>& copies) {
       auto seconds = links_ ? cost::predictRecords(copies, *links_->link(), links_->hostMemory())
                             : Result<double>(makeError("no link"));
       return seconds ? seconds.value() : -1.0;
     };
-    const double before = predicted(method.copies_before), after = predicted(method.copies_after);
-    if (before >= 0 && after >= 0 && (!method.copies_before.empty() || !method.copies_after.empty()))
-      title += " \u2014 " + links_->savingText(before, after);
+    const auto edit = links_ ? links_->predictEdit(document_->loaded().program, document_->program(), method.name)
+                             : std::nullopt;
+    if (edit && (edit->before.copyCount() > 0 || edit->after.copyCount() > 0))
+      title += " \u2014 " + links_->savingText(edit->before.copySeconds(), edit->after.copySeconds());
     auto* header = new QListWidgetItem(title, this);
     QFont f = header->font();
     f.setBold(true);
@@ -101,6 +105,22 @@ void ChangesPanel::rebuild() {
     for (const auto& r : method.retagged)
       add(QString("  ~ %1 %2 → %3").arg(valueRef(r.value), QString::fromStdString(r.before.str()), QString::fromStdString(r.after.str())),
           deviceColor(QString::fromStdString(r.after.str())).darker(120), r.value, -1);
+    // The copies the backends make inside delegates that the edit adds or
+    // removes (a CudaBackend delegate without target_device copies its host
+    // tensors itself); a click shows the delegate call.
+    if (edit) {
+      const auto insideText = [](const cost::DelegateCopyPrediction& c) {
+        const auto& t = c.transfer;
+        return QString("inside delegate %1 (%2): %3 %4 %5, %6 \u00b7 ~%7")
+            .arg(num(t.delegate), QString::fromStdString(t.backend),
+                 QString::fromStdString(analysis::delegateTransferKindName(t.kind)),
+                 QString::fromStdString(program::copyDirectionName(t.direction)), valueRef(t.value), bytesText(qint64(t.bytes)),
+                 durationText(c.seconds));
+      };
+      for (const auto& c : edit->inside.added)
+        add("  + " + insideText(c), QColor(0x2e, 0x7d, 0x32), c.transfer.value, qlonglong(c.transfer.instruction));
+      for (const auto& c : edit->inside.removed) add("  \u2212 " + insideText(c), QColor(0xb0, 0x00, 0x20), c.transfer.value, -1);
+    }
     if (method.buffers_before != method.buffers_after)
       add(tr("  buffers %1 → %2").arg(buffersText(method.buffers_before), buffersText(method.buffers_after)),
           palette().color(QPalette::Text), -1, -1);

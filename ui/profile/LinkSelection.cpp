@@ -113,6 +113,30 @@ QString LinkSelection::savingText(double before, double after) const {
   return tr("predicted %1 per run (%2 → %3) on %4").arg(change, durationText(before), durationText(after), shortText());
 }
 
+std::optional<LinkSelection::EditPrediction> LinkSelection::predictEdit(const program::Program& loaded,
+                                                                       const program::Program& edited,
+                                                                       const std::string& method) const {
+  const auto* a = loaded.findMethod(method);
+  const auto* b = edited.findMethod(method);
+  if (a == nullptr || b == nullptr || !link()) return std::nullopt;
+  auto before = cost::predictMethod(loaded, *a, *link(), hostMemory_, runSettings_);
+  auto after = cost::predictMethod(edited, *b, *link(), hostMemory_, runSettings_);
+  if (!before || !after) return std::nullopt;
+  EditPrediction p{std::move(before.value()), std::move(after.value()), {}};
+  p.inside = cost::diffDelegateCopies(p.before, p.after);
+  return p;
+}
+
+QString LinkSelection::insideChangesText(const cost::DelegateCopyChanges& changes) {
+  QStringList parts;
+  const auto words = [](size_t n) {
+    return n == 1 ? tr("1 copy inside a delegate") : tr("%1 copies inside delegates").arg(n);
+  };
+  if (!changes.added.empty()) parts << "+" + words(changes.added.size());
+  if (!changes.removed.empty()) parts << QString(QChar(0x2212)) + words(changes.removed.size());
+  return parts.join(QStringLiteral(" \u00b7 "));
+}
+
 LinkChooser::LinkChooser(LinkSelection* selection, QWidget* parent) : QWidget(parent), selection_(selection) {
   setObjectName("linkChooser");
   auto* row = new QHBoxLayout(this);

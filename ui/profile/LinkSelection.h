@@ -19,9 +19,11 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "analysis/DelegateTransfers.h"
+#include "cost/CopyCost.h"
 #include "cost/LinkProfile.h"
 #include "exec/DeviceRuntime.h"
 #include "util/Result.h"
@@ -69,6 +71,19 @@ class LinkSelection : public QObject {
   // "predicted −20.4 µs per run on PCIe Gen4 x16, pageable" from the copy
   // time before and after an edit.
   QString savingText(double beforeSeconds, double afterSeconds) const;
+
+  // A method as loaded and as edited, priced on the chosen link with the
+  // run's settings, copies inside delegates included (as propagate prices
+  // them): what the diff banner and the Changes list say. nullopt when a
+  // side has no such method or cannot be priced.
+  struct EditPrediction {
+    cost::MethodPrediction before, after;
+    cost::DelegateCopyChanges inside;  // the copies inside delegates the edit adds and removes
+  };
+  std::optional<EditPrediction> predictEdit(const program::Program& loaded, const program::Program& edited,
+                                            const std::string& method) const;
+  // "+3 copies inside delegates · −1 copy inside a delegate"; empty when none changed.
+  static QString insideChangesText(const cost::DelegateCopyChanges& changes);
 
  signals:
   void changed();

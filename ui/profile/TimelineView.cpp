@@ -147,6 +147,14 @@ class TimelineCanvas : public QAbstractScrollArea {
     QAbstractScrollArea::resizeEvent(event);
     view_->layoutBars();
   }
+  // A scroll bar that comes or goes resizes the viewport, not the area:
+  // the lanes and the scroll ranges follow it too (the vertical range
+  // stayed as computed while the horizontal bar was up, 9 px of scrolling
+  // over four lanes that fit).
+  bool viewportEvent(QEvent* event) override {
+    if (event->type() == QEvent::Resize) view_->layoutBars();
+    return QAbstractScrollArea::viewportEvent(event);
+  }
   void scrollContentsBy(int, int) override {
     view_->layoutBars();
     viewport()->update();
@@ -521,6 +529,22 @@ double TimelineView::legendHeight(double width) const {
 }
 
 void TimelineView::layoutBars() {
+  // Setting a range can show or hide a scroll bar, which resizes the
+  // viewport and asks again from inside: lay out once more after, not within.
+  if (layingOut_) {
+    relayout_ = true;
+    return;
+  }
+  layingOut_ = true;
+  for (int pass = 0; pass < 3; ++pass) {
+    relayout_ = false;
+    layoutBarsOnce();
+    if (!relayout_) break;
+  }
+  layingOut_ = false;
+}
+
+void TimelineView::layoutBarsOnce() {
   // The lanes that do not fit scroll under the axis and the legend.
   QScrollBar* vertical = canvas_->verticalScrollBar();
   const double area = laneArea().height();

@@ -129,6 +129,7 @@ class TimelineView : public QWidget {
   void rebuildIterations();
   void rebuildBars();
   void layoutBars();
+  void layoutBarsOnce();
   void updateControls();
   void zoomAround(double zoom, double anchorX);
   void scrollToBar(const Bar& bar);
@@ -163,6 +164,7 @@ class TimelineView : public QWidget {
   double zoom_ = 1;
   std::optional<size_t> selected_;
   int hovered_ = -1;
+  bool layingOut_ = false, relayout_ = false;  // layoutBars re-entered by a scroll bar's coming or going
 
   TimelineCanvas* canvas_ = nullptr;
   TimeBreakdownBar* breakdown_ = nullptr;  // one iteration: kernels, delegates, copies, gaps

@@ -54,14 +54,13 @@ QString MainWindow::predictedSavingNote() const {
     if (m.name != method->displayName()) continue;
     // As propagate prices it: the copies inside delegates count too (a
     // delegate whose target_device is removed copies the same tensors
-    // itself; the banner read that as a saving of every copy around it).
-    const auto* loaded = document_->loaded().program.findMethod(m.name);
-    if (loaded == nullptr) return {};
-    const auto settings = graph_->runSettings();
-    auto before = cost::predictMethod(document_->loaded().program, *loaded, *links_->link(), links_->hostMemory(), settings);
-    auto after = cost::predictMethod(document_->program(), *method, *links_->link(), links_->hostMemory(), settings);
-    if (!before || !after || (before->copyCount() == 0 && after->copyCount() == 0)) return {};
-    return links_->savingText(before->copySeconds(), after->copySeconds());
+    // itself; the banner read that as a saving of every copy around it),
+    // and the words count them beside the et_copy changes.
+    const auto p = links_->predictEdit(document_->loaded().program, document_->program(), m.name);
+    if (!p || (p->before.copyCount() == 0 && p->after.copyCount() == 0)) return {};
+    const QString inside = LinkSelection::insideChangesText(p->inside);
+    const QString saving = links_->savingText(p->before.copySeconds(), p->after.copySeconds());
+    return inside.isEmpty() ? saving : inside + QStringLiteral(" \u00b7 ") + saving;
   }
   return {};
 }
