@@ -165,8 +165,11 @@ class Linter {
     const auto& delegates = items(method_.delegates);
     for (size_t d = 0; d < delegates.size(); ++d) {
       const CompileSpec* spec = delegates[d].findCompileSpec("target_device");
-      checkTensorRTBlob(int32_t(d), spec);
-      checkAotiData(int32_t(d));
+      // Described once: both checks read the same payload (the named data
+      // lookups of an AOTI blob are not free).
+      const auto payload = describeDelegatePayload(program_, delegates[d]);
+      checkTensorRTBlob(int32_t(d), spec, payload);
+      checkAotiData(int32_t(d), payload);
       if (spec == nullptr) continue;
       auto device = parseDeviceSpec(spec->valueText());
       if (!device) {
@@ -210,9 +213,8 @@ class Linter {
   // keys their processed bytes hold from the program's named data or a .ptd.
   // (A delegate whose processed bytes are empty, as hand-made programs'
   // are, names no data: only its method_name is known.)
-  void checkAotiData(int32_t d) {
+  void checkAotiData(int32_t d, const DelegatePayload& payload) {
     const BackendDelegate& delegate = items(method_.delegates)[size_t(d)];
-    const auto payload = describeDelegatePayload(program_, delegate);
     const bool missing = std::any_of(payload.named_data.begin(), payload.named_data.end(),
                                      [](const auto& n) { return n.where == NamedDataLocation::Where::Missing; });
     if (!payload.aoti || payload.legacy_keys || !missing || payload.problem.empty()) return;
@@ -221,11 +223,10 @@ class Linter {
         .delegate = d;
   }
 
-  void checkTensorRTBlob(int32_t d, const CompileSpec* targetSpec) {
+  void checkTensorRTBlob(int32_t d, const CompileSpec* targetSpec, const DelegatePayload& payload) {
     const BackendDelegate& delegate = items(method_.delegates)[size_t(d)];
     if (!isTensorRTBackend(delegate.id.value_or(""))) return;
     const std::string what = "delegate " + std::to_string(d) + " ('" + delegate.id.value_or("") + "')";
-    const auto payload = describeDelegatePayload(program_, delegate);
     if (!payload.tensorrt) {
       add("PTS017", what + ": " + payload.problem, "re-export the delegate with Torch-TensorRT's ExecuTorch backend")
           .delegate = d;
