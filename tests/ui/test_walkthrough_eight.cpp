@@ -4,6 +4,7 @@
 
 #include <QAbstractScrollArea>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileInfo>
 #include <QTreeWidget>
 #include <QScrollBar>
@@ -163,6 +164,41 @@ class WalkthroughEightTest : public QObject {
       QVERIFY2(row.startsWith("  + inside delegate 1 (CudaBackend): cuda staging "), qPrintable(row));
       QVERIFY2(row.contains(" B") && row.contains("\u00b7 ~"), qPrintable(row));
     }
+  }
+
+  // Find '#3' selected a copy of 'forward'; shown instead, a method with no
+  // instruction #3 left the graph's description naming forward's copy
+  // ("Selected: d2h 64.0 KiB · #3 ...") over a picture where nothing is.
+  void anotherMethodsSelectionIsNotAnnounced() {
+    const QString spec = test::tempDir() + "/two-methods.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [
+      {"name": "forward", "inputs": ["x"], "outputs": ["w"],
+       "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]},
+                   "z": {"dtype": "float32", "sizes": [2, 3]}, "w": {"dtype": "float32", "sizes": [2, 3]}},
+       "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]},
+                 {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]},
+                 {"op": "aten::relu.out", "inputs": ["z"], "outputs": ["w"]}]},
+      {"name": "small", "inputs": ["a"], "outputs": ["b"],
+       "tensors": {"a": {"dtype": "float32", "sizes": [2]}, "b": {"dtype": "float32", "sizes": [2]}},
+       "nodes": [{"op": "aten::relu.out", "inputs": ["a"], "outputs": ["b"]}]}]})");
+    file.close();
+    const QString path = test::synthProgram("two-methods.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(path));
+    auto* graph = w.window.graph();
+    QVERIFY(test::waitForGraph(graph));
+    QCOMPARE(graph->find("#2"), 1);
+    QWidget* canvas = graph->canvas();
+    QVERIFY(canvas != nullptr);
+    QVERIFY2(canvas->accessibleDescription().startsWith("Selected: "), qPrintable(canvas->accessibleDescription()));
+    w.doc.setCurrentMethod(1);
+    QVERIFY(test::waitForGraph(graph));
+    QTRY_COMPARE(graph->currentLayout()->model.method_name, std::string("small"));
+    QCOMPARE(graph->selectedInstruction(), std::optional<size_t>());
+    QTRY_COMPARE(canvas->accessibleDescription(), QString("Nothing selected"));
   }
 };
 

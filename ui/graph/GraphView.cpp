@@ -459,6 +459,10 @@ void GraphView::sceneComplete() {
     return;
   }
   selectPending();
+  // What the canvas says is selected is of this picture: another method's
+  // pick (cleared with its items) was still announced when nothing here
+  // took its place.
+  announceSelection();
   emit layoutFinished();
 }
 
