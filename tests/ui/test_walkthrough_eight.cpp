@@ -200,6 +200,31 @@ class WalkthroughEightTest : public QObject {
     QCOMPARE(graph->selectedInstruction(), std::optional<size_t>());
     QTRY_COMPARE(canvas->accessibleDescription(), QString("Nothing selected"));
   }
+
+  // At 1000x700, a profile, then an edit: the Timeline's line says the
+  // profile is of the program before the edits, and that long line made
+  // the window 1169 px wide (the right docks went off the screen, and it
+  // stayed so after Undo). It is elided at the panel's width.
+  void theTimelinesLineNeverWidensTheWindow() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    const int m = w.doc.currentMethodIndex();
+    QVERIFY(test::profileOnHost(w.window, m, 2, 0));
+    auto options = w.doc.methodOptions(m);
+    options.skip_d2h_for_method_outputs = true;
+    w.doc.setMethodOptions(m, options);
+    w.doc.waitForPipeline();
+    auto* tabs = w.window.bottomTabs();
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i) == "Timeline") tabs->setCurrentIndex(i);
+    QCoreApplication::processEvents();
+    auto* timeline = w.window.findChild<ui::TimelineView*>("timeline");
+    QVERIFY(timeline != nullptr);
+    QTRY_VERIFY2(timeline->infoText().contains("before the edits"), qPrintable(timeline->infoText()));
+    QTest::qWait(50);
+    QVERIFY2(w.window.width() <= 1000, qPrintable(QString("the window is %1 px wide").arg(w.window.width())));
+    QVERIFY(w.window.minimumSizeHint().width() <= 1000);
+  }
 };
 
 QTEST_MAIN(WalkthroughEightTest)

@@ -25,6 +25,7 @@
 #include "exec/ProfileAnalysis.h"
 #include "layout/DeviceStyle.h"
 #include "passes/DevicePasses.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
 #include "ui/common/ViewControls.h"
 
@@ -247,7 +248,13 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   iterationBox_ = fittedComboBox("timelineIteration");
   iterationBox_->setAccessibleName(tr("Timeline iteration"));
   iterationLabel->setBuddy(iterationBox_);
-  info_ = new QLabel;
+  // The iteration's line grows with what it has to say ("... measured
+  // before the edits (the program then)"): elided at the panel's width, it
+  // never widens the window (at 1000x700 it pushed the window to 1169 px
+  // and the right docks off the screen).
+  auto* info = new ElidedLabel;
+  info->setElideMode(Qt::ElideRight);
+  info_ = info;
   info_->setObjectName("timelineInfo");
   auto button = [this](const QString& text, const QString& tip, const char* name) {
     auto* b = new QToolButton;
