@@ -12,6 +12,7 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/document/Document.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/ChangesPanel.h"
@@ -224,6 +225,58 @@ class WalkthroughEightTest : public QObject {
     QTest::qWait(50);
     QVERIFY2(w.window.width() <= 1000, qPrintable(QString("the window is %1 px wide").arg(w.window.width())));
     QVERIFY(w.window.minimumSizeHint().width() <= 1000);
+  }
+
+  // A method with a long name, shown and left: the right dock widened for
+  // good (the graph lost a third of its width at 1000x700), and Properties
+  // cut the name at the end that tells it from its twin ("..._v2_draft" and
+  // "..._v2_final" both read "encode_image_patches_with_a_very_long_method_nam…").
+  void aLongMethodNameWidensNothing() {
+    const QString spec = test::tempDir() + "/long-twins.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QString methods;
+    for (const char* name : {"forward", "encode_image_patches_with_a_very_long_method_name_v2_final",
+                             "encode_image_patches_with_a_very_long_method_name_v2_draft"})
+      methods += QString(R"(%1{"name": "%2", "inputs": ["x"], "outputs": ["y"],
+          "tensors": {"x": {"dtype": "float32", "sizes": [2, 3]}, "y": {"dtype": "float32", "sizes": [2, 3]}},
+          "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["y"]}]})")
+                     .arg(methods.isEmpty() ? "" : ",", name);
+    file.write(("{\"methods\": [" + methods + "]}").toUtf8());
+    file.close();
+    const QString path = test::synthProgram("long-twins.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    for (const QSize size : {QSize(1000, 700), QSize(1600, 1000)}) {
+      test::ShownWindow w(size);
+      QVERIFY(w.open(path));
+      QVERIFY(test::waitForGraph(w.window.graph()));
+      const int graphWidth = w.window.graph()->width();
+      auto* tree = w.window.properties();
+      QStringList shownNames;  // the Method row as drawn, per long method
+      for (int m : {1, 2, 0}) {
+        w.doc.setCurrentMethod(m);
+        QVERIFY(test::waitForGraph(w.window.graph()));
+        QTest::qWait(30);
+        for (int i = 0; i < tree->topLevelItemCount(); ++i)
+          if (tree->topLevelItem(i)->text(0) == "Method" && m > 0)
+            shownNames << tree->fontMetrics().elidedText(tree->topLevelItem(i)->text(1), tree->textElideMode(),
+                                                         tree->columnWidth(1) - 8);
+      }
+      QCOMPARE(shownNames.size(), 2);
+      QVERIFY2(shownNames[0] != shownNames[1], qPrintable(shownNames.join(" | ")));
+      QVERIFY2(shownNames[0].endsWith("final") && shownNames[1].endsWith("draft"), qPrintable(shownNames.join(" | ")));
+      // The status bar's GPU line stays whole beside the long name.
+      w.doc.setCurrentMethod(2);
+      QVERIFY(test::waitForGraph(w.window.graph()));
+      auto* gpu = w.window.findChild<ui::ElidedLabel*>("gpuStatus");
+      QVERIFY(gpu != nullptr);
+      QTRY_VERIFY2(!gpu->isElided(), qPrintable(gpu->shownText()));
+      w.doc.setCurrentMethod(0);
+      QVERIFY(test::waitForGraph(w.window.graph()));
+      QVERIFY2(w.window.width() <= size.width(), qPrintable(QString("the window is %1 px wide").arg(w.window.width())));
+      QVERIFY2(w.window.graph()->width() >= graphWidth - 2,
+               qPrintable(QString("the graph went from %1 to %2 px").arg(graphWidth).arg(w.window.graph()->width())));
+    }
   }
 };
 

@@ -1,4 +1,6 @@
 #include "ui/panels/PassOptionsPanel.h"
+
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
 
 #include <QCheckBox>
@@ -59,13 +61,19 @@ void PassOptionsPanel::describeChoices(QComboBox* chooser) {
 PassOptionsPanel::PassOptionsPanel(Document* document, QWidget* parent) : QWidget(parent), document_(document) {
   setObjectName("passOptions");
   auto* layout = new QVBoxLayout(this);
-  title_ = new QLabel;
+  // The method's name, cut in its middle where the dock is narrower (a long
+  // name set the dock's minimum: showing it once widened the right docks
+  // for good; the middle cut keeps the start and the end, where twins such
+  // as "..._v2_draft" and "..._v2_final" differ). Two lines where the name
+  // has spaces to wrap at.
+  auto* title = new ElidedLabel;
+  title->setMaximumLines(2);
+  title_ = title;
   title_->setTextFormat(Qt::PlainText);
   title_->setObjectName("passOptionsMethod");
   QFont titleFont = title_->font();
   titleFont.setBold(true);
   title_->setFont(titleFont);
-  title_->setWordWrap(true);
   layout->addWidget(title_);
 
   auto* options = new QGroupBox(tr("Device pass options"));

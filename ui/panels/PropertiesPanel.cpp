@@ -35,6 +35,10 @@ PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QTreeWid
   header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
   setRootIsDecorated(true);
   setAlternatingRowColors(true);
+  // Cut in the middle where the column is narrow: a long method name keeps
+  // its end, where it differs from its twins ("..._v2_draft"); the tool tip
+  // has it whole.
+  setTextElideMode(Qt::ElideMiddle);
   showNothing();
 }
 

@@ -214,8 +214,13 @@ void LinkChooser::showCudaGraph() {
   const QString method = selection_->shownMethod();
   QSignalBlocker block(cudaGraph_);
   // A '&' in the method's name is shown, not taken for a mnemonic.
+  // A long method name is cut in its middle (the whole name was 550 px at
+  // 1000x700 and squeezed the host memory box to "pageable host r"); the
+  // accessible name keeps it whole.
+  const QString shown = cudaGraph_->fontMetrics().elidedText(method, Qt::ElideMiddle, 220);
   cudaGraph_->setText(method.isEmpty() ? tr("CUDA graph replay")
-                                       : tr("CUDA graph replay in %1").arg(mnemonicSafe(method)));
+                                       : tr("CUDA graph replay in %1").arg(mnemonicSafe(shown)));
+  cudaGraph_->setAccessibleName(method.isEmpty() ? tr("CUDA graph replay") : tr("CUDA graph replay in %1").arg(method));
   cudaGraph_->setEnabled(!method.isEmpty());
   cudaGraph_->setChecked(selection_->cudaGraph(method));
 }

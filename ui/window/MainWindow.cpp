@@ -211,6 +211,11 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
     statusGpu_->setText(tr("GPU: none (profiles emulated)"));
     if (selection) statusGpu_->setToolTip(plainToolTip(QString::fromStdString(selection->notice)));
   }
+  // A long method name is cut in its middle at 280 px; it squeezed the GPU
+  // line to "GPU: none (profiles emula…" and the counts beside it. The GPU
+  // line, short and saying whether times are emulated, stays whole.
+  statusMethod_->setMaximumWidth(280);
+  statusGpu_->setMinimumWidth(std::min(320, statusGpu_->fontMetrics().horizontalAdvance(statusGpu_->text()) + 8));
 
   connect(document_, &Document::editsChanged, this, &MainWindow::updateTitle);
   // "Profiled forward ..." stayed on the status line over prefill.
