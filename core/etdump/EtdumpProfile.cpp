@@ -93,6 +93,37 @@ bool isInstructionScope(const std::string& name) {
          name == "FREE_CALL";
 }
 
+// Why the program output logged `index`-th in a block cannot be output
+// `index` of `method`: another dtype, rank or size (a dynamic dimension may
+// be smaller than its bound, an unbound one anything); empty when it fits
+// or cannot be compared (not a tensor on either side).
+std::string programOutputMismatch(const program::Method& method, size_t index, const DebugEvent& logged, size_t block) {
+  const auto& outputs = program::items(method.outputs);
+  if (!logged.value || logged.value->kind != DebugValue::Kind::Tensor || logged.value->tensors.size() != 1) return {};
+  const std::string where = "output " + std::to_string(index) + " of method '" + method.displayName() + "' (block " +
+                            std::to_string(block) + ")";
+  if (index >= outputs.size())
+    return where + " is logged, but the method has " + std::to_string(outputs.size()) + " output(s)";
+  const int32_t v = outputs[index];
+  const auto& values = program::items(method.values);
+  const program::Tensor* t = v >= 0 && size_t(v) < values.size() ? values[size_t(v)].tensor() : nullptr;
+  if (t == nullptr) return {};
+  const DebugTensor& d = logged.value->tensors.front();
+  const auto& sizes = program::items(t->sizes);
+  bool fits = int(d.scalar_type) == int(t->scalar_type) && d.sizes.size() == sizes.size();
+  for (size_t k = 0; fits && k < sizes.size(); ++k) {
+    switch (t->shape_dynamism) {
+      case program::ShapeDynamism::Static: fits = d.sizes[k] == sizes[k]; break;
+      case program::ShapeDynamism::DynamicBound: fits = d.sizes[k] >= 0 && d.sizes[k] <= sizes[k]; break;
+      case program::ShapeDynamism::DynamicUnbound: fits = d.sizes[k] >= 0; break;
+    }
+  }
+  if (fits) return {};
+  const std::vector<int64_t> programSizes(sizes.begin(), sizes.end());
+  return where + " is " + program::tensorTypeText(program::ScalarType(d.scalar_type), d.sizes) + " in the trace but " +
+         program::tensorTypeText(t->scalar_type, programSizes) + " in the program";
+}
+
 std::string eventText(const ProfileEvent& e, size_t block) {
   return "'" + e.displayName() + "' (chain " + std::to_string(e.chain_index) + ", instruction " +
          std::to_string(e.instruction_id) + ") in block " + std::to_string(block);
@@ -240,6 +271,9 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
     if (misfits.example.empty()) misfits.example = eventText(e, block) + " " + why;
   };
 
+  // The first program output whose logged tensor is not the program's
+  // (another dtype, rank or size): the trace of a program with other shapes.
+  std::string outputMismatch;
   for (size_t bi = 0; bi < dump.blocks.size(); ++bi) {
     const RunData& block = dump.blocks[bi];
     const int m = analysis.blocks[bi].method;
@@ -268,9 +302,13 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
     const size_t traceBegin = mc.stats.trace.size();
     const uint32_t chainCount = uint32_t(program::items(facts.method->chains).size());
 
+    size_t outputLogged = 0;  // program outputs logged in this block, in output order
     for (const Event& event : block.events) {
-      if (std::holds_alternative<DebugEvent>(event)) {
+      if (const auto* debug = std::get_if<DebugEvent>(&event)) {
         ++mc.stats.debug_events;
+        if (debug->isProgramOutput() && outputMismatch.empty())
+          outputMismatch = programOutputMismatch(*facts.method, outputLogged, *debug, bi);
+        if (debug->isProgramOutput()) ++outputLogged;
         continue;
       }
       if (std::holds_alternative<AllocationEvent>(event)) {
@@ -420,6 +458,12 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
                      misfits.example);
   }
   if (collectors.empty()) return makeError("no block of the ETDump could be attributed to a method of the program");
+  // A debug trace logs each program output at the end of every run (upstream
+  // Method::execute, event_tracer_log_evalue_output): a lookalike program
+  // with other tensor sizes fits event for event but not there.
+  if (!outputMismatch.empty())
+    return makeError("the ETDump does not describe this program" +
+                     std::string(options.methods.empty() ? "" : " (or not these methods)") + ": " + outputMismatch);
   // A trace that covers only part of a method is another program's (a
   // shorter one's events fit this one's first instructions): upstream's
   // Method::execute_instruction opens an OPERATOR_CALL / DELEGATE_CALL scope

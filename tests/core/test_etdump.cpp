@@ -12,6 +12,7 @@
 #include "etdump/EtdumpProfile.h"
 #include "etdump/EtdumpWriter.h"
 #include "exec/ProfileAnalysis.h"
+#include "program/Text.h"
 #include "pte/Reader.h"
 #include "support/EtdumpTestSupport.h"
 #include "support/TestSupport.h"
@@ -217,7 +218,9 @@ class EtdumpTest : public QObject {
     out.instruction_id = 0;
     out.value = etdump::DebugValue{};
     out.value->kind = etdump::DebugValue::Kind::Tensor;
-    out.value->tensors.push_back(etdump::DebugTensor{6, {2, 3}, {3, 1}, 64});
+    // forward's output 0 as the program has it (float32[1, 16]): a trace
+    // logging another shape is another program's.
+    out.value->tensors.push_back(etdump::DebugTensor{6, {1, 16}, {16, 1}, 64});
     out.value->output = true;
     dump->blocks.back().events.emplace_back(out);
 
@@ -233,11 +236,11 @@ class EtdumpTest : public QObject {
       const auto& debug = std::get<etdump::DebugEvent>(back.blocks.back().events.back());
       QVERIFY(debug.isProgramOutput());
       QVERIFY(debug.value && debug.value->output);
-      QCOMPARE(debug.value->tensors.front().sizes, (std::vector<int64_t>{2, 3}));
-      QCOMPARE(*debug.value->tensors.front().nbytes(), uint64_t(24));
-      std::vector<uint8_t> small(88, 0);  // offset 64 + 2 x 3 floats
+      QCOMPARE(debug.value->tensors.front().sizes, (std::vector<int64_t>{1, 16}));
+      QCOMPARE(*debug.value->tensors.front().nbytes(), uint64_t(64));
+      std::vector<uint8_t> small(128, 0);  // offset 64 + 1 x 16 floats
       QVERIFY(etdump::tensorBytes(debug.value->tensors.front(), small));
-      QVERIFY(!etdump::tensorBytes(debug.value->tensors.front(), std::vector<uint8_t>(87, 0)));
+      QVERIFY(!etdump::tensorBytes(debug.value->tensors.front(), std::vector<uint8_t>(127, 0)));
 
       auto analysis = etdump::analyzeEtdump(back, program);
       QVERIFY2(analysis, analysis ? "" : analysis.error().message.c_str());
@@ -295,6 +298,48 @@ class EtdumpTest : public QObject {
   // any event in every run (a shorter program's trace fits this one's first
   // instructions) is another program's; upstream's Method::execute_instruction
   // opens an OPERATOR_CALL / DELEGATE_CALL scope around every call it runs.
+  // A debug trace logs every program output at the end of each run: a
+  // lookalike program (the same instructions, other tensor sizes) fitted
+  // event for event and its 1 MiB copies read 12 TB/s. The logged outputs
+  // must be the program's (dtype, rank and, for a static shape, sizes).
+  void aTraceOfOtherTensorSizesIsAnotherProgram() {
+    const program::Program program = demoProgram();
+    const auto* forward = program.findMethod("forward");
+    QVERIFY(forward != nullptr);
+    const auto& values = program::items(forward->values);
+    const auto* out = values[size_t(program::items(forward->outputs).front())].tensor();
+    QVERIFY(out != nullptr && out->shape_dynamism == program::ShapeDynamism::Static);
+    const auto& sizes = program::items(out->sizes);
+    auto traceLogging = [&](std::vector<int64_t> logged) {
+      etdump::TraceSpec spec;
+      spec.method = "forward";
+      auto dump = etdump::synthesizeEtdump(program, spec);
+      etdump::DebugEvent e;
+      e.chain_index = UINT64_MAX;
+      e.value = etdump::DebugValue{};
+      e.value->kind = etdump::DebugValue::Kind::Tensor;
+      e.value->tensors.push_back(etdump::DebugTensor{int8_t(out->scalar_type), std::move(logged), {}, 0});
+      e.value->output = true;
+      dump->blocks.back().events.emplace_back(e);
+      return dump.value();
+    };
+    const std::vector<int64_t> same(sizes.begin(), sizes.end());
+    QVERIFY(etdump::analyzeEtdump(traceLogging(same), program));
+    std::vector<int64_t> bigger = same;
+    bigger.front() *= 256;
+    auto refused = etdump::analyzeEtdump(traceLogging(bigger), program);
+    QVERIFY(!refused);
+    const QString message = QString::fromStdString(refused.error().message);
+    QVERIFY2(message.startsWith("the ETDump does not describe this program: output 0 of method 'forward'"), qPrintable(message));
+    QVERIFY2(message.contains(QString::fromStdString(program::tensorTypeText(out->scalar_type, bigger)) + " in the trace but " +
+                              QString::fromStdString(program::tensorTypeText(*out)) + " in the program"),
+             qPrintable(message));
+    // Another rank is another program too.
+    std::vector<int64_t> flat{1};
+    for (auto s : same) flat.front() *= s;
+    if (same.size() != 1) QVERIFY(!etdump::analyzeEtdump(traceLogging(flat), program));
+  }
+
   void aTraceCoveringAPrefixIsAnotherProgram() {
     const program::Program program = demoProgram();
     etdump::TraceSpec spec;
