@@ -387,7 +387,7 @@ void writeDelegateCopies(Html& html, const cost::MethodPrediction& p) {
   for (const auto& r : p.delegate_refusals) html.element("p", "Refused: " + r.message, "class=\"note\"");
 }
 
-void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
+void writeCopies(Html& html, const MethodFacts& m, size_t* rows, const std::string& measuredBefore) {
   html.raw("<h3>Copies</h3>\n");
   if (!m.prediction) {
     html.element("p", "No prediction: " + m.prediction_error, "class=\"note\"");
@@ -415,7 +415,7 @@ void writeCopies(Html& html, const MethodFacts& m, size_t* rows) {
       .raw("</summary>\n");
   html.raw("<div class=\"table-wrap\"><table class=\"sortable copies\" data-method=\"" + m.anchor + "\">");
   std::vector<std::string> columns = {"n:Instruction", "Direction", "n:Source", "Device", "n:Bytes", "n:Predicted"};
-  if (m.measured) columns.push_back("n:Measured");
+  if (m.measured) columns.push_back(measuredBefore.empty() ? "n:Measured" : "n:Measured (" + measuredBefore + ")");
   columns.push_back("Shown in");
   html.headerRow(columns);
   html.raw("<tbody>\n");
@@ -458,11 +458,16 @@ void writeProfileFindings(Html& html, const std::vector<exec::ProfileFinding>& f
 // The analyses of the measured profile (exec/ProfileAnalysis): transfer
 // statistics per direction and size class, the time breakdown with what
 // the source cannot show, and the profile rules' findings.
-void writeMeasuredAnalyses(Html& html, const MethodFacts& m) {
+void writeMeasuredAnalyses(Html& html, const MethodFacts& m, const std::string& measuredBefore) {
   if (!m.measured) return;
   const exec::TransferProfile& p = *m.measured;
   const auto facts = exec::sourceFacts(p);
   html.raw("<h3>Measured transfers</h3>\n");
+  // A profile of the program before the edits: its counts and findings are
+  // of that program (the app says so; the report read as the edited one's).
+  if (!measuredBefore.empty())
+    html.element("p", "Measured " + measuredBefore + ": the counts, times and findings below are of the program then, "
+                 "not of the program reported on.", "class=\"note measured-before\"");
   html.element("p", "Source: " + facts.name + ", " + std::to_string(p.iterations) + " iterations; every copy execution.",
                "class=\"note\"");
   const auto summary = exec::summarizeTransfers(p);
@@ -746,8 +751,8 @@ Result<std::string> htmlReport(const HtmlReportInput& input, HtmlReportFacts* fa
     body.raw("<section class=\"method\" id=\"" + m.anchor + "\"><h2>Method ").element("q", m.method->displayName()).raw("</h2>\n");
     writeGraph(body, m);
     const size_t before = copyRows;
-    writeCopies(body, m, &copyRows);
-    writeMeasuredAnalyses(body, m);
+    writeCopies(body, m, &copyRows, input.measured_before);
+    writeMeasuredAnalyses(body, m, input.measured_before);
     writeFindings(body, m, findings);
     writeMemoryPlan(body, m);
     body.raw("</section>\n");

@@ -52,6 +52,10 @@ struct HtmlReportInput {
   // Measured profiles, at most one per method (a profile JSON, an ETDump).
   std::vector<exec::TransferProfile> measured;
   std::string measured_name;
+  // When the measurements are of the program before the edits reported on
+  // ("before the edits", "before the program changed"; the app's words):
+  // the measured column and section say so. Empty: of this program.
+  std::string measured_before;
   // A trace of several methods (an ETDump): PRF004 across its methods
   // (etdump::roundTripsAcrossMethods, found on the program the trace ran),
   // shown in a section of their own; an empty list says none was found.

@@ -22,6 +22,15 @@
 
 using namespace ptescope;
 
+namespace {
+
+QString fileText(const QString& path) {
+  QFile file(path);
+  return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+}  // namespace
+
 class WalkthroughEightTest : public QObject {
   Q_OBJECT
  private slots:
@@ -277,6 +286,34 @@ class WalkthroughEightTest : public QObject {
       QVERIFY2(w.window.graph()->width() >= graphWidth - 2,
                qPrintable(QString("the graph went from %1 to %2 px").arg(graphWidth).arg(w.window.graph()->width())));
     }
+  }
+
+  // File > Export Report after a profile and an edit: the report said "7
+  // copies per call" over measurements of the program before the edit (3
+  // d2h per iteration, PRF001 naming instructions the edited program does
+  // not have) without a word; the window says "before the edits". A failed
+  // export names the file once.
+  void aReportSaysItsMeasurementsAreFromBeforeTheEdits() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    const int m = w.doc.currentMethodIndex();
+    QVERIFY(test::profileOnHost(w.window, m, 2, 0));
+    const QString fresh = test::tempDir() + "/fresh.report.html";
+    QVERIFY(w.window.exportHtmlReportTo(fresh));
+    QVERIFY(!fileText(fresh).contains("before the edits"));
+    auto options = w.doc.methodOptions(m);
+    options.skip_d2h_for_method_outputs = true;
+    w.doc.setMethodOptions(m, options);
+    w.doc.waitForPipeline();
+    const QString edited = test::tempDir() + "/edited.report.html";
+    QVERIFY(w.window.exportHtmlReportTo(edited));
+    const QString html = fileText(edited);
+    QVERIFY2(html.contains(">Measured (before the edits)</th>"), "the copies' measured column");
+    QVERIFY2(html.contains("Measured before the edits: the counts, times and findings below are of the program then"),
+             "the measured section");
+    const QString nowhere = test::tempDir() + "/no-such-folder/r.html";
+    QVERIFY(!w.window.exportHtmlReportTo(nowhere));
+    QCOMPARE(w.window.lastError().count(nowhere), 1);
   }
 };
 

@@ -11,6 +11,7 @@
 #include "ui/document/Document.h"
 #include "ui/profile/LinkSelection.h"
 #include "ui/profile/ProfileSession.h"
+#include "ui/profile/TransfersModel.h"
 #include "ui/window/MainWindow.h"
 
 namespace ptescope::ui {
@@ -41,6 +42,8 @@ bool MainWindow::exportHtmlReportTo(const QString& path) {
   if (const auto& run = profiler_->latest(); run && run->profile) {
     input.measured.push_back(*run->profile);
     input.measured_name = run->label.toStdString();
+    // A profile of the program before the edits says so, as the window does.
+    input.measured_before = transfersModel_->measuredBeforeWords().toStdString();
     input.measured_across_methods = run->acrossMethods;  // a trace of several methods: PRF004 across them
     input.notes.insert(input.notes.end(), run->traceNotes.begin(), run->traceNotes.end());  // an ETDump's assumptions
   }
@@ -49,7 +52,9 @@ bool MainWindow::exportHtmlReportTo(const QString& path) {
   const auto written = report::writeHtmlReport(path.toStdString(), input);
   QApplication::restoreOverrideCursor();
   if (!written) {
-    showError(title, tr("%1: %2").arg(path, QString::fromStdString(written.error().message)));
+    // The writer's message names the file already (it read "r.html: r.html: ...").
+    const QString message = QString::fromStdString(written.error().message);
+    showError(title, message.contains(path) ? message : tr("%1: %2").arg(path, message));
     return false;
   }
   showStatus(tr("Wrote the report %1").arg(path), 5000);
