@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QTreeWidget>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QTabWidget>
 
@@ -314,6 +315,42 @@ class WalkthroughEightTest : public QObject {
     const QString nowhere = test::tempDir() + "/no-such-folder/r.html";
     QVERIFY(!w.window.exportHtmlReportTo(nowhere));
     QCOMPARE(w.window.lastError().count(nowhere), 1);
+  }
+
+  // At 1000x700 Pass options scrolls; a check box that gets the focus from
+  // outside the panel (Tab from Properties) was left scrolled out of view.
+  void aFocusedPassOptionIsInView() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    auto* scroll = w.window.findChild<QScrollArea*>("passOptionsScroll");
+    QVERIFY(scroll != nullptr);
+    // Show the Pass options tab of the right dock.
+    auto* dock = scroll->parentWidget();
+    while (dock != nullptr && qobject_cast<QDockWidget*>(dock) == nullptr) dock = dock->parentWidget();
+    QVERIFY(dock != nullptr);
+    dock->show();
+    dock->raise();
+    QCoreApplication::processEvents();
+    QTRY_VERIFY(scroll->isVisible());
+    QVERIFY2(scroll->verticalScrollBar()->maximum() > 0, "the panel scrolls at this size");
+    scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->maximum());
+    QCoreApplication::processEvents();
+    // The first focusable control of the panel, from outside it.
+    QWidget* first = nullptr;
+    for (QWidget* c : scroll->widget()->findChildren<QWidget*>())
+      if ((c->focusPolicy() & Qt::TabFocus) && c->isVisible() && c->isEnabled()) {
+        first = c;
+        break;
+      }
+    QVERIFY(first != nullptr);
+    const QRect before(first->mapTo(scroll->viewport(), QPoint(0, 0)), first->size());
+    QVERIFY2(!scroll->viewport()->rect().contains(before), "scrolled to the bottom, the first control is out of view");
+    w.window.properties()->setFocus();
+    QCoreApplication::processEvents();
+    first->setFocus(Qt::TabFocusReason);
+    QCoreApplication::processEvents();
+    const QRect after(first->mapTo(scroll->viewport(), QPoint(0, 0)), first->size());
+    QVERIFY2(scroll->viewport()->rect().contains(after), qPrintable(QString("at y=%1 in a view %2 high").arg(after.y()).arg(scroll->viewport()->height())));
   }
 };
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <QComboBox>
+#include <QApplication>
 #include <QDockWidget>
 #include <QFontDatabase>
 #include <QHeaderView>
@@ -515,6 +516,14 @@ void MainWindow::buildPassOptions(QDockWidget* besides) {
   // graph, and later to the rest (issue 34 item 18). The scroll area is no
   // stop of its own (an unnamed one); its controls are.
   scroll->setFocusPolicy(Qt::NoFocus);
+  // A control that gets the focus from outside the panel (Tab from the
+  // Program tree) is scrolled into view: the scroll area does that only for
+  // Tab between its own controls, and at 1000x700 the keyboard landed on a
+  // check box scrolled out of sight (Space would toggle device planning
+  // unseen).
+  connect(qApp, &QApplication::focusChanged, scroll, [this, scroll](QWidget*, QWidget* now) {
+    if (now != nullptr && passOptions_->isAncestorOf(now)) scroll->ensureWidgetVisible(now);
+  });
   auto order = [this] {
     QWidget* previous = properties_;
     for (QWidget* w : passOptions_->findChildren<QWidget*>())
