@@ -18,6 +18,7 @@
 #include "ui/graph/GraphView.h"
 #include "ui/panels/ChangesPanel.h"
 #include "ui/panels/PropertiesPanel.h"
+#include "ui/profile/LinkSelection.h"
 #include "ui/profile/TimelineView.h"
 #include "ui/window/MainWindow.h"
 
@@ -159,6 +160,8 @@ class WalkthroughEightTest : public QObject {
     QVERIFY2(banner.contains("+2 copies inside delegates"), qPrintable(banner));
     // The same tensors cross the same link: no saving.
     QVERIFY2(banner.contains("predicted no change in copy time"), qPrintable(banner));
+    // Both edits' copies priced, none a bare "0".
+    QVERIFY2(!banner.contains("\u2192 0)"), qPrintable(banner));
     // The Changes list: the same sign in its method line, and one row per
     // copy now inside the delegate.
     auto* changes = w.window.changes();
@@ -351,6 +354,14 @@ class WalkthroughEightTest : public QObject {
     QCoreApplication::processEvents();
     const QRect after(first->mapTo(scroll->viewport(), QPoint(0, 0)), first->size());
     QVERIFY2(scroll->viewport()->rect().contains(after), qPrintable(QString("at y=%1 in a view %2 high").arg(after.y()).arg(scroll->viewport()->height())));
+  }
+
+  // An edit that removes every copy: "(10.8 µs → none)", not "→ 0)".
+  void noCopyTimeIsNone() {
+    ui::LinkSelection links;
+    const QString text = links.savingText(10.8e-6, 0);
+    QVERIFY2(text.contains(QString::fromUtf8("(10.8 µs → none)")), qPrintable(text));
+    QVERIFY2(links.savingText(0, 5e-6).contains(QString::fromUtf8("(none → 5.00 µs)")), qPrintable(links.savingText(0, 5e-6)));
   }
 };
 

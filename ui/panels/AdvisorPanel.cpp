@@ -468,10 +468,17 @@ QString AdvisorPanel::editedText() const {
   if (!advice_ || report == nullptr || links_ == nullptr) return {};
   for (const auto& m : report->methods) {
     if (m.name != advice_->name || !m.changed()) continue;
-    auto seconds = cost::predictRecords(m.copies_after, *links_->link(), links_->hostMemory());
-    if (!seconds) return {};
-    return tr(" With your edits: %1, %2 per call.")
-        .arg(countText(qint64(m.copies_after.size()), tr("copy"), tr("copies")), durationText(seconds.value()));
+    // Priced as the candidates are, copies inside delegates included; none
+    // said in words ("0 copies, 0 per call" gave a time without a unit).
+    const auto p = links_->predictEdit(document_->loadedProgram(), document_->program(), m.name);
+    if (!p) return {};
+    const auto& after = p->after;
+    if (after.copyCount() == 0) return tr(" With your edits: no copies.");
+    const QString inside = after.inside_delegates.copies == 0
+                               ? QString()
+                               : tr(" (%1 inside delegates)").arg(after.inside_delegates.copies);
+    return tr(" With your edits: %1%2, %3 per call.")
+        .arg(countText(qint64(after.copyCount()), tr("copy"), tr("copies")), inside, durationText(after.copySeconds()));
   }
   return {};
 }

@@ -110,7 +110,9 @@ QString LinkSelection::shortText() const {
 QString LinkSelection::savingText(double before, double after) const {
   const double delta = after - before;
   const QString change = delta == 0 ? tr("no change in copy time") : signedDurationText(delta);
-  return tr("predicted %1 per run (%2 → %3) on %4").arg(change, durationText(before), durationText(after), shortText());
+  // No copy time is "none", not a bare "0" ("(10.8 µs → 0)").
+  const auto timeText = [](double seconds) { return seconds == 0 ? tr("none") : durationText(seconds); };
+  return tr("predicted %1 per run (%2 → %3) on %4").arg(change, timeText(before), timeText(after), shortText());
 }
 
 std::optional<LinkSelection::EditPrediction> LinkSelection::predictEdit(const program::Program& loaded,
