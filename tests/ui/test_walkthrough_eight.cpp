@@ -363,6 +363,35 @@ class WalkthroughEightTest : public QObject {
     QVERIFY2(text.contains(QString::fromUtf8("(10.8 µs → none)")), qPrintable(text));
     QVERIFY2(links.savingText(0, 5e-6).contains(QString::fromUtf8("(none → 5.00 µs)")), qPrintable(links.savingText(0, 5e-6)));
   }
+
+  // A long edit of a method with a short name: the Undo item cut the text's
+  // middle, where the name was ("Undo apply advisor candidate 1 to
+  // …tputs --no-alloc-graph-input)"); with four methods one could not tell
+  // which it undoes. The name stays; the text around it is cut at its ends.
+  void theUndoItemKeepsAShortMethodName() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    const int m = 1;  // prefill
+    auto options = w.doc.methodOptions(m);
+    options.skip_h2d_for_method_inputs = true;
+    options.skip_d2h_for_method_outputs = true;
+    options.alloc_graph_input = false;
+    w.doc.setMethodOptions(m, options);
+    w.doc.waitForPipeline();
+    // As the Advisor words an applied candidate: the name in the middle.
+    const auto edits = w.doc.edits();
+    w.doc.undoStack()->undo();
+    w.doc.waitForPipeline();
+    w.doc.pushEdits(edits, "apply advisor candidate 1 to 'prefill' (--skip-h2d-inputs --skip-d2h-outputs "
+                           "--no-alloc-graph-input --set-device prefill:0=cuda:0)");
+    w.doc.waitForPipeline();
+    auto* undo = w.window.findChild<QAction*>("undoAction");
+    QVERIFY(undo != nullptr);
+    QVERIFY2(undo->toolTip().size() > 70, qPrintable(undo->toolTip()));  // long enough to be cut
+    QVERIFY2(undo->text().contains("'prefill'"), qPrintable(undo->text()));
+    QVERIFY2(undo->text().startsWith("&Undo apply advisor candidate 1"), qPrintable(undo->text()));
+    QVERIFY2(undo->text().size() < undo->toolTip().size(), qPrintable(undo->text()));  // cut, at its end
+  }
 };
 
 QTEST_MAIN(WalkthroughEightTest)

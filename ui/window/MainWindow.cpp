@@ -318,6 +318,7 @@ void MainWindow::buildMenus() {
       const QFontMetrics metrics(editMenu->font());
       const int room = metrics.averageCharWidth() * 60;
       QString shown = text;
+      bool fitted = false;  // cut around the method's name already
       // A method's name in the text ("... of 'encoder_attention_...'") is
       // cut where it differs from the program's other methods: cut in the
       // text's middle, "encoder" and "decoder" read alike.
@@ -329,11 +330,30 @@ void MainWindow::buildMenus() {
           const qsizetype at = shown.indexOf(QLatin1Char('\'') + name + QLatin1Char('\''));
           if (at < 0) continue;
           const int rest = metrics.horizontalAdvance(QString(shown).remove(at + 1, name.size()));
-          shown.replace(at + 1, name.size(), elideAround(name, part, metrics, std::max(room - rest, metrics.averageCharWidth() * 12)));
+          const QString cut = elideAround(name, part, metrics, std::max(room - rest, metrics.averageCharWidth() * 12));
+          // The name stays whole (as cut above); what is before and after
+          // it shares the rest of the room, each cut at its end ("apply
+          // advisor candidate 1 to …tputs --no-alloc-graph-input)" lost the
+          // method's name to a cut in the text's middle).
+          QString head = shown.left(at + 1), tail = shown.mid(at + 1 + name.size());
+          const int available = room - metrics.horizontalAdvance(cut);
+          const int headWidth = metrics.horizontalAdvance(head), tailWidth = metrics.horizontalAdvance(tail);
+          if (available > 0 && headWidth + tailWidth > available) {
+            // The words before the name (what the edit does) whole while
+            // they take two thirds at most; the details after it get the rest.
+            const int headRoom = headWidth <= available * 2 / 3 ? headWidth
+                                 : tailWidth <= available / 3   ? available - tailWidth
+                                                                : available * 2 / 3;
+            if (headWidth > headRoom) head = metrics.elidedText(head.chopped(1), Qt::ElideRight, headRoom) + QLatin1Char('\'');
+            tail = QLatin1Char('\'') + metrics.elidedText(tail.mid(1), Qt::ElideRight,
+                                                          std::max(0, available - metrics.horizontalAdvance(head)));
+          }
+          shown = head + cut + tail;
+          fitted = available > 0;
           break;
         }
       }
-      shown = metrics.elidedText(shown, Qt::ElideMiddle, room);
+      if (!fitted) shown = metrics.elidedText(shown, Qt::ElideMiddle, room);
       action->setText(verb + QLatin1Char(' ') + shown.replace(QLatin1Char('&'), QStringLiteral("&&")));
       action->setToolTip(QString(verb).remove(QLatin1Char('&')) + QLatin1Char(' ') + text);
     };
