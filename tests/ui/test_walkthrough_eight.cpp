@@ -8,6 +8,8 @@
 #include <QFileInfo>
 #include <QTreeWidget>
 #include <QScrollArea>
+#include <QSignalSpy>
+#include <QTableWidget>
 #include <QScrollBar>
 #include <QTabWidget>
 
@@ -16,6 +18,7 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/document/Document.h"
 #include "ui/graph/GraphView.h"
+#include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/ChangesPanel.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/LinkSelection.h"
@@ -391,6 +394,39 @@ class WalkthroughEightTest : public QObject {
     QVERIFY2(undo->text().contains("'prefill'"), qPrintable(undo->text()));
     QVERIFY2(undo->text().startsWith("&Undo apply advisor candidate 1"), qPrintable(undo->text()));
     QVERIFY2(undo->text().size() < undo->toolTip().size(), qPrintable(undo->text()));  // cut, at its end
+  }
+
+  // At 1000x700 an 8-stage pipeline's one candidate had a row 210 px tall
+  // (the caller's duties wrapped in a 107 px column beside a 360 px Device
+  // memory) in a 76 px view, its short cells centred below the fold: the
+  // row looked blank. Cells start at their row's top; Device memory wraps
+  // at 200 px.
+  void anAdvisorRowShowsItsStart() {
+    const QString path = test::synthProgram("pipe8-advise.pte", {"--shape", "pipeline", "--layers", "8"});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(path));
+    auto* tabs = w.window.bottomTabs();
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i) == "Advisor") tabs->setCurrentIndex(i);
+    auto* panel = w.window.advisor();
+    QVERIFY(panel != nullptr);
+    QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+    QVERIFY(panel->isSearching() || panel->refresh());
+    QVERIFY(done.wait(60000));
+    auto* table = panel->table();
+    QTRY_VERIFY(table->rowCount() >= 1);
+    QCoreApplication::processEvents();
+    const int view = table->viewport()->height();
+    const int line = table->fontMetrics().lineSpacing();
+    for (int column = 0; column < table->columnCount(); ++column) {
+      if (table->isColumnHidden(column) || table->item(0, column) == nullptr || table->item(0, column)->text().isEmpty()) continue;
+      QVERIFY2(table->item(0, column)->textAlignment() & Qt::AlignTop, qPrintable(table->horizontalHeaderItem(column)->text()));
+      const QRect cell = table->visualRect(table->model()->index(0, column));
+      QVERIFY2(cell.top() + line <= view, qPrintable(QString("%1 starts at %2 in a view %3 high")
+                                                         .arg(table->horizontalHeaderItem(column)->text()).arg(cell.top()).arg(view)));
+    }
+    QVERIFY(table->columnWidth(6) <= 200);
   }
 };
 

@@ -396,8 +396,13 @@ void AdvisorPanel::showAdvice() {
             (m->fully_measured() ? tr("Measured: %1") : tr("* Partly predicted: %1")).arg(measuredBasis(*m))));
       if (column == RankColumn && m != nullptr)
         item->setToolTip(plainToolTip(tr("Rank %1 by the measured profile, %2 by the prediction").arg(m->rank).arg(c.rank)));
+      // Every cell from its row's top: a row taller than the table's view
+      // (the caller's duties wrapped in a narrow column) showed its short
+      // cells centred below the fold and looked blank at 1000x700.
       if (column == RankColumn || column == BytesColumn || column == SavingColumn || column == MeasuredColumn)
-        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignTop);
+      else
+        item->setTextAlignment(Qt::AlignLeft | Qt::AlignTop);
       table_->setItem(int(row), column, item);
     }
   }
@@ -405,10 +410,11 @@ void AdvisorPanel::showAdvice() {
   // Edits: as wide as they need, up to three fifths of the table (then they
   // wrap; at 1000 px a candidate of three flags and a --set-device is one
   // line, so more than two candidates are in sight, and the savings still
-  // are, issue 34 item 17); Device memory at most 360 px.
+  // are, issue 34 item 17); Device memory at most 200 px (it wraps), so that
+  // the caller's duties, the last column, are not squeezed into a tall row.
   const int editsRoom = std::max(260, table_->viewport()->width() * 3 / 5);
   table_->setColumnWidth(EditsColumn, std::min(table_->columnWidth(EditsColumn), editsRoom));
-  table_->setColumnWidth(MemoryColumn, std::min(table_->columnWidth(MemoryColumn), 360));
+  table_->setColumnWidth(MemoryColumn, std::min(table_->columnWidth(MemoryColumn), 200));
   table_->resizeRowsToContents();
 
   updateApplied();
