@@ -50,10 +50,8 @@ class WalkthroughEightTest : public QObject {
     QVERIFY(w.openDemo());
     auto* dock = w.window.findChild<QDockWidget*>("bottomDock");
     QVERIFY(dock != nullptr);
-    auto* tabs = w.window.bottomTabs();
     auto showTimeline = [&] {
-      for (int i = 0; i < tabs->count(); ++i)
-        if (tabs->tabText(i) == "Timeline") tabs->setCurrentIndex(i);
+      QVERIFY(w.window.showPanel("timeline"));
       QCoreApplication::processEvents();
     };
     showTimeline();
@@ -97,9 +95,7 @@ class WalkthroughEightTest : public QObject {
     QVERIFY(dock != nullptr);
     w.window.resizeDocks({dock}, {260}, Qt::Vertical);
     QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
-    auto* tabs = w.window.bottomTabs();
-    for (int i = 0; i < tabs->count(); ++i)
-      if (tabs->tabText(i) == "Timeline") tabs->setCurrentIndex(i);
+    QVERIFY(w.window.showPanel("timeline"));
     QCoreApplication::processEvents();
     auto* timeline = w.window.findChild<ui::TimelineView*>("timeline");
     QVERIFY(timeline != nullptr);
@@ -231,9 +227,7 @@ class WalkthroughEightTest : public QObject {
     options.skip_d2h_for_method_outputs = true;
     w.doc.setMethodOptions(m, options);
     w.doc.waitForPipeline();
-    auto* tabs = w.window.bottomTabs();
-    for (int i = 0; i < tabs->count(); ++i)
-      if (tabs->tabText(i) == "Timeline") tabs->setCurrentIndex(i);
+    QVERIFY(w.window.showPanel("timeline"));
     QCoreApplication::processEvents();
     auto* timeline = w.window.findChild<ui::TimelineView*>("timeline");
     QVERIFY(timeline != nullptr);
@@ -406,9 +400,7 @@ class WalkthroughEightTest : public QObject {
     QVERIFY(!path.isEmpty());
     test::ShownWindow w({1000, 700});
     QVERIFY(w.open(path));
-    auto* tabs = w.window.bottomTabs();
-    for (int i = 0; i < tabs->count(); ++i)
-      if (tabs->tabText(i) == "Advisor") tabs->setCurrentIndex(i);
+    QVERIFY(w.window.showPanel("advisor"));
     auto* panel = w.window.advisor();
     QVERIFY(panel != nullptr);
     QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
