@@ -156,7 +156,10 @@ const MethodStats* EtdumpAnalysis::find(const std::string& method) const {
 
 std::string EtdumpAnalysis::warning() const {
   const Misfits& m = misfits;
-  if (m.total() == 0 && m.unknown == 0 && m.unattributed_blocks == 0) return {};
+  const std::string fast = implausible.empty() ? std::string()
+                                               : "copies faster than any host-device link (first: " + implausible +
+                                                     "): is this the trace of a program with smaller tensors, or is the tick length wrong?";
+  if (m.total() == 0 && m.unknown == 0 && m.unattributed_blocks == 0) return fast;
   std::vector<std::string> parts;
   if (m.out_of_range) parts.push_back(std::to_string(m.out_of_range) + " with an out-of-range instruction id");
   if (m.kind_mismatch) parts.push_back(std::to_string(m.kind_mismatch) + " on an instruction of another kind");
@@ -169,7 +172,7 @@ std::string EtdumpAnalysis::warning() const {
   for (size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : "") + parts[i];
   text += " (" + std::to_string(m.matched) + " fit)";
   if (!m.example.empty()) text += "; first: " + m.example;
-  return text;
+  return fast.empty() ? text : text + "; " + fast;
 }
 
 Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program& program, const AnalysisOptions& options) {
@@ -510,6 +513,14 @@ Result<EtdumpAnalysis> analyzeEtdump(const Etdump& dump, const program::Program&
         i.copy_seconds = exec::TimingStats::of(i.copy_samples);
         i.gbps = gigabytesPerSecond(i.bytes, i.copy_seconds.median);
         i.best_gbps = gigabytesPerSecond(i.bytes, i.copy_seconds.min);
+        // Faster than any host-device link (PCIe Gen5 x16 about 64 GB/s,
+        // NVLink-C2C 900 GB/s): the trace of a program with smaller tensors
+        // (a trace without debug events records no size), or a wrong tick.
+        if (i.direction != program::CopyDirection::DeviceToDevice && i.gbps > kFastestHostLinkGbps &&
+            analysis.implausible.empty())
+          analysis.implausible = "#" + std::to_string(i.instruction) + " " + program::copyDirectionName(i.direction) + " of " +
+                                 program::bytesText(int64_t(i.bytes)) + " at " + std::to_string(int64_t(std::llround(i.gbps))) +
+                                 " GB/s in method '" + s.method + "'";
       }
       for (auto& d : i.delegate_events) {
         d.seconds = exec::TimingStats::of(d.samples);

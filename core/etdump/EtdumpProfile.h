@@ -156,6 +156,10 @@ struct AnalysisOptions {
   TickScale scale;
 };
 
+// No host-device link moves data faster (NVLink-C2C is 900 GB/s): a copy
+// measured faster is of smaller tensors than the program's, or mistimed.
+inline constexpr double kFastestHostLinkGbps = 2000;
+
 struct EtdumpAnalysis {
   std::string attribution_rule;  // one line, what was applied
   TickScale scale;
@@ -163,6 +167,9 @@ struct EtdumpAnalysis {
   std::vector<MethodStats> methods;  // methods with blocks, program order
   Misfits misfits;
   size_t profile_events = 0, debug_events = 0, allocation_events = 0;
+  // The first host-device copy measured faster than kFastestHostLinkGbps
+  // ("#0 h2d of 1.0 MiB at 12193 GB/s in method 'forward'"); empty: none.
+  std::string implausible;
 
   const MethodStats* find(const std::string& method) const;
   // One line with the counts of what did not fit; empty when everything did.

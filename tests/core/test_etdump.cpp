@@ -340,6 +340,31 @@ class EtdumpTest : public QObject {
     if (same.size() != 1) QVERIFY(!etdump::analyzeEtdump(traceLogging(flat), program));
   }
 
+  // A trace without debug events records no tensor size: the lookalike of
+  // bigger tensors is accepted, but its copies read faster than any
+  // host-device link (12 TB/s), and the analysis warns. The same trace read
+  // with a plausible tick does not.
+  void copiesFasterThanAnyLinkAreWarned() {
+    const program::Program program = demoProgram();
+    etdump::TraceSpec spec;
+    spec.method = "forward";
+    auto dump = etdump::synthesizeEtdump(program, spec);
+    QVERIFY(dump);
+    auto plain = etdump::analyzeEtdump(dump.value(), program);
+    QVERIFY(plain);
+    QVERIFY2(plain->implausible.empty(), plain->implausible.c_str());
+    QVERIFY(plain->warning().find("faster than any") == std::string::npos);
+    etdump::AnalysisOptions tiny;
+    tiny.scale.ns_per_tick = 1e-6;  // 256 B in a femtosecond or so
+    auto fast = etdump::analyzeEtdump(dump.value(), program, tiny);
+    QVERIFY(fast);
+    QVERIFY(!fast->implausible.empty());
+    const QString warning = QString::fromStdString(fast->warning());
+    QVERIFY2(warning.startsWith("copies faster than any host-device link (first: #"), qPrintable(warning));
+    QVERIFY2(warning.contains(" GB/s in method 'forward'"), qPrintable(warning));
+    QVERIFY(!warning.contains('\n'));
+  }
+
   void aTraceCoveringAPrefixIsAnotherProgram() {
     const program::Program program = demoProgram();
     etdump::TraceSpec spec;
