@@ -106,7 +106,7 @@ class RunCommandImpl : public RunCommand {
     if (!outputs_.empty()) {
       auto written = exec::writeOutputsAsNpy(*result, outputs_);
       if (!written) return fail(written.error().message);
-      std::cout << "wrote " << written->size() << " output file(s) to " << outputs_ << "\n";
+      std::cout << "wrote " << program::countText(written->size(), "output file") << " to " << outputs_ << "\n";
     }
     if (!theirs) return 0;
     if (!outputs_.empty()) {
@@ -117,7 +117,7 @@ class RunCommandImpl : public RunCommand {
         if (auto s = writeFileAtomically(path, *theirs->outputs[i]); !s) return fail(s.error().message);
         ++count;
       }
-      std::cout << "wrote the runner's " << count << " output file(s) (raw, as it wrote them) to " << outputs_ << "\n";
+      std::cout << "wrote the runner's " << program::countText(count, "output file") << " (raw, as it wrote them) to " << outputs_ << "\n";
     }
     if (!result->not_executed.empty()) {
       std::cout << "outputs: not compared: ptescope did not run " << result->not_executed.size()

@@ -69,7 +69,7 @@ Result<double> transferSeconds(const LinkProfile& link, CopyDirection direction,
 std::string assumedDeviceCopyNote(const LinkProfile& link) {
   if (link.curve(CopyDirection::DeviceToDevice, LinkMemory::Device) != nullptr) return {};
   return "d2d: no device-to-device curve in this link profile: assumed " +
-         program::microsText(kTypicalDeviceCopy.latency_seconds) + " us + bytes at " +
+         program::durationText(kTypicalDeviceCopy.latency_seconds) + " + bytes at " +
          program::fixedText(kTypicalDeviceCopy.gbps, 0) + " GB/s; `ptescope-cli probe-link` measures one";
 }
 

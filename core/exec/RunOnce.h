@@ -60,8 +60,10 @@ struct RunOnceResult {
   // with device-planned buffers or device tensors); false on a GPU and for a
   // method that uses only host memory.
   bool emulated = false;
-  size_t instructions = 0;        // executed steps (jumps may repeat some)
+  size_t instructions = 0;        // steps taken (jumps may repeat some), those not executed included
   std::vector<StepRecord> not_executed;
+  // The steps that ran: a skipped delegate is a step, not a run one.
+  size_t run() const { return instructions > not_executed.size() ? instructions - not_executed.size() : 0; }
   std::vector<RunOutput> outputs;
   double wall_seconds = 0;
 };

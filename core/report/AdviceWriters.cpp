@@ -171,7 +171,7 @@ std::string measuredNote(const advise::MeasuredCandidate& c) {
 std::string measuredAdviceText(const advise::MeasuredMethodAdvice& a, const std::string& profileName, bool nameMethod) {
   std::string out = "\nmethod '" + a.method + "' ranked by measured copy time (" + profileName + ": " + a.profile_source + ", " +
                     program::countText(a.iterations, "iteration") + "; " + std::to_string(a.matched_copies) + " of its " +
-                    std::to_string(a.profile_copies) + " copies found in the program)\n";
+                    program::countText(a.profile_copies, "copy", "copies") + " found in the program)\n";
   if (a.candidates.empty()) return out + "  no candidate to rank\n";
   out += "  " + program::padded("rank", 4, true) + " " + program::padded("pred.", 5, true) + " " +
          program::padded("measured saving", 16, true) + " " + program::padded("predicted saving", 17, true) + "  " +

@@ -57,14 +57,14 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
 
   for (const auto& m : a.methods) {
     out += "\nmethod '" + m.method + "': " + countText(m.iterations, "iteration") + ", " + countText(m.loads, "load") + "\n";
-    out += "  run (Method::execute): median " + microsText(m.run_seconds.median) + " us (min " + microsText(m.run_seconds.min) + ", max " +
-           microsText(m.run_seconds.max) + ")";
-    if (m.loads > 0) out += "; load_method median " + microsText(m.load_seconds.median) + " us";
+    out += "  run (Method::execute): median " + durationText(m.run_seconds.median) + " (min " + durationText(m.run_seconds.min) + ", max " +
+           durationText(m.run_seconds.max) + ")";
+    if (m.loads > 0) out += "; load_method median " + durationText(m.load_seconds.median);
     out += "\n";
     const double rest = std::max(0.0, m.run_seconds.median - m.copy_seconds - m.delegate_seconds - m.kernel_seconds - m.other_seconds);
-    out += "  per iteration: copies " + microsText(m.copy_seconds) + " us (" + percentText(m.copy_share) + "), delegates " +
-           microsText(m.delegate_seconds) + " us (" + percentText(m.delegate_share) + "), CPU kernels " + microsText(m.kernel_seconds) + " us (" +
-           percentText(m.kernel_share) + "), runtime between instructions " + microsText(rest) + " us\n";
+    out += "  per iteration: copies " + durationText(m.copy_seconds) + " (" + percentText(m.copy_share) + "), delegates " +
+           durationText(m.delegate_seconds) + " (" + percentText(m.delegate_share) + "), CPU kernels " + durationText(m.kernel_seconds) + " (" +
+           percentText(m.kernel_share) + "), runtime between instructions " + durationText(rest) + "\n";
     if (m.debug_events || m.allocation_events)
       out += "  also " + std::to_string(m.debug_events) + " debug and " +
              countText(m.allocation_events, "allocation event") + "\n";
@@ -74,7 +74,7 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
       continue;
     }
     out += "\n  " + padded("instr", 6, true) + "  " + padded("category", 10) + " " + padded("per it", 6, true) + " " +
-           padded("min us", 10, true) + " " + padded("median us", 10, true) + " " + padded("max us", 10, true) + "  label\n";
+           padded("min µs", 10, true) + " " + padded("median µs", 10, true) + " " + padded("max µs", 10, true) + "  label\n";
     for (const auto& i : m.instructions) {
       out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + padded(etdump::categoryName(i.category), 10) + " " +
              padded(std::to_string(i.executions_per_iteration), 6, true) + " " + padded(microsText(i.seconds.min), 10, true) + " " +
@@ -92,8 +92,8 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
     }
     out += "\n  copies (the et_copy kernel's time; bytes and devices from the program: a trace does not record them):\n";
     out += "  " + padded("instr", 6, true) + "  " + padded("dir", 4) + padded("source", 8) + padded("dest", 8) + padded("device", 8) +
-           padded("bytes", 12, true) + " " + padded("min us", 10, true) + " " + padded("median us", 10, true) + " " +
-           padded("max us", 10, true) + " " + padded("GB/s", 9, true) + "\n";
+           padded("bytes", 12, true) + " " + padded("min µs", 10, true) + " " + padded("median µs", 10, true) + " " +
+           padded("max µs", 10, true) + " " + padded("GB/s", 9, true) + "\n";
     for (const auto& i : m.instructions) {
       if (!i.is_copy) continue;
       out += "  " + padded(std::to_string(i.instruction), 6, true) + "  " + padded(program::copyDirectionName(i.direction), 4) +

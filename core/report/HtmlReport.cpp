@@ -363,7 +363,7 @@ constexpr size_t kOpenCopiesUpTo = 1000;
 void writeDelegateCopies(Html& html, const cost::MethodPrediction& p) {
   if (p.delegate_copies.empty() && p.delegate_refusals.empty()) return;
   html.element("p",
-               std::to_string(p.inside_delegates.copies) + " copies inside delegates per call (no instruction), " +
+               program::countText(p.inside_delegates.copies, "copy", "copies") + " inside delegates per call (no instruction), " +
                    bytesText(int64_t(p.inside_delegates.bytes)) + ", predicted " +
                    durationText(p.inside_delegates.seconds) + ", included in the copy time",
                "class=\"note\"");

@@ -49,8 +49,8 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
   } else if (p.copies.empty()) {
     out += "  no et_copy instructions\n";
   } else {
-    std::string header = "   instr  dir   source    dest      device           bytes  predicted us   pred. GB/s";
-    if (withMeasured) header += "  measured us  measured/predicted";
+    std::string header = "   instr  dir   source    dest      device           bytes  predicted µs   pred. GB/s";
+    if (withMeasured) header += "  measured µs  measured/predicted";
     out += header + "\n";
     for (const auto& c : p.copies) {
       std::string row = "  " + padded(std::to_string(c.instruction), 6, true);
@@ -73,7 +73,7 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
   }
   if (!p.delegate_copies.empty()) {
     out += "\n  inside delegates (no instruction: the backend copies; see README \"Copies inside delegates\"):\n";
-    out += "   instr  dir   value     device           bytes  predicted us  kind\n";
+    out += "   instr  dir   value     device           bytes  predicted µs  kind\n";
     for (const auto& c : p.delegate_copies) {
       const auto& t = c.transfer;
       out += "  " + padded(std::to_string(t.instruction), 6, true) + "  " + padded(program::copyDirectionName(t.direction), 4) +
@@ -88,19 +88,18 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
   for (auto direction : program::kHostDeviceDirections) {
     const auto& t = p.totals(direction);
     out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(t.copies) + " cop" +
-           (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + microsText(t.seconds) +
-           " us";
-    if (withMeasured) out += " (measured median " + microsText(context.measured->totals(direction).seconds) + " us)";
+           (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + durationText(t.seconds);
+    if (withMeasured) out += " (measured median " + durationText(context.measured->totals(direction).seconds) + ")";
     out += "\n";
   }
   for (auto direction : {CopyDirection::HostToDevice, CopyDirection::DeviceToHost, CopyDirection::DeviceToDevice}) {
     const auto t = p.insideDelegates(direction);
     if (t.copies == 0) continue;
     out += "  " + program::copyDirectionName(direction) + " inside delegates: " + std::to_string(t.copies) + " cop" +
-           (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + microsText(t.seconds) + " us\n";
+           (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + durationText(t.seconds) + "\n";
   }
-  out += "  copies: " + microsText(p.copySeconds()) + " us per iteration" +
-         (p.inside_delegates.copies ? " (" + microsText(p.inside_delegates.seconds) + " us inside delegates)" : "") + "\n";
+  out += "  copies: " + durationText(p.copySeconds()) + " per iteration" +
+         (p.inside_delegates.copies ? " (" + durationText(p.inside_delegates.seconds) + " inside delegates)" : "") + "\n";
   if (const std::string note = cost::assumedDeviceCopyNote(link);
       !note.empty() && p.insideDelegates(CopyDirection::DeviceToDevice).copies > 0)
     out += "  " + note + "\n";
@@ -178,14 +177,14 @@ std::string predictionDeltaText(const std::string& what, double before, double a
   const double delta = after - before;
   std::string change;
   if (delta < 0)
-    change = "saves " + microsText(-delta) + " us";
+    change = "saves " + durationText(-delta);
   else if (delta > 0)
-    change = "adds " + microsText(delta) + " us";
+    change = "adds " + durationText(delta);
   else
     change = "no change";
   if (before > 0 && delta != 0) change += ", " + signedFixedText(100 * delta / before, 1) + "%";
   return "predicted copy time per run of " + what + " on " + linkLine(link, hostMemory) + ": " +
-         microsText(before) + " us -> " + microsText(after) + " us (" + change + ")\n";
+         durationText(before) + " -> " + durationText(after) + " (" + change + ")\n";
 }
 
 nlohmann::json predictionDeltaJson(double before, double after, const cost::LinkProfile& link,

@@ -36,9 +36,9 @@ std::string sourceKindKey(exec::ProfileSourceKind kind) {
 std::string transferSummaryText(const exec::TransferSummary& s) {
   std::string out = "transfer statistics over " + program::countText(s.iterations, "measured iteration") + ", every copy execution:\n";
   if (s.rows.empty()) return out + "  no copies\n";
-  out += "  " + padded("direction / size", 18) + padded("count", 7, true) + padded("bytes", 12, true) + padded("total us", 12, true) +
-         padded("mean us", 10, true) + padded("median us", 10, true) + padded("min us", 10, true) + padded("max us", 10, true) +
-         padded("stddev us", 10, true) + padded("GB/s", 9, true) + "\n";
+  out += "  " + padded("direction / size", 18) + padded("count", 7, true) + padded("bytes", 12, true) + padded("total µs", 12, true) +
+         padded("mean µs", 10, true) + padded("median µs", 10, true) + padded("min µs", 10, true) + padded("max µs", 10, true) +
+         padded("stddev µs", 10, true) + padded("GB/s", 9, true) + "\n";
   for (const auto& row : s.rows) {
     const auto& t = row.stats;
     out += "  " + padded(rowLabel(row), 18) + padded(std::to_string(t.count), 7, true) + padded(bytesText(int64_t(t.bytes)), 12, true) +
@@ -92,13 +92,13 @@ std::string transferSummaryCsvRows(const exec::TransferSummary& s, const std::st
 std::string timeBreakdownText(const exec::TimeBreakdown& b) {
   std::string out = "time per iteration (sums of per-instruction medians; copies: the transfers alone):\n";
   if (b.run_seconds <= 0) {
-    out += "  no run time recorded: kernels " + microsText(b.kernel_seconds) + " us, delegates " + microsText(b.delegate_seconds) +
-           " us, copies " + microsText(b.copy_seconds) + " us; shares and gaps cannot be given\n";
+    out += "  no run time recorded: kernels " + durationText(b.kernel_seconds) + ", delegates " + durationText(b.delegate_seconds) +
+           ", copies " + durationText(b.copy_seconds) + "; shares and gaps cannot be given\n";
   } else {
     auto part = [&](const char* name, double seconds) {
-      return std::string(name) + " " + microsText(seconds) + " us (" + percentText(b.share(seconds)) + ")";
+      return std::string(name) + " " + durationText(seconds) + " (" + percentText(b.share(seconds)) + ")";
     };
-    out += "  run " + microsText(b.run_seconds) + " us = " + part("kernels", b.kernel_seconds) + " + " +
+    out += "  run " + durationText(b.run_seconds) + " = " + part("kernels", b.kernel_seconds) + " + " +
            (b.delegates_timed ? part("delegates", b.delegate_seconds) : std::string(b.untimedDelegatesText())) + " + " +
            part("copies", b.copy_seconds) + " + " + part("copy overhead", b.copy_overhead_seconds) + " + " +
            part("gaps", b.gap_seconds) + "\n";
@@ -106,7 +106,7 @@ std::string timeBreakdownText(const exec::TimeBreakdown& b) {
   if (b.delegates_not_run > 0)
     out += "  " + program::countText(b.delegates_not_run, "delegate call") + " did not run here: their time is in none of these\n";
   if (b.overlap_visible && b.overlap_seconds)
-    out += "  copy/compute overlap: " + microsText(*b.overlap_seconds) + " us of the copy time\n";
+    out += "  copy/compute overlap: " + durationText(*b.overlap_seconds) + " of the copy time\n";
   else
     out += "  copy/compute overlap: cannot be seen (" + b.overlap_note + ")\n";
   return out;

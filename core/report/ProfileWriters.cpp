@@ -125,7 +125,7 @@ std::string profileText(const exec::TransferProfile& p) {
     // a share of a "peak" (a larger memcpy) says nothing about a link.
     std::vector<std::pair<std::string, size_t>> columns = {
         {"instr", 6}, {"dir", 4},    {"source", 8}, {"dest", 8},     {"device", 8}, {"bytes", 12},
-        {"host mem", 9}, {"min us", 10}, {"median us", 10}, {"max us", 10}, {p.emulated ? "memcpy GB/s" : "GB/s", 9}};
+        {"host mem", 9}, {"min µs", 10}, {"median µs", 10}, {"max µs", 10}, {p.emulated ? "memcpy GB/s" : "GB/s", 9}};
     if (!p.emulated) columns.push_back({"of peak", 8});
     std::string header = " ";
     for (const auto& [name, width] : columns) header += " " + padded(name, width, name != "dir" && name != "source" && name != "dest" && name != "device" && name != "host mem");
@@ -159,8 +159,8 @@ std::string profileText(const exec::TransferProfile& p) {
     const bool marked = std::any_of(p.copies.begin(), p.copies.end(), [direction](const exec::CopyProfile& c) {
       return c.direction == direction && !c.time_covers.empty();
     });
-    out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(t.copies) + " copies, " + bytesText(t.bytes) +
-           ", median " + microsText(t.seconds) + " us" + (marked ? "*, no GB/s (times marked * are not only copies)" : ", " + fixedText(t.gbps, 2) +
+    out += "  " + program::copyDirectionName(direction) + ": " + countText(t.copies, "copy", "copies") + ", " + bytesText(t.bytes) +
+           ", median " + durationText(t.seconds) + (marked ? "*, no GB/s (times marked * are not only copies)" : ", " + fixedText(t.gbps, 2) +
            (p.emulated ? " GB/s of memcpy" : " GB/s"));
     if (p.peak.measured && t.copies > 0 && !p.emulated && !marked) out += ", " + percentText(t.peak_share) + " of peak";
     out += "\n";
@@ -169,12 +169,12 @@ std::string profileText(const exec::TransferProfile& p) {
     const auto t = insideTotals(p, direction);
     if (t.copies == 0) continue;
     out += "  " + program::copyDirectionName(direction) + " inside delegates: " + countText(t.copies, "copy", "copies") +
-           ", " + bytesText(int64_t(t.bytes)) + ", median " + microsText(t.seconds) +
-           " us (no instruction; timed after the run, not part of its time)\n";
+           ", " + bytesText(int64_t(t.bytes)) + ", median " + durationText(t.seconds) +
+           " (no instruction; timed after the run, not part of its time)\n";
   }
-  out += "  run: median " + microsText(p.run_seconds.median) + " us (min " +
-         microsText(p.run_seconds.min) + ", max " + microsText(p.run_seconds.max) +
-         "), copies " + microsText(p.copy_seconds) + " us = " + percentText(p.copy_share) + " of the run\n";
+  out += "  run: median " + durationText(p.run_seconds.median) + " (min " +
+         durationText(p.run_seconds.min) + ", max " + durationText(p.run_seconds.max) +
+         "), copies " + durationText(p.copy_seconds) + " = " + percentText(p.copy_share) + " of the run\n";
   if (p.peak.measured && p.emulated) {
     out += "  host memcpy (emulated, not a GPU link; " + bytesText(p.peak.bytes) + " each way, best of " +
            std::to_string(p.peak.repeats) + "): " + fixedText(p.peak.h2d_gbps, 2) + " GB/s to the emulated device, " +
@@ -191,7 +191,7 @@ std::string profileText(const exec::TransferProfile& p) {
     out += "\ncopies inside delegates (no instruction; ptescope does not run the backend: each timed after the run "
            "where the backend would copy, " + countText(p.iterations, "time") +
            (p.emulated ? ", emulated" : "") + "):\n";
-    out += "   instr  dir   value     device         bytes      min us   median us  what\n";
+    out += "   instr  dir   value     device         bytes      min µs   median µs  what\n";
     for (const auto& c : p.delegate_copies) {
       const auto& t = c.transfer;
       out += "  " + padded(std::to_string(t.instruction), 6, true) + "  " + padded(program::copyDirectionName(t.direction), 4) +
@@ -685,7 +685,7 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
     out += "  note: that profile is of method '" + previous.method + "', this one of '" + latest.method + "'\n";
   if (latest.emulated != previous.emulated)
     out += "  note: one of the two profiles is emulated on the host: their times do not compare\n";
-  out += "   instr  dir   source          bytes   median us   before us     delta us    change\n";
+  out += "   instr  dir   source          bytes   median µs   before µs     delta µs    change\n";
   size_t added = 0, removed = 0;
   for (const auto& [now, before] : exec::pairCopies(latest, previous)) {
     const auto& c = now ? *now : *before;
@@ -707,10 +707,10 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
   for (auto direction : program::kHostDeviceDirections) {
     const auto& a = latest.totals(direction);
     const auto& b = previous.totals(direction);
-    out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(a.copies) + " copies (was " +
+    out += "  " + program::copyDirectionName(direction) + ": " + countText(a.copies, "copy", "copies") + " (was " +
            std::to_string(b.copies) + "), " + bytesText(a.bytes) + " (was " + bytesText(b.bytes) + "), median " +
-           microsText(a.seconds) + " us (was " + microsText(b.seconds) + ", " +
-           signedMicros(a.seconds - b.seconds) + " us, " + changePercent(a.seconds, b.seconds) + ")\n";
+           durationText(a.seconds) + " (was " + durationText(b.seconds) + ", " +
+           signedDurationText(a.seconds - b.seconds) + ", " + changePercent(a.seconds, b.seconds) + ")\n";
   }
   const auto pairs = pairInside(latest, previous);
   if (!pairs.empty()) {
@@ -731,8 +731,8 @@ std::string profileComparisonText(const exec::TransferProfile& latest, const exe
     }
     const auto a = insideTotals(latest), b = insideTotals(previous);
     out += "  inside delegates: " + countText(a.copies, "copy", "copies") + " (was " + std::to_string(b.copies) + "), " +
-           bytesText(int64_t(a.bytes)) + " (was " + bytesText(int64_t(b.bytes)) + "), median " + microsText(a.seconds) +
-           " us (was " + microsText(b.seconds) + ", " + signedMicros(a.seconds - b.seconds) + " us, " +
+           bytesText(int64_t(a.bytes)) + " (was " + bytesText(int64_t(b.bytes)) + "), median " + durationText(a.seconds) +
+           " (was " + durationText(b.seconds) + ", " + signedDurationText(a.seconds - b.seconds) + ", " +
            changePercent(a.seconds, b.seconds) + ")\n";
   }
   out += "  copy time per iteration" + std::string(pairs.empty() ? "" : " (with the copies inside delegates)") + ": " +

@@ -62,7 +62,7 @@ std::string firstValuesText(const exec::RunOutput& output, size_t count) {
 std::string runText(const exec::RunOnceResult& result, const std::string& programName) {
   std::string text = programName + " · method '" + result.method + "' · " + result.runtime +
                      (result.emulated ? " — no GPU used: device memory is emulated in host memory" : "") + "\n";
-  text += program::countText(result.instructions, "instruction") + " run, " + std::to_string(result.not_executed.size()) +
+  text += program::countText(result.run(), "instruction") + " run, " + std::to_string(result.not_executed.size()) +
           " not executed\n";
   text += "outputs:\n";
   for (const auto& out : result.outputs) {
@@ -85,7 +85,7 @@ nlohmann::json runJson(const exec::RunOnceResult& result, const std::string& pro
                       {"method", result.method},
                       {"runtime", result.runtime},
                       {"emulated", result.emulated},
-                      {"instructions", result.instructions}};
+                      {"instructions", result.instructions}, {"instructions_run", result.run()}};
   auto& notExecuted = json["not_executed"] = nlohmann::json::array();
   for (const auto& step : result.not_executed)
     notExecuted.push_back({{"instruction", step.instruction}, {"label", step.label}, {"reason", step.reason}});

@@ -24,8 +24,8 @@ std::string instructionTimesText(const exec::TransferProfile& profile) {
     }
     if (rows.empty()) continue;
     out += std::string("\n") + (delegates ? "delegates" : "kernels") + " (" + profile.runtime + ", per execution):\n";
-    out += "  " + padded("instr", 6, true) + " " + padded("median us", 10, true) + " " + padded("min us", 10, true) + " " +
-           padded("max us", 10, true) + "  what\n" + rows;
+    out += "  " + padded("instr", 6, true) + " " + padded("median µs", 10, true) + " " + padded("min µs", 10, true) + " " +
+           padded("max µs", 10, true) + "  what\n" + rows;
   }
   return out;
 }
@@ -33,8 +33,8 @@ std::string instructionTimesText(const exec::TransferProfile& profile) {
 std::string measuredSavingText(const exec::TransferProfile& loaded, const exec::TransferProfile& edited) {
   auto change = [](double before, double after) {
     const double saved = before - after;
-    return microsText(before) + " us -> " + microsText(after) + " us (" + (saved >= 0 ? "saves " : "adds ") +
-           microsText(std::abs(saved)) + " us)";
+    return durationText(before) + " -> " + durationText(after) + " (" + (saved >= 0 ? "saves " : "adds ") +
+           durationText(std::abs(saved)) + ")";
   };
   std::string out = "measured per run (" + edited.runtime + ", medians): copies " +
                     change(loaded.copy_seconds, edited.copy_seconds) + ", whole run " +

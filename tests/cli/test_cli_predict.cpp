@@ -20,6 +20,8 @@
 
 using ptescope::test::runCli;
 using ptescope::test::tempDir;
+using ptescope::test::microsAfter;
+using ptescope::test::sameToThreeDigits;
 
 namespace {
 
@@ -151,11 +153,15 @@ class CliPredictTest : public QObject {
     // Four copies of at most 1 KiB: each costs the first point's time.
     const double h2d = pointsOf("pcie-gen4-x16", "h2d", "pageable").front().second;
     const double d2h = pointsOf("pcie-gen4-x16", "d2h", "pageable").front().second;
-    const QByteArray h2dText = QByteArray::number(2 * h2d, 'f', 2), d2hText = QByteArray::number(2 * d2h, 'f', 2);
-    QVERIFY2(r.out.contains("h2d: 2 copies, 512 B, " + h2dText + " us"), r.out.constData());
-    QVERIFY2(r.out.contains("d2h: 2 copies, 320 B, " + d2hText + " us"), r.out.constData());
+    // Sentences write durations with three digits and their unit.
+    const auto h2dShown = microsAfter(r.out, "h2d: 2 copies, 512 B, ");
+    const auto d2hShown = microsAfter(r.out, "d2h: 2 copies, 320 B, ");
+    QVERIFY2(h2dShown && sameToThreeDigits(*h2dShown, 2 * h2d), r.out.constData());
+    QVERIFY2(d2hShown && sameToThreeDigits(*d2hShown, 2 * d2h), r.out.constData());
     const double copies = 2 * h2d + 2 * d2h;
-    QVERIFY(r.out.contains("copies: " + QByteArray::number(copies, 'f', 2) + " us per iteration"));
+    const auto perIteration = microsAfter(r.out, "copies: ");
+    QVERIFY2(perIteration && sameToThreeDigits(*perIteration, copies), r.out.constData());
+    QVERIFY2(r.out.contains(" per iteration"), r.out.constData());
     const double share = copies / (2000 + copies) * 100;
     QVERIFY2(r.out.contains("with 2.000 ms of compute: copies are " + QByteArray::number(share, 'f', 1) + "% of a"),
              r.out.constData());
@@ -235,10 +241,11 @@ class CliPredictTest : public QObject {
     const double h2d = pointsOf("pcie-gen4-x16", "h2d", "pageable").front().second;
     const double d2h = pointsOf("pcie-gen4-x16", "d2h", "pageable").front().second;
     const QByteArray forward = "predicted copy time per run of method 'forward' on PCIe Gen4 x16 (built-in, typical "
-                               "figures), pageable host memory: 0.00 us -> " +
-                               QByteArray::number(2 * h2d + 2 * d2h, 'f', 2) + " us (adds " +
-                               QByteArray::number(2 * h2d + 2 * d2h, 'f', 2) + " us)";
-    QVERIFY2(r.out.contains(forward), r.out.constData());
+                               "figures), pageable host memory: 0 -> ";
+    const auto copyTime = microsAfter(r.out, forward);
+    QVERIFY2(copyTime && sameToThreeDigits(*copyTime, 2 * h2d + 2 * d2h), r.out.constData());
+    const auto added = microsAfter(r.out.mid(r.out.indexOf(forward)), "(adds ");
+    QVERIFY2(added && *added == *copyTime, r.out.constData());
 
     // Going back saves that much, on whichever link is named.
     auto d = runCli({"diff", after, before, "--link", "nvlink-c2c", "--pinned", "--json"});
@@ -256,7 +263,9 @@ class CliPredictTest : public QObject {
     QVERIFY(close((*fwd)["after_us"].get<double>(), 0));
     QVERIFY(close((*fwd)["delta_us"].get<double>(), -c2c));
     auto t = runCli({"diff", after, before, "--link", "nvlink-c2c", "--pinned"});
-    QVERIFY(t.out.contains("(saves " + QByteArray::number(c2c, 'f', 2) + " us, -100.0%)"));
+    const auto saved = microsAfter(t.out, "(saves ");
+    QVERIFY2(saved && sameToThreeDigits(*saved, c2c), t.out.constData());
+    QVERIFY2(t.out.contains(", -100.0%)"), t.out.constData());
   }
 
   void probeLink() {
@@ -287,7 +296,7 @@ class CliPredictTest : public QObject {
     QCOMPARE(nlohmann::json::parse(measured.out.toStdString())["d2d_assumed"].get<bool>(), false);
     auto typical = runCli({"predict", demoPath(), "--link", "pcie-gen4-x16", "--cuda-graph", "forward"});
     QVERIFY2(typical.exitCode == 0, typical.err.constData());
-    QVERIFY2(typical.out.contains("d2d: no device-to-device curve in this link profile: assumed 2.00 us + bytes at "
+    QVERIFY2(typical.out.contains("d2d: no device-to-device curve in this link profile: assumed 2.00 \xC2\xB5s + bytes at "
                                   "1000 GB/s; `ptescope-cli probe-link` measures one"),
              typical.out.constData());
     auto typicalJson = runCli({"predict", demoPath(), "--link", "pcie-gen4-x16", "--cuda-graph", "forward", "--json"});

@@ -94,6 +94,18 @@ class CliProfileTest : public QObject {
     QVERIFY(!r.out.contains("not executed"));
   }
 
+  // Counts take their noun in the right number: the h2d_d2h scenario
+  // copies a and b to the device and y back, one d2h copy ("1 copies").
+  void oneCopyIsACopy() {
+    const QString program = QDir(ptescope::test::tempDir()).filePath("h2d_d2h.pte");
+    QCOMPARE(runCli({"synth", "--scenario", "h2d_d2h", "-o", program}).exitCode, 0);
+    auto r = runCli({"profile", program, "--runtime", "host", "--iterations", "2"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains("\n  h2d: 2 copies, 32 B, median ") && r.out.contains("\n  d2h: 1 copy, 16 B, median "),
+             r.out.constData());
+    QVERIFY2(!r.out.contains("1 copies"), r.out.constData());
+  }
+
   void badInputIsOneLine_data() {
     QTest::addColumn<QStringList>("args");
     const QString garbage = outPath("garbage.pte");

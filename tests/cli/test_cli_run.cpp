@@ -6,6 +6,9 @@
 
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+#include <variant>
+
 #include "exec/InputFiles.h"
 #include "support/TestSupport.h"
 
@@ -120,6 +123,36 @@ class CliRunTest : public QObject {
     QVERIFY(!first.empty());
     QVERIFY(first == second);
     QVERIFY(first != third);
+  }
+
+  // A delegate ptescope cannot run is a step taken, not one run: the demo's
+  // forward has two CudaBackend delegate calls among its instructions, and
+  // the line counts the others as run (it said "8 instructions run, 2 not
+  // executed"). One output file is "1 output file".
+  void countsTheInstructionsThatRan() {
+    const QString dir = test::tempDir() + "/demo-run";
+    QVERIFY(QDir().mkpath(dir));
+    const QString demo = dir + "/demo.pte";
+    QCOMPARE(runCli({"synth", "--demo", "-o", demo}).exitCode, 0);
+    const auto loaded = test::loadOrFail(demo);
+    const auto& forward = loaded.program.methods().front();
+    size_t all = 0, delegates = 0;
+    for (const auto& chain : program::items(forward.chains))
+      for (const auto& instruction : program::items(chain.instructions)) {
+        ++all;
+        if (instruction.kind() == program::InstructionKind::DelegateCall) ++delegates;
+      }
+    QVERIFY(delegates > 0 && all > delegates);
+    auto r = runCli({"run", demo, "--outputs", dir + "/out", "--runtime", "host"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.contains(QString("\n%1 instructions run, %2 not executed\n").arg(all - delegates).arg(delegates)), qPrintable(out));
+    QVERIFY2(out.contains("wrote 1 output file to "), qPrintable(out));
+    auto j = runCli({"run", demo, "--json", "--runtime", "host"});
+    QVERIFY2(j.exitCode == 0, j.err.constData());
+    const auto json = nlohmann::json::parse(j.out.toStdString());
+    QCOMPARE(json["instructions"].get<size_t>(), all);
+    QCOMPARE(json["instructions_run"].get<size_t>(), all - delegates);
   }
 
   void reportsWhatWasNotExecuted() {

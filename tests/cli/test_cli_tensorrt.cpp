@@ -145,8 +145,8 @@ class CliTensorRTTest : public QObject {
     // time does not change.
     auto planned = test::runCli({"propagate", pte, "-o", QDir(dir).filePath("planned.pte"), "--device-planning"});
     QVERIFY2(planned.exitCode == 0, qPrintable(planned.err));
-    QVERIFY2(planned.out.contains("us (no change)"), qPrintable(planned.out));
-    QVERIFY(!planned.out.contains("0.00 us ->"));
+    QVERIFY2(planned.out.contains("\xC2\xB5s (no change)"), qPrintable(planned.out));
+    QVERIFY(!planned.out.contains(": 0 ->"));
 
     // report: the blob under the delegate, the copies in a table of their own.
     const QString html = QDir(dir).filePath("legacy.html");

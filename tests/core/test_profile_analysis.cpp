@@ -274,7 +274,7 @@ class ProfileAnalysisTest : public QObject {
     QVERIFY(!b.overlap_seconds);
     QVERIFY(b.overlap_note.find("host clock") != std::string::npos);
     const std::string text = report::timeBreakdownText(b);
-    QVERIFY2(text.find("copy overhead 20.00 us (2.0%) + gaps 210.00 us (21.0%)") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("copy overhead 20.0 \xC2\xB5s (2.0%) + gaps 210 \xC2\xB5s (21.0%)") != std::string::npos, text.c_str());
     QVERIFY(text.find("overlap: cannot be seen") != std::string::npos);
     const auto j = report::timeBreakdownJson(b);
     QVERIFY(j["overlap_us"].is_null());

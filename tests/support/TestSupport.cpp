@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cctype>
+#include <cmath>
 #include <memory>
 
 namespace ptescope::test {
@@ -96,6 +98,32 @@ QByteArray withoutWhitespace(const QByteArray& text) {
   for (char c : text)
     if (c != ' ' && c != '\n' && c != '\r' && c != '\t') out.append(c);
   return out;
+}
+
+std::optional<double> microsAfter(const QByteArray& text, const QByteArray& prefix) {
+  const qsizetype at = text.indexOf(prefix);
+  if (at < 0) return std::nullopt;
+  qsizetype i = at + prefix.size();
+  qsizetype end = i;
+  while (end < text.size() && (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == '.')) ++end;
+  if (end == i) return std::nullopt;
+  bool ok = false;
+  const double number = text.mid(i, end - i).toDouble(&ok);
+  if (!ok) return std::nullopt;
+  if (number == 0 && !text.mid(end).startsWith(" ")) return 0.0;
+  const QByteArray rest = text.mid(end);
+  if (rest.startsWith(" ns")) return number / 1000;
+  if (rest.startsWith(" \xC2\xB5s")) return number;
+  if (rest.startsWith(" ms")) return number * 1000;
+  if (rest.startsWith(" s")) return number * 1e6;
+  return number == 0 ? std::optional<double>(0.0) : std::nullopt;
+}
+
+bool sameToThreeDigits(double shownMicros, double wantMicros) {
+  if (wantMicros == 0) return shownMicros == 0;
+  // Three significant digits: half a unit of the third digit of WANT.
+  const double magnitude = std::pow(10.0, std::floor(std::log10(std::abs(wantMicros))) - 2);
+  return std::abs(shownMicros - wantMicros) <= 0.5 * magnitude * (1 + 1e-9) + 1e-9;
 }
 
 program::Tensor floatTensor(std::vector<int32_t> sizes) {

@@ -4,6 +4,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,16 @@ void writeAll(const QString& path, const std::vector<uint8_t>& data);
 
 // Removes all whitespace (for comparing JSON texts).
 QByteArray withoutWhitespace(const QByteArray& text);
+
+// The duration written right after the first PREFIX in TEXT ("15.3 µs",
+// "850 ns", "2.44 ms", "1.20 s", or "0"), in microseconds; nothing when
+// PREFIX is absent or no duration follows it. Read independently of the
+// formatter the CLI uses, so a test can compare it with its own figure.
+std::optional<double> microsAfter(const QByteArray& text, const QByteArray& prefix);
+
+// Whether SHOWN (a duration written with three significant digits) is
+// WANT microseconds rounded that way: within half a unit of its last digit.
+bool sameToThreeDigits(double shownMicros, double wantMicros);
 
 // A float32 tensor of these sizes with the identity dim_order, nothing else set.
 program::Tensor floatTensor(std::vector<int32_t> sizes);

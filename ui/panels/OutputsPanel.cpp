@@ -247,11 +247,11 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
   result_ = result;
   // Where it ran, said once ("host (emulated) (no GPU: device memory
   // emulated ...)" said it twice).
-  header_->setText(tr("Method '%1' ran once on %2: %3, %4 not executed, %5")
+  header_->setText(tr("Method '%1' ran once on %2: %3 run, %4 not executed, %5")
                        .arg(QString::fromStdString(result.method),
                             result.emulated ? tr("the host, no GPU (device memory emulated in host memory)")
                                             : QString::fromStdString(result.runtime),
-                            countText(qint64(result.instructions), tr("instruction")),
+                            countText(qint64(result.run()), tr("instruction")),
                             num(qint64(result.not_executed.size())), countText(qint64(result.outputs.size()), tr("output"))));
   table_->setRowCount(int(result.outputs.size()));
   for (size_t row = 0; row < result.outputs.size(); ++row) {

@@ -109,7 +109,7 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
   for (size_t m = 0; m < methods.size(); ++m) {
     const auto summary = analysis::summarizeMethod(methods[m]);
     const size_t copies = summary.h2d_copies + summary.d2h_copies;
-    method_->addItem(tr("%1  (%2 h2d, %3 d2h copies)")
+    method_->addItem(tr("%1  (copies: %2 h2d, %3 d2h)")
                          .arg(QString::fromStdString(methods[m].displayName()), QString::number(summary.h2d_copies),
                               QString::number(summary.d2h_copies)),
                      int(m));

@@ -838,10 +838,10 @@ void MainWindow::refreshStatus() {
   statusMethod_->setText(method ? tr("method %1").arg(QString::fromStdString(method->displayName())) : QString());
   if (method != nullptr) {
     auto s = analysis::summarizeMethod(*method);
-    statusCounts_->setText(tr("%1, %2, %3, %4 h2d / %5 d2h %6")
+    statusCounts_->setText(tr("%1, %2, %3, copies: %4 h2d / %5 d2h")
                                .arg(countText(qint64(s.instructions), tr("instruction")), countText(qint64(s.values), tr("value")),
                                     countText(qint64(s.delegate_calls), tr("delegate call")), num(qint64(s.h2d_copies)),
-                                    num(qint64(s.d2h_copies)), s.h2d_copies + s.d2h_copies == 1 ? tr("copy") : tr("copies")));
+                                    num(qint64(s.d2h_copies))));
   }
 }
 
