@@ -211,15 +211,19 @@ class Linter {
 
   // AOTI delegates (CudaBackend): init loads the .so and the weights by the
   // keys their processed bytes hold from the program's named data or a .ptd.
-  // (A delegate whose processed bytes are empty, as hand-made programs'
-  // are, names no data: only its method_name is known.)
+  // A delegate whose processed bytes are empty takes the keys from its
+  // method_name ("<method_name>_so_blob", upstream's resolve_blob_keys) and
+  // fails init just the same when they are missing (info said so while
+  // lint said "0 errors").
   void checkAotiData(int32_t d, const DelegatePayload& payload) {
     const BackendDelegate& delegate = items(method_.delegates)[size_t(d)];
     const bool missing = std::any_of(payload.named_data.begin(), payload.named_data.end(),
                                      [](const auto& n) { return n.where == NamedDataLocation::Where::Missing; });
-    if (!payload.aoti || payload.legacy_keys || !missing || payload.problem.empty()) return;
+    if (!payload.aoti || !missing || payload.problem.empty()) return;
     add("PTS020", "delegate " + std::to_string(d) + " ('" + delegate.id.value_or("") + "'): " + payload.problem,
-        "keep the .ptd the export wrote (aoti_cuda_blob.ptd) beside the program, or name it with --ptd FILE")
+        payload.legacy_keys
+            ? std::string("keep the .ptd that holds the method's blobs beside the program, or name it with --ptd FILE")
+            : std::string("keep the .ptd the export wrote (aoti_cuda_blob.ptd) beside the program, or name it with --ptd FILE"))
         .delegate = d;
   }
 

@@ -560,6 +560,25 @@ const std::vector<Rule>& rules() {
          }
          return c;
        }},
+      // A CudaBackend delegate with empty processed bytes: init takes the
+      // keys from its method_name (upstream's resolve_blob_keys:
+      // "enc_so_blob", "enc_weights_blob") and fails when no file holds
+      // them. Twin: the same program with a .ptd holding both.
+      {"PTS020 AOTI keys from method_name missing", "PTS020", "delegate-data-missing", Severity::Error,
+       [] {
+         const std::string spec = R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+             "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+             "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0", "method_name": "enc"},
+                        "inputs": ["x"], "outputs": ["y"]}]}]})";
+         Case c{fromSpec(spec, true), fromSpec(spec, true), {}};
+         if (!c.trigger.error.isEmpty() || !c.twin.error.isEmpty()) return c;
+         ExternalData ptd;
+         ptd.path = "enc.ptd";
+         for (const char* key : {"enc_so_blob", "enc_weights_blob"}) ptd.entries.push_back({key, Bytes::copyOf(std::vector<uint8_t>{1, 2, 3}), std::nullopt});
+         c.twin.program.external_data.push_back(std::move(ptd));
+         c.expected = {atDelegate(0)};
+         return c;
+       }},
       // A constant stored in a .ptd (EXTERNAL) whose file is not there: the
       // method cannot load. Twin: the same program with its data attached.
       {"PTS021 external constant without its data", "PTS021", "external-data-missing", Severity::Error,
