@@ -49,12 +49,6 @@ BuiltInOptions addOptions(QCommandLineParser& parser, const GuiOptions& options)
 // --screenshot run that has no display.
 std::optional<int> handleBeforeWindowSystem(int& argc, char** argv, const GuiOptions& options);
 
-// The program to open for FILE. A file manager hands over .ptd files too
-// (the desktop entry lists their type), but they hold only tensor data: the
-// program beside one with the same base name is opened instead. Empty, with
-// `error` set, when there is none.
-QString programForFile(const QString& file, QString* error);
-
 // Guards QApplication's construction: a platform plugin that cannot start
 // (a DISPLAY nobody answers, a missing plugin) ends the run with one line
 // and exit status 2 instead of Qt's abort. Qt's messages meanwhile are

@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
   const QStringList files = parser.positionalArguments();
   // With no file the demo opens, so a new user sees the point at once.
   QString fileError;
-  const QString file = files.isEmpty() ? QString() : ptescope::gui::programForFile(files.first(), &fileError);
+  const QString file = files.isEmpty() ? QString() : ptescope::ui::programForFile(files.first(), &fileError);
   if (!fileError.isEmpty()) {
     say(fileError);
     if (parser.isSet(screenshot)) return 2;

@@ -210,7 +210,7 @@ class AdvisorPanelTest : public QObject {
     QVERIFY(searched(panel));
     QVERIFY(panel->measured().has_value());
     QVERIFY(!table->isColumnHidden(measuredColumn));
-    QCOMPARE(table->horizontalHeaderItem(measuredColumn)->text(), QString("Measured saving"));
+    QCOMPARE(table->horizontalHeaderItem(measuredColumn)->text(), QString("Measured saving (emulated)"));
     QCOMPARE(table->horizontalHeaderItem(4)->text(), QString("Predicted saving"));
     QVERIFY(table->rowCount() >= 3);
     auto edits = [&](int row) { return table->item(row, 1)->text(); };

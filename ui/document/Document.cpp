@@ -6,6 +6,7 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QDir>
 #include <QFileInfo>
 #include <QUndoStack>
 
@@ -410,6 +411,19 @@ bool Document::exportReport(const QString& path, QString* error) const {
     return false;
   }
   return true;
+}
+
+QString programForFile(const QString& file, QString* error) {
+  QFile in(file);
+  // Bytes 4-7 of a flatbuffer are its identifier: FT01 for tensor data.
+  const bool isData = in.open(QIODevice::ReadOnly) && in.read(8).mid(4) == "FT01";
+  if (!isData) return file;  // a program, or a file the reader will explain
+  const QFileInfo info(file);
+  const QString program = info.dir().filePath(info.completeBaseName() + ".pte");
+  if (QFileInfo::exists(program)) return program;
+  *error = file + " holds external tensor data (.ptd), not a program, and there is no " +
+           QFileInfo(program).fileName() + " beside it: open the program (.pte) that uses it";
+  return {};
 }
 
 }  // namespace ptescope::ui

@@ -156,4 +156,10 @@ class Document : public QObject {
   BackgroundJob pipelineJob_;
 };
 
+// The program to open for FILE. A file manager or File > Open hands over
+// .ptd files too, but they hold only tensor data: the program beside one
+// with the same base name is opened instead. Empty, with `error` set, when
+// there is none.
+QString programForFile(const QString& file, QString* error);
+
 }  // namespace ptescope::ui

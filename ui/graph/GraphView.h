@@ -296,6 +296,7 @@ class GraphView : public QWidget {
   // boxes, the edges' labels and each other where another place is free.
   void separateLabels();
   QString overlayLegendText() const;
+  bool methodMakesNoCopies() const;
   QString overlayLegendNote() const;
   // Colours by copy time or bandwidth asked for and no measurement to show.
   bool overlayWithoutMeasurements() const;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/Summary.h"
 #include "layout/DeviceStyle.h"
 #include "program/Text.h"
 #include "ui/common/Format.h"
@@ -101,9 +102,20 @@ bool GraphView::overlayWithoutMeasurements() const {
   return overlayMetric_ != OverlayMetric::Placement && measurements_.empty() && layout_ && layout_->model.instruction_count > 0;
 }
 
+// A method without host-device copies and without delegates (which may
+// copy inside themselves): a profile has nothing to time in it, and the
+// legend says so rather than asking for one.
+bool GraphView::methodMakesNoCopies() const {
+  if (!program_ || methodIndex_ < 0 || size_t(methodIndex_) >= program_->methods().size()) return false;
+  const auto s = analysis::summarizeMethod(program_->methods()[size_t(methodIndex_)]);
+  return s.h2d_copies + s.d2h_copies == 0 && s.delegate_calls == 0;
+}
+
 QString GraphView::overlayLegendText() const {
   // Colours by copy time asked for, none to show (another method's profile,
   // or none yet): said, not a placement picture under "Copy time".
+  if (overlayWithoutMeasurements() && methodMakesNoCopies())
+    return tr("no copies in this method: nothing to time (placement colours)");
   if (overlayWithoutMeasurements())
     return overlayMetric_ == OverlayMetric::Time ? tr("no copy times for this method: profile it (placement colours meanwhile)")
                                                  : tr("no bandwidths for this method: profile it (placement colours meanwhile)");

@@ -358,6 +358,7 @@ void AdvisorPanel::showAdvice() {
   showHeader();
   // Rows in the measured order when a profile ranked them, else the predicted one.
   order_.clear();
+  rankOfRow_.clear();
   std::vector<const advise::MeasuredCandidate*> measuredOfRow;
   if (measured_) {
     for (const auto& m : measured_->candidates)
@@ -371,6 +372,10 @@ void AdvisorPanel::showAdvice() {
   }
   table_->setColumnHidden(MeasuredColumn, !measured_);
   table_->horizontalHeaderItem(SavingColumn)->setText(measured_ ? tr("Predicted saving") : tr("Saves per call"));
+  // An emulated profile's times are host memcpy: the column says so, as the
+  // graph's badges and Transfers do (its note scrolled out of sight).
+  table_->horizontalHeaderItem(MeasuredColumn)
+      ->setText(measured_ && measured_->emulated ? tr("Measured saving (emulated)") : tr("Measured saving"));
   table_->setRowCount(int(order_.size()));
   for (size_t row = 0; row < order_.size(); ++row) {
     const auto& c = a.candidates[order_[row]];
@@ -380,7 +385,8 @@ void AdvisorPanel::showAdvice() {
       for (const auto& line : c.caller_contract) all += (all.empty() ? "" : "; ") + line;
       return all;
     }());
-    const QStringList cells{num(qint64(m != nullptr ? m->rank : c.rank)),
+    rankOfRow_.push_back(m != nullptr ? m->rank : c.rank);
+    const QStringList cells{num(qint64(rankOfRow_.back())),
                             qText(advise::editsText(c.edits)),
                             copiesText(c.copies_before) + QStringLiteral(" → ") + copiesText(c.copies_after),
                             bytesText(qint64(c.copies_after.bytes)),
@@ -429,12 +435,15 @@ void AdvisorPanel::updateNotes() {
     const auto rows = table_->selectionModel()->selectedRows();
     if (const auto* selected = rows.isEmpty() ? nullptr : candidateAt(rows.front().row())) {
       const auto& c = *selected;
-      notes << tr("Candidate %1 asks of the caller:").arg(num(qint64(c.rank)));
+      notes << tr("Candidate %1 asks of the caller:").arg(num(qint64(rankShown(rows.front().row()))));
       for (const auto& line : c.caller_contract) notes << QStringLiteral("  • ") + qText(line);
       if (c.caller_contract.empty()) notes << tr("  • nothing");
     }
     if (!a.search_note.empty()) notes << qText(a.search_note);
     if (measured_) {
+      if (measured_->emulated)
+        notes << tr("The profile is emulated: its copy times are host memcpy, not a link's; profile on the GPU or import "
+                    "an ETDump to rank by real copies.");
       notes << tr("Ranked by the measured time of the copies each candidate removes, from the profile %1 over %2 "
                   "(%3 of the profile's %4 copies found in the program); * marks a saving with a predicted part: copies "
                   "the profile does not cover, copies the edits add, copies inside delegates%5.")
@@ -447,9 +456,6 @@ void AdvisorPanel::updateNotes() {
                                  "of the copies it matched)")
                                   .arg(QString::number(measured_->predicted_scale, 'g', 3))
                             : QString());
-      if (measured_->emulated)
-        notes << tr("The profile is emulated: its copy times are host memcpy, not a link's; profile on the GPU or import "
-                    "an ETDump to rank by real copies.");
     } else if (!measuredError_.isEmpty()) {
       notes << tr("The profile cannot rank the candidates (%1): ranked by the prediction.").arg(measuredError_);
     }
@@ -507,6 +513,13 @@ std::optional<passes::ProgramEdits> AdvisorPanel::mergedEdits(const advise::Cand
   return merged;
 }
 
+// The number the user reads in the row's # column: the banner, the notes,
+// Undo and errors name a candidate by it (they named the predicted rank
+// while the table showed the measured one).
+size_t AdvisorPanel::rankShown(int row) const {
+  return row >= 0 && size_t(row) < rankOfRow_.size() ? rankOfRow_[size_t(row)] : 0;
+}
+
 const advise::Candidate* AdvisorPanel::candidateAt(int row) const {
   if (!advice_ || row < 0 || size_t(row) >= order_.size() || order_[size_t(row)] >= advice_->candidates.size()) return nullptr;
   return &advice_->candidates[order_[size_t(row)]];
@@ -546,13 +559,13 @@ bool AdvisorPanel::applyRow(int row) {
   const auto& candidate = *chosen;
   auto merged = mergedEdits(candidate, &error_);
   if (!merged) {
-    showMessage(tr("Cannot apply candidate %1: %2").arg(num(qint64(candidate.rank)), error_));
+    showMessage(tr("Cannot apply candidate %1: %2").arg(num(qint64(rankShown(row))), error_));
     return false;
   }
   endPreview();
   applying_ = true;
   document_->pushEdits(*merged, tr("apply advisor candidate %1 to '%2' (%3)")
-                                    .arg(num(qint64(candidate.rank)), qText(candidate.edits.method),
+                                    .arg(num(qint64(rankShown(row))), qText(candidate.edits.method),
                                          qText(advise::editsText(candidate.edits))));
   applying_ = false;
   return true;
@@ -576,7 +589,7 @@ void AdvisorPanel::selectionChanged() {
   const int method = document_->currentMethodIndex();
   const auto loaded = document_->loadedSnapshot();
   const QString note = tr("preview of advisor candidate %1 (not applied: Apply keeps it), saves %2 per call")
-                           .arg(num(qint64(candidate.rank)), durationText(candidate.predicted_saving_us * 1e-6));
+                           .arg(num(qint64(rankShown(row))), durationText(candidate.predicted_saving_us * 1e-6));
   previewJob_.start<std::shared_ptr<Preview>>(
       [loaded, edits = *merged, method](const CancelFlag&) {
         auto preview = std::make_shared<Preview>();

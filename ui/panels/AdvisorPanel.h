@@ -101,6 +101,7 @@ class AdvisorPanel : public QWidget {
   std::optional<passes::ProgramEdits> mergedEdits(const advise::Candidate& candidate, QString* error) const;
   // The candidate shown in `row` (rows follow the measured ranking when there is one); nullptr when none.
   const advise::Candidate* candidateAt(int row) const;
+  size_t rankShown(int row) const;
 
   Document* document_;
   LinkSelection* links_;
@@ -119,6 +120,7 @@ class AdvisorPanel : public QWidget {
   std::shared_ptr<const exec::TransferProfile> profile_;
   std::optional<advise::MeasuredMethodAdvice> measured_;
   std::vector<size_t> order_;  // row -> index into advice_->candidates
+  std::vector<size_t> rankOfRow_;  // row -> the rank its # column shows (measured when a profile ranked them)
   QString adviceMethod_;  // the method name advice_ is for
   // The file as loaded that advice_ compares with (its identity only): a
   // Save As or a reload makes another one, and the advice stale.

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QStyle>
 #include <QtConcurrent>
 
 #include <atomic>
@@ -219,12 +220,30 @@ void LinkChooser::showCudaGraph() {
   // A long method name is cut in its middle (the whole name was 550 px at
   // 1000x700 and squeezed the host memory box to "pageable host r"); the
   // accessible name keeps it whole.
-  const QString shown = cudaGraph_->fontMetrics().elidedText(method, Qt::ElideMiddle, 220);
+  // With room to spare (a wide panel) the name takes it: what the row's
+  // other controls and the check box's own words leave, 220 px at least.
+  int others = 0;
+  if (auto* row = layout()) {
+    for (int i = 0; i < row->count(); ++i)
+      if (QWidget* w = row->itemAt(i)->widget(); w != nullptr && w != cudaGraph_ && !w->isHidden())
+        others += w->sizeHint().width() + row->spacing();
+    const QMargins margins = row->contentsMargins();
+    others += margins.left() + margins.right();
+  }
+  const int words = cudaGraph_->fontMetrics().horizontalAdvance(tr("CUDA graph replay in %1").arg(QString())) +
+                    cudaGraph_->style()->pixelMetric(QStyle::PM_IndicatorWidth) +
+                    cudaGraph_->style()->pixelMetric(QStyle::PM_CheckBoxLabelSpacing) + 16;
+  const QString shown = cudaGraph_->fontMetrics().elidedText(method, Qt::ElideMiddle, std::max(220, width() - others - words));
   cudaGraph_->setText(method.isEmpty() ? tr("CUDA graph replay")
                                        : tr("CUDA graph replay in %1").arg(mnemonicSafe(shown)));
   cudaGraph_->setAccessibleName(method.isEmpty() ? tr("CUDA graph replay") : tr("CUDA graph replay in %1").arg(method));
   cudaGraph_->setEnabled(!method.isEmpty());
   cudaGraph_->setChecked(selection_->cudaGraph(method));
+}
+
+void LinkChooser::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  showCudaGraph();
 }
 
 void LinkChooser::measure() {

@@ -102,6 +102,9 @@ class LinkChooser : public QWidget {
  public:
   explicit LinkChooser(LinkSelection* selection, QWidget* parent = nullptr);
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   void refill();
   void showCudaGraph();

@@ -344,6 +344,17 @@ bool ProfileSession::addRun(ProfileRun run) {
   return true;
 }
 
+bool ProfileSession::showTraceMethod(int method) {
+  if (isRunning() || !latest_ || latest_->method == method) return false;
+  const auto it = latest_->traceMethods.find(method);
+  if (it == latest_->traceMethods.end() || !it->second.profile) return false;
+  latest_->profile = it->second.profile;
+  latest_->label = it->second.label;
+  latest_->method = method;
+  emit historyChanged();
+  return true;
+}
+
 void ProfileSession::clear() {
   if (isRunning()) {
     discard_ = true;

@@ -38,6 +38,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -105,6 +106,15 @@ struct ProfileRun {
   // (report::etdumpAssumptions: the tick, the methods' blocks, misfits),
   // each "trace.etdp: ...", for the exported report's notes.
   std::vector<std::string> traceNotes;
+  // An imported ETDump: every method the trace ran, by method index, with
+  // the label it shows under. Switching the window to another of them shows
+  // its measurements (ProfileSession::showTraceMethod); the exported report
+  // holds them all, as `report --etdump` does. Empty otherwise.
+  struct TraceMethod {
+    std::shared_ptr<const exec::TransferProfile> profile;
+    QString label;
+  };
+  std::map<int, TraceMethod> traceMethods;
   QDateTime when;  // when the run started
 };
 
@@ -152,6 +162,10 @@ class ProfileSession : public QObject {
   // historyChanged() and finished(). False, and nothing changes, while a run
   // is going or when `run` has no profile or program.
   bool addRun(ProfileRun run);
+  // The latest run is an imported trace that also ran METHOD: it shows that
+  // method's measurements from now on (profile, method and label; the
+  // history does not move). False, and nothing changes, otherwise.
+  bool showTraceMethod(int method);
   // Drops both results (another file was opened). A run that is going is
   // cancelled and its outcome discarded.
   void clear();

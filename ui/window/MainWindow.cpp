@@ -214,13 +214,15 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   // A long method name is cut in its middle at 280 px; it squeezed the GPU
   // line to "GPU: none (profiles emula…" and the counts beside it. The GPU
   // line, short and saying whether times are emulated, stays whole.
-  statusMethod_->setMaximumWidth(280);
+  statusMethod_->setMaximumWidth(280);  // and more in a wider window: fitLongNamesToWidth()
   statusGpu_->setMinimumWidth(std::min(320, statusGpu_->fontMetrics().horizontalAdvance(statusGpu_->text()) + 8));
 
   connect(document_, &Document::editsChanged, this, &MainWindow::updateTitle);
   // "Profiled forward ..." stayed on the status line over prefill.
   connect(document_, &Document::currentMethodChanged, this, [this](int index) {
     if (statusAboutMethod_ >= 0 && statusAboutMethod_ != index) showStatus(QString());
+    // An imported trace that ran this method too shows its measurements.
+    if (profiler_ != nullptr && profiler_->showTraceMethod(index)) applyProfiles();
   });
   // A refused edit's error leaves the status line once the program is valid
   // again (an undo or another edit): it stayed over a valid edit.
@@ -527,12 +529,34 @@ void MainWindow::buildMenus() {
   for (auto* dock : findChildren<QDockWidget*>()) viewMenu->addAction(dock->toggleViewAction());
 }
 
-bool MainWindow::openFile(const QString& path) {
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  fitLongNamesToWidth();
+}
+
+// A long method name takes the room a wide window has: the status bar's
+// method (280 px at 1000 px, a third of the window from there) and the tool
+// bar's Method box (10 characters at 1000 px, up to 40 at 1600 px). At 1600
+// px both cut a 70-character name with half the bar empty.
+void MainWindow::fitLongNamesToWidth() {
+  if (statusMethod_ == nullptr || methodSelector_ == nullptr) return;
+  statusMethod_->setMaximumWidth(std::max(280, width() / 3));
+  methodSelector_->setMinimumContentsLength(std::clamp((width() - 1000) / 20 + 10, 10, 40));
+}
+
+bool MainWindow::openFile(const QString& file) {
   if (!confirmDiscard()) return false;
   // A message about the file shown before ("Profiled forward · ...") does
   // not stay over the next one's name and counts.
   showStatus(QString());
   QString error;
+  // A .ptd (File > Open, a drop, Open Recent) opens the program beside it,
+  // as the command line does.
+  const QString path = programForFile(file, &error);
+  if (path.isEmpty()) {
+    showLoadError(error);
+    return false;
+  }
   if (!document_->open(path, &error)) {
     // A file that is gone or unreadable leaves the recent list.
     if (!QFileInfo(path).isFile()) removeRecentFile(path);

@@ -144,6 +144,8 @@ class MainWindow : public QMainWindow {
   void dropEvent(QDropEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void fitLongNamesToWidth();
 
  private:
   void buildMenus();

@@ -49,13 +49,24 @@ bool MainWindow::importEtdump(const QString& path, const QStringList& methods) {
 
   const QString fileName = QFileInfo(path).fileName();
   ProfileRun run;
-  run.profile = std::make_shared<const exec::TransferProfile>(
-      etdump::toTransferProfile(*shown, *loaded, document_->displayName().toStdString()));
+  // Every method the trace ran keeps its measurements: choosing another in
+  // the Method box shows its own (they were dropped, and the exported
+  // report left them out while `report --etdump` had them).
+  QStringList others;
+  for (const auto& m : analysis->methods) {
+    ProfileRun::TraceMethod traced;
+    traced.profile = std::make_shared<const exec::TransferProfile>(
+        etdump::toTransferProfile(m, *loaded, document_->displayName().toStdString()));
+    traced.label = tr("%1 · %2 · %3 · %4")
+                       .arg(fileName, QString::fromStdString(m.method), QString::fromUtf8(etdump::kEtdumpSource),
+                            countText(qint64(m.iterations), tr("iteration")));
+    run.traceMethods[m.method_index] = traced;
+    if (&m != shown) others << QString::fromStdString(m.method);
+  }
+  run.profile = run.traceMethods[shown->method_index].profile;
+  run.label = run.traceMethods[shown->method_index].label;
   run.program = loaded;
   run.method = shown->method_index;
-  run.label = tr("%1 · %2 · %3 · %4")
-                  .arg(fileName, QString::fromStdString(shown->method), QString::fromUtf8(etdump::kEtdumpSource),
-                       countText(qint64(shown->iterations), tr("iteration")));
   if (analysis->methods.size() > 1)
     run.acrossMethods = etdump::roundTripsAcrossMethods(analysis.value(), *loaded, document_->displayName().toStdString());
   for (const auto& line : report::etdumpAssumptions(analysis.value()))
@@ -67,6 +78,9 @@ bool MainWindow::importEtdump(const QString& path, const QStringList& methods) {
   }
   profiledPath_ = document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
   QString message = tr("Imported %1").arg(run.label);
+  if (!others.isEmpty())
+    message += tr(" (also %1: choose it in Method)").arg(others.size() == 1 ? QStringLiteral("'%1'").arg(others.front())
+                                                                            : tr("%1 more methods").arg(others.size()));
   if (const auto warning = analysis->warning(); !warning.empty()) message += " \u2014 " + QString::fromStdString(warning);
   showMethodStatus(run.method, message, 15000);
   return true;

@@ -486,6 +486,12 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
     if (message == QLatin1String(exec::kRunCancelled)) showStatus(tr("Run Once cancelled"), 5000);
     else reportError(tr("Run Once failed"), message);
   });
+  // A run that succeeds replaces what the status bar said of an earlier one
+  // (a failed run of another method stayed there 15 s, over the file's name).
+  connect(outputs_, &OutputsPanel::finished, this, [this] {
+    if (const auto& result = outputs_->lastResult())
+      showStatus(tr("Ran method '%1' once: its outputs are in the Outputs tab").arg(QString::fromStdString(result->method)), 5000);
+  });
   connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
     const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
     bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1, %2)").arg(countText(errors, tr("error")), countText(warnings, tr("warning"))));

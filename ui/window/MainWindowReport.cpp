@@ -40,7 +40,9 @@ bool MainWindow::exportHtmlReportTo(const QString& path) {
     input.compare_name = (loadedName.empty() ? input.program_name : loadedName) + " as loaded";
   }
   if (const auto& run = profiler_->latest(); run && run->profile) {
-    input.measured.push_back(*run->profile);
+    // An imported trace: every method it ran, as `report --etdump`.
+    if (run->traceMethods.empty()) input.measured.push_back(*run->profile);
+    for (const auto& [method, traced] : run->traceMethods) input.measured.push_back(*traced.profile);
     input.measured_name = run->label.toStdString();
     // A profile of the program before the edits says so, as the window does.
     input.measured_before = transfersModel_->measuredBeforeWords().toStdString();
