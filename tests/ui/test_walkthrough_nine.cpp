@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QScrollBar>
 #include <QTableWidget>
 
 #include "etdump/EtdumpWriter.h"
@@ -17,6 +18,7 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/ItemRoles.h"
 #include "ui/document/Document.h"
+#include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphLegend.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
@@ -220,6 +222,44 @@ class WalkthroughNineTest : public QObject {
       // Nothing pushes the window past its size.
       QVERIFY2(w.window.width() <= size.width(), qPrintable(QString("the window is %1 px wide").arg(w.window.width())));
     }
+  }
+
+  // Finding 13: at 1000 x 700 the overview sat over a copy's measurement
+  // pill and cut "13.1 ms emulated" to "13.1 ms emulate". It takes a corner
+  // where no pill shows, wherever the view is scrolled.
+  void theOverviewCoversNoMeasurement() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
+    ui::GraphView* graph = w.window.graph();
+    QVERIFY(test::waitForGraph(graph));
+    QWidget* overview = nullptr;
+    for (auto* child : graph->findChildren<QWidget*>())
+      if (child->accessibleName() == "Overview") overview = child;
+    QVERIFY(overview != nullptr);
+    const auto& model = graph->currentLayout()->model;
+    size_t checked = 0;
+    for (int step = 0; step < 12; ++step) {
+      // Scroll the picture under the overview's corner, a step at a time.
+      auto* canvas = graph->canvas();
+      canvas->horizontalScrollBar()->setValue(canvas->horizontalScrollBar()->maximum() * step / 11);
+      canvas->verticalScrollBar()->setValue(canvas->verticalScrollBar()->maximum() * (11 - step) / 11);
+      QCoreApplication::processEvents();
+      if (!overview->isVisible()) continue;
+      const QRect box(overview->mapTo(graph, QPoint(0, 0)), overview->size());
+      for (size_t n = 0; n < model.nodes.size(); ++n) {
+        const auto* item = test::graphNodeItem(*graph, n);
+        if (item == nullptr || !item->overlay()) continue;
+        const QRect pill = canvas->mapFromScene(item->overlayBadgeSceneRect(item->badgeSide())).boundingRect();
+        const QRect shown(canvas->viewport()->mapTo(graph, pill.topLeft()), pill.size());
+        if (!shown.intersects(QRect(canvas->viewport()->mapTo(graph, QPoint(0, 0)), canvas->viewport()->size()))) continue;
+        ++checked;
+        QVERIFY2(!shown.intersects(box), qPrintable(QString("step %1: the overview (%2,%3 %4x%5) covers the pill '%6'")
+                                                        .arg(step).arg(box.x()).arg(box.y()).arg(box.width()).arg(box.height())
+                                                        .arg(item->overlay()->text)));
+      }
+    }
+    QVERIFY2(checked > 0, "no measurement pill was in view: the test shows nothing");
   }
 
   // Finding 4: an imported trace of two methods showed the method on screen
