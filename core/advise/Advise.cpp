@@ -67,15 +67,7 @@ size_t changeCount(const passes::OptionChanges& c) {
   return n;
 }
 
-std::string quoted(const std::string& word) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./:=,%+@").find(c) != std::string_view::npos;
-  });
-  if (plain) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string quoted(const std::string& word) { return program::shellWord(word); }
 
 std::string joinList(const std::vector<std::string>& items) {
   std::string out;

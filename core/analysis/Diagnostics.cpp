@@ -1,5 +1,4 @@
 #include "analysis/Diagnostics.h"
-#include "program/Text.h"
 
 #include <map>
 #include <set>
@@ -8,6 +7,7 @@
 #include "analysis/DelegateTransfers.h"
 #include "analysis/Summary.h"
 #include "program/DelegatePayload.h"
+#include "program/Text.h"
 
 namespace ptescope::analysis {
 using namespace ptescope::program;
@@ -68,6 +68,15 @@ class Linter {
  public:
   Linter(const Program& program, const Method& method)
       : program_(program), method_(method), values_(items(method.values)), dataflow_(Dataflow::build(method)) {}
+
+  // The command a fix suggests, as the CLI takes it: a program of several
+  // methods names this one (`--set-device 0=cuda:0` alone was refused:
+  // "the program has 4 methods; name one").
+  std::string setDeviceCommand(int32_t delegate, const std::string& device) const {
+    const std::string method =
+        program_.methods().size() > 1 ? "--method " + program::shellWord(method_.displayName()) + " " : std::string();
+    return "ptescope-cli propagate " + method + "--set-device " + std::to_string(delegate) + "=" + device;
+  }
 
   std::vector<Diagnostic> run() {
     findBoundaries();
@@ -182,8 +191,7 @@ class Linter {
       if (device->isCpu())
         add("PTS007", "delegate " + std::to_string(d) + " ('" + delegates[d].id.value_or("") + "') has target_device '" +
                           spec->valueText() + "'",
-            "remove the target_device compile spec for a CPU delegate (ptescope-cli propagate --set-device " +
-                std::to_string(d) + "=none)")
+            "remove the target_device compile spec for a CPU delegate (" + setDeviceCommand(int32_t(d), "none") + ")")
             .delegate = int32_t(d);
       else if (device->index < 0 || device->index > 15)
         add("PTS009", "delegate " + std::to_string(d) + " targets " + device->str(), "use an explicit index in 0..15")
@@ -244,8 +252,7 @@ class Linter {
           what + ": the engine runs on cuda:" + std::to_string(payload.tensorrt->device_id) +
               " (blob device_id) but target_device is " + target->str(),
           "the backend selects the GPU from the blob (TensorRTBackend.cpp 260-266); set target_device to cuda:" +
-              std::to_string(payload.tensorrt->device_id) + " (ptescope-cli propagate --set-device " +
-              std::to_string(d) + "=cuda:" + std::to_string(payload.tensorrt->device_id) + ")")
+              std::to_string(payload.tensorrt->device_id) + " (" + setDeviceCommand(d, "cuda:" + std::to_string(payload.tensorrt->device_id)) + ")")
           .delegate = d;
   }
 
@@ -331,9 +338,8 @@ class Linter {
                     t.kind == DelegateTransferKind::TensorRTAliasReflect
                         ? "the backend reflects every aliased output; nothing in the file avoids it"
                     : t.kind == DelegateTransferKind::CudaStagedInput || t.kind == DelegateTransferKind::CudaStagedOutput
-                        ? "give the delegate a target_device (ptescope-cli propagate --set-device " +
-                              std::to_string(t.delegate) +
-                              "=cuda:0) so the copies are instructions at its boundary the skip options can remove "
+                        ? "give the delegate a target_device (" + setDeviceCommand(int32_t(t.delegate), "cuda:0") +
+                              ") so the copies are instructions at its boundary the skip options can remove "
                               "(a device-aware CudaBackend refuses host memory)"
                         : "plan the boundary in device memory (device planning on, et_copy at the boundary) so the "
                           "copy is an instruction the skip options can remove");

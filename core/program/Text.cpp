@@ -1,5 +1,7 @@
 #include "program/Text.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -60,6 +62,16 @@ std::string tensorTypeText(ScalarType dtype, std::span<const int64_t> sizes) {
 }
 
 std::string tensorTypeText(const Tensor& tensor) { return scalarTypeShortName(tensor.scalar_type) + sizesText(tensor, ","); }
+
+std::string shellWord(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("-_./:=,%+@").find(c) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 std::string countText(uint64_t count, std::string_view singular, std::string_view plural) {
   std::string text = std::to_string(count) + " ";

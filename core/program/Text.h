@@ -34,6 +34,9 @@ std::string tensorTypeText(const Tensor& tensor);
 // "1 iteration", "3 iterations", "0 copies": a count and its noun, plural
 // unless the count is 1 (plural defaults to singular + "s").
 std::string countText(uint64_t count, std::string_view singular, std::string_view plural = {});
+// WORD as one word of a POSIX shell command line: as is when it is plain
+// (letters, digits, "-_./:=,%+@"), else in single quotes.
+std::string shellWord(const std::string& word);
 
 // "850 ns", "12.3 µs", "1.25 ms", "2.10 s": three significant digits in the
 // unit that keeps the number between 1 and 1000; "0" for zero (no unit to

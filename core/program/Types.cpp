@@ -155,8 +155,8 @@ Result<Device> parseDeviceSpec(std::string_view text) {
     std::string indexPart = value.substr(colon + 1);
     auto parsed = pythonInt(indexPart);
     if (!parsed)
-      return makeError("invalid literal for int() with base 10: '" + indexPart + "' (target_device '" +
-                       std::string(text) + "'; expected a device such as 'cuda:0')");
+      return makeError("'" + indexPart + "' is not a device index (target_device '" + std::string(text) +
+                       "'; expected a device such as 'cuda:0'; upstream's int() refuses it too)");
     index = *parsed;
   }
   Device device;

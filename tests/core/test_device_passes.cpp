@@ -370,9 +370,9 @@ class DevicePassesTest : public QObject {
     for (const auto& [spec, expected] : std::vector<std::pair<std::string, QString>>{
              {"tpu:0", "Unknown device type 'tpu'. Valid types: CPU, CUDA"},
              {"gpu", "Unknown device type 'gpu'"},
-             {"cuda:x", "invalid literal for int()"},
-             {"cuda:", "invalid literal for int()"},
-             {"cuda:0:1", "invalid literal for int()"}}) {
+             {"cuda:x", "is not a device index"},
+             {"cuda:", "is not a device index"},
+             {"cuda:0:1", "is not a device index"}}) {
       Program bad = p;
       passes::setDelegateTargetDevice((*bad.methods()[0].delegates)[0], std::nullopt);
       (*bad.methods()[0].delegates)[0].compile_specs->push_back(

@@ -688,6 +688,29 @@ class LintRulesTest : public QObject {
   }
 
   // The location text names every part that is set, in a fixed order.
+  // A fix's command runs as written: in a program of several methods it names
+  // the method (`propagate --set-device 0=none` alone is refused there: "the
+  // program has 2 methods; name one"); a name the shell would split is quoted.
+  void fixCommandsNameTheirMethod() {
+    const auto spec = [](const char* second) {
+      return std::string(R"({"methods": [{"name": "my method", "inputs": ["x"], "outputs": ["y"],
+          "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+          "nodes": [{"delegate": "XnnpackBackend", "compile_specs": {"target_device": "cpu:0"},
+                     "inputs": ["x"], "outputs": ["y"]}]})") + second + "]}";
+    };
+    for (const bool two : {false, true}) {
+      const Built built = fromSpec(spec(two ? R"(, {"name": "other", "inputs": ["a"], "outputs": ["b"],
+          "tensors": {"a": {"dtype": "float32", "sizes": [4]}, "b": {"dtype": "float32", "sizes": [4]}},
+          "nodes": [{"op": "aten::relu.out", "inputs": ["a"], "outputs": ["b"]}]})" : ""), false);
+      QVERIFY2(built.error.isEmpty(), qPrintable(built.error));
+      const auto found = findingsOf(analysis::lintProgram(built.program), "PTS007");
+      QCOMPARE(found.size(), size_t(1));
+      const std::string want = two ? "(ptescope-cli propagate --method 'my method' --set-device 0=none)"
+                                   : "(ptescope-cli propagate --set-device 0=none)";
+      QVERIFY2(found[0].hint.find(want) != std::string::npos, found[0].hint.c_str());
+    }
+  }
+
   void locationText() {
     Diagnostic d;
     d.method = "forward";

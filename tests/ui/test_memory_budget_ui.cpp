@@ -70,8 +70,9 @@ class MemoryBudgetUiTest : public QObject {
     QCOMPARE(panel->table()->rowCount(), 0);
     QVERIFY(!panel->findChild<QPushButton*>("cancelRunOnce")->isVisibleTo(panel));
     QVERIFY(panel->findChild<QPushButton*>("runOnceButton")->isEnabled());
-    // The window says it too, whole (the panel's header is one elided line).
-    QCOMPARE(window.lastError(), message);
+    // The window says it too, whole, naming the file (the panel's header is
+    // a few elided lines).
+    QCOMPARE(window.lastError(), "huge-input-ui.pte: " + message);
     const QString status = window.findChild<QLabel*>("statusMessage")->text();
     QVERIFY2(status.startsWith("Run Once failed: ") && status.contains(message), qPrintable(status));
   }

@@ -2,12 +2,16 @@
 // helper who wrote none of the fixes, on programs of its own) found.
 #include <QtTest>
 
+#include <QAbstractScrollArea>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QScrollBar>
+#include <QTableView>
 #include <QTableWidget>
+#include <QTreeView>
 
 #include "etdump/EtdumpWriter.h"
 #include "pte/Writer.h"
@@ -18,12 +22,15 @@
 #include "ui/common/ElidedLabel.h"
 #include "ui/common/ItemRoles.h"
 #include "ui/document/Document.h"
+#include "ui/document/Selection.h"
 #include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphLegend.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/OutputsPanel.h"
+#include "ui/profile/LinkSelection.h"
 #include "ui/profile/ProfileSession.h"
+#include "ui/profile/TimelineView.h"
 #include "ui/profile/TransfersModel.h"
 #include "ui/window/MainWindow.h"
 
@@ -260,6 +267,149 @@ class WalkthroughNineTest : public QObject {
       }
     }
     QVERIFY2(checked > 0, "no measurement pill was in view: the test shows nothing");
+  }
+
+  // At the app's first size (1400 x 900) the Details dock was 243 px and a
+  // host profile's fourth Timeline lane ("not executed") needed a scroll.
+  // Every lane shows there, and in the 1600 x 1000 window, without any
+  // resizing of the dock.
+  void theFirstSizeShowsEveryLane() {
+    for (const QSize size : {QSize(1400, 900), QSize(1600, 1000)}) {
+      test::ShownWindow w(size);
+      QVERIFY(w.openDemo());
+      QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 2, 0));
+      QVERIFY(w.window.showPanel("timeline"));
+      QCoreApplication::processEvents();
+      auto* timeline = w.window.findChild<ui::TimelineView*>("timeline");
+      QVERIFY(timeline != nullptr);
+      QTRY_VERIFY(!timeline->bars().empty());
+      QVERIFY(timeline->lanes().size() >= 4);
+      auto* canvas = timeline->findChild<QAbstractScrollArea*>("timelineCanvas");
+      QVERIFY(canvas != nullptr);
+      QTest::qWait(50);
+      QVERIFY2(canvas->verticalScrollBar()->maximum() == 0,
+               qPrintable(QString("at %1x%2, %3 px of lanes scroll (dock %4 px)")
+                              .arg(size.width()).arg(size.height()).arg(canvas->verticalScrollBar()->maximum())
+                              .arg(w.window.findChild<QDockWidget*>("bottomDock")->height())));
+    }
+  }
+
+  // Review: the diff banner, the Changes list and the Advisor price the same
+  // edit on each refresh; the price is kept until the link, the host memory
+  // or a program changes, and is then made again.
+  void anEditsPriceIsKeptUntilSomethingChanges() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    auto options = w.doc.methodOptions(0);
+    options.skip_h2d_for_method_inputs = true;
+    w.doc.setMethodOptions(0, options);
+    w.doc.waitForPipeline();
+    auto* links = w.window.linkSelection();
+    const auto loaded = w.doc.loadedSnapshot();
+    const auto edited = w.doc.programSnapshot();
+    const std::string forward = w.doc.currentMethod()->displayName();
+    const auto first = links->predictEdit(loaded, edited, forward);
+    const auto fresh = links->predictEdit(*loaded, *edited, forward);
+    QVERIFY(first && fresh);
+    QCOMPARE(first->after.copySeconds(), fresh->after.copySeconds());
+    QVERIFY(first->before.copyCount() > first->after.copyCount());
+    // Another host memory: priced again (pinned copies cost less).
+    links->setHostMemory(exec::HostMemoryKind::Pinned);
+    const auto pinned = links->predictEdit(loaded, edited, forward);
+    const auto pinnedFresh = links->predictEdit(*loaded, *edited, forward);
+    QVERIFY(pinned && pinnedFresh);
+    QCOMPARE(pinned->before.copySeconds(), pinnedFresh->before.copySeconds());
+    QVERIFY(pinned->before.copySeconds() != first->before.copySeconds());
+    // Another edit: another program, priced again.
+    options.skip_d2h_for_method_outputs = true;
+    w.doc.setMethodOptions(0, options);
+    w.doc.waitForPipeline();
+    QVERIFY(w.doc.programSnapshot() != edited);
+    const auto both = links->predictEdit(loaded, w.doc.programSnapshot(), forward);
+    QVERIFY(both);
+    QVERIFY(both->after.copyCount() < pinned->after.copyCount());
+  }
+
+  // Walkthrough 19: a program whose only step is a delegate ptescope does
+  // not run "ran once" with outputs of zeros; the header and the status say
+  // nothing ran. A failed run names the file (the Profile's error did).
+  void aRunWhereNothingRanSaysSo() {
+    const QString spec = test::tempDir() + "/only-delegate.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+        "nodes": [{"delegate": "XnnpackBackend", "inputs": ["x"], "outputs": ["y"]}]}]})");
+    file.close();
+    const QString path = test::synthProgram("only-delegate.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(path));
+    auto* outputs = w.window.outputsPanel();
+    QSignalSpy finished(outputs, &ui::OutputsPanel::finished);
+    QVERIFY(outputs->runOnce());
+    QVERIFY(finished.wait(60000));
+    auto* header = outputs->findChild<ui::ElidedLabel*>("outputsHeader");
+    QVERIFY(header != nullptr);
+    QVERIFY2(header->text().contains("ran no instruction") && header->text().contains("outputs were not computed"),
+             qPrintable(header->text()));
+    QVERIFY2(w.window.statusMessage().contains("ran no instruction"), qPrintable(w.window.statusMessage()));
+    emit outputs->failed(QStringLiteral("the memory budget is exceeded"));
+    QVERIFY2(w.window.statusMessage().startsWith("Run Once failed: only-delegate.pte: "), qPrintable(w.window.statusMessage()));
+  }
+
+  // Walkthrough 19: a finding about a delegate (PTS007 here) selected
+  // nothing on a double-click; it selects the delegate's call. The Program
+  // tree's highlight follows a method chosen in the Method box, and a wide
+  // window keeps the status bar's counts beside a message.
+  void findingsTreeAndCountsFollow() {
+    const QString spec = test::tempDir() + "/cpu-target.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "r": {"dtype": "float32", "sizes": [4]},
+                    "y": {"dtype": "float32", "sizes": [4]}},
+        "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+                  {"delegate": "XnnpackBackend", "compile_specs": {"target_device": "cpu:0"}, "inputs": ["r"], "outputs": ["y"]}]},
+        {"name": "other", "inputs": ["a"], "outputs": ["b"],
+         "tensors": {"a": {"dtype": "float32", "sizes": [4]}, "b": {"dtype": "float32", "sizes": [4]}},
+         "nodes": [{"op": "aten::relu.out", "inputs": ["a"], "outputs": ["b"]}]}]})");
+    file.close();
+    const QString path = test::synthProgram("cpu-target.pte", {spec});
+    QVERIFY(!path.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(path));
+    QVERIFY(w.window.showMethod("other"));
+    QVERIFY(test::waitForGraph(w.window.graph()));
+    auto* view = w.window.findChild<QTableView*>("diagnosticsView");
+    QVERIFY(view != nullptr);
+    QModelIndex finding;
+    for (int row = 0; row < view->model()->rowCount(); ++row)
+      if (view->model()->index(row, 0).data().toString().startsWith("PTS007") ||
+          view->model()->index(row, 1).data().toString().startsWith("PTS007"))
+        finding = view->model()->index(row, 0);
+    QVERIFY2(finding.isValid(), "no PTS007 finding listed");
+    QSignalSpy selected(w.window.selection(), &ui::Selection::instructionSelected);
+    emit view->activated(finding);
+    QCOMPARE(w.doc.currentMethod()->displayName(), std::string("forward"));
+    QVERIFY(selected.count() > 0);
+    size_t call = 0, flat = 0;  // the delegate's call (after relu and the copy the passes put before it)
+    for (const auto& chain : program::items(w.doc.currentMethod()->chains))
+      for (const auto& instruction : program::items(chain.instructions)) {
+        if (instruction.kind() == program::InstructionKind::DelegateCall) call = flat;
+        ++flat;
+      }
+    QVERIFY(call > 0);
+    QCOMPARE(selected.last().at(0).value<size_t>(), call);
+    // The tree's highlight is on the method shown.
+    auto* tree = w.window.findChild<QTreeView*>("programTree");
+    QVERIFY(tree != nullptr);
+    QVERIFY(w.window.showMethod("other"));
+    QCOMPARE(tree->currentIndex().data().toString(), QString("other"));
+    // A message in a wide window: the counts stay.
+    emit w.window.outputsPanel()->failed(QStringLiteral("x"));
+    auto* counts = w.window.findChild<ui::ElidedLabel*>("countsStatus");
+    QVERIFY(counts != nullptr && counts->isVisibleTo(&w.window));
   }
 
   // Finding 4: an imported trace of two methods showed the method on screen

@@ -482,7 +482,7 @@ QString AdvisorPanel::editedText() const {
     if (m.name != advice_->name || !m.changed()) continue;
     // Priced as the candidates are, copies inside delegates included; none
     // said in words ("0 copies, 0 per call" gave a time without a unit).
-    const auto p = links_->predictEdit(document_->loadedProgram(), document_->program(), m.name);
+    const auto p = links_->predictEdit(document_->loadedSnapshot(), document_->programSnapshot(), m.name);
     if (!p) return {};
     const auto& after = p->after;
     if (after.copyCount() == 0) return tr(" With your edits: no copies.");

@@ -77,7 +77,7 @@ void ChangesPanel::rebuild() {
                             : Result<double>(makeError("no link"));
       return seconds ? seconds.value() : -1.0;
     };
-    const auto edit = links_ ? links_->predictEdit(document_->loaded().program, document_->program(), method.name)
+    const auto edit = links_ ? links_->predictEdit(document_->loadedSnapshot(), document_->programSnapshot(), method.name)
                              : std::nullopt;
     if (edit && (edit->before.copyCount() > 0 || edit->after.copyCount() > 0))
       title += " \u2014 " + links_->savingText(edit->before.copySeconds(), edit->after.copySeconds());

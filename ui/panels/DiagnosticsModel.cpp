@@ -44,6 +44,7 @@ QVariant DiagnosticsModel::data(const QModelIndex& index, int role) const {
   if (role == ValueIndexRole) return d.value ? *d.value : -1;
   if (role == InstructionRole) return d.instruction ? qlonglong(*d.instruction) : qlonglong(-1);
   if (role == MethodNameRole) return QString::fromStdString(d.method);
+  if (role == DelegateRole) return d.delegate ? int(*d.delegate) : -1;
   if (role == Qt::DecorationRole && index.column() == Severity) {
     const auto icon = d.severity == analysis::Severity::Error     ? QStyle::SP_MessageBoxCritical
                       : d.severity == analysis::Severity::Warning ? QStyle::SP_MessageBoxWarning

@@ -16,7 +16,7 @@ class DiagnosticsModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Column { Severity, Id, Location, Message, Hint, ColumnCount };
-  enum Role { MethodNameRole = Qt::UserRole + 30 };
+  enum Role { MethodNameRole = Qt::UserRole + 30, DelegateRole = Qt::UserRole + 31 /* int: delegate index, or -1 */ };
 
   explicit DiagnosticsModel(Document* document, QObject* parent = nullptr);
 

@@ -33,6 +33,9 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   header_ = new ElidedLabel(tr("Run the method once to see what it computes (random inputs, seed 0)."));
   header_->setObjectName("outputsHeader");
   header_->setElideMode(Qt::ElideRight);
+  // Up to three lines: a refusal's limit and its remedy were cut at 1000 px
+  // ("... (planne…").
+  header_->setMaximumLines(3);
   runButton_ = new QPushButton(tr("Run Once"));
   runButton_->setObjectName("runOnceButton");
   runButton_->setToolTip(tr("Execute the shown method once and list its outputs (Ctrl+R)"));
@@ -247,12 +250,22 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
   result_ = result;
   // Where it ran, said once ("host (emulated) (no GPU: device memory
   // emulated ...)" said it twice).
-  header_->setText(tr("Method '%1' ran once on %2: %3 run, %4 not executed, %5")
-                       .arg(QString::fromStdString(result.method),
-                            result.emulated ? tr("the host, no GPU (device memory emulated in host memory)")
-                                            : QString::fromStdString(result.runtime),
-                            countText(qint64(result.run()), tr("instruction")),
-                            num(qint64(result.not_executed.size())), countText(qint64(result.outputs.size()), tr("output"))));
+  if (result.run() == 0 && result.instructions > 0) {
+    // Every step a delegate ptescope does not run: nothing was computed, and
+    // "ran once" with outputs of zeros read as a result.
+    header_->setText(tr("Method '%1' ran no instruction on %2: all %3 are delegates ptescope does not run (listed "
+                        "below); its outputs were not computed")
+                         .arg(QString::fromStdString(result.method),
+                              result.emulated ? tr("the host") : QString::fromStdString(result.runtime),
+                              num(qint64(result.instructions))));
+  } else {
+    header_->setText(tr("Method '%1' ran once on %2: %3 run, %4 not executed, %5")
+                         .arg(QString::fromStdString(result.method),
+                              result.emulated ? tr("the host, no GPU (device memory emulated in host memory)")
+                                              : QString::fromStdString(result.runtime),
+                              countText(qint64(result.run()), tr("instruction")),
+                              num(qint64(result.not_executed.size())), countText(qint64(result.outputs.size()), tr("output"))));
+  }
   table_->setRowCount(int(result.outputs.size()));
   for (size_t row = 0; row < result.outputs.size(); ++row) {
     const auto& out = result.outputs[row];

@@ -28,6 +28,8 @@ struct LinkChooser::Measuring {
 };
 
 LinkSelection::LinkSelection(QObject* parent) : QObject(parent) {
+  // What was priced on the link before is priced again on the new one.
+  connect(this, &LinkSelection::changed, this, [this] { remembered_.reset(); });
   for (const auto& p : cost::builtinLinkProfiles())
     entries_.push_back(Entry{QString::fromStdString(p.title), std::make_shared<const cost::LinkProfile>(p)});
   if (entries_.empty()) {
@@ -128,6 +130,19 @@ std::optional<LinkSelection::EditPrediction> LinkSelection::predictEdit(const pr
   EditPrediction p{std::move(before.value()), std::move(after.value()), {}};
   p.inside = cost::diffDelegateCopies(p.before, p.after);
   return p;
+}
+
+std::optional<LinkSelection::EditPrediction> LinkSelection::predictEdit(
+    const std::shared_ptr<const program::Program>& loaded, const std::shared_ptr<const program::Program>& edited,
+    const std::string& method) const {
+  if (!loaded || !edited) return std::nullopt;
+  const auto same = [](const std::weak_ptr<const program::Program>& kept, const std::shared_ptr<const program::Program>& now) {
+    return !kept.expired() && !kept.owner_before(now) && !now.owner_before(kept) && kept.lock().get() == now.get();
+  };
+  if (remembered_ && remembered_->method == method && same(remembered_->loaded, loaded) && same(remembered_->edited, edited))
+    return remembered_->prediction;
+  remembered_ = RememberedEdit{loaded, edited, method, predictEdit(*loaded, *edited, method)};
+  return remembered_->prediction;
 }
 
 QString LinkSelection::insideChangesText(const cost::DelegateCopyChanges& changes) {

@@ -82,6 +82,13 @@ class LinkSelection : public QObject {
   };
   std::optional<EditPrediction> predictEdit(const program::Program& loaded, const program::Program& edited,
                                             const std::string& method) const;
+  // The same for two snapshots, remembered until the link, the host memory,
+  // a run setting or either program changes: the diff banner, the Changes
+  // list and the Advisor ask it for the same edit on each refresh (it priced
+  // both programs, their delegates' copies included, three times).
+  std::optional<EditPrediction> predictEdit(const std::shared_ptr<const program::Program>& loaded,
+                                            const std::shared_ptr<const program::Program>& edited,
+                                            const std::string& method) const;
   // "+3 copies inside delegates · −1 copy inside a delegate"; empty when none changed.
   static QString insideChangesText(const cost::DelegateCopyChanges& changes);
 
@@ -92,6 +99,12 @@ class LinkSelection : public QObject {
  private:
   std::vector<Entry> entries_;
   int current_ = 0;
+  struct RememberedEdit {
+    std::weak_ptr<const program::Program> loaded, edited;  // expired: freed, never a lookalike
+    std::string method;
+    std::optional<EditPrediction> prediction;
+  };
+  mutable std::optional<RememberedEdit> remembered_;
   exec::HostMemoryKind hostMemory_ = exec::HostMemoryKind::Pageable;
   analysis::DelegateTransferOptions runSettings_;
   QString shownMethod_;

@@ -540,6 +540,7 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 // px both cut a 70-character name with half the bar empty.
 void MainWindow::fitLongNamesToWidth() {
   if (statusMethod_ == nullptr || methodSelector_ == nullptr) return;
+  if (!statusMessage_->isHidden()) statusCounts_->setVisible(width() >= kWideWindow);
   statusMethod_->setMaximumWidth(std::max(280, width() / 3));
   methodSelector_->setMinimumContentsLength(std::clamp((width() - 1000) / 20 + 10, 10, 40));
 }
@@ -680,10 +681,10 @@ void MainWindow::showStatus(const QString& message, int milliseconds, const QStr
   statusMessage_->setToolTip(plainToolTip(detail.isEmpty() ? message : detail));
   statusMessage_->setVisible(!message.isEmpty());
   statusFile_->setVisible(message.isEmpty());
-  // A message takes the counts' room while it shows (they are one glance at
-  // the Summary tab away): at 1000 px it was cut to "Profiled forward ·
-  // host emulation · pagea…".
-  statusCounts_->setVisible(message.isEmpty());
+  // A message takes the counts' room while it shows in a small window (they
+  // are one glance at the Summary tab away): at 1000 px it was cut to
+  // "Profiled forward · host emulation · pagea…". A wide window keeps them.
+  statusCounts_->setVisible(message.isEmpty() || width() >= kWideWindow);
   if (!message.isEmpty() && milliseconds > 0) statusMessageTimer_->start(milliseconds);
 }
 

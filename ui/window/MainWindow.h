@@ -146,6 +146,8 @@ class MainWindow : public QMainWindow {
   void showEvent(QShowEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
   void fitLongNamesToWidth();
+  // From this width the status bar keeps its counts beside a message.
+  static constexpr int kWideWindow = 1400;
 
  private:
   void buildMenus();

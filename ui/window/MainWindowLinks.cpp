@@ -56,7 +56,7 @@ QString MainWindow::predictedSavingNote() const {
     // delegate whose target_device is removed copies the same tensors
     // itself; the banner read that as a saving of every copy around it),
     // and the words count them beside the et_copy changes.
-    const auto p = links_->predictEdit(document_->loaded().program, document_->program(), m.name);
+    const auto p = links_->predictEdit(document_->loadedSnapshot(), document_->programSnapshot(), m.name);
     if (!p || (p->before.copyCount() == 0 && p->after.copyCount() == 0)) return {};
     const QString inside = LinkSelection::insideChangesText(p->inside);
     const QString saving = links_->savingText(p->before.copySeconds(), p->after.copySeconds());

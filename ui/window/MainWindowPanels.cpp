@@ -281,11 +281,13 @@ void MainWindow::buildPanels() {
 }
 
 void MainWindow::sizeDocksToWindow() {
-  // The graph keeps the middle on a small screen too: Details under a third
-  // of the height (260 px at most): at 1000 x 700 the canvas keeps 44% of the
-  // height under the diff banner and the legend (it had 37%).
+  // The graph keeps the middle on a small screen: Details 27% of the height
+  // below 800 px (at 1000 x 700 the canvas keeps 44% of the height under the
+  // diff banner and the legend; it had 37%). From 800 px, 30% (300 px at
+  // most): at the first size, 1400 x 900, 243 px left a profile's fourth
+  // Timeline lane below the fold.
   if (auto* details = findChild<QDockWidget*>(QStringLiteral("bottomDock")))
-    resizeDocks({details}, {std::min(260, height() * 27 / 100)}, Qt::Vertical);
+    resizeDocks({details}, {height() < 800 ? height() * 27 / 100 : std::min(300, height() * 30 / 100)}, Qt::Vertical);
 }
 
 void MainWindow::buildGraph() {
@@ -484,13 +486,17 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   // (A run the user cancelled is no error: the status bar says so.)
   connect(outputs_, &OutputsPanel::failed, this, [this](const QString& message) {
     if (message == QLatin1String(exec::kRunCancelled)) showStatus(tr("Run Once cancelled"), 5000);
-    else reportError(tr("Run Once failed"), message);
+    else reportError(tr("Run Once failed"), tr("%1: %2").arg(document_->displayName(), message));
   });
   // A run that succeeds replaces what the status bar said of an earlier one
   // (a failed run of another method stayed there 15 s, over the file's name).
   connect(outputs_, &OutputsPanel::finished, this, [this] {
     if (const auto& result = outputs_->lastResult())
-      showStatus(tr("Ran method '%1' once: its outputs are in the Outputs tab").arg(QString::fromStdString(result->method)), 5000);
+      showStatus(result->run() == 0 && result->instructions > 0
+                     ? tr("Method '%1' ran no instruction: its outputs were not computed (see Outputs)")
+                           .arg(QString::fromStdString(result->method))
+                     : tr("Ran method '%1' once: its outputs are in the Outputs tab").arg(QString::fromStdString(result->method)),
+                 5000);
   });
   connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
     const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();

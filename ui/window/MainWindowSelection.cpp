@@ -91,8 +91,20 @@ void MainWindow::publishFromViews() {
     for (int m = 0; m < document_->methodCount(); ++m)
       if (QString::fromStdString(document_->program().methods()[size_t(m)].displayName()) == method)
         selection_->selectMethod(m);
-    const qlonglong instruction = index.data(InstructionRole).toLongLong();
+    qlonglong instruction = index.data(InstructionRole).toLongLong();
     const int value = index.data(ValueIndexRole).toInt();
+    // A finding about a delegate (PTS016, PTS007) selects its first call:
+    // it selected nothing.
+    if (const int delegate = index.data(DiagnosticsModel::DelegateRole).toInt();
+        instruction < 0 && value < 0 && delegate >= 0 && document_->currentMethod() != nullptr) {
+      size_t flat = 0;
+      for (const auto& chain : program::items(document_->currentMethod()->chains))
+        for (const auto& step : program::items(chain.instructions)) {
+          const auto* call = std::get_if<program::DelegateCall>(&step.data);
+          if (instruction < 0 && call != nullptr && call->delegate_index == delegate) instruction = qlonglong(flat);
+          ++flat;
+        }
+    }
     if (instruction >= 0) selection_->selectInstruction(size_t(instruction), diagnosticsView_);
     else if (value >= 0) selection_->selectValue(value, diagnosticsView_);
   });
@@ -161,6 +173,14 @@ void MainWindow::showMethodChange(bool newProgram) {
   properties_->showNothing();
   if (newProgram) refreshProgram();
   else refreshMethod();
+  // The Program tree's highlight follows a method chosen elsewhere (the
+  // Method box, Find): it stayed on the method chosen before.
+  if (const QModelIndex row = treeModel_->methodIndex(document_->currentMethodIndex());
+      row.isValid() && tree_->currentIndex().data(ProgramTreeModel::MethodRole).toInt() != document_->currentMethodIndex()) {
+    const QSignalBlocker quiet(tree_->selectionModel());
+    tree_->selectionModel()->setCurrentIndex(row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    tree_->viewport()->update();
+  }
 }
 
 void MainWindow::selectValue(int32_t value) {
