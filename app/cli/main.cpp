@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <optional>
 #include <iostream>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -152,6 +153,8 @@ int runSynth(const SynthArgs& args) {
   ptescope::Result<ptescope::program::Program> program = ptescope::makeError("no program");
   if (!args.shape.empty()) {
     if (args.shape_layers && args.shape_instructions) return fail("synth: give --layers or --instructions, not both");
+    // An unknown shape is said first (it asked for --layers of "banana").
+    if (auto probe = synth::shapeProgram(args.shape, 1); !probe) return fail("synth: " + probe.error().message);
     if (args.shape_layers < 0 || args.shape_instructions < 0)
       return fail("synth: --layers and --instructions must be positive");
     size_t layers = args.shape_layers > 0 ? static_cast<size_t>(args.shape_layers) : 0;
@@ -265,7 +268,17 @@ int runCli(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(std::string(e.what()) + " (run with --help for usage)");
+    // A number option given a word: CLI11's range check reads it as out of
+    // range ("--iterations: Value abc not in range 1 to 1000000").
+    std::string what = e.what();
+    if (const auto at = what.find(": Value "), to = what.find(" not in range "); at != std::string::npos && to != std::string::npos) {
+      const std::string value = what.substr(at + 8, to - at - 8);
+      char* end = nullptr;
+      std::strtod(value.c_str(), &end);
+      if (value.empty() || end == value.c_str() || *end != '\0')
+        what = what.substr(0, at) + ": '" + value + "' is not a number (expected one in the range " + what.substr(to + 14) + ")";
+    }
+    return fail(what + " (run with --help for usage)");
   }
 
   if (auto status = passCommands->runIfParsed()) return *status;

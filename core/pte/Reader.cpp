@@ -338,6 +338,19 @@ Status attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
   const bool needs = hasExternalTensors(program);
   if (paths.empty() && needs && findBeside && !loaded.file.path.empty())
     paths = candidateDataFiles(loaded.file.path);
+  // What the program still lacks: a file found beside it is attached only
+  // when it holds some of that (another program's aoti_cuda_blob.ptd left in
+  // the folder was listed as this one's data).
+  const auto lacking = [&program] {
+    size_t n = missingDelegateData(program).size();
+    for (const auto& m : program.methods())
+      for (const auto& value : items(m.values))
+        if (const auto* t = value.tensor(); t != nullptr && t->isExternal() &&
+                                            tensorData(program, *t).kind == TensorDataSource::Kind::Missing)
+          ++n;
+    return n;
+  };
+  std::vector<std::string> passedOver;
   for (const auto& path : paths) {
     auto data = readDataFile(path);
     if (!data && !options.ptd_paths.empty()) return makeError("data file not loaded: " + data.error().message);
@@ -345,8 +358,20 @@ Status attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
       loaded.warnings.push_back("external data not loaded: " + data.error().message);
       continue;
     }
+    const bool named = !options.ptd_paths.empty();
+    const size_t before = named ? 0 : lacking();
     program.external_data.push_back(std::move(data.value()));
+    if (!named && lacking() == before) {
+      program.external_data.pop_back();
+      passedOver.push_back(path);
+    }
   }
+  // Said where data is still missing (the file was looked at); a file beside
+  // a program that has all its data is simply not its.
+  if (!passedOver.empty() && lacking() > 0)
+    for (const auto& path : passedOver)
+      loaded.warnings.push_back("external data not attached: " + path +
+                                " beside the program holds none of the data it lacks (another program's file?)");
   const std::string hint = paths.empty() ? " (no .ptd file found beside the program; pass --ptd FILE)" : "";
   if (needsDelegateData)
     if (auto missing = missingDelegateData(program); !missing.empty())

@@ -48,6 +48,37 @@ class CliDelegatePayloadTest : public QObject {
     QVERIFY(text.out.contains("aoti_cuda_blob.ptd, 43 B"));
   }
 
+  // Another program's aoti_cuda_blob.ptd left in the folder holds none of
+  // this one's data: not attached, said once; the demo beside it still
+  // takes it.
+  void anotherProgramsDataFileIsNotAttached() {
+    const QString dir = QDir(test::tempDir()).filePath("payload_other");
+    QDir().mkpath(dir);
+    QCOMPARE(test::runCli({"synth", "--demo", "-o", QDir(dir).filePath("demo.pte")}).exitCode, 0);
+    const QString spec = QDir(dir).filePath("other.json");
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+        "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0", "method_name": "enc"},
+                   "inputs": ["x"], "outputs": ["y"]}]}]})");
+    file.close();
+    const QString other = QDir(dir).filePath("other.pte");
+    QCOMPARE(test::runCli({"synth", spec, "-o", other}).exitCode, 0);
+    auto info = test::runCli({"info", other});
+    QCOMPARE(info.exitCode, 0);
+    // Said once, as a warning; no other line names the file (its data was
+    // listed as the program's).
+    const QByteArray all = info.out + info.err;
+    for (const QByteArray& line : all.split('\n'))
+      QVERIFY2(!line.contains("aoti_cuda_blob.ptd") || line.contains("not attached"), line.constData());
+    QVERIFY2(all.contains("warning: external data not attached: ") &&
+                 all.contains("aoti_cuda_blob.ptd beside the program holds none of the data it lacks"),
+             all.constData());
+    auto demo = test::runCli({"info", QDir(dir).filePath("demo.pte")});
+    QVERIFY2(demo.out.contains("aoti_cuda_blob.ptd, 43 B") && !demo.err.contains("not attached"), demo.err.constData());
+  }
+
   void missingWeightsAreShown() {
     const QString dir = QDir(test::tempDir()).filePath("payload_missing");
     QDir().mkpath(dir);

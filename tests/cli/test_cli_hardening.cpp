@@ -128,6 +128,23 @@ class CliHardeningTest : public QObject {
     QVERIFY(!hugeTensorPath().isEmpty());
   }
 
+  // A word where a number goes is "not a number", not "not in range"; an
+  // unknown --shape is named before any --layers is asked for.
+  void wrongValuesSayWhatIsWrong() {
+    const QString demo = QDir(tempDir()).filePath("values-demo.pte");
+    QCOMPARE(runCli({"synth", "--demo", "-o", demo}).exitCode, 0);
+    auto word = runCli({"profile", demo, "--iterations", "abc"});
+    test::expectOneLineCliError(word);
+    QVERIFY2(word.err.contains("--iterations: 'abc' is not a number (expected one in the range 1 to 1000000)"), word.err.constData());
+    auto zero = runCli({"profile", demo, "--iterations", "0"});
+    test::expectOneLineCliError(zero);
+    QVERIFY2(zero.err.contains("not in range 1 to 1000000"), zero.err.constData());
+    auto shape = runCli({"synth", "--shape", "banana", "-o", QDir(tempDir()).filePath("banana.pte")});
+    test::expectOneLineCliError(shape);
+    QVERIFY2(shape.err.contains("unknown program shape 'banana'") && !shape.err.contains("--layers"), shape.err.constData());
+    QVERIFY(!QFileInfo::exists(QDir(tempDir()).filePath("banana.pte")));
+  }
+
   void infoShowsTheSameEscapedNameInTextAndJson() {
     auto text = runCli({"info", badNamesPath()});
     QCOMPARE(text.exitCode, 0);
