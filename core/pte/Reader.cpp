@@ -295,6 +295,22 @@ bool hasExternalTensors(const Program& program) {
   return false;
 }
 
+// External tensors (EXTERNAL constants) whose data no attached .ptd holds,
+// one entry each: "method 'forward' value 3: <why>".
+std::vector<std::string> missingExternalTensors(const Program& program) {
+  std::vector<std::string> missing;
+  for (const auto& m : program.methods()) {
+    for (size_t v = 0; v < items(m.values).size(); ++v) {
+      const auto* t = (*m.values)[v].tensor();
+      if (t == nullptr || !t->isExternal()) continue;
+      TensorDataSource src = tensorData(program, *t);
+      if (src.kind == TensorDataSource::Kind::Missing)
+        missing.push_back("method '" + m.displayName() + "' value " + std::to_string(v) + ": " + src.detail);
+    }
+  }
+  return missing;
+}
+
 // AOTI delegates whose named data (weights) is not in the program: it lives
 // in a .ptd such as aoti_cuda_blob.ptd. One entry per missing key, each
 // "method 'forward' delegate CudaBackend: 'key' (weights_blob)".
@@ -341,15 +357,7 @@ Status attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
   // What the program still lacks: a file found beside it is attached only
   // when it holds some of that (another program's aoti_cuda_blob.ptd left in
   // the folder was listed as this one's data).
-  const auto lacking = [&program] {
-    size_t n = missingDelegateData(program).size();
-    for (const auto& m : program.methods())
-      for (const auto& value : items(m.values))
-        if (const auto* t = value.tensor(); t != nullptr && t->isExternal() &&
-                                            tensorData(program, *t).kind == TensorDataSource::Kind::Missing)
-          ++n;
-    return n;
-  };
+  const auto lacking = [&program] { return missingDelegateData(program).size() + missingExternalTensors(program).size(); };
   std::vector<std::string> passedOver;
   for (const auto& path : paths) {
     auto data = readDataFile(path);
@@ -378,16 +386,7 @@ Status attachExternalData(LoadedProgram& loaded, const ReadOptions& options) {
       loaded.warnings.push_back(
           foldedWarning(missing, "named data not found", "named data entries of AOTI delegates not found", hint));
   if (!needs) return Ok{};
-  std::vector<std::string> missingTensors;
-  for (const auto& m : program.methods()) {
-    for (size_t v = 0; v < items(m.values).size(); ++v) {
-      const auto* t = (*m.values)[v].tensor();
-      if (t == nullptr || !t->isExternal()) continue;
-      TensorDataSource src = tensorData(program, *t);
-      if (src.kind == TensorDataSource::Kind::Missing)
-        missingTensors.push_back("method '" + m.displayName() + "' value " + std::to_string(v) + ": " + src.detail);
-    }
-  }
+  const std::vector<std::string> missingTensors = missingExternalTensors(program);
   if (!missingTensors.empty())
     loaded.warnings.push_back(
         foldedWarning(missingTensors, "external tensor data missing", "external tensors have no data", hint));
