@@ -203,6 +203,10 @@ class GraphView : public QWidget {
   bool findPrevious();
   int findMatchCount() const { return int(matches_.size()); }
   int findCurrentIndex() const { return currentMatch_; }
+  // Where closed groups hold matching instructions (each group is one
+  // match), how many instructions match in all, shown or hidden; -1 when no
+  // matched group hides any (the matches are then the instructions).
+  int findInstructionCount() const { return findInstructions_; }
 
   // ---- view ----
 
@@ -389,6 +393,7 @@ class GraphView : public QWidget {
   QString findText_;
   std::vector<Match> matches_;
   int currentMatch_ = -1;
+  int findInstructions_ = -1;
 
   // The items of the picture not in the scene yet, and what to say when
   // they are.

@@ -86,6 +86,7 @@ QString GraphView::groupPathText(size_t instruction) const {
 
 void GraphView::computeMatches() {
   matches_.clear();
+  findInstructions_ = -1;
   for (auto* item : nodeItems_) item->setFindMatch(false, false);
   for (auto* item : edgeItems_) item->setFindMatch(false, false);
   if (!layout_ || !analyzed_) return;
@@ -144,6 +145,7 @@ void GraphView::computeMatches() {
       found.push_back({0, Match{Match::Kind::Value, size_t(v)}});
   } else {
     const auto& groups = analyzed_->graph.groups().groups;
+    int shownInstructions = 0, hiddenInstructions = 0;
     for (size_t n = 0; n < model.nodes.size(); ++n) {
       const auto& node = model.nodes[n];
       std::vector<const std::string*> texts{&node.title};
@@ -162,14 +164,22 @@ void GraphView::computeMatches() {
             rank = std::min(rank, matchRank(query.words, {title}));
           }
         }
-      if (!hit && node.kind == NodeKind::Group) {
-        // What the group hides: operator and backend names of its instructions.
+      if (node.kind == NodeKind::Group) {
+        // What the group hides: operator and backend names of its
+        // instructions. Each one found is counted: the group is one match
+        // for all of them, and the Find status says how many it holds.
         const auto& group = analyzed_->graph.groups().groups[size_t(node.group)];
-        for (size_t i = group.first; i < group.last && i < instructions.size() && !hit; ++i)
-          hit = containsAllWords(query.words, {&instructions[i].label});
+        int inside = 0;
+        for (size_t i = group.first; i < group.last && i < instructions.size(); ++i)
+          if (containsAllWords(query.words, {&instructions[i].label})) ++inside;
+        hit = hit || inside > 0;
+        hiddenInstructions += inside;
+      } else if (hit && node.instruction) {
+        ++shownInstructions;
       }
       if (hit) found.push_back({node.order, Match{Match::Kind::Node, n}, rank});
     }
+    if (hiddenInstructions > 0) findInstructions_ = shownInstructions + hiddenInstructions;
     for (size_t e = 0; e < model.edges.size(); ++e) {
       const auto& edge = model.edges[e];
       // The tensor's name: selecting the edge shows it (selectionText).

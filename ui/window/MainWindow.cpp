@@ -431,9 +431,23 @@ void MainWindow::buildMenus() {
   toolbar->addWidget(findStatus_);
   connect(graph_, &GraphView::findMatchChanged, this, [this](int index, int count) {
     // No current match (after a reload, the selection is elsewhere): the count.
-    if (count > 0 && index < 0) findStatus_->setText(countText(count, tr("match"), tr("matches")));
-    else if (count > 0) findStatus_->setText(tr("%1 of %2").arg(index + 1).arg(count));
-    else findStatus_->setText(findField_->text().trimmed().isEmpty() ? QString() : tr("Not found"));
+    // Closed groups are one match each, for every instruction they hide
+    // that matches: the status says how many instructions match in all
+    // ("1 of 64 places · 802 instructions"), never a count of places alone
+    // read as one of instructions.
+    const int instructions = graph_->findInstructionCount();
+    const QString places = instructions > 0 ? tr(" places") : QString();
+    QString text;
+    if (count > 0 && index < 0)
+      text = instructions > 0 ? countText(count, tr("place"), tr("places")) : countText(count, tr("match"), tr("matches"));
+    else if (count > 0) text = tr("%1 of %2%3").arg(index + 1).arg(count).arg(count == 1 && instructions > 0 ? tr(" place") : places);
+    else text = findField_->text().trimmed().isEmpty() ? QString() : tr("Not found");
+    if (count > 0 && instructions > 0) text += tr(" · %1").arg(countText(instructions, tr("instruction"), tr("instructions")));
+    findStatus_->setText(text);
+    findStatus_->setToolTip(count > 0 && instructions > 0
+                                ? tr("A closed group is one place for all its matching instructions; open the groups "
+                                     "(View > Open All Groups) to step through each instruction")
+                                : QString());
     findStatus_->setStyleSheet(count == 0 && !findField_->text().trimmed().isEmpty() ? QStringLiteral("color: #b00020;")
                                                                                       : QString());
   });
@@ -964,15 +978,28 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
 }
 
-bool MainWindow::saveTo(const QString& path) {
+bool MainWindow::isLoadedFile(const QString& path) const {
+  return document_->hasProgram() && !document_->isDemo() && QFileInfo(path) == QFileInfo(document_->path());
+}
+
+bool MainWindow::confirmOverwrite(const QString& path) {
+  if (!dialogsAllowed()) return true;
+  const bool loaded = isLoadedFile(path);
+  QMessageBox box(QMessageBox::Question, loaded ? tr("Overwrite the loaded file?") : tr("Replace the file?"),
+                  loaded ? tr("%1 is the file this program was loaded from. Overwrite it?").arg(path)
+                         : tr("%1 already exists. Replace it?").arg(path),
+                  QMessageBox::Yes | QMessageBox::No, this);
+  box.setObjectName(QStringLiteral("confirmOverwrite"));
+  box.setTextFormat(Qt::PlainText);
+  box.setDefaultButton(QMessageBox::No);
+  return box.exec() == QMessageBox::Yes;
+}
+
+bool MainWindow::saveTo(const QString& path, bool overwriteConfirmed) {
   QString error;
   bool overwrite = false;
-  if (!document_->isDemo() && QFileInfo(path) == QFileInfo(document_->path())) {
-    if (dialogsAllowed() &&
-        QMessageBox::question(this, tr("Overwrite the loaded file?"),
-                              tr("%1 is the file this program was loaded from. Overwrite it?").arg(path)) !=
-            QMessageBox::Yes)
-      return false;
+  if (isLoadedFile(path)) {
+    if (!overwriteConfirmed && !confirmOverwrite(path)) return false;
     overwrite = dialogsAllowed();
   }
   if (!document_->saveAs(path, overwrite, &error)) {
@@ -1003,16 +1030,22 @@ QString MainWindow::askSavePath(const QString& title, const QString& filter, con
   dialog.setNameFilter(filter);
   dialog.setDefaultSuffix(suffix);
   dialog.setObjectName(QStringLiteral("saveDialog"));
+  // One question before a file is replaced, ours (Qt's dialog would ask, and
+  // then saveTo() again for the loaded file).
+  dialog.setOption(QFileDialog::DontConfirmOverwrite);
   const QString folder = document_->hasProgram() && !document_->isDemo()
                              ? QFileInfo(document_->savedPath().isEmpty() ? document_->path() : document_->savedPath()).absolutePath()
                              : QString();
   if (!folder.isEmpty()) dialog.setDirectory(folder);
   if (!proposedName.isEmpty()) dialog.selectFile(proposedName);
-  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return QString();
-  QString path = dialog.selectedFiles().first();
-  // Some platform dialogs ignore the default suffix.
-  if (!suffix.isEmpty() && QFileInfo(path).suffix().isEmpty()) path += "." + suffix;
-  return path;
+  for (;;) {
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return QString();
+    QString path = dialog.selectedFiles().first();
+    // Some platform dialogs ignore the default suffix.
+    if (!suffix.isEmpty() && QFileInfo(path).suffix().isEmpty()) path += "." + suffix;
+    if (!QFileInfo::exists(path) || confirmOverwrite(path)) return path;
+    dialog.selectFile(QFileInfo(path).fileName());
+  }
 }
 
 bool MainWindow::confirmSaveWithErrors() {
@@ -1041,7 +1074,7 @@ bool MainWindow::showSaveDialog() {
   QString proposed = document_->displayName();
   if (document_->isDemo() && document_->savedPath().isEmpty()) proposed = QStringLiteral("demo-edited.pte");
   const QString path = askSavePath(tr("Save program as"), tr("ExecuTorch programs (*.pte)"), QStringLiteral("pte"), proposed);
-  return !path.isEmpty() && saveTo(path);
+  return !path.isEmpty() && saveTo(path, true);
 }
 
 bool MainWindow::exportReportTo(const QString& path) {

@@ -127,7 +127,9 @@ class MainWindow : public QMainWindow {
 
   // File > Save As / Export Report / Export Pass Report as JSON without
   // dialogs (the dialogs call these). The HTML report: MainWindowReport.cpp.
-  bool saveTo(const QString& path);
+  // `overwriteConfirmed`: the user already agreed to replace the file (the
+  // save dialog asked), so a save onto the loaded file asks nothing more.
+  bool saveTo(const QString& path, bool overwriteConfirmed = false);
   bool exportHtmlReportTo(const QString& path);
   bool exportReportTo(const QString& path);
 
@@ -226,7 +228,11 @@ class MainWindow : public QMainWindow {
   // Save As: warns first about error-level findings; false when cancelled or failed.
   bool showSaveDialog();
   bool confirmSaveWithErrors();
-  // A save dialog that adds `suffix` to a name typed without one.
+  // A save dialog that adds `suffix` to a name typed without one and asks
+  // once before replacing a file (the loaded program's file named as such);
+  // No goes back to the dialog.
+  bool isLoadedFile(const QString& path) const;
+  bool confirmOverwrite(const QString& path);
   QString askSavePath(const QString& title, const QString& filter, const QString& suffix,
                       const QString& proposedName = QString());
   void showExportReportDialog();

@@ -1,0 +1,91 @@
+"""Issue 34, what the nineteenth and twentieth walkthroughs (helpers who wrote none of the fixes) found of its classes.
+
+  - item 10's class (Find must say what it found): on a program whose layers are closed groups,
+    Find "mul" said "1 of 64" for 202 multiplications.
+  - item 18's class (the keyboard and the questions a person meets): Save As onto the loaded
+    file asked twice, Qt's "already exists" and then ours.
+"""
+
+import json
+import time
+
+from harness import find, find_all, name_of, wait_until
+from scenario_support import (BOTH_SIZES, dialog_text, find_status, find_text, label_text, sizes, timeout,
+                              toggle_check_box, type_into_file_dialog, wait_title)
+
+
+def _kernel_counts(ctx, program) -> dict[str, int]:
+    """How many kernel calls of each operator the first method has, from `ptescope-cli dump`."""
+    plan = ctx.dump(program)["execution_plan"][0]
+    counts: dict[str, int] = {}
+    for chain in plan["chains"]:
+        for instruction in chain["instructions"]:
+            if instruction["instr_args_type"] != "KernelCall":
+                continue
+            name = plan["operators"][instruction["instr_args"].get("op_index", 0)]["name"]
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_find_counts_what_closed_groups_hide(ctx):
+    """Walkthrough nineteen, finding 3 (item 10's class): on a 1,500-instruction llm whose layers are closed groups, Find 'mul' reads 'N of M places · K instructions' with K the number of aten::mul calls `ptescope-cli dump` lists (it read '1 of 64')."""
+    program = ctx.synth("find-llm", "--shape", "llm", "--instructions", "1500")
+    muls = _kernel_counts(ctx, program).get("aten::mul", 0)
+    ctx.check(muls > 100, f"the program has {muls} aten::mul calls")
+    app = ctx.open(program)
+    find_text(app, "mul")
+    said = wait_until(lambda: (t := label_text(find_status(app), "Find status")) and " of " in t and t, timeout=10,
+                      what="the Find status")
+    ctx.note(f"Find 'mul': {said!r}; dump: {muls} aten::mul")
+    ctx.expect(said.endswith(f" places · {muls} instructions"),
+               f"Find 'mul' says {said!r}; the program has {muls} aten::mul calls, most in closed groups")
+    ctx.shot("find")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_save_as_onto_the_loaded_file_asks_once(ctx):
+    """Walkthrough nineteen, finding 7 (item 18's class): after an edit, Save As onto the file the program was loaded from asks one question ('Overwrite the loaded file?'), and Yes saves (the title loses its '*'); Save As onto another existing file asks 'Replace the file?' once, and No goes back to the dialog."""
+    program = ctx.demo("loaded")
+    other = ctx.demo("other")
+    app = ctx.open(program)
+    toggle_check_box(app, "alloc_graph_output")
+    wait_title(app, lambda t: "*" in t, what="the title to show '*' after an edit")
+    before = program.read_bytes()
+
+    # Onto another existing file: one question; No goes back to the dialog.
+    app.menu("File", "Save As...")
+    dialog = app.wait_dialog(what="the Save As dialog")
+    save_title = name_of(dialog)
+    type_into_file_dialog(app, dialog, str(other))
+    question = app.wait_dialog(what="a question about replacing other.pte")
+    text = dialog_text(question)
+    ctx.note(f"onto other.pte: {name_of(question)!r}: {text[:120]!r}")
+    ctx.expect("Replace it?" in text and "other.pte" in text, f"Save As onto other.pte asks {text[:160]!r}")
+    no = find(question, role="push button", name="No") or find(question, role="push button", name="&No")
+    ctx.check(no is not None, f"the question has no No button: {[name_of(b) for b in find_all(question, role='push button')]}")
+    app.click_widget(no)
+    back = app.wait_dialog(what="the Save As dialog again after No")
+    ctx.expect(name_of(back) == save_title, f"after No, the dialog shown is {name_of(back)!r}, not the Save As dialog")
+
+    # Onto the loaded file: one question, ours.
+    type_into_file_dialog(app, back, str(program))
+    question = app.wait_dialog(what="a question about overwriting the loaded file")
+    text = dialog_text(question)
+    ctx.note(f"onto the loaded file: {name_of(question)!r}: {text[:120]!r}")
+    ctx.expect("loaded from" in text, f"Save As onto the loaded file asks first {text[:160]!r}")
+    ctx.shot("question")
+    yes = find(question, role="push button", name="Yes") or find(question, role="push button", name="&Yes")
+    ctx.check(yes is not None, "the question has no Yes button")
+    app.click_widget(yes)
+    time.sleep(0.8)
+    extra = app.active_dialog()
+    ctx.expect(extra is None, f"after Yes, another question: {name_of(extra) if extra else ''!r}: "
+                              f"{dialog_text(extra)[:160] if extra else ''!r}")
+    if extra is not None:
+        app.key("Escape")
+    saved = wait_until(lambda: "*" not in app.title(), timeout=10)
+    ctx.expect(saved, f"after Yes the title reads {app.title()!r}: not saved")
+    ctx.expect(program.read_bytes() != before, "the loaded file was not rewritten")
