@@ -5,6 +5,7 @@
 #include <map>
 
 #include "exec/CopyIdentity.h"
+#include "exec/Executor.h"
 #include "program/Text.h"
 
 namespace ptescope::exec {
@@ -298,6 +299,9 @@ void checkDelegateGaps(const TransferProfile& profile, const ProfileSourceFacts&
 ProfileSourceKind sourceKind(const TransferProfile& p) {
   if (p.runtime.rfind("predicted", 0) == 0) return ProfileSourceKind::Predicted;
   if (p.emulated) return ProfileSourceKind::Emulated;
+  // A method without device memory ran on the host CPU, on whichever
+  // runtime was asked for: nothing was measured on a GPU.
+  if (p.runtime == kHostCpuRuntimeName) return ProfileSourceKind::HostCpu;
   if (contains(p.runtime, "host clock")) return ProfileSourceKind::HostClock;
   // tests/cudart-standin names its devices "cudart stand-in (not a GPU)".
   return contains(p.runtime, "stand-in") ? ProfileSourceKind::StandIn : ProfileSourceKind::Cuda;
@@ -322,6 +326,9 @@ ProfileSourceFacts sourceFacts(const TransferProfile& p) {
     f.name = "host emulation";
     f.host_memory_known = true;
     f.overlap_note = "host clock only: the emulated copies are memcpy calls on the thread that runs the kernels";
+  } else if (f.kind == ProfileSourceKind::HostCpu) {
+    f.name = "host CPU run";
+    f.overlap_note = "the method makes no host-device copy and uses no GPU: there is nothing to overlap";
   } else if (f.kind == ProfileSourceKind::HostClock) {
     f.name = "runtime trace (" + p.runtime + ")";
     f.overlap_note = "host clock only: the trace times each instruction on the host, not the copies and kernels on the device";

@@ -25,6 +25,7 @@ enum class ProfileSourceKind {
   Cuda,       // CudaRuntime on a GPU: copies timed with CUDA events
   HostClock,  // a trace of the ExecuTorch runtime (ETDump, the runner): host clock only
   Predicted,  // cost::asTransferProfile: no measurement at all
+  HostCpu,    // ptescope's executor on a method that uses no device memory: the host CPU, no GPU involved
 };
 
 struct ProfileSourceFacts {

@@ -80,6 +80,8 @@ std::string countText(uint64_t count, std::string_view singular, std::string_vie
   return text.append(plural);
 }
 
+std::string copyTimeText(uint64_t copies, double seconds) { return copies == 0 ? "none" : durationText(seconds); }
+
 std::string durationText(double seconds) {
   const double magnitude = std::abs(seconds);
   if (magnitude == 0) return "0";

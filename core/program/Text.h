@@ -42,6 +42,10 @@ std::string shellWord(const std::string& word);
 // unit that keeps the number between 1 and 1000; "0" for zero (no unit to
 // choose, as the timeline's axis starts).
 std::string durationText(double seconds);
+// The time of COPIES copies: "none" when there is no copy to time (a
+// method without copies), else durationText(seconds). Every report, table
+// and total spells a copy-less time so, and a measured 0 stays "0".
+std::string copyTimeText(uint64_t copies, double seconds);
 // "+1.20 µs", "−0.05 ms" (a real minus sign, U+2212).
 std::string signedDurationText(double seconds);
 // "+12.5%", "−100%", "0%": one decimal below 10, none from 10 on.

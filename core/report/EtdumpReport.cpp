@@ -62,7 +62,9 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
     if (m.loads > 0) out += "; load_method median " + durationText(m.load_seconds.median);
     out += "\n";
     const double rest = std::max(0.0, m.run_seconds.median - m.copy_seconds - m.delegate_seconds - m.kernel_seconds - m.other_seconds);
-    out += "  per iteration: copies " + durationText(m.copy_seconds) + " (" + percentText(m.copy_share) + "), delegates " +
+    const auto copies = size_t(std::count_if(m.instructions.begin(), m.instructions.end(),
+                                             [](const etdump::InstructionStats& i) { return i.is_copy; }));
+    out += "  per iteration: copies " + program::copyTimeText(copies, m.copy_seconds) + " (" + percentText(m.copy_share) + "), delegates " +
            durationText(m.delegate_seconds) + " (" + percentText(m.delegate_share) + "), CPU kernels " + durationText(m.kernel_seconds) + " (" +
            percentText(m.kernel_share) + "), runtime between instructions " + durationText(rest) + "\n";
     if (m.debug_events || m.allocation_events)

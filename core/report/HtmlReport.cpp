@@ -288,7 +288,7 @@ void writeSummary(Html& html, const HtmlReportInput& input, const std::vector<Me
       const auto& t = m.prediction->totals(d);
       html.number(std::to_string(t.copies), double(t.copies))
           .number(bytesText(int64_t(t.bytes)), double(t.bytes))
-          .number(durationText(t.seconds), t.seconds)
+          .number(program::copyTimeText(t.copies, t.seconds), t.seconds)
           .raw("</tr>\n");
     }
     if (m.prediction && m.prediction->inside_delegates.copies > 0) {
@@ -296,7 +296,7 @@ void writeSummary(Html& html, const HtmlReportInput& input, const std::vector<Me
       html.raw("<tr>").cell(m.method->displayName()).cell("inside delegates (no instruction)");
       html.number(std::to_string(t.copies), double(t.copies))
           .number(bytesText(int64_t(t.bytes)), double(t.bytes))
-          .number(durationText(t.seconds), t.seconds)
+          .number(program::copyTimeText(t.copies, t.seconds), t.seconds)
           .raw("</tr>\n");
     }
   }
@@ -644,9 +644,7 @@ void writeCompare(Html& html, const HtmlReportInput& input, const std::vector<Me
                    : makeError("no method");
     if (p && q) {
       // A method without copies has no copy time: "none", not a bare "0".
-      const auto timeText = [](const cost::MethodPrediction& m) {
-        return m.copyCount() == 0 ? std::string("none") : durationText(m.copySeconds());
-      };
+      const auto timeText = [](const cost::MethodPrediction& m) { return program::copyTimeText(m.copyCount(), m.copySeconds()); };
       const double saving = p->copySeconds() - q->copySeconds();
       html.number(timeText(*p), p->copySeconds())
           .number(timeText(*q), q->copySeconds())

@@ -88,7 +88,7 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
   for (auto direction : program::kHostDeviceDirections) {
     const auto& t = p.totals(direction);
     out += "  " + program::copyDirectionName(direction) + ": " + std::to_string(t.copies) + " cop" +
-           (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + durationText(t.seconds);
+           (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + copyTimeText(t.copies, t.seconds);
     if (withMeasured) out += " (measured median " + durationText(context.measured->totals(direction).seconds) + ")";
     out += "\n";
   }
@@ -98,7 +98,7 @@ std::string predictionText(const cost::MethodPrediction& p, const cost::LinkProf
     out += "  " + program::copyDirectionName(direction) + " inside delegates: " + std::to_string(t.copies) + " cop" +
            (t.copies == 1 ? "y" : "ies") + ", " + bytesText(t.bytes) + ", " + durationText(t.seconds) + "\n";
   }
-  out += "  copies: " + durationText(p.copySeconds()) + " per iteration" +
+  out += "  copies: " + (p.copyCount() == 0 ? std::string("none") : durationText(p.copySeconds()) + " per iteration") +
          (p.inside_delegates.copies ? " (" + durationText(p.inside_delegates.seconds) + " inside delegates)" : "") + "\n";
   if (const std::string note = cost::assumedDeviceCopyNote(link);
       !note.empty() && p.insideDelegates(CopyDirection::DeviceToDevice).copies > 0)

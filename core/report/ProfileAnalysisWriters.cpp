@@ -27,6 +27,7 @@ std::string sourceKindKey(exec::ProfileSourceKind kind) {
     case exec::ProfileSourceKind::Cuda: return "cuda";
     case exec::ProfileSourceKind::HostClock: return "host_clock";
     case exec::ProfileSourceKind::Predicted: return "predicted";
+    case exec::ProfileSourceKind::HostCpu: return "host_cpu";
   }
   return "";
 }

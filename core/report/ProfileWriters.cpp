@@ -43,6 +43,8 @@ std::string emulatedLabel(const exec::TransferProfile& profile) {
   // tests/cudart-standin names its devices "cudart stand-in (not a GPU)".
   if (profile.runtime.find("stand-in") != std::string::npos)
     return "STAND-IN (no GPU: a test library answered the CUDA calls, copy times are a link model's)";
+  if (exec::sourceKind(profile) == exec::ProfileSourceKind::HostCpu)
+    return "no GPU involved";
   // runner::runnerSource: the user's runner ran it, whatever it ran on.
   if (profile.runtime.starts_with("ExecuTorch runner "))
     return "measured by the runner: its ETDump, on the host clock";
@@ -160,7 +162,7 @@ std::string profileText(const exec::TransferProfile& p) {
       return c.direction == direction && !c.time_covers.empty();
     });
     out += "  " + program::copyDirectionName(direction) + ": " + countText(t.copies, "copy", "copies") + ", " + bytesText(t.bytes) +
-           ", median " + durationText(t.seconds) + (marked ? "*, no GB/s (times marked * are not only copies)" : ", " + fixedText(t.gbps, 2) +
+           ", median " + copyTimeText(t.copies, t.seconds) + (marked ? "*, no GB/s (times marked * are not only copies)" : ", " + fixedText(t.gbps, 2) +
            (p.emulated ? " GB/s of memcpy" : " GB/s"));
     if (p.peak.measured && t.copies > 0 && !p.emulated && !marked) out += ", " + percentText(t.peak_share) + " of peak";
     out += "\n";
@@ -174,7 +176,7 @@ std::string profileText(const exec::TransferProfile& p) {
   }
   out += "  run: median " + durationText(p.run_seconds.median) + " (min " +
          durationText(p.run_seconds.min) + ", max " + durationText(p.run_seconds.max) +
-         "), copies " + durationText(p.copy_seconds) + " = " + percentText(p.copy_share) + " of the run\n";
+         "), copies " + copyTimeText(p.copies.size(), p.copy_seconds) + " = " + percentText(p.copy_share) + " of the run\n";
   if (p.peak.measured && p.emulated) {
     out += "  host memcpy (emulated, not a GPU link; " + bytesText(p.peak.bytes) + " each way, best of " +
            std::to_string(p.peak.repeats) + "): " + fixedText(p.peak.h2d_gbps, 2) + " GB/s to the emulated device, " +

@@ -106,6 +106,30 @@ class CliProfileTest : public QObject {
     QVERIFY2(!r.out.contains("1 copies"), r.out.constData());
   }
 
+  // Walkthrough 19, finding 14: a method without copies has no copy time,
+  // "none" (a bare "0" in some places, "none" in others); and a method
+  // that uses no device memory ran on the host CPU, which the profile said
+  // was "measured on the GPU" with its analyses from a "CUDA run".
+  void aMethodWithoutCopiesSaysNoneAndNoGpu() {
+    const QString program = QDir(ptescope::test::tempDir()).filePath("cpu_only_delegate.pte");
+    QCOMPARE(runCli({"synth", "--scenario", "cpu_only_delegate", "-o", program}).exitCode, 0);
+    auto r = runCli({"profile", program, "--runtime", "host", "--iterations", "2"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QVERIFY2(r.out.contains("\n  h2d: 0 copies, 0 B, median none,") && r.out.contains(", copies none = "), r.out.constData());
+    QVERIFY2(!r.out.contains("GPU]") && !r.out.contains("CUDA run"), r.out.constData());
+    QVERIFY2(r.out.contains("[no GPU involved]") && r.out.contains("(source: host CPU run)"), r.out.constData());
+    auto p = runCli({"predict", program});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    QVERIFY2(p.out.contains("\n  h2d: 0 copies, 0 B, none\n") && p.out.contains("\n  copies: none\n"), p.out.constData());
+    const QString html = QDir(ptescope::test::tempDir()).filePath("cpu_only_delegate.html");
+    QCOMPARE(runCli({"report", program, "-o", html}).exitCode, 0);
+    const auto bytes = ptescope::test::readAll(html);
+    const std::string text(bytes.begin(), bytes.end());
+    const std::string row = "<tr><td>forward</td><td>host-to-device</td><td class=\"num\" data-v=\"0\">0</td>"
+                            "<td class=\"num\" data-v=\"0\">0 B</td><td class=\"num\" data-v=\"0\">none</td></tr>";
+    QVERIFY2(text.find(row) != std::string::npos, "the report's Copies per call row of forward's h2d is not '0, 0 B, none'");
+  }
+
   void badInputIsOneLine_data() {
     QTest::addColumn<QStringList>("args");
     const QString garbage = outPath("garbage.pte");

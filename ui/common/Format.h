@@ -36,6 +36,9 @@ inline QString countText(qint64 count, const QString& singular, const QString& p
 
 // "850 ns", "12.3 µs", "1.25 ms", "2.10 s".
 inline QString durationText(double seconds) { return qText(program::durationText(seconds)); }
+inline QString copyTimeText(qint64 copies, double seconds) {
+  return qText(program::copyTimeText(uint64_t(copies < 0 ? 0 : copies), seconds));
+}
 
 // "+1.20 µs", "−0.05 ms" (a real minus sign).
 inline QString signedDurationText(double seconds) { return qText(program::signedDurationText(seconds)); }

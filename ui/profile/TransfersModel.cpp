@@ -423,7 +423,7 @@ QString TransfersModel::totalsText() const {
       parts << QString("%1 %2 · %3").arg(name, countText(copies), bytesText(totalBytes(direction)));
       const auto& totals = latest_->totals(direction);
       measured << QString("%1 %2 · %3 · %4")
-                      .arg(name, countText(totals.copies), bytesText(qint64(totals.bytes)), durationText(totals.seconds));
+                      .arg(name, countText(totals.copies), bytesText(qint64(totals.bytes)), copyTimeText(qint64(totals.copies), totals.seconds));
     }
     for (auto direction : allDirections) {
       const size_t copies = size_t(std::count_if(rows_.begin(), rows_.end(), [&](const Row& r) {
@@ -478,11 +478,13 @@ QString TransfersModel::totalsText() const {
     if (latest_->cancelled) text += ", " + tr("cancelled");
   }
   if (link_) {
+    // A direction without copies has no time to predict ("none", not "0").
+    const auto predictedTime = [](const DirectionSummary& s) { return ui::copyTimeText(qint64(s.copies), s.predictedSeconds); };
     text += "  ·  " + tr("predicted on %1 (%2): h2d %3, d2h %4")
                           .arg(QString::fromStdString(link_->title.empty() ? link_->name : link_->title),
                                QString::fromStdString(exec::hostMemoryKindName(linkMemory_)),
-                               durationText(summary(program::CopyDirection::HostToDevice).predictedSeconds),
-                               durationText(summary(program::CopyDirection::DeviceToHost).predictedSeconds));
+                               predictedTime(summary(program::CopyDirection::HostToDevice)),
+                               predictedTime(summary(program::CopyDirection::DeviceToHost)));
     if (anyInside) text += ", " + tr("inside delegates %1").arg(durationText(insidePredicted));
   }
   return text;
