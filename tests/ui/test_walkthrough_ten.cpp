@@ -5,12 +5,17 @@
 
 #include <QLabel>
 #include <QMap>
+#include <QPushButton>
+#include <QTabBar>
+#include <QTableWidget>
+#include <QTreeView>
 
 #include <nlohmann/json.hpp>
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/graph/GraphView.h"
+#include "ui/panels/AdvisorPanel.h"
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -73,6 +78,47 @@ class WalkthroughTenTest : public QObject {
     QCOMPARE(all, counts.value("aten::rsqrt"));
     QCOMPARE(status->text(), QString("1 of %1").arg(all));
     QVERIFY(status->toolTip().isEmpty());
+  }
+
+  // Walkthrough 19, finding 12: Tab reached the Properties / Pass options tab
+  // bar after the Details dock's table, far from the panels it switches,
+  // and the Advisor's Apply only with Shift+Tab from the candidates.
+  void tabVisitsPanelsInTheOrderTheyShow() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    w.window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w.window));
+    auto* tree = w.window.findChild<QTreeView*>("programTree");
+    QVERIFY(tree != nullptr);
+    tree->setFocus(Qt::TabFocusReason);
+    QTRY_COMPARE(QApplication::focusWidget(), tree);
+    QTest::keyClick(tree, Qt::Key_Tab);
+    auto* bar = qobject_cast<QTabBar*>(QApplication::focusWidget());
+    QVERIFY2(bar != nullptr, QApplication::focusWidget() ? QApplication::focusWidget()->metaObject()->className() : "nothing");
+    QStringList tabs;
+    for (int i = 0; i < bar->count(); ++i) tabs << bar->tabText(i).remove('&');
+    QVERIFY2(tabs.contains("Properties") && tabs.contains("Pass options"), qPrintable(tabs.join(", ")));
+    QTest::keyClick(bar, Qt::Key_Tab);
+    QCOMPARE(QApplication::focusWidget()->objectName(), QString("properties"));
+
+    // The Advisor: from the chosen candidate, Tab goes to Apply.
+    ui::AdvisorPanel* panel = w.window.advisor();
+    w.window.showPanel("advisor");
+    if (panel->isSearching() || !panel->refresh()) {
+      QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+      if (panel->isSearching()) QVERIFY(done.wait(60000));
+    }
+    QTableWidget* table = panel->table();
+    QTRY_VERIFY_WITH_TIMEOUT(table->rowCount() > 0, 60000);
+    table->setFocus(Qt::MouseFocusReason);
+    table->selectRow(0);
+    auto* apply = panel->findChildren<QPushButton*>().value(0);
+    for (auto* button : panel->findChildren<QPushButton*>())
+      if (button->text().remove('&') == "Apply") apply = button;
+    QTRY_VERIFY(apply->isEnabled());
+    QTRY_COMPARE(QApplication::focusWidget(), table);
+    QTest::keyClick(table, Qt::Key_Tab);
+    QCOMPARE(QApplication::focusWidget(), apply);
   }
 };
 

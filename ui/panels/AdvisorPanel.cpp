@@ -159,6 +159,13 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   layout->addLayout(top);
   layout->addWidget(table_, 1);
   layout->addWidget(notesArea_);
+  // Tab as the eye reads the panel once a row is chosen: the search, the
+  // filter, the candidates, then Apply for the chosen one (it came before
+  // the table, reached only with Shift+Tab), then the notes.
+  setTabOrder(searchButton_, showRejected_);
+  setTabOrder(showRejected_, table_);
+  setTabOrder(table_, applyButton_);
+  setTabOrder(applyButton_, notesArea_);
 
   connect(searchButton_, &QPushButton::clicked, this, [this] {
     if (!isSearching()) {

@@ -967,7 +967,10 @@ void MainWindow::showEvent(QShowEvent* event) {
   docksSized_ = true;
   // Sized when made, the docks follow their contents' size hints until the
   // window is first laid out on screen: size them again then, once.
-  QTimer::singleShot(0, this, &MainWindow::sizeDocksToWindow);
+  QTimer::singleShot(0, this, [this] {
+    sizeDocksToWindow();
+    orderDockTabBars();
+  });
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -172,6 +172,8 @@ class MainWindow : public QMainWindow {
   bool graphNumbersAsPanels() const;
   void buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage);
   void buildPassOptions(class QDockWidget* besides);
+  // Puts the tab bar of tabbed docks in the Tab chain before their controls.
+  void orderDockTabBars();
   // Views publish to selection_ and follow it (MainWindowSelection.cpp).
   void connectSelection();
   void publishFromViews();

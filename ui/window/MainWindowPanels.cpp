@@ -21,12 +21,15 @@
 #include <QSortFilterProxyModel>
 #include <QStyle>
 #include <QStyledItemDelegate>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "ui/common/AccessibleNames.h"
 #include "ui/common/EmptyNote.h"
 #include "ui/common/Format.h"
 #include "ui/panels/ChangesPanel.h"
@@ -277,7 +280,41 @@ void MainWindow::buildPanels() {
   // the graph keeps the middle on a small screen too.
   resizeDocks({treeDock, propertiesDock}, {std::min(280, width() / 5), std::min(300, width() / 5)}, Qt::Horizontal);
   sizeDocksToWindow();
+  // A dock moved or tabbed with another: its tab bar is new or elsewhere.
+  for (QDockWidget* dock : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
+    connect(dock, &QDockWidget::dockLocationChanged, this, [this] { QTimer::singleShot(0, this, &MainWindow::orderDockTabBars); });
   connectSelection();
+}
+
+void MainWindow::orderDockTabBars() {
+  // The tab bar of docks tabbed together (Properties / Pass options) is made
+  // by the window's layout and joins the Tab chain at its end: Tab reached it
+  // after the Details dock's table, far from the panels it switches. Each
+  // such bar goes just before the first control of its docks.
+  for (QTabBar* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+    if (bar->count() == 0) continue;
+    std::vector<QDockWidget*> docks;
+    for (QDockWidget* dock : findChildren<QDockWidget*>(QString(), Qt::FindDirectChildrenOnly))
+      for (int i = 0; i < bar->count(); ++i)
+        if (!dock->isFloating() && withoutMnemonic(bar->tabText(i)) == withoutMnemonic(dock->windowTitle())) docks.push_back(dock);
+    if (docks.empty()) continue;
+    // The first widget of these docks in the chain; the bar goes before it.
+    QWidget* first = nullptr;
+    for (QWidget* w = nextInFocusChain(); w != nullptr && w != this; w = w->nextInFocusChain()) {
+      if (w == bar) continue;
+      if (std::any_of(docks.begin(), docks.end(), [w](QDockWidget* d) { return d->isAncestorOf(w); })) {
+        first = w;
+        break;
+      }
+    }
+    if (first == nullptr) continue;
+    // setTabOrder() takes a Tab stop to put the bar after (it ignores a
+    // widget that takes no focus): the last one before the docks' first.
+    QWidget* before = first->previousInFocusChain();
+    while (before != nullptr && before != first && before != bar && !(before->focusPolicy() & Qt::TabFocus))
+      before = before->previousInFocusChain();
+    if (before != nullptr && before != first && before != bar) setTabOrder(before, bar);
+  }
 }
 
 void MainWindow::sizeDocksToWindow() {

@@ -3,15 +3,17 @@
   - item 10's class (Find must say what it found): on a program whose layers are closed groups,
     Find "mul" said "1 of 64" for 202 multiplications.
   - item 18's class (the keyboard and the questions a person meets): Save As onto the loaded
-    file asked twice, Qt's "already exists" and then ours.
+    file asked twice, Qt's "already exists" and then ours; Tab reached the Properties / Pass
+    options tabs after the Details table.
 """
 
 import json
 import time
 
-from harness import find, find_all, name_of, wait_until
-from scenario_support import (BOTH_SIZES, dialog_text, find_status, find_text, label_text, sizes, timeout,
-                              toggle_check_box, type_into_file_dialog, wait_title)
+from harness import extents, find, find_all, has_state, name_of, role_of, wait_until
+from scenario_support import (BOTH_SIZES, dialog_text, find_status, find_text, focused_widget, label_text,
+                              panel_table, properties_panel, sizes, timeout, toggle_check_box, type_into_file_dialog,
+                              wait_title)
 
 
 def _kernel_counts(ctx, program) -> dict[str, int]:
@@ -89,3 +91,26 @@ def scenario_save_as_onto_the_loaded_file_asks_once(ctx):
     saved = wait_until(lambda: "*" not in app.title(), timeout=10)
     ctx.expect(saved, f"after Yes the title reads {app.title()!r}: not saved")
     ctx.expect(program.read_bytes() != before, "the loaded file was not rewritten")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_tab_reaches_a_docks_tabs_beside_its_panel(ctx):
+    """Walkthrough nineteen, finding 12 (item 18's class): Tab from the Program tree goes to the Properties / Pass options tabs and then into Properties (the tabs came after the Details table, at the end of the tour)."""
+    app = ctx.open(ctx.demo())
+    tree = panel_table(app, "Program")
+    e = extents(tree)
+    app.click(e[0] + min(40, e[2] // 3), e[1] + min(30, e[3] // 4))
+    ctx.check(wait_until(lambda: has_state(tree, "focused"), timeout=3), "a click did not focus the Program tree")
+    app.key("Tab")
+    time.sleep(0.3)
+    here = focused_widget(app)
+    tabs = [name_of(t).replace("&", "") for t in find_all(here, role="page tab")] if here is not None else []
+    ctx.note(f"after the Program tree: [{role_of(here) if here else None}] {tabs}")
+    ctx.expect(here is not None and role_of(here) == "page tab list" and "Properties" in tabs and "Pass options" in tabs,
+               f"Tab from the Program tree went to [{role_of(here) if here else None}] {name_of(here) if here else ''!r} {tabs}")
+    app.key("Tab")
+    time.sleep(0.3)
+    properties = properties_panel(app)
+    ctx.expect(has_state(properties, "focused"),
+               f"the next Tab went to {name_of(focused_widget(app)) if focused_widget(app) else None!r}, not Properties")
