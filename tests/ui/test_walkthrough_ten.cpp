@@ -4,6 +4,8 @@
 #include <QtTest>
 
 #include <QLabel>
+#include <QFile>
+#include <QHeaderView>
 #include <QMap>
 #include <QPushButton>
 #include <QTabBar>
@@ -16,6 +18,7 @@
 #include "support/UiTestSupport.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
+#include "ui/panels/PropertiesPanel.h"
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -119,6 +122,53 @@ class WalkthroughTenTest : public QObject {
     QTRY_COMPARE(QApplication::focusWidget(), table);
     QTest::keyClick(table, Qt::Key_Tab);
     QCOMPARE(QApplication::focusWidget(), apply);
+  }
+
+  // Walkthrough 19, finding 13: at 1000x700 the Property column took the
+  // width of its longest key (a TensorRT delegate's rows), and every value
+  // was cut ("deleg…ckend", "Tensor…(TR02)"). The keys give way first, down
+  // to 45% of the panel.
+  void propertiesKeysGiveWayToValues() {
+    const QString spec = test::tempDir() + "/trt-props.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "r": {"dtype": "float32", "sizes": [2, 8]},
+                  "y": {"dtype": "float32", "sizes": [2, 8]}, "z": {"dtype": "float32", "sizes": [2, 8]}},
+      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+                {"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
+                 "tensorrt": {"engine": "engine-bytes"}, "inputs": ["r"], "outputs": ["y"]},
+                {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]}]}],
+      "options": {"enable_non_cpu_memory_planning": false}})");
+    file.close();
+    const QString program = test::synthProgram("trt-props.pte", {spec});
+    QVERIFY(!program.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(program));
+    ui::PropertiesPanel* properties = w.window.properties();
+    w.window.selectInstruction(1);
+    QTRY_VERIFY(properties->topLevelItemCount() > 3);
+    properties->expandAll();
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents();
+    const int room = properties->viewport()->width();
+    const int keyColumn = properties->header()->sectionSize(0);
+    // What the texts need (the keys with their indentation), measured here.
+    int longestKey = 0, longestValue = 0;
+    const QFontMetrics metrics = properties->fontMetrics();
+    for (QTreeWidgetItemIterator it(properties); *it; ++it) {
+      int depth = 1;
+      for (auto* p = (*it)->parent(); p != nullptr; p = p->parent()) ++depth;
+      longestKey = std::max(longestKey, metrics.horizontalAdvance((*it)->text(0)) + depth * properties->indentation());
+      longestValue = std::max(longestValue, metrics.horizontalAdvance((*it)->text(1)));
+    }
+    QVERIFY2(longestKey + longestValue > room, "every row fits: the test shows nothing");
+    // The keys give way down to 45%; the values have the rest.
+    QVERIFY2(keyColumn <= std::max(room - longestValue, room * 9 / 20) + 12,
+             qPrintable(QString("keys %1 px of %2 (longest key %3, longest value %4)").arg(keyColumn).arg(room).arg(longestKey).arg(longestValue)));
+    // A key cut short shows whole in its tool tip.
+    QTreeWidgetItemIterator it(properties);
+    for (; *it; ++it) QCOMPARE((*it)->toolTip(0).isEmpty(), (*it)->text(0).isEmpty());
   }
 };
 

@@ -12,8 +12,9 @@ import time
 
 from harness import extents, find, find_all, has_state, name_of, role_of, wait_until
 from scenario_support import (BOTH_SIZES, dialog_text, find_status, find_text, focused_widget, label_text,
-                              panel_table, properties_panel, sizes, timeout, toggle_check_box, type_into_file_dialog,
-                              wait_title)
+                              panel_table, properties_panel, property_value, select_instruction, sizes, timeout,
+                              toggle_check_box, type_into_file_dialog, wait_title)
+from scenarios.tensorrt import SPEC as TRT_SPEC
 
 
 def _kernel_counts(ctx, program) -> dict[str, int]:
@@ -114,3 +115,21 @@ def scenario_tab_reaches_a_docks_tabs_beside_its_panel(ctx):
     properties = properties_panel(app)
     ctx.expect(has_state(properties, "focused"),
                f"the next Tab went to {name_of(focused_widget(app)) if focused_widget(app) else None!r}, not Properties")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_properties_values_get_the_room(ctx):
+    """Walkthrough nineteen, finding 13 (item 27's class): a TensorRT delegate call selected, Properties gives its values at least half the panel (the keys took 195 of 295 px at 1000x700 and every value was cut)."""
+    program = ctx.synth_spec("trt_props", TRT_SPEC)
+    app = ctx.open(program)
+    select_instruction(app, 1)
+    wait_until(lambda: property_value(app, "Payload"), timeout=10, what="the delegate's Payload row in Properties")
+    table = properties_panel(app)
+    cell_key = table.queryTable().getAccessibleAt(0, 0)
+    cell_value = table.queryTable().getAccessibleAt(0, 1)
+    key_w, value_w = extents(cell_key)[2], extents(cell_value)[2]
+    ctx.note(f"Property column {key_w} px, Value column {value_w} px")
+    ctx.expect(value_w >= key_w and value_w * 2 >= key_w + value_w,
+               f"Properties' values have {value_w} px beside keys of {key_w} px")
+    ctx.shot("properties")
