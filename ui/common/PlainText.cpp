@@ -6,7 +6,10 @@
 #include <QAccessibleWidget>
 #include <QApplication>
 #include <QEvent>
+#include <QAction>
 #include <QLabel>
+#include <QLineEdit>
+#include <QToolButton>
 #include <QTextDocument>
 
 namespace ptescope::ui {
@@ -32,6 +35,27 @@ class PlainTextLabels : public QObject {
           label && label->textFormat() == Qt::AutoText && !label->property("richText").toBool() &&
           !label->inherits("QTipLabel"))
         label->setTextFormat(Qt::PlainText);
+    }
+    if (event->type() == QEvent::Polish || event->type() == QEvent::Show) {
+      // A line edit's clear button (Qt's, shown while there is text) is a
+      // push button with no name: named by the field it clears ("Clear
+      // Find"), as every control is named by what it does.
+      if (auto* button = qobject_cast<QToolButton*>(watched);
+          button && (button->accessibleName().isEmpty() || button->property("ptescopeClearName").toBool()) &&
+          button->defaultAction() != nullptr &&
+          button->defaultAction()->objectName() == QLatin1String("_q_qlineeditclearaction"))
+        if (auto* field = qobject_cast<QLineEdit*>(button->parentWidget())) {
+          // A spin box's or an editable combo box's field is named by its box.
+          QString name = controlName(field);
+          if (name.isEmpty() && field->parentWidget() != nullptr &&
+              (field->parentWidget()->inherits("QAbstractSpinBox") || field->parentWidget()->inherits("QComboBox")))
+            name = controlName(field->parentWidget());
+          // Named again when shown: polished early, a field's label may not
+          // have been made yet.
+          button->setProperty("ptescopeClearName", true);
+          button->setAccessibleName(name.isEmpty() ? QApplication::translate("ptescope", "Clear the field")
+                                                   : QApplication::translate("ptescope", "Clear %1").arg(name));
+        }
     }
     return QObject::eventFilter(watched, event);
   }

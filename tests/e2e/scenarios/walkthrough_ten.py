@@ -133,3 +133,38 @@ def scenario_properties_values_get_the_room(ctx):
     ctx.expect(value_w >= key_w and value_w * 2 >= key_w + value_w,
                f"Properties' values have {value_w} px beside keys of {key_w} px")
     ctx.shot("properties")
+
+
+def _unnamed_buttons(root) -> list[str]:
+    """The push buttons in sight under `root` with no accessible name (where they are)."""
+    return [str(extents(b)) for b in find_all(root, role="push button")
+            if has_state(b, "showing") and not name_of(b).strip()]
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_clear_buttons_are_named(ctx):
+    """Walkthrough twenty, finding 6 (item 1's class): a field's clear button (shown once it holds text) is named by what it clears: 'Clear Find' in the tool bar, and no push button in sight in the window or the Profile dialog is unnamed."""
+    app = ctx.open(ctx.demo())
+    find_text(app, "add")
+    clear = wait_until(lambda: next((b for b in app.find_all(role="push button", name="Clear Find")
+                                     if has_state(b, "showing")), None), timeout=5)
+    ctx.expect(clear is not None, "no push button 'Clear Find' beside the Find box holding text")
+    ctx.expect(not _unnamed_buttons(app.frame), f"unnamed push buttons in the window at {_unnamed_buttons(app.frame)}")
+    app.menu("Profile", "Profile Transfers...")
+    dialog = app.wait_dialog(what="the Profile transfers dialog")
+    fields = [f for f in find_all(dialog, role=("text", "entry")) if has_state(f, "showing") and has_state(f, "editable")]
+    ctx.check(fields, "the Profile dialog has no field to type into")
+    typed = []
+    for field in fields:
+        if has_state(field, "enabled") or has_state(field, "sensitive"):
+            app.click_widget(field)
+            app.type_text("7")
+            typed.append(name_of(field))
+    time.sleep(0.3)
+    ctx.note(f"typed into {typed}; buttons {[name_of(b) for b in find_all(dialog, role='push button') if has_state(b, 'showing')]}")
+    ctx.expect(not _unnamed_buttons(dialog), f"unnamed push buttons in the Profile dialog at {_unnamed_buttons(dialog)}")
+    shown = [name_of(b) for b in find_all(dialog, role="push button") if has_state(b, "showing")]
+    ctx.expect(any(n == "Clear Memory budget" for n in shown), f"the budget field's clear button is not named by it: {shown}")
+    ctx.shot("profile-dialog")
+    app.key("Escape")
