@@ -170,6 +170,35 @@ class WalkthroughTenTest : public QObject {
     QTreeWidgetItemIterator it(properties);
     for (; *it; ++it) QCOMPARE((*it)->toolTip(0).isEmpty(), (*it)->text(0).isEmpty());
   }
+
+  // Walkthrough 20, finding 8: a line break in a file's name split the
+  // error message, the title and the status bar's file (the CLI prints it
+  // as \x0A on one line).
+  void aLineBreakInANameStaysOnOneLine() {
+    const QString demo = test::synthProgram("nl-source.pte", {"--demo"});
+    QVERIFY(!demo.isEmpty());
+    const QString good = test::tempDir() + "/new\nline.pte";
+    QFile::remove(good);
+    QVERIFY(QFile::copy(demo, good));
+    const QString broken = test::tempDir() + "/bro\nken.pte";
+    {
+      QFile in(demo), out(broken);
+      QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+      out.write(in.read(100));
+    }
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(!w.window.openFile(broken));
+    const QString error = w.window.lastError();
+    QVERIFY2(!error.contains('\n') && error.contains("bro\\x0Aken.pte"), qPrintable(error));
+    QVERIFY(w.open(good));
+    QVERIFY2(!w.window.windowTitle().contains('\n') && w.window.windowTitle().contains("new\\x0Aline.pte"),
+             qPrintable(w.window.windowTitle()));
+    auto* file = w.window.findChild<QLabel*>("fileStatus");
+    QVERIFY(file != nullptr);
+    QVERIFY2(!file->text().contains('\n') && file->text().endsWith("new\\x0Aline.pte"), qPrintable(file->text()));
+    QFile::remove(good);
+    QFile::remove(broken);
+  }
 };
 
 QTEST_MAIN(WalkthroughTenTest)

@@ -6,6 +6,7 @@
 
 #include "program/Program.h"
 #include "program/Text.h"
+#include "util/Utf8.h"
 
 namespace ptescope::ui {
 
@@ -35,6 +36,10 @@ inline QString countText(qint64 count, const QString& singular, const QString& p
 }
 
 // "850 ns", "12.3 µs", "1.25 ms", "2.10 s".
+// printableLine() for the GUI: one line, control characters as \xNN.
+inline QString printableText(const QString& text) {
+  return QString::fromStdString(ptescope::printableLine(text.toStdString()));
+}
 inline QString durationText(double seconds) { return qText(program::durationText(seconds)); }
 inline QString copyTimeText(qint64 copies, double seconds) {
   return qText(program::copyTimeText(uint64_t(copies < 0 ? 0 : copies), seconds));

@@ -209,9 +209,10 @@ void Document::close() {
 
 QString Document::displayName() const {
   if (!loaded_) return QString();
-  if (!savedPath_.isEmpty()) return QFileInfo(savedPath_).fileName();
+  // Shown in titles and messages: one line (a line break as \x0A).
+  if (!savedPath_.isEmpty()) return printableText(QFileInfo(savedPath_).fileName());
   if (demo_) return tr("demo program");
-  return QFileInfo(path_).fileName();
+  return printableText(QFileInfo(path_).fileName());
 }
 
 int Document::methodCount() const { return current_ ? int(current_->methods().size()) : 0; }

@@ -279,7 +279,7 @@ void MainWindow::buildMenus() {
       const QString path = askSavePath(tr("Export graph"), filter, suffix);
       QString error;
       if (path.isEmpty()) return;
-      if (!write(path, &error)) showLoadError(error);
+      if (!write(path, &error)) showError(tr("Cannot export the graph"), error);
       else showStatus(tr("Wrote the graph to %1").arg(QDir::toNativeSeparators(path)), 10000);
     };
   };
@@ -706,7 +706,9 @@ QString MainWindow::statusMessage() const { return statusMessage_->isVisibleTo(t
 
 void MainWindow::showLoadError(const QString& message) { showError(tr("Cannot open program"), message); }
 
-void MainWindow::showError(const QString& title, const QString& message) {
+void MainWindow::showError(const QString& title, const QString& raw) {
+  // One line, nothing invisible: a path with a line break split the message.
+  const QString message = printableText(raw);
   lastError_ = message;
   showStatus(message, 10000);
   if (dialogsAllowed()) QMessageBox::warning(this, title, message);
@@ -872,7 +874,9 @@ void MainWindow::refreshStatus() {
     statusCounts_->clear();
     return;
   }
-  statusFile_->setText(document_->isDemo() ? tr("Demo program (built in)") : document_->path());
+  // One line: a name from the file system may hold a line break (shown as
+  // \x0A, as the CLI prints it).
+  statusFile_->setText(document_->isDemo() ? tr("Demo program (built in)") : printableText(document_->path()));
   const Method* method = document_->currentMethod();
   statusMethod_->setText(method ? tr("method %1").arg(QString::fromStdString(method->displayName())) : QString());
   if (method != nullptr) {

@@ -168,3 +168,21 @@ def scenario_clear_buttons_are_named(ctx):
     ctx.expect(any(n == "Clear Memory budget" for n in shown), f"the budget field's clear button is not named by it: {shown}")
     ctx.shot("profile-dialog")
     app.key("Escape")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_failed_graph_export_says_export(ctx):
+    """Walkthrough twenty, finding 14 (item 28's class): File > Export Graph as SVG into a "folder" that is a file says 'Cannot export the graph' and where (it said 'Cannot open program' with the program open and untouched)."""
+    app = ctx.open(ctx.demo())
+    app.menu("File", "Export Graph as SVG...")
+    dialog = app.wait_dialog(what="the Export graph dialog")
+    (ctx.tmp / "not-a-folder").write_text("a file")
+    type_into_file_dialog(app, dialog, str(ctx.tmp / "not-a-folder" / "graph.svg"))
+    shown = app.wait_dialog(what="a message about the failed export")
+    title, text = name_of(shown), dialog_text(shown)
+    ctx.note(f"{title!r}: {text[:160]!r}")
+    ctx.shot("export-failed")
+    ctx.expect(title == "Cannot export the graph", f"the failed export is titled {title!r}: {text[:120]!r}")
+    ctx.expect("not-a-folder" in text, f"the message does not say where: {text[:160]!r}")
+    app.key("Return")
