@@ -31,8 +31,9 @@ struct DeviceStyle {
 };
 
 // CPU is blue; cuda:0 is green, cuda:1 mauve, cuda:2 brown, cuda:3 yellow,
-// then the cycle repeats. None of them is orange or red: those belong to the
-// transfers below, which must never be mistaken for a device.
+// cuda:4 teal, cuda:5 navy, cuda:6 lime, cuda:7 cyan; higher indices get
+// hues spread around the wheel. None of them is orange or red: those belong
+// to the transfers below, which must never be mistaken for a device.
 DeviceStyle deviceStyle(const program::Device& device);
 
 // Host-to-device copies are orange, device-to-host copies red.

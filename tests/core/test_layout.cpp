@@ -6,6 +6,7 @@
 #include <cmath>
 #include <thread>
 
+#include "layout/DeviceStyle.h"
 #include "layout/GraphModel.h"
 #include "layout/GraphvizLayout.h"
 #include "passes/Pipeline.h"
@@ -72,6 +73,31 @@ bool inside(const layout::RectF& r, const layout::PointF& p) {
 class LayoutTest : public QObject {
   Q_OBJECT
  private slots:
+  // Walkthrough 20, finding 13: cuda:4 was drawn in cuda:0's green (the
+  // palette repeated every four GPUs). Every device of the choosers (cpu,
+  // cuda:0-7) and the higher indices a file may name have colours apart
+  // from each other and from the copies' orange and red, by a visible
+  // distance (the sum of channel differences).
+  void devicesHaveColoursOfTheirOwn() {
+    auto distance = [](layout::Rgb a, layout::Rgb b) {
+      return std::abs(a.red() - b.red()) + std::abs(a.green() - b.green()) + std::abs(a.blue() - b.blue());
+    };
+    std::vector<std::pair<QString, layout::Rgb>> colours{{"cpu:0", layout::deviceStyle(program::Device{}).stroke},
+                                                         {"h2d", layout::h2dCopyStyle().stroke},
+                                                         {"d2h", layout::d2hCopyStyle().stroke}};
+    for (int8_t i = 0; i < 16; ++i)
+      colours.emplace_back(QString("cuda:%1").arg(i), layout::deviceStyle(program::Device{program::DeviceType::Cuda, i}).stroke);
+    for (size_t a = 0; a < colours.size(); ++a)
+      for (size_t b = a + 1; b < colours.size(); ++b) {
+        // The first eight GPUs and the CPU and copies: clearly apart; the
+        // higher indices at least not the same colour.
+        const bool chooser = a < 11 && b < 11;
+        QVERIFY2(distance(colours[a].second, colours[b].second) >= (chooser ? 90 : 30),
+                 qPrintable(QString("%1 %2 and %3 %4").arg(colours[a].first, QString::fromStdString(colours[a].second.hex()),
+                                                           colours[b].first, QString::fromStdString(colours[b].second.hex()))));
+      }
+  }
+
   void demoAfterPassesIsLaidOutWithCopiesAndRegions() {
     const auto program = demoAfterPasses();
     for (const auto& method : program.methods()) {

@@ -10,11 +10,14 @@
 import json
 import time
 
+import harness
+
 from harness import extents, find, find_all, has_state, name_of, role_of, wait_until
 from scenario_support import (BOTH_SIZES, dialog_text, find_status, find_text, focused_widget, label_text,
                               panel_table, properties_panel, property_value, select_instruction, sizes, timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
 from scenarios.tensorrt import SPEC as TRT_SPEC
+from scenarios.truths import _saturated_pixels
 
 
 def _kernel_counts(ctx, program) -> dict[str, int]:
@@ -186,3 +189,42 @@ def scenario_failed_graph_export_says_export(ctx):
     ctx.expect(title == "Cannot export the graph", f"the failed export is titled {title!r}: {text[:120]!r}")
     ctx.expect("not-a-folder" in text, f"the message does not say where: {text[:160]!r}")
     app.key("Return")
+
+
+def _two_gpu_spec(second: int) -> dict:
+    """x -> relu on cuda:0 (CudaBackend) -> relu on cuda:SECOND -> z."""
+    return {
+        "methods": [{
+            "name": "forward", "inputs": ["x"], "outputs": ["z"],
+            "tensors": {n: {"dtype": "float32", "sizes": [4, 4]} for n in ("x", "y", "z")},
+            "nodes": [
+                {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"}, "inputs": ["x"], "outputs": ["y"]},
+                {"delegate": "CudaBackend", "compile_specs": {"target_device": f"cuda:{second}"}, "inputs": ["y"],
+                 "outputs": ["z"]},
+            ],
+        }],
+    }
+
+
+@sizes(*BOTH_SIZES)
+@timeout(90)
+def scenario_fifth_gpu_has_its_own_colour(ctx):
+    """Walkthrough twenty, finding 13 (item 13's class): a program on cuda:0 and cuda:4: the graph legend's swatches of cuda:0 and cuda:4 are painted in different colours (cuda:4 was cuda:0's green)."""
+    program = ctx.synth_spec("gpu0_gpu4", _two_gpu_spec(4))
+    app = ctx.open(program)
+    time.sleep(0.8)
+    entries = {}
+    legend = next((o for o in app.find_all(name="Legend") if harness.on_screen(o)), None)
+    ctx.check(legend is not None, "no Legend on screen above the graph")
+    for name in ("cuda:0", "cuda:4"):
+        entry = next((o for o in find_all(legend, name=name) if harness.on_screen(o)), None)
+        ctx.check(entry is not None, f"no legend entry {name!r} on screen")
+        entries[name] = extents(entry)
+    png = ctx.shot("legend")
+    swatch = {}
+    for name, (x, y, w, h) in entries.items():
+        colours = _saturated_pixels(png, (x, y, min(w, 22), h))
+        swatch[name] = max(colours, key=lambda c: len(colours[c])) if colours else None
+    ctx.note(f"swatches: {swatch}")
+    ctx.check(all(swatch.values()), f"a legend entry has no coloured swatch: {swatch}")
+    ctx.expect(swatch["cuda:0"] != swatch["cuda:4"], f"cuda:0 and cuda:4 are drawn in one colour {swatch['cuda:0']}")
