@@ -828,7 +828,7 @@ std::string propagateCommand(const std::string& input, const std::string& output
 std::string editsText(const CandidateEdits& edits, bool nameMethod) {
   std::string out;
   const auto flags = propagateFlags(edits);
-  for (size_t i = 2; i < flags.size(); ++i) out += (out.empty() ? "" : " ") + (nameMethod ? quoted(flags[i]) : flags[i]);
+  for (size_t i = 2; i < flags.size(); ++i) out += (out.empty() ? "" : " ") + quoted(flags[i]);
   if (out.empty()) return "(the file's options)";
   return nameMethod ? "--method " + quoted(edits.method) + " " + out : out;
 }

@@ -188,10 +188,11 @@ std::string propagateCommand(const std::string& input, const std::string& output
 
 // The edits in propagate's words, one line: "--skip-h2d-inputs
 // --no-alloc-graph-input --set-device forward:1=cuda:0"; "(the file's
-// options)" when empty. With nameMethod (a list of a program with several
-// methods, read away from the method's heading) they start with "--method
-// NAME" and are shell-quoted where needed, so pasted into propagate they
-// edit that method only (its skip flags alone would edit every method).
+// options)" when empty; shell-quoted where needed ('enc ödé:0=cuda:1'), so
+// they paste into propagate as they read. With nameMethod (a list of a
+// program with several methods, read away from the method's heading) they
+// start with "--method NAME", so pasted into propagate they edit that
+// method only (its skip flags alone would edit every method).
 std::string editsText(const CandidateEdits& edits, bool nameMethod = false);
 
 }  // namespace ptescope::advise

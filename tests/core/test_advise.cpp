@@ -309,8 +309,10 @@ class TestAdvise : public QObject {
     e.moves.push_back(advise::DeviceMove{2, program::Device{program::DeviceType::Cuda, 0},
                                          program::Device{program::DeviceType::Cuda, 1}});
     QCOMPARE(e.count(), size_t(3));
+    // Quoted as propagate takes them (walkthrough 20: unquoted, the app's
+    // Edits split at the method name's space when pasted).
     QCOMPARE(advise::editsText(e),
-             std::string("--skip-h2d-inputs --no-alloc-graph-input --set-device my method:2=cuda:1"));
+             std::string("--skip-h2d-inputs --no-alloc-graph-input --set-device 'my method:2=cuda:1'"));
     QCOMPARE(advise::propagateCommand("in.pte", "out dir/o.pte", e),
              std::string("ptescope-cli propagate in.pte -o 'out dir/o.pte' --method 'my method' --skip-h2d-inputs "
                          "--no-alloc-graph-input --set-device 'my method:2=cuda:1'"));

@@ -8,6 +8,7 @@
 #include "ui/common/ProgressTicker.h"
 
 #include <QCheckBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -384,6 +385,10 @@ void AdvisorPanel::showAdvice() {
   table_->horizontalHeaderItem(MeasuredColumn)
       ->setText(measured_ && measured_->emulated ? tr("Measured saving (emulated)") : tr("Measured saving"));
   table_->setRowCount(int(order_.size()));
+  // The program as a command line names it (the file's own name).
+  const std::string commandInput = document_->isDemo() || document_->path().isEmpty()
+                                       ? std::string("program.pte")
+                                       : QFileInfo(document_->path()).fileName().toStdString();
   for (size_t row = 0; row < order_.size(); ++row) {
     const auto& c = a.candidates[order_[row]];
     const advise::MeasuredCandidate* m = measured_ ? measuredOfRow[row] : nullptr;
@@ -394,6 +399,8 @@ void AdvisorPanel::showAdvice() {
     }());
     rankOfRow_.push_back(m != nullptr ? m->rank : c.rank);
     const QStringList cells{num(qint64(rankOfRow_.back())),
+                            // As propagate takes them, quoted; the tool tip
+                            // is the whole command, naming the method.
                             qText(advise::editsText(c.edits)),
                             copiesText(c.copies_before) + QStringLiteral(" → ") + copiesText(c.copies_after),
                             bytesText(qint64(c.copies_after.bytes)),
@@ -407,6 +414,10 @@ void AdvisorPanel::showAdvice() {
       if (column == MeasuredColumn && m != nullptr)
         item->setToolTip(plainToolTip(
             (m->fully_measured() ? tr("Measured: %1") : tr("* Partly predicted: %1")).arg(measuredBasis(*m))));
+      if (column == EditsColumn)
+        item->setToolTip(plainToolTip(tr("%1\n\nThe same edits from the command line:\n%2")
+                                          .arg(cells[column],
+                                               qText(advise::propagateCommand(commandInput, "edited.pte", c.edits)))));
       if (column == RankColumn && m != nullptr)
         item->setToolTip(plainToolTip(tr("Rank %1 by the measured profile, %2 by the prediction").arg(m->rank).arg(c.rank)));
       // Every cell from its row's top: a row taller than the table's view

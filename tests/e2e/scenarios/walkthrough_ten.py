@@ -12,9 +12,9 @@ import time
 
 import harness
 
-from harness import extents, find, find_all, has_state, name_of, role_of, wait_until
+from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, wait_until
 from scenario_support import (BOTH_SIZES, dialog_text, find_status, find_text, focused_widget, label_text,
-                              panel_table, properties_panel, property_value, select_instruction, sizes, timeout,
+                              panel_table, properties_panel, property_value, select_instruction, sizes, tab_table, timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
 from scenarios.tensorrt import SPEC as TRT_SPEC
 from scenarios.truths import _saturated_pixels
@@ -228,3 +228,20 @@ def scenario_fifth_gpu_has_its_own_colour(ctx):
     ctx.note(f"swatches: {swatch}")
     ctx.check(all(swatch.values()), f"a legend entry has no coloured swatch: {swatch}")
     ctx.expect(swatch["cuda:0"] != swatch["cuda:4"], f"cuda:0 and cuda:4 are drawn in one colour {swatch['cuda:0']}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_advisor_edits_paste_into_propagate(ctx):
+    """Walkthrough twenty, finding 2 (item 7's class): in a method named 'my method' on cuda:0 and cuda:1 the Advisor's Edits cells quote a --set-device naming the method ('my method:1=cuda:0'), as `ptescope-cli advise` prints it; unquoted it split at the space when pasted."""
+    spec = _two_gpu_spec(1)
+    spec["methods"][0]["name"] = "my method"
+    program = ctx.synth_spec("spaced", spec)
+    app = ctx.open(program)
+    table = tab_table(app, "Advisor", "Advisor")
+    rows = wait_until(lambda: [r for r in table_rows(table) if len(r) > 1 and "--set-device" in r[1]], timeout=60,
+                      what="an Advisor candidate with a --set-device")
+    ctx.note(f"edits: {[r[1] for r in rows]}")
+    for r in rows:
+        ctx.expect("--set-device 'my method:" in r[1], f"the Edits cell {r[1]!r} does not quote the method's --set-device")
+    ctx.shot("advisor")
