@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QFile>
 #include <QHeaderView>
+#include <QCheckBox>
 #include <QMap>
 #include <QPushButton>
 #include <QTabBar>
@@ -19,6 +20,7 @@
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/PropertiesPanel.h"
+#include "ui/profile/LinkSelection.h"
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -198,6 +200,26 @@ class WalkthroughTenTest : public QObject {
     QVERIFY2(!file->text().contains('\n') && file->text().endsWith("new\\x0Aline.pte"), qPrintable(file->text()));
     QFile::remove(good);
     QFile::remove(broken);
+  }
+
+  // Walkthrough 20: "CUDA graph replay in forward", ticked on one file,
+  // stayed on for the next file's method of the same name (the Advisor
+  // then counted 1744 copies where the program has 872).
+  void cudaGraphReplayIsTheShownFilesSetting() {
+    const QString first = test::synthProgram("replay-a.pte", {"--demo"});
+    const QString second = test::synthProgram("replay-b.pte", {"--scenario", "h2d_d2h"});
+    QVERIFY(!first.isEmpty() && !second.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(first));
+    ui::LinkSelection* links = w.window.linkSelection();
+    links->setCudaGraph("forward", true);
+    QVERIFY(links->cudaGraph("forward"));
+    auto* box = w.window.findChild<QCheckBox*>("cudaGraph");
+    QVERIFY(box != nullptr);
+    QTRY_VERIFY(box->isChecked());
+    QVERIFY(w.open(second));
+    QVERIFY2(!links->cudaGraph("forward"), "the replay setting of the last file's forward stayed on");
+    QVERIFY(!box->isChecked());
   }
 };
 

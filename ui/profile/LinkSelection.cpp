@@ -98,6 +98,12 @@ void LinkSelection::setCudaGraph(const QString& method, bool on) {
   emit changed();
 }
 
+void LinkSelection::clearCudaGraph() {
+  if (runSettings_.cuda_graph_methods.empty()) return;
+  runSettings_.cuda_graph_methods.clear();
+  emit changed();
+}
+
 void LinkSelection::setShownMethod(const QString& method) {
   if (method == shownMethod_) return;
   shownMethod_ = method;

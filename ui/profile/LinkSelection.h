@@ -62,6 +62,10 @@ class LinkSelection : public QObject {
   const analysis::DelegateTransferOptions& runSettings() const { return runSettings_; }
   bool cudaGraph(const QString& method) const;
   void setCudaGraph(const QString& method, bool on);
+  // Every method's replay off: a run setting of the file shown, which another
+  // file does not inherit (a method of the same name there was priced with
+  // the replay copies it never asked for).
+  void clearCudaGraph();
   // The method the window shows: the one LinkChooser's toggle sets.
   const QString& shownMethod() const { return shownMethod_; }
   void setShownMethod(const QString& method);

@@ -665,6 +665,9 @@ void MainWindow::resetDocumentView() {
     table->scrollToTop();
   }
   if (overlayMetric_) setOverlayMetric(GraphView::OverlayMetric::Placement);
+  // The CUDA graph replay is a setting of the methods of the file shown:
+  // another file's method of the same name does not inherit it.
+  links_->clearCudaGraph();
   setGraphModeChecked(GraphMode::Current);
   wasModified_ = false;
   graph_->clear();

@@ -13,7 +13,7 @@ import time
 import harness
 
 from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, wait_until
-from scenario_support import (BOTH_SIZES, dialog_text, find_status, find_text, focused_widget, label_text,
+from scenario_support import (BOTH_SIZES, bottom_tab, check_box, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
                               panel_table, properties_panel, property_value, select_instruction, sizes, tab_table, timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
 from scenarios.tensorrt import SPEC as TRT_SPEC
@@ -245,3 +245,19 @@ def scenario_advisor_edits_paste_into_propagate(ctx):
     for r in rows:
         ctx.expect("--set-device 'my method:" in r[1], f"the Edits cell {r[1]!r} does not quote the method's --set-device")
     ctx.shot("advisor")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_cuda_graph_replay_stays_with_its_file(ctx):
+    """Walkthrough twenty (item 2's class, one file's state under another's name): 'CUDA graph replay in forward' ticked on the demo is off after File > Open of another program with a method forward (it stayed on, and the Advisor counted the replay copies the new file never asked for)."""
+    first, second = ctx.demo("first"), ctx.synth("second", "--scenario", "h2d_d2h")
+    app = ctx.open(first)
+    bottom_tab(app, "Transfers")
+    ctx.check(toggle_check_box(app, "CUDA graph replay in forward"), "the toggle did not turn on")
+    file_dialog_open(app, second)
+    wait_title(app, lambda t: "second.pte" in t, what="the title to name second.pte")
+    time.sleep(0.5)
+    bottom_tab(app, "Transfers")
+    box = wait_until(lambda: check_box(app, "CUDA graph replay in forward"), timeout=5, what="the replay check box")
+    ctx.expect(not is_checked(box), "'CUDA graph replay in forward' is still ticked for the newly opened file")
