@@ -460,8 +460,10 @@ void TimelineView::updateControls() {
                           durationText(duration_ / 1.02));
   if (profile_->emulated) text += " · " + tr("emulated on the host");
   if (profile_->runtime == etdump::kEtdumpSource) text += " · " + QString::fromUtf8(etdump::kEtdumpSource);
-  // The lanes are the program the profile ran: before the edits, said so.
-  if (!measuredBefore_.isEmpty()) text += " · " + tr("measured %1 (the program then)").arg(measuredBefore_);
+  // The lanes are the program the profile ran: before the edits, said so
+  // first (at the end it was cut at 1000 px, and the counts read as the
+  // current program's).
+  if (!measuredBefore_.isEmpty()) text = tr("Measured %1 (the program then): %2").arg(measuredBefore_, text);
   info_->setText(text);
 }
 

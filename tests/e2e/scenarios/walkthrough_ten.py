@@ -14,7 +14,7 @@ import harness
 
 from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, wait_until
 from scenario_support import (BOTH_SIZES, bottom_tab, check_box, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
-                              panel_table, properties_panel, property_value, select_instruction, sizes, tab_table, timeout,
+                              panel_table, properties_panel, property_value, run_profile, select_instruction, sizes, tab_table, timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
 from scenarios.tensorrt import SPEC as TRT_SPEC
 from scenarios.truths import _saturated_pixels
@@ -261,3 +261,23 @@ def scenario_cuda_graph_replay_stays_with_its_file(ctx):
     bottom_tab(app, "Transfers")
     box = wait_until(lambda: check_box(app, "CUDA graph replay in forward"), timeout=5, what="the replay check box")
     ctx.expect(not is_checked(box), "'CUDA graph replay in forward' is still ticked for the newly opened file")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_timeline_says_first_it_was_measured_before(ctx):
+    """Walkthrough twenty, finding 20 (item 8's class): profiled, then edited, the Timeline's line begins 'Measured before the edits (the program then):' and that part is in sight (at the line's end it was cut at 1000x700, and its counts read as the edited program's)."""
+    app = ctx.open(ctx.demo())
+    run_profile(app)
+    toggle_check_box(app, "skip_d2h_for_method_outputs")
+    wait_title(app, lambda t: "*" in t, what="the title to show '*' after the edit")
+    bottom_tab(app, "Timeline")
+    qualifier = "Measured before the edits (the program then):"
+    line = wait_until(lambda: next((o for o in app.find_all(role="label") if harness.on_screen(o)
+                                    and "iteration " in (name_of(o) + harness.description_of(o))), None),
+                      timeout=10, what="the Timeline's line about the iteration")
+    text = label_text(line, name_of(line)) or name_of(line)
+    ctx.note(f"{text!r} in {extents(line)}")
+    ctx.shot("timeline")
+    ctx.expect(text.startswith(qualifier), f"the Timeline's line reads {text[:90]!r}")
+    ctx.expect(harness.text_width(qualifier) <= extents(line)[2], f"the label is {extents(line)[2]} px: the qualifier is cut")
