@@ -104,21 +104,32 @@ layout::MethodChanges methodChanges(const passes::MethodReport& report, const pr
     }
   }
 
-  for (const auto& b : report.buffers_after) {
-    const passes::BufferInfo* old = nullptr;
-    for (const auto& a : report.buffers_before)
-      if (a.buffer_idx == b.buffer_idx) old = &a;
-    if (old == nullptr) {
-      changes.notes.push_back(bufferText(b) + " new: " + program::bytesText(b.size));
-    } else if (old->size != b.size || old->device != b.device) {
-      changes.notes.push_back(bufferText(b) + ": " + program::bytesText(old->size) + " → " + program::bytesText(b.size) +
-                              (old->device != b.device ? " (was " + old->device.str() + ")" : std::string()));
+  // Buffers are paired by device (a device's first buffer with its first,
+  // and so on), not by number: an edit that empties one device's buffer
+  // renumbers the others, and paired by number they read as moved to other
+  // devices and resized ("buffer 5 (cuda:3) dropped" while cuda:3 kept its).
+  std::vector<program::Device> devices;
+  auto onDevice = [](const std::vector<passes::BufferInfo>& buffers, const program::Device& device) {
+    std::vector<const passes::BufferInfo*> out;
+    for (const auto& b : buffers)
+      if (b.device == device) out.push_back(&b);
+    return out;
+  };
+  for (const auto* list : {&report.buffers_before, &report.buffers_after})
+    for (const auto& b : *list)
+      if (std::find(devices.begin(), devices.end(), b.device) == devices.end()) devices.push_back(b.device);
+  for (const auto& device : devices) {
+    const auto before = onDevice(report.buffers_before, device), after = onDevice(report.buffers_after, device);
+    for (size_t i = 0; i < std::max(before.size(), after.size()); ++i) {
+      if (i >= before.size()) {
+        changes.notes.push_back(bufferText(*after[i]) + " new: " + program::bytesText(after[i]->size));
+      } else if (i >= after.size()) {
+        changes.notes.push_back(bufferText(*before[i]) + " dropped (" + program::bytesText(before[i]->size) + ")");
+      } else if (before[i]->size != after[i]->size) {
+        changes.notes.push_back(bufferText(*after[i]) + ": " + program::bytesText(before[i]->size) + " → " +
+                                program::bytesText(after[i]->size));
+      }
     }
-  }
-  for (const auto& a : report.buffers_before) {
-    bool kept = false;
-    for (const auto& b : report.buffers_after) kept = kept || b.buffer_idx == a.buffer_idx;
-    if (!kept) changes.notes.push_back(bufferText(a) + " dropped (" + program::bytesText(a.size) + ")");
   }
   return changes;
 }

@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QCheckBox>
 #include <QMap>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QTabBar>
 #include <QTableWidget>
@@ -17,6 +18,7 @@
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include "ui/document/Document.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/PropertiesPanel.h"
@@ -220,6 +222,64 @@ class WalkthroughTenTest : public QObject {
     QVERIFY(w.open(second));
     QVERIFY2(!links->cudaGraph("forward"), "the replay setting of the last file's forward stayed on");
     QVERIFY(!box->isChecked());
+  }
+
+  // Walkthrough 20, finding 1: the diff's buffer notes paired buffers by
+  // number. Moving delegate 0 from cuda:0 to cuda:1 empties cuda:0's
+  // buffer and renumbers the rest, and the notes said cuda:1's and
+  // cuda:2's buffers changed device and size and "buffer 4 (cuda:2)
+  // dropped". Paired by device: only cuda:0's buffer is gone.
+  void bufferNotesPairBuffersByDevice() {
+    const QString spec = test::tempDir() + "/three-gpus.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["w"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [64, 64]}, "y": {"dtype": "float32", "sizes": [64, 64]},
+                  "z": {"dtype": "float32", "sizes": [32, 64]}, "w": {"dtype": "float32", "sizes": [16, 64]}},
+      "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"}, "inputs": ["x"], "outputs": ["y"]},
+                {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:1"}, "inputs": ["y"], "outputs": ["z"]},
+                {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:2"}, "inputs": ["z"], "outputs": ["w"]}]}]})");
+    file.close();
+    const QString program = test::synthProgram("three-gpus.pte", {spec});
+    QVERIFY(!program.isEmpty());
+    // What the CLI's propagate plans: "buffers [16.0 KiB cpu:0, 32.0 KiB
+    // cuda:0, ...] -> [...]", read into size per device before and after;
+    // the notes the diff should give follow from them.
+    const QString edited = test::tempDir() + "/three-gpus-edited.pte";
+    auto run = test::runCli({"propagate", program, "-o", edited, "--set-device", "0=cuda:1"});
+    QVERIFY2(run.exitCode == 0, run.err.constData());
+    const QString out = QString::fromUtf8(run.out);
+    const QRegularExpression line("buffers \\[([^\\]]*)\\] -> \\[([^\\]]*)\\]");
+    const auto match = line.match(out);
+    QVERIFY2(match.hasMatch(), qPrintable(out));
+    auto perDevice = [](const QString& list) {
+      QMap<QString, QString> sizes;  // one buffer per device here
+      for (const QString& item : list.split(", ")) sizes[item.section(' ', 2)] = item.section(' ', 0, 1);
+      return sizes;
+    };
+    const auto before = perDevice(match.captured(1)), after = perDevice(match.captured(2));
+    QStringList expected;
+    for (auto it = before.begin(); it != before.end(); ++it)
+      if (!after.contains(it.key())) expected << QString("(%1) dropped (%2)").arg(it.key(), it.value());
+      else if (after[it.key()] != it.value()) expected << QString("(%1): %2 → %3").arg(it.key(), it.value(), after[it.key()]);
+    for (auto it = after.begin(); it != after.end(); ++it)
+      if (!before.contains(it.key())) expected << QString("(%1) new: %2").arg(it.key(), it.value());
+    QVERIFY2(expected.size() >= 2, qPrintable(match.captured(0)));
+
+    ui::Document doc;
+    QVERIFY(doc.open(program));
+    const int m = doc.currentMethodIndex();
+    doc.setDelegateTarget(m, 0, program::Device{program::DeviceType::Cuda, 1});
+    doc.waitForPipeline();
+    const auto changes = doc.methodChanges(m);
+    QVERIFY(changes != nullptr);
+    QStringList buffers;
+    for (const auto& note : changes->notes)
+      if (note.rfind("buffer ", 0) == 0) buffers << QString::fromStdString(note);
+    QVERIFY2(buffers.size() == expected.size(), qPrintable(buffers.join(" | ") + " vs " + expected.join(" | ")));
+    for (const QString& e : expected)
+      QVERIFY2(std::any_of(buffers.begin(), buffers.end(), [&](const QString& b) { return b.contains(e); }),
+               qPrintable(e + " not in " + buffers.join(" | ")));
   }
 };
 

@@ -12,9 +12,10 @@ import time
 
 import harness
 
-from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, wait_until
+from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, text_of, wait_until
 from scenario_support import (BOTH_SIZES, bottom_tab, check_box, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
-                              panel_table, properties_panel, property_value, run_profile, select_instruction, sizes, tab_table, timeout,
+                              panel_table, properties_panel, property_value, run_profile, select_instruction, set_target_device, sizes, tab_table,
+                              timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
 from scenarios.tensorrt import SPEC as TRT_SPEC
 from scenarios.truths import _saturated_pixels
@@ -281,3 +282,37 @@ def scenario_timeline_says_first_it_was_measured_before(ctx):
     ctx.shot("timeline")
     ctx.expect(text.startswith(qualifier), f"the Timeline's line reads {text[:90]!r}")
     ctx.expect(harness.text_width(qualifier) <= extents(line)[2], f"the label is {extents(line)[2]} px: the qualifier is cut")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_diff_banner_pairs_buffers_by_device(ctx):
+    """Walkthrough twenty, finding 1 (item 3's class): a method on cuda:0, cuda:1 and cuda:2 with delegate 0 moved to cuda:1: the diff banner says cuda:0's buffer is dropped and cuda:1's grew, as `ptescope-cli propagate` plans it; it paired buffers by number and said cuda:1's and cuda:2's moved device and cuda:2's was dropped."""
+    spec = _two_gpu_spec(1)
+    method = spec["methods"][0]
+    method["outputs"] = ["w"]
+    method["tensors"] = {"x": {"dtype": "float32", "sizes": [64, 64]}, "y": {"dtype": "float32", "sizes": [64, 64]},
+                         "z": {"dtype": "float32", "sizes": [32, 64]}, "w": {"dtype": "float32", "sizes": [16, 64]}}
+    method["nodes"].append({"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:2"},
+                            "inputs": ["z"], "outputs": ["w"]})
+    program = ctx.synth_spec("three_gpus", spec)
+    planned = ctx.cli("propagate", program, "-o", ctx.tmp / "moved.pte", "--set-device", "0=cuda:1").stdout
+    line = next((l.strip() for l in planned.splitlines() if l.strip().startswith("buffers [")), "")
+    ctx.note(f"propagate: {line}")
+    app = ctx.open(program)
+    set_target_device(app, 0, "cuda:1")
+
+    def banner():
+        for o in app.find_all(role="label"):
+            t = text_of(o) or name_of(o)
+            if harness.on_screen(o) and "Diff against the file as loaded" in t and "buffer" in t:
+                return t
+        return None
+    said = wait_until(banner, timeout=20, what="the diff banner's buffer notes")
+    ctx.note(f"banner: {said!r}")
+    ctx.expect("(cuda:0) dropped (32.0 KiB)" in said, f"the banner does not say cuda:0's buffer went: {said!r}")
+    ctx.expect("(cuda:1): 24.0 KiB → 32.0 KiB" in said, f"the banner does not say cuda:1's buffer grew: {said!r}")
+    ctx.expect("(was " not in said and "(cuda:2) dropped" not in said,
+               f"the banner says a kept buffer moved or went: {said!r}")
+    ctx.expect("32.0 KiB cuda:0, 24.0 KiB cuda:1" in line and "32.0 KiB cuda:1, 12.0 KiB cuda:2]" in line,
+               f"propagate plans otherwise: {line!r}")
