@@ -23,6 +23,11 @@
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/LinkSelection.h"
+#include "ui/profile/TransfersModel.h"
+#include "exec/CopyIdentity.h"
+#include "exec/Profiler.h"
+#include "exec/DeviceRuntime.h"
+#include "cost/LinkProfile.h"
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -280,6 +285,54 @@ class WalkthroughTenTest : public QObject {
     for (const QString& e : expected)
       QVERIFY2(std::any_of(buffers.begin(), buffers.end(), [&](const QString& b) { return b.contains(e); }),
                qPrintable(e + " not in " + buffers.join(" | ")));
+  }
+
+  // Walkthrough 20, finding 4: a runner's d2h copy whose time holds a
+  // delegate's queued GPU work (CopyProfile::time_covers) read as a copy
+  // of "0.00" GB/s with a measured/predicted ratio; the CLI marks it '*'
+  // and gives no GB/s. So does the Transfers table and its totals now.
+  void timesThatAreNotOnlyCopiesAreMarked() {
+    const QString demo = test::synthProgram("marked-demo.pte", {"--demo"});
+    ui::Document doc;
+    QVERIFY(doc.open(demo));
+    ui::TransfersModel model(&doc);
+    auto link = std::make_shared<const cost::LinkProfile>(cost::builtinLinkProfiles().front());
+    model.setLink(link, exec::HostMemoryKind::Pageable);
+    auto selection = exec::selectRuntime(exec::RuntimePreference::Host);
+    QVERIFY(selection.ok());
+    exec::ProfileOptions options;
+    options.iterations = 2;
+    options.warmup = 0;
+    auto profile = exec::profileMethod(doc.program(), *selection->runtime, options);
+    QVERIFY(profile.ok());
+    exec::identifyCopies(profile.value(), doc.program());
+    // As the runner reports it: the host clock, the d2h copies after the
+    // delegates waiting for their GPU work.
+    profile->emulated = false;
+    profile->runtime = "ExecuTorch runner executor_runner (host clock)";
+    size_t marked = 0;
+    for (auto& c : profile->copies)
+      if (c.direction == program::CopyDirection::DeviceToHost) {
+        c.time_covers = "the wait for delegate 1's queued GPU work";
+        c.gbps = c.best_gbps = c.peak_share = 0;
+        ++marked;
+      }
+    QVERIFY(marked > 0);
+    model.setProfiles(std::make_shared<const exec::TransferProfile>(std::move(profile.value())), nullptr, "run 1");
+    for (int r = 0; r < model.rowCount(); ++r) {
+      const auto& row = model.rows()[size_t(r)];
+      if (row.latest == nullptr) continue;
+      const bool covers = !row.latest->time_covers.empty();
+      const QString median = model.index(r, ui::TransfersModel::MedianTime).data().toString();
+      QCOMPARE(median.endsWith('*'), covers);
+      if (!covers) continue;
+      QCOMPARE(model.index(r, ui::TransfersModel::Bandwidth).data().toString(), QString("—"));
+      QCOMPARE(model.index(r, ui::TransfersModel::MeasuredOverPredicted).data().toString(), QString("—"));
+      QVERIFY(model.index(r, ui::TransfersModel::MedianTime).data(Qt::ToolTipRole).toString().contains("queued GPU work"));
+    }
+    const QString totals = model.totalsText();
+    QVERIFY2(totals.contains("d2h ") && totals.contains("* · no GB/s (times marked * are not only copies)"), qPrintable(totals));
+    QVERIFY2(!totals.contains("0.00 GB/s"), qPrintable(totals));
   }
 };
 

@@ -131,6 +131,10 @@ class GraphView : public QWidget {
     double seconds = 0;  // median per execution
     double gbps = 0;
     uint64_t bytes = 0;
+    // The time is not only the copy's (a blocking copy that waited for a
+    // delegate's queued GPU work): its badge is marked '*' and it gives no
+    // bandwidth.
+    bool marked = false;
   };
   enum class OverlayMetric { Placement, Time, Bandwidth };
   // Where the numbers come from; every badge and the legend say so unless

@@ -141,9 +141,14 @@ QString GraphView::overlayLegendText() const {
 QString GraphView::overlayLegendNote() const {
   // A profile of the program before the edits, matched onto this one: its
   // badges read as this program's times otherwise.
-  return !measuredBefore_.isEmpty() && !overlayLegendText().isEmpty() && !overlayWithoutMeasurements()
-             ? tr("times measured %1").arg(measuredBefore_)
-             : QString();
+  QStringList notes;
+  if (!measuredBefore_.isEmpty() && !overlayLegendText().isEmpty() && !overlayWithoutMeasurements())
+    notes << tr("times measured %1").arg(measuredBefore_);
+  // What a '*' on a badge means.
+  if (overlayMetric_ == OverlayMetric::Time &&
+      std::any_of(measurements_.begin(), measurements_.end(), [](const CopyMeasurement& m) { return m.marked; }))
+    notes << tr("* not only the copy: it waited for a delegate's queued GPU work");
+  return notes.join(QStringLiteral("; "));
 }
 
 void GraphView::applyOverlay() {
@@ -160,16 +165,20 @@ void GraphView::applyOverlay() {
     struct Sum {
       double seconds = 0;
       uint64_t bytes = 0;
+      bool marked = false;
     };
+    const bool time = overlayMetric_ == OverlayMetric::Time;
     std::map<size_t, Sum> perNode;
     for (const auto& m : measurements_) {
+      // A time that is not only copying gives no bandwidth.
+      if (m.marked && !time) continue;
       auto node = model.nodeOfInstruction(m.instruction);
       if (!node) continue;
       auto& sum = perNode[*node];
       sum.seconds += m.seconds;
       sum.bytes += m.bytes;
+      sum.marked = sum.marked || m.marked;
     }
-    const bool time = overlayMetric_ == OverlayMetric::Time;
     auto metricOf = [time](const Sum& s) {
       return time ? s.seconds : (s.seconds > 0 ? double(s.bytes) / s.seconds / 1e9 : 0.0);
     };
@@ -192,6 +201,7 @@ void GraphView::applyOverlay() {
       const double v = metricOf(sum);
       nodeItems_[node]->setOverlay(ItemOverlay{costColour(position(v)),
                                                (time ? durationText(v) : gbpsText(v) + QStringLiteral(" GB/s")) +
+                                                   (sum.marked ? QStringLiteral("*") : QString()) +
                                                    sourceSuffix(measurementSource_)});
     }
     // The edges that leave a copy carry the copied tensor across devices:

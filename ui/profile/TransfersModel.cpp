@@ -342,6 +342,9 @@ TransfersModel::DirectionSummary TransfersModel::summary(program::CopyDirection 
     s.bytes = qint64(totals.bytes);
     s.seconds = totals.seconds;
     s.gbps = totals.gbps;
+    s.marked = std::any_of(latest_->copies.begin(), latest_->copies.end(), [direction](const exec::CopyProfile& c) {
+      return c.direction == direction && !c.time_covers.empty();
+    });
     if (previousApplies_) {
       s.hasPrevious = true;
       s.previousSeconds = previous_->totals(direction).seconds;
@@ -441,9 +444,10 @@ QString TransfersModel::totalsText() const {
                  .arg(measuredBeforeWords(), measured.join(", "));
   }
   const auto withTimes = [this](QString text, const DirectionSummary& s) {
-    text += " · " + durationText(s.seconds);
+    text += " · " + durationText(s.seconds) + (s.marked ? QStringLiteral("*") : QString());
     if (s.hasPrevious) text += " " + tr("(%1 vs previous)").arg(signedDurationText(s.seconds - s.previousSeconds));
-    return text + " · " + tr("%1 GB/s").arg(gbpsText(s.gbps));
+    // A time marked '*' is not only copying: no bandwidth follows from it.
+    return text + " · " + (s.marked ? tr("no GB/s (times marked * are not only copies)") : tr("%1 GB/s").arg(gbpsText(s.gbps)));
   };
   QStringList parts;
   double insidePredicted = 0;
@@ -505,6 +509,13 @@ int TransfersModel::columnCount(const QModelIndex& parent) const {
   return latestApplies_ ? kMeasuredColumns : kPlainColumns;
 }
 
+namespace {
+
+// "*" after a time that is not only the copy's (CopyProfile::time_covers).
+QString marked(const exec::CopyProfile* copy) { return copy && !copy->time_covers.empty() ? QStringLiteral("*") : QString(); }
+
+}  // namespace
+
 QVariant TransfersModel::displayValue(const Row& r, int column) const {
   const QString none = QStringLiteral("—");
   const exec::CopyProfile* l = r.latest;
@@ -530,17 +541,22 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
     case PredictedTime: return r.predicted >= 0 ? durationText(r.predicted) : none;
     // Emulated: a host memcpy over a link's prediction is no ratio a user can
     // act on; the cell stays empty and its tooltip says why.
+    // A time that is not the copy's own (CopyProfile::time_covers: a
+    // blocking copy that waited for a delegate's queued GPU work) is marked
+    // '*', as the CLI marks it, and gives no bandwidth or ratio.
     case MeasuredOverPredicted:
-      return l && r.predicted > 0 && !latest_->emulated ? ratioText(l->seconds.median / r.predicted) : none;
-    case MedianTime: return l ? durationText(l->seconds.median) : none;
-    case MinTime: return l ? durationText(l->seconds.min) : none;
-    case MaxTime: return l ? durationText(l->seconds.max) : none;
-    case Bandwidth: return l ? gbpsText(l->gbps) : none;
+      return l && r.predicted > 0 && !latest_->emulated && l->time_covers.empty()
+                 ? ratioText(l->seconds.median / r.predicted)
+                 : none;
+    case MedianTime: return l ? durationText(l->seconds.median) + marked(l) : none;
+    case MinTime: return l ? durationText(l->seconds.min) + marked(l) : none;
+    case MaxTime: return l ? durationText(l->seconds.max) + marked(l) : none;
+    case Bandwidth: return l && l->time_covers.empty() ? gbpsText(l->gbps) : none;
     // Emulated: a share of a larger memcpy says nothing about a link.
     case PeakShare: return l && l->peak_share > 0 && !latest_->emulated ? percentText(l->peak_share) : none;
     case HostMemory: return l ? QString::fromStdString(exec::copyHostMemoryText(*latest_, *l)) : none;
-    case PreviousMedian: return p ? durationText(p->seconds.median) : none;
-    case PreviousBandwidth: return p ? gbpsText(p->gbps) : none;
+    case PreviousMedian: return p ? durationText(p->seconds.median) + marked(p) : none;
+    case PreviousBandwidth: return p && p->time_covers.empty() ? gbpsText(p->gbps) : none;
     case DeltaTime:
     case DeltaPercent: {
       // A removed copy costs nothing now: its Δ is minus what it cost.
@@ -564,14 +580,15 @@ QVariant TransfersModel::sortValue(const Row& r, int column) const {
     case Bytes: return r.bytes;
     case PredictedTime: return r.predicted >= 0 ? r.predicted : kNoNumber;
     case MeasuredOverPredicted:
-      return l && r.predicted > 0 && !latest_->emulated ? l->seconds.median / r.predicted : kNoNumber;
+      return l && r.predicted > 0 && !latest_->emulated && l->time_covers.empty() ? l->seconds.median / r.predicted
+                                                                                  : kNoNumber;
     case MedianTime: return l ? l->seconds.median : kNoNumber;
     case MinTime: return l ? l->seconds.min : kNoNumber;
     case MaxTime: return l ? l->seconds.max : kNoNumber;
-    case Bandwidth: return l ? l->gbps : kNoNumber;
+    case Bandwidth: return l && l->time_covers.empty() ? l->gbps : kNoNumber;
     case PeakShare: return l && l->peak_share > 0 && !latest_->emulated ? l->peak_share : kNoNumber;
     case PreviousMedian: return p ? p->seconds.median : kNoNumber;
-    case PreviousBandwidth: return p ? p->gbps : kNoNumber;
+    case PreviousBandwidth: return p && p->time_covers.empty() ? p->gbps : kNoNumber;
     case DeltaTime:
     case DeltaPercent: {
       if (p == nullptr || (l == nullptr && !r.removed)) return kNoNumber;
@@ -655,6 +672,8 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
         text += "\n" + tr("ptescope does not run the backend: timed after the run, once per measured iteration, "
                           "where the backend would copy.");
       if (latest_->emulated) text += "\n" + tr("Emulated: host memcpy timed with the host clock, not a GPU link.");
+      if (!l->time_covers.empty())
+        text += "\n" + tr("* Not the copy's own time: %1. No bandwidth follows from it.").arg(QString::fromStdString(l->time_covers));
       return join(text);
     }
     case Bandwidth:

@@ -135,6 +135,9 @@ class TransfersModel : public QAbstractTableModel {
     bool hasPrevious = false;
     double gbps = 0;
     double predictedSeconds = -1;  // the current program's copies on the link; -1 without one
+    // A time in `seconds` is not only copying (CopyProfile::time_covers):
+    // marked '*', and no GB/s follows.
+    bool marked = false;
   };
   // From the latest profile's totals when it applies, else copies and bytes
   // of the current program with no times.

@@ -371,7 +371,8 @@ void MainWindow::updateGraphMeasurements() {
     if (transfersModel_->latestProfile()->emulated) source = GraphView::MeasurementSource::Emulated;
     for (const auto& row : transfersModel_->rows())
       if (!row.removed && !row.inside && row.latest != nullptr)
-        measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes});
+        measured.push_back({row.instruction, row.latest->seconds.median, row.latest->gbps, row.latest->bytes,
+                            !row.latest->time_covers.empty()});
   }
   graph_->setMeasurements(std::move(measured), source,
                           transfersModel_->hasMeasurements() ? transfersModel_->measuredBeforeWords() : QString());

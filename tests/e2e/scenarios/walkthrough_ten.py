@@ -13,12 +13,14 @@ import time
 import harness
 
 from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, text_of, wait_until
-from scenario_support import (BOTH_SIZES, bottom_tab, check_box, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
+from scenario_support import (BOTH_SIZES, bottom_tab, check_box, choose_in_combo, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
                               panel_table, properties_panel, property_value, run_profile, select_instruction, set_target_device, sizes, tab_table,
                               timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
 from scenarios.tensorrt import SPEC as TRT_SPEC
 from scenarios.truths import _saturated_pixels
+from scenarios.runner import open_profile_dialog, press, runner_check, standin as runner_standin, top_named, \
+    totals as totals_text, wait_profile_end
 
 
 def _kernel_counts(ctx, program) -> dict[str, int]:
@@ -316,3 +318,39 @@ def scenario_diff_banner_pairs_buffers_by_device(ctx):
                f"the banner says a kept buffer moved or went: {said!r}")
     ctx.expect("32.0 KiB cuda:0, 24.0 KiB cuda:1" in line and "32.0 KiB cuda:1, 12.0 KiB cuda:2]" in line,
                f"propagate plans otherwise: {line!r}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(200)
+def scenario_runner_times_that_wait_for_a_delegate_are_marked(ctx):
+    """Walkthrough twenty, finding 4 (item 7's class): the demo profiled by the runner stand-in: each d2h after a delegate (its time holds the delegate's queued GPU work) has its Median marked '*' and no GB/s, and the d2h total says 'no GB/s (times marked * are not only copies)', as `ptescope-cli profile --runner` prints them; they read '0.00' GB/s."""
+    runner = runner_standin()
+    program = ctx.demo()
+    cli = ctx.cli("profile", program, "--runner", runner).stdout
+    ctx.check("* instruction " in cli, f"the CLI marks no copy: {cli[-400:]!r}")
+    app = ctx.open(program)
+    dialog = open_profile_dialog(app)
+    runtime = wait_until(lambda: next((c for c in find_all(dialog, role="combo box")
+                                       if name_of(c) == "Runtime" and harness.on_screen(c)), None),
+                         timeout=5, what="the Runtime chooser")
+    choose_in_combo(app, runtime, "ExecuTorch runner\u2026")
+    press(app, dialog, "Choose...")
+    chooser = wait_until(lambda: top_named(app, "ExecuTorch runner"), timeout=10, what="the runner's file dialog")
+    type_into_file_dialog(app, chooser, str(runner))
+    wait_until(lambda: "event tracer" in runner_check(dialog), timeout=20, what="the runner check's verdict")
+    press(app, dialog, "Profile")
+    app.wait_no_dialog(timeout=20)
+    wait_profile_end(app)
+    table = tab_table(app, "Transfers", "Transfers")
+    headers = wait_until(lambda: (h := harness.table_headers(table)) and any("Median" in x for x in h) and h,
+                         timeout=10, what="the measured columns")
+    median, gbps = headers.index(next(x for x in headers if x.startswith("Median"))), headers.index(
+        next(x for x in headers if "GB/s" in x))
+    rows = [r for r in table_rows(table) if len(r) > gbps]
+    d2h = [r for r in rows if r[1] == "d2h"]
+    ctx.note(f"d2h rows: {[(r[0], r[median], r[gbps]) for r in d2h]}; totals: {totals_text(app)!r}")
+    ctx.check(d2h, f"no d2h row: {rows}")
+    for r in d2h:
+        ctx.expect(r[median].endswith("*") and r[gbps] == "\u2014", f"d2h #{r[0]}: median {r[median]!r}, GB/s {r[gbps]!r}")
+    ctx.expect("no GB/s (times marked * are not only copies)" in totals_text(app), f"totals: {totals_text(app)!r}")
+    ctx.shot("marked")
