@@ -334,6 +334,34 @@ class WalkthroughTenTest : public QObject {
     QVERIFY2(totals.contains("d2h ") && totals.contains("* · no GB/s (times marked * are not only copies)"), qPrintable(totals));
     QVERIFY2(!totals.contains("0.00 GB/s"), qPrintable(totals));
   }
+
+  // Walkthrough 20, finding 7: Save As dropped the profile without a word
+  // (Transfers lost its measured columns, the Timeline asked to profile)
+  // while Forget Profiles stayed enabled. The saved file is the program
+  // shown: its profile stays, measured before the edits that were saved.
+  void saveAsKeepsTheProfile() {
+    const QString program = test::synthProgram("keep-profile.pte", {"--demo"});
+    QVERIFY(!program.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(program));
+    const int m = w.doc.currentMethodIndex();
+    QVERIFY(test::profileOnHost(w.window, m, 2, 0));
+    QVERIFY(w.window.transfersModel()->hasMeasurements());
+    auto options = w.doc.methodOptions(m);
+    options.skip_d2h_for_method_outputs = !options.skip_d2h_for_method_outputs;
+    w.doc.setMethodOptions(m, options);
+    w.doc.waitForPipeline();
+    const QString saved = test::tempDir() + "/keep-profile-saved.pte";
+    QFile::remove(saved);
+    QVERIFY(w.window.saveTo(saved));
+    QCOMPARE(w.doc.path(), saved);
+    QVERIFY2(w.window.transfersModel()->hasMeasurements(), "Save As dropped the profile");
+    QVERIFY2(!w.window.transfersModel()->measuredBeforeWords().isEmpty(),
+             "the kept profile does not say it was measured before the program changed");
+    // Another file still drops it.
+    QVERIFY(w.open(test::synthProgram("keep-profile-other.pte", {"--scenario", "h2d_d2h"})));
+    QVERIFY(!w.window.transfersModel()->hasMeasurements());
+  }
 };
 
 QTEST_MAIN(WalkthroughTenTest)

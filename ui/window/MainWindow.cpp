@@ -773,6 +773,10 @@ void MainWindow::refreshProgram() {
   // Profiles describe the file they were measured on: another file drops
   // them (a reload of the same file keeps them, to compare against).
   const QString identity = !document_->hasProgram() ? QString() : document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
+  // Save As makes the window the saved file: the profiles of the program
+  // before stay, said to be measured before it changed (they were dropped
+  // without a word while Forget Profiles stayed enabled).
+  if (savingAs_ && profiledPath_ == savingFrom_) profiledPath_ = identity;
   if (identity != profiledPath_ && (profiler_->latest() || profiler_->isRunning())) {
     if (profiler_->isRunning()) showStatus(tr("Profile stopped: another program was opened"), 10000);
     discardingProfile_ = profiler_->isRunning();
@@ -1012,7 +1016,11 @@ bool MainWindow::saveTo(const QString& path, bool overwriteConfirmed) {
     if (!overwriteConfirmed && !confirmOverwrite(path)) return false;
     overwrite = dialogsAllowed();
   }
-  if (!document_->saveAs(path, overwrite, &error)) {
+  savingAs_ = true;
+  savingFrom_ = document_->isDemo() ? QStringLiteral("<demo>") : document_->path();
+  const bool saved = document_->saveAs(path, overwrite, &error);
+  savingAs_ = false;
+  if (!saved) {
     lastError_ = error;
     showStatus(error, 10000);
     if (dialogsAllowed()) QMessageBox::warning(this, tr("Cannot save"), error);

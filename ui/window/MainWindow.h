@@ -302,6 +302,9 @@ class MainWindow : public QMainWindow {
   QAction* exportProfileAction_ = nullptr;
   std::optional<ProfileRequest> lastRequest_;
   QString profiledPath_;  // the file the kept profiles were measured on
+  // While Save As writes: the file the window showed (its profiles follow).
+  bool savingAs_ = false;
+  QString savingFrom_;
   bool discardingProfile_ = false;  // a run is being dropped because another program was opened
   std::map<size_t, size_t> profiledToCurrent_, currentToProfiled_;
   // The non-copy instructions of a method of a profiled program snapshot

@@ -7,6 +7,7 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
@@ -58,10 +59,13 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   exportProfileAction_ = menu->addAction(tr("&Export Profile..."), this, &MainWindow::showExportProfileDialog);
   exportProfileAction_->setObjectName("exportProfileAction");
   exportProfileAction_->setEnabled(false);
-  menu->addAction(tr("&Forget Profiles"), this, [this] {
+  auto* forget = menu->addAction(tr("&Forget Profiles"), this, [this] {
     profiler_->clear();
     applyProfiles();
   });
+  forget->setObjectName("forgetProfilesAction");
+  // Enabled only when there is something to forget.
+  connect(menu, &QMenu::aboutToShow, this, [this, forget] { forget->setEnabled(profiler_->latest().has_value()); });
 
   toolbar->addSeparator();
   toolbar->addAction(profile);

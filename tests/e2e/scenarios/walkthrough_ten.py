@@ -11,9 +11,10 @@ import json
 import time
 
 import harness
+from harness import App
 
 from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, text_of, wait_until
-from scenario_support import (BOTH_SIZES, bottom_tab, check_box, choose_in_combo, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
+from scenario_support import (BOTH_SIZES, answer_file_dialog, bottom_tab, check_box, choose_in_combo, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
                               panel_table, properties_panel, property_value, run_profile, select_instruction, set_target_device, sizes, tab_table,
                               timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
@@ -354,3 +355,34 @@ def scenario_runner_times_that_wait_for_a_delegate_are_marked(ctx):
         ctx.expect(r[median].endswith("*") and r[gbps] == "\u2014", f"d2h #{r[0]}: median {r[median]!r}, GB/s {r[gbps]!r}")
     ctx.expect("no GB/s (times marked * are not only copies)" in totals_text(app), f"totals: {totals_text(app)!r}")
     ctx.shot("marked")
+
+
+def _forget_enabled(app) -> bool:
+    entry = app.open_menu("Profile")
+    item = next((i for i in App.menu_items(entry) if name_of(i).replace("&", "").startswith("Forget Profiles")), None)
+    enabled = item is not None and (has_state(item, "enabled") or has_state(item, "sensitive"))
+    app.key("Escape")
+    return enabled
+
+
+@sizes(*BOTH_SIZES)
+@timeout(200)
+def scenario_save_as_keeps_the_profile(ctx):
+    """Walkthrough twenty, finding 7 (item 8's class): profiled, edited and saved as another file, the Transfers table keeps its measured column, headed as measured before the change, and Profile > Forget Profiles is enabled; after Forget it is disabled (it stayed enabled with nothing to forget, and Save As had dropped the profile without a word)."""
+    program = ctx.demo("measured")
+    app = ctx.open(program)
+    run_profile(app)
+    toggle_check_box(app, "skip_d2h_for_method_outputs")
+    wait_title(app, lambda t: "*" in t, what="the title to show '*' after the edit")
+    app.menu("File", "Save As...")
+    dialog = app.wait_dialog(what="the Save As dialog")
+    answer_file_dialog(ctx, app, dialog, ctx.tmp / "saved.pte", "Save As")
+    wait_title(app, lambda t: "saved.pte" in t and "*" not in t, what="the title to name saved.pte")
+    table = tab_table(app, "Transfers", "Transfers")
+    headers = wait_until(lambda: harness.table_headers(table), timeout=5, what="the Transfers headers")
+    ctx.note(f"headers after Save As: {headers}")
+    ctx.expect(any(h.startswith("Median (before") for h in headers), f"after Save As the Transfers headers are {headers}")
+    ctx.expect(_forget_enabled(app), "Forget Profiles is disabled with a profile kept")
+    app.menu("Profile", "Forget Profiles")
+    time.sleep(0.5)
+    ctx.expect(not _forget_enabled(app), "Forget Profiles is still enabled after forgetting")
