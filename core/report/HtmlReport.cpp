@@ -749,8 +749,12 @@ Result<std::string> htmlReport(const HtmlReportInput& input, HtmlReportFacts* fa
     body.raw("<section class=\"method\" id=\"" + m.anchor + "\"><h2>Method ").element("q", m.method->displayName()).raw("</h2>\n");
     writeGraph(body, m);
     const size_t before = copyRows;
-    writeCopies(body, m, &copyRows, input.measured_before);
-    writeMeasuredAnalyses(body, m, input.measured_before);
+    const auto& only = input.measured_before_methods;
+    const std::string measuredBefore =
+        only.empty() || std::find(only.begin(), only.end(), m.method->displayName()) != only.end() ? input.measured_before
+                                                                                                   : std::string();
+    writeCopies(body, m, &copyRows, measuredBefore);
+    writeMeasuredAnalyses(body, m, measuredBefore);
     writeFindings(body, m, findings);
     writeMemoryPlan(body, m);
     body.raw("</section>\n");

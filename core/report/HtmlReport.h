@@ -56,6 +56,9 @@ struct HtmlReportInput {
   // ("before the edits", "before the program changed"; the app's words):
   // the measured column and section say so. Empty: of this program.
   std::string measured_before;
+  // The methods measured_before applies to (those the edits changed); empty:
+  // every method. A method the edits left alone was measured as it is.
+  std::vector<std::string> measured_before_methods;
   // A trace of several methods (an ETDump): PRF004 across its methods
   // (etdump::roundTripsAcrossMethods, found on the program the trace ran),
   // shown in a section of their own; an empty list says none was found.

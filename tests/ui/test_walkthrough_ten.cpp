@@ -16,11 +16,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "etdump/EtdumpWriter.h"
+#include "pte/Writer.h"
+#include "support/RoundTripPrograms.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
 #include "ui/document/Document.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
+#include "ui/profile/ProfileSession.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/LinkSelection.h"
 #include "ui/profile/TransfersModel.h"
@@ -361,6 +365,49 @@ class WalkthroughTenTest : public QObject {
     // Another file still drops it.
     QVERIFY(w.open(test::synthProgram("keep-profile-other.pte", {"--scenario", "h2d_d2h"})));
     QVERIFY(!w.window.transfersModel()->hasMeasurements());
+  }
+
+  // Walkthrough 20, finding 3: after an edit of one method, the exported
+  // report headed every traced method's measurements "Measured (before
+  // the edits)", also those of a method the edits left alone (the window
+  // shows that one's as plain "Median").
+  void reportSaysBeforeTheEditsOnlyForEditedMethods() {
+    const auto program = test::twoMethodProgram("[1, 8]");
+    const QString pte = test::tempDir() + "/edited-one.pte", etdp = test::tempDir() + "/edited-one.etdp";
+    QVERIFY(pte::writeProgramFile(program, pte.toStdString()).ok());
+    test::writeAll(etdp, etdump::serializeEtdump(test::twoMethodTrace(program)));
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(pte));
+    QVERIFY(w.window.showMethod("encoder"));
+    QVERIFY2(w.window.importEtdump(etdp), qPrintable(w.window.lastError()));
+    const int m = w.doc.currentMethodIndex();
+    auto options = w.doc.methodOptions(m);
+    options.skip_h2d_for_method_inputs = !options.skip_h2d_for_method_inputs;
+    options.skip_d2h_for_method_outputs = !options.skip_d2h_for_method_outputs;
+    w.doc.setMethodOptions(m, options);
+    w.doc.waitForPipeline();
+    QVERIFY2(!w.window.transfersModel()->measuredBeforeWords().isEmpty(), "the edit changed no copy of encoder");
+    const QString report = test::tempDir() + "/edited-one.html";
+    QVERIFY2(w.window.exportHtmlReportTo(report), qPrintable(w.window.lastError()));
+    QFile file(report);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QString html = QString::fromUtf8(file.readAll());
+    auto section = [&](const char* method) {
+      // Sections are anchored m0, m1, ...; each is headed "Method <q>NAME</q>".
+      for (int start = html.indexOf("<section class=\"method\""); start >= 0;
+           start = html.indexOf("<section class=\"method\"", start + 1)) {
+        // To the next method's section (a graph's SVG has sections of its own).
+        const int next = html.indexOf("<section class=\"method\"", start + 1);
+        const QString part = html.mid(start, next < 0 ? -1 : next - start);
+        if (part.contains(QString("<h2>Method <q>%1</q></h2>").arg(method))) return part;
+      }
+      return QString();
+    };
+    const QString encoder = section("encoder"), decoder = section("decoder");
+    QVERIFY(!encoder.isEmpty() && !decoder.isEmpty());
+    QVERIFY2(encoder.contains("Measured before the edits: the counts"), "the edited method's measurements are not said to be before");
+    QVERIFY2(decoder.contains("Measured transfers") && !decoder.contains("before the edits"),
+             "the method the edits left alone is said to be measured before them");
   }
 };
 

@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QFileInfo>
 
+#include "passes/ProgramDiff.h"
 #include "report/HtmlReport.h"
 #include "ui/document/Document.h"
 #include "ui/profile/LinkSelection.h"
@@ -46,6 +47,19 @@ bool MainWindow::exportHtmlReportTo(const QString& path) {
     input.measured_name = run->label.toStdString();
     // A profile of the program before the edits says so, as the window does.
     input.measured_before = transfersModel_->measuredBeforeWords().toStdString();
+    // Of an edited program, only the methods the edits changed (a copy added
+    // or removed, a value moved): the others were measured as they are.
+    if (!input.measured_before.empty() && input.compare != nullptr)
+      if (auto diff = passes::diffPrograms(*input.compare, *input.program)) {
+        for (const auto& md : diff->methods)
+          if (!md.copies_only_in_a.empty() || !md.copies_only_in_b.empty() || !md.placement.empty())
+            input.measured_before_methods.push_back(md.name);
+        // The method on screen is, whatever the diff says (Transfers said so).
+        const std::string shown = document_->program().methods()[size_t(document_->currentMethodIndex())].displayName();
+        if (std::find(input.measured_before_methods.begin(), input.measured_before_methods.end(), shown) ==
+            input.measured_before_methods.end())
+          input.measured_before_methods.push_back(shown);
+      }
     input.measured_across_methods = run->acrossMethods;  // a trace of several methods: PRF004 across them
     input.notes.insert(input.notes.end(), run->traceNotes.begin(), run->traceNotes.end());  // an ETDump's assumptions
   }

@@ -19,6 +19,7 @@ from scenario_support import (BOTH_SIZES, answer_file_dialog, bottom_tab, check_
                               timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
 from scenarios.tensorrt import SPEC as TRT_SPEC
+from scenarios.round_two import ETDUMP_SAMPLES
 from scenarios.truths import _saturated_pixels
 from scenarios.runner import open_profile_dialog, press, runner_check, standin as runner_standin, top_named, \
     totals as totals_text, wait_profile_end
@@ -386,3 +387,37 @@ def scenario_save_as_keeps_the_profile(ctx):
     app.menu("Profile", "Forget Profiles")
     time.sleep(0.5)
     ctx.expect(not _forget_enabled(app), "Forget Profiles is still enabled after forgetting")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_report_says_before_the_edits_only_where_edited(ctx):
+    """Walkthrough twenty, finding 3 (item 22's class): upstream's ETDump of the demo (forward and prefill) imported, forward edited (skip_d2h_for_method_outputs), File > Export Report: forward's measurements are said to be before the edits, prefill's are plain 'Measured' as the window shows them (both said 'before the edits'). Without the shared ETDump samples it is not checked (noted)."""
+    trace, source = ETDUMP_SAMPLES / "demo.etdp", ETDUMP_SAMPLES / "demo.pte"
+    if not (trace.exists() and source.exists()):
+        ctx.note(f"no upstream trace in {ETDUMP_SAMPLES}: not checked")
+        return
+    program = ctx.tmp / "demo.pte"
+    program.write_bytes(source.read_bytes())
+    app = ctx.open(program)
+    app.menu("File", "Import ETDump...")
+    dialog = app.wait_dialog(what="the Import ETDump dialog")
+    answer_file_dialog(ctx, app, dialog, trace, "Import ETDump")
+    time.sleep(0.5)
+    toggle_check_box(app, "skip_d2h_for_method_outputs")
+    wait_title(app, lambda t: "*" in t, what="the title to show '*' after the edit")
+    report = ctx.tmp / "edited.html"
+    app.menu("File", "Export Report...")
+    dialog = app.wait_dialog(what="the Export report dialog")
+    answer_file_dialog(ctx, app, dialog, report, "Export Report")
+    ctx.check(wait_until(report.exists, timeout=20), "the report was not written")
+    html = report.read_text()
+    sections = {}
+    for part in html.split('<section class="method"')[1:]:
+        name = part.split("<h2>Method <q>", 1)[1].split("</q>", 1)[0] if "<h2>Method <q>" in part else "?"
+        sections[name] = part
+    ctx.note(f"sections: {list(sections)}")
+    ctx.check("forward" in sections and "prefill" in sections, f"the report's methods: {list(sections)}")
+    ctx.expect("before the edits" in sections["forward"], "forward's measurements are not said to be before the edits")
+    ctx.expect("Measured transfers" in sections["prefill"] and "before the edits" not in sections["prefill"],
+               "prefill, which the edit left alone, is said to be measured before the edits")
