@@ -350,6 +350,17 @@ class MethodSearch {
     return c;
   }
 
+  // The ids of the warnings lint gives the method as loaded (once).
+  const std::set<std::string>& loadedWarnings() {
+    if (!loadedWarnings_) {
+      loadedWarnings_.emplace();
+      for (const auto& d : analysis::lintMethod(program_, method_))
+        if (d.severity == analysis::Severity::Warning) loadedWarnings_->insert(d.id);
+    }
+    return *loadedWarnings_;
+  }
+  std::optional<std::set<std::string>> loadedWarnings_;
+
   // The lint finding as a reason: a runtime refusal when a check names the
   // rule as its predictor.
   static std::string lintReason(const analysis::Diagnostic& d) {
@@ -470,11 +481,18 @@ class MethodSearch {
     }
     // Missing data (PTS020, PTS021) is the files', not the edit's: every
     // candidate has it as the program as loaded does.
-    for (const auto& d : analysis::lintMethod(result->program, *method))
+    std::vector<std::string> brought;  // warnings the edit brings, for the caller's duties
+    for (const auto& d : analysis::lintMethod(result->program, *method)) {
       if (d.severity == analysis::Severity::Error && d.id != "PTS020" && d.id != "PTS021") {
         e.reason = lintReason(d);
         return finish();
       }
+      // A warning the method as loaded has not (PTS011: --skip-h2d-inputs
+      // of a method whose "input" is a constant tags it in place); PTS002
+      // is said by the outputs' duty already.
+      if (d.severity == analysis::Severity::Warning && d.id != "PTS002" && !loadedWarnings().count(d.id))
+        brought.push_back("lint warns: " + d.id + " " + d.slug + ": " + d.message);
+    }
     auto memory = deviceMemory(*method, s);
     if (!memory) {
       e.reason = memory.error().message;
@@ -490,7 +508,10 @@ class MethodSearch {
           return finish();
         }
     e.valid = true;
-    if (before_->seconds - e.after.seconds > kEpsilonSeconds) e.contract = contract(*method, e.edits);
+    if (before_->seconds - e.after.seconds > kEpsilonSeconds) {
+      e.contract = contract(*method, e.edits);
+      e.contract.insert(e.contract.end(), brought.begin(), brought.end());
+    }
     return finish();
   }
 

@@ -134,6 +134,43 @@ class TestCliAdvise : public QObject {
     QVERIFY(out.contains("exhaustive search: 20 combinations"));
   }
 
+  // Walkthrough 20, finding 11: a method without inputs whose delegate
+  // reads a constant: --skip-h2d-inputs tags the constant with the device
+  // in place, and lint then warns PTS011 (the program as loaded has no
+  // warning). The candidate named no duty for it.
+  void aWarningAnEditBringsIsADuty() {
+    const QString spec = outPath("noinput.json");
+    const std::string text = R"({"methods": [{"name": "noinput", "inputs": [], "outputs": ["q"],
+      "tensors": {"q": {"dtype": "float32", "sizes": [4]}},
+      "constants": {"c": {"dtype": "float32", "sizes": [4], "fill": 1.0}},
+      "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:1"},
+                 "inputs": ["c"], "outputs": ["q"]}]}]})";
+    ptescope::test::writeAll(spec, std::vector<uint8_t>(text.begin(), text.end()));
+    const QString program = outPath("noinput.pte");
+    QCOMPARE(runCli({"synth", spec, "-o", program}).exitCode, 0);
+    auto lint = runCli({"lint", program});
+    QVERIFY2(!QString::fromUtf8(lint.out).contains("PTS011"), lint.out.constData());
+    const QString edited = outPath("noinput-skip.pte");
+    QCOMPARE(runCli({"propagate", program, "-o", edited, "--skip-h2d-inputs"}).exitCode, 0);
+    auto after = runCli({"lint", edited});
+    QVERIFY2(QString::fromUtf8(after.out).contains("PTS011"), after.out.constData());
+    auto r = runCli({"advise", program});
+    QCOMPARE(r.exitCode, 0);
+    const QString out = QString::fromUtf8(r.out);
+    // Each candidate with --skip-h2d-inputs names the warning among its duties.
+    bool seen = false;
+    const QStringList lines = out.split('\n');
+    for (int i = 0; i < lines.size(); ++i) {
+      if (!QRegularExpression("^  \\d+\\. .*--skip-h2d-inputs").match(lines[i]).hasMatch()) continue;
+      bool named = false;
+      for (int j = i + 1; j < lines.size() && !QRegularExpression("^  \\d+\\. ").match(lines[j]).hasMatch(); ++j)
+        named = named || lines[j].contains("caller: lint warns: PTS011 constant-feeds-device-delegate");
+      QVERIFY2(named, qPrintable(lines[i] + "\n" + out));
+      seen = true;
+    }
+    QVERIFY2(seen, qPrintable(out));
+  }
+
   void explainSaysWhySkipH2dIsRefused() {
     auto r = runCli({"advise", sharedPath(), "--explain", "--top", "0"});
     QCOMPARE(r.exitCode, 0);

@@ -421,3 +421,21 @@ def scenario_report_says_before_the_edits_only_where_edited(ctx):
     ctx.expect("before the edits" in sections["forward"], "forward's measurements are not said to be before the edits")
     ctx.expect("Measured transfers" in sections["prefill"] and "before the edits" not in sections["prefill"],
                "prefill, which the edit left alone, is said to be measured before the edits")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_advisor_names_the_warning_an_edit_brings(ctx):
+    """Walkthrough twenty, finding 11 (item 7's class): a method with no inputs whose delegate on cuda:1 reads a constant: the Advisor's rows with --skip-h2d-inputs (it tags the constant with the device in place) ask of the caller what lint then warns, PTS011; their duties were empty."""
+    spec = {"methods": [{"name": "noinput", "inputs": [], "outputs": ["q"],
+                         "tensors": {"q": {"dtype": "float32", "sizes": [4]}},
+                         "constants": {"c": {"dtype": "float32", "sizes": [4], "fill": 1.0}},
+                         "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:1"},
+                                    "inputs": ["c"], "outputs": ["q"]}]}]}
+    app = ctx.open(ctx.synth_spec("noinput", spec))
+    table = tab_table(app, "Advisor", "Advisor")
+    rows = wait_until(lambda: [r for r in table_rows(table) if len(r) > 1 and "--skip-h2d-inputs" in r[1]], timeout=60,
+                      what="an Advisor candidate with --skip-h2d-inputs")
+    ctx.note(f"rows: {rows}")
+    for r in rows:
+        ctx.expect("PTS011" in r[-1], f"candidate {r[0]} ({r[1]}) asks of the caller {r[-1]!r}: no PTS011")
