@@ -33,6 +33,7 @@ class Deriver {
       if (call == nullptr) continue;
       const BackendDelegate& delegate = delegates[size_t(facts.delegate_index)];
       const std::string id = delegate.id.value_or("");
+      args_ = &items(call->args);
       if (isTensorRTBackend(id))
         tensorRT(facts.flat_index, facts.delegate_index, delegate, items(call->args));
       else if (id == kCudaBackendId && delegate.findCompileSpec("target_device") == nullptr)
@@ -62,6 +63,8 @@ class Deriver {
     t.delegate = d;
     t.backend = backend;
     t.value = v;
+    if (args_ != nullptr)
+      if (auto at = std::find(args_->begin(), args_->end(), v); at != args_->end()) t.argument = int32_t(at - args_->begin());
     t.kind = kind;
     t.direction = direction;
     t.bytes = bytes;
@@ -161,6 +164,7 @@ class Deriver {
   const std::vector<Value>& values_;
   const DelegateTransferOptions& options_;
   DelegateTransfers out_;
+  const std::vector<int32_t>* args_ = nullptr;  // the DelegateCall being read
 };
 
 }  // namespace

@@ -76,6 +76,9 @@ struct DelegateTransfer {
   int32_t delegate = -1;   // index in the method's delegates
   std::string backend;     // "TensorRTBackend"
   int32_t value = -1;      // the boundary value moved
+  // Its position among the DelegateCall's arguments: what names the copy
+  // across an edit that renumbers the values (-1: not an argument).
+  int32_t argument = -1;
   DelegateTransferKind kind = DelegateTransferKind::TensorRTStagedInput;
   program::CopyDirection direction = program::CopyDirection::HostToDevice;
   uint64_t bytes = 0;

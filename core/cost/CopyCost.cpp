@@ -103,8 +103,12 @@ Result<MethodPrediction> predictMethod(const program::Program& program, const pr
 }
 
 DelegateCopyChanges diffDelegateCopies(const MethodPrediction& before, const MethodPrediction& after) {
+  // By the delegate's argument, not the value's number: an edit that takes
+  // a copy away renumbers the values after it, and a replay copy of a
+  // delegate it did not touch read as removed and added again.
   const auto same = [](const analysis::DelegateTransfer& a, const analysis::DelegateTransfer& b) {
-    return a.delegate == b.delegate && a.kind == b.kind && a.direction == b.direction && a.value == b.value &&
+    const bool sameArgument = a.argument >= 0 && b.argument >= 0 ? a.argument == b.argument : a.value == b.value;
+    return a.delegate == b.delegate && a.kind == b.kind && a.direction == b.direction && sameArgument &&
            a.bytes == b.bytes;
   };
   // Each copy of one side matches at most one of the other.

@@ -115,7 +115,7 @@ Result<double> transferSeconds(const LinkProfile& link, program::CopyDirection d
 
 // The copies inside delegates that an edit adds or removes: those of
 // `after` with no like copy in `before` (same delegate, kind, direction,
-// value and bytes), and the other way round; each once per unmatched
+// argument of the call and bytes), and the other way round; each once per unmatched
 // occurrence. An edit that takes a CudaBackend delegate's target_device
 // away removes its et_copy copies and adds as many inside it.
 struct DelegateCopyChanges {

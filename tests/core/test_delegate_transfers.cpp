@@ -95,6 +95,7 @@ class TestDelegateTransfers : public QObject {
   void graphMarksOnTheBoundary();
   void advisorFollowsEachBackend();
   void cudaWithoutTargetDeviceCopiesInside();
+  void replayCopiesKeepTheirNamesAcrossRenumbering();
 };
 
 #ifndef Q_MOC_RUN
@@ -429,4 +430,35 @@ void TestDelegateTransfers::cudaWithoutTargetDeviceCopiesInside() {
   const auto one = cost::diffDelegateCopies(*priceWithout, twice);
   QCOMPARE(one.added.size(), size_t(1));
   QVERIFY(one.removed.empty());
+}
+
+// Walkthrough 20, finding 19: with CUDA graph replay on, an edit that takes
+// an h2d copy away (skip_h2d_for_method_inputs) renumbers the values after
+// it, and the replay copies of the delegates were paired by value number:
+// delegate 1's, untouched, read as removed and added again. Paired by the
+// call's argument, the same replay copies are the same before and after.
+void TestDelegateTransfers::replayCopiesKeepTheirNamesAcrossRenumbering() {
+  const std::string nodes =
+      R"({"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"}, "inputs": ["x"], "outputs": ["t"]},
+         {"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:1"}, "inputs": ["t"], "outputs": ["y"]})";
+  const auto loaded = passed(spec(R"(["x"])", R"(["y"])", nodes));
+  const auto edited = passed(spec(R"(["x"])", R"(["y"])", nodes, R"({"skip_h2d_for_method_inputs": true})"));
+  QVERIFY(analysis::summarizeMethod(*loaded.findMethod("forward")).h2d_copies >
+          analysis::summarizeMethod(*edited.findMethod("forward")).h2d_copies);
+  const auto before = of(loaded, {"forward"}), after = of(edited, {"forward"});
+  QCOMPARE(before.transfers.size(), after.transfers.size());
+  // The edit renumbered delegate 1's values: the test shows the pairing.
+  bool renumbered = false;
+  for (size_t i = 0; i < before.transfers.size(); ++i)
+    if (before.transfers[i].delegate == 1) renumbered = renumbered || before.transfers[i].value != after.transfers[i].value;
+  QVERIFY(renumbered);
+  const auto link = cost::builtinLinkProfiles().front();
+  const auto pageable = exec::HostMemoryKind::Pageable;
+  analysis::DelegateTransferOptions replay;
+  replay.cuda_graph_methods = {"forward"};
+  const auto p = cost::predictMethod(loaded, *loaded.findMethod("forward"), link, pageable, replay);
+  const auto q = cost::predictMethod(edited, *edited.findMethod("forward"), link, pageable, replay);
+  QVERIFY(p && q);
+  const auto changes = cost::diffDelegateCopies(*p, *q);
+  QVERIFY2(changes.empty(), qPrintable(QString("%1 added, %2 removed").arg(changes.added.size()).arg(changes.removed.size())));
 }

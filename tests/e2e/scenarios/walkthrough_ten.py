@@ -439,3 +439,27 @@ def scenario_advisor_names_the_warning_an_edit_brings(ctx):
     ctx.note(f"rows: {rows}")
     for r in rows:
         ctx.expect("PTS011" in r[-1], f"candidate {r[0]} ({r[1]}) asks of the caller {r[-1]!r}: no PTS011")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(150)
+def scenario_replay_copies_survive_renumbering(ctx):
+    """Walkthrough twenty, finding 19 (item 3's class): 'CUDA graph replay in forward' ticked on the demo, then skip_h2d_for_method_inputs (an h2d copy goes, the values after it are renumbered): the Changes list names no copy inside a delegate as added or removed (the untouched delegates' replay copies read as removed and added again)."""
+    app = ctx.open(ctx.demo())
+    bottom_tab(app, "Transfers")
+    ctx.check(toggle_check_box(app, "CUDA graph replay in forward"), "the toggle did not turn on")
+    toggle_check_box(app, "skip_h2d_for_method_inputs")
+    wait_title(app, lambda t: "*" in t, what="the title to show '*' after the edit")
+    bottom_tab(app, "Changes")
+    time.sleep(0.8)
+    items = []
+    for t in app.find_all(role=("list", "table", "tree table")):
+        if harness.on_screen(t):
+            items += [c for row in table_rows(t) for c in row]
+    items += [name_of(o) for o in app.find_all(role="list item")]
+    items = list(dict.fromkeys(i for i in items if i))
+    ctx.note(f"changes: {items[:12]}")
+    ctx.check(any(i.strip().startswith("\u2212 h2d") or i.strip().startswith("− h2d") for i in items),
+              f"the Changes list does not list the removed h2d copy: {items[:12]}")
+    inside = [i for i in items if "inside delegate" in i]
+    ctx.expect(not inside, f"the Changes list names replay copies as changed: {inside}")
