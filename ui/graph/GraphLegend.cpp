@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <QPainter>
+#include <QResizeEvent>
 
 #include <algorithm>
 
@@ -159,7 +160,14 @@ std::vector<QRectF> GraphLegend::placeEntries(int width) const {
   const size_t n = entries_.size();
   std::vector<QSizeF> sizes;
   sizes.reserve(n);
-  for (const auto& entry : entries_) sizes.push_back(paintLegend(nullptr, QPointF(0, 0), {entry}, true));
+  // An entry wider than the strip is cut to it (its text elided when
+  // painted, whole in the accessible description).
+  const double room = std::max(40.0, width - 2 * kMarginX);
+  for (const auto& entry : entries_) {
+    QSizeF size = paintLegend(nullptr, QPointF(0, 0), {entry}, true);
+    size.setWidth(std::min(size.width(), room));
+    sizes.push_back(size);
+  }
   std::vector<QRectF> places(n);
   std::vector<bool> placed(n, false);
   size_t left = n;
@@ -198,8 +206,21 @@ void GraphLegend::setEntries(std::vector<LegendEntry> entries) {
   for (const auto& e : entries_) texts << e.text;
   setAccessibleDescription(texts.join(", "));
   setVisible(!entries_.empty());
+  fitHeight();
   updateGeometry();
   update();
+}
+
+void GraphLegend::fitHeight() {
+  const int w = width() > 0 ? width() : (parentWidget() ? parentWidget()->width() : 0);
+  if (w <= 0 || entries_.empty()) return;
+  const int h = heightForWidth(w);
+  if (h != minimumHeight() || h != maximumHeight()) setFixedHeight(h);
+}
+
+void GraphLegend::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (event->size().width() != event->oldSize().width()) fitHeight();
 }
 
 void GraphLegend::paintEvent(QPaintEvent*) {
@@ -209,7 +230,14 @@ void GraphLegend::paintEvent(QPaintEvent*) {
   painter.setPen(QColor(0, 0, 0, 40));
   painter.drawLine(rect().bottomLeft(), rect().bottomRight());
   const auto places = placeEntries(width());
-  for (size_t i = 0; i < entries_.size(); ++i) paintLegend(&painter, places[i].topLeft(), {entries_[i]}, true);
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    LegendEntry entry = entries_[i];
+    // Cut to its place: the text elided in its middle (the swatch, 22 px,
+    // its gap and the row's end, 19 px, kept).
+    if (paintLegend(nullptr, QPointF(0, 0), {entry}, true).width() > places[i].width() + 0.5)
+      entry.text = QFontMetricsF(graphFont(11)).elidedText(entry.text, Qt::ElideMiddle, places[i].width() - 22 - 5 - 14);
+    paintLegend(&painter, places[i].topLeft(), {entry}, true);
+  }
 }
 
 }  // namespace ptescope::ui

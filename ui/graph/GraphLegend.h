@@ -53,6 +53,10 @@ class GraphLegend : public QWidget {
 
  protected:
   void paintEvent(QPaintEvent*) override;
+  // As high as its rows need at its width, after every change of either: a
+  // window made narrower kept two rows' height for three.
+  void resizeEvent(QResizeEvent* event) override;
+  void fitHeight();
 
  private:
   std::vector<QRectF> placeEntries(int width) const;

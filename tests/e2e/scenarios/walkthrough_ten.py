@@ -463,3 +463,29 @@ def scenario_replay_copies_survive_renumbering(ctx):
               f"the Changes list does not list the removed h2d copy: {items[:12]}")
     inside = [i for i in items if "inside delegate" in i]
     ctx.expect(not inside, f"the Changes list names replay copies as changed: {inside}")
+
+
+@sizes((1600, 1000))
+@timeout(150)
+def scenario_legend_reflows_when_the_window_narrows(ctx):
+    """Walkthrough twenty, finding 9 (item 16's class): the demo profiled at 1600x1000 (the legend gains the emulated copy time entry), the window then resized to 1000x700: every legend entry is whole in sight, a long one cut to the strip's width (the legend kept two rows' height for three, the copy entries showed 3 px, and the emulated entry ran 6 px past the strip)."""
+    app = ctx.open(ctx.demo())
+    run_profile(app)
+    overlay = app.find(role="combo box", name="Graph colours")
+    if overlay is not None and harness.on_screen(overlay):
+        choose_in_combo(app, overlay, "Copy time")
+    time.sleep(0.5)
+    app.resize(1000, 700)
+    time.sleep(1.0)
+    legend = wait_until(lambda: next((o for o in app.find_all(name="Legend") if harness.on_screen(o)), None), timeout=5,
+                        what="the legend")
+    entries = [o for o in harness.children_of(legend) if name_of(o)]
+    ctx.check(entries, "the legend has no entries in the accessibility tree")
+    cut = []
+    for entry in entries:
+        whole, seen = extents(entry), harness.visible_rect(entry)
+        if seen is None or seen[3] < whole[3] - 1 or seen[2] < whole[2] - 1:
+            cut.append(f"{name_of(entry)!r} {whole} seen {seen}")
+    ctx.note(f"legend {extents(legend)}: {[name_of(e) for e in entries]}")
+    ctx.shot("narrowed")
+    ctx.expect(not cut, f"legend entries cut after narrowing the window: {cut}")
