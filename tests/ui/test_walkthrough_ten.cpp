@@ -7,6 +7,8 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QCheckBox>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QMap>
 #include <QRegularExpression>
 #include <QPushButton>
@@ -408,6 +410,40 @@ class WalkthroughTenTest : public QObject {
     QVERIFY2(encoder.contains("Measured before the edits: the counts"), "the edited method's measurements are not said to be before");
     QVERIFY2(decoder.contains("Measured transfers") && !decoder.contains("before the edits"),
              "the method the edits left alone is said to be measured before them");
+  }
+
+  // Walkthrough 20, finding 10: at 1000x700, after an emulated profile, the
+  // Advisor's notes were cut mid-sentence with no scroll bar (the scale
+  // that explains every '*' could not be read). The notes area lies inside
+  // the panel's visible part, and a part of the notes out of its sight is
+  // reached by its scroll bar.
+  void advisorNotesCanBeReadToTheEnd() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    QVERIFY(test::profileOnHost(w.window, w.doc.currentMethodIndex(), 3, 0));
+    ui::AdvisorPanel* panel = w.window.advisor();
+    w.window.showPanel("advisor");
+    QSignalSpy done(panel, &ui::AdvisorPanel::searchFinished);
+    if (panel->isSearching()) QVERIFY(done.wait(60000));
+    QTRY_VERIFY_WITH_TIMEOUT(panel->table()->rowCount() > 0, 60000);
+    auto* notes = panel->findChild<QLabel*>("advisorNotes");
+    QVERIFY(notes != nullptr);
+    QTRY_VERIFY(notes->text().contains("emulated"));
+    QCoreApplication::processEvents();
+    auto* area = qobject_cast<QScrollArea*>(notes->parentWidget()->parentWidget());
+    QVERIFY(area != nullptr);
+    // Where the panel is seen: its part inside the tab page holding it.
+    const QRect seen = panel->visibleRegion().boundingRect();
+    const QRect areaInPanel(area->mapTo(panel, QPoint(0, 0)), area->size());
+    QVERIFY2(seen.contains(areaInPanel),
+             qPrintable(QString("notes area %1,%2 %3x%4; the panel is seen in %5,%6 %7x%8")
+                            .arg(areaInPanel.x()).arg(areaInPanel.y()).arg(areaInPanel.width()).arg(areaInPanel.height())
+                            .arg(seen.x()).arg(seen.y()).arg(seen.width()).arg(seen.height())));
+    const int needed = notes->heightForWidth(area->viewport()->width());
+    QVERIFY2(notes->height() >= needed, qPrintable(QString("label %1 px for %2 px of text").arg(notes->height()).arg(needed)));
+    if (needed > area->viewport()->height())
+      QVERIFY2(area->verticalScrollBar()->isVisible() && area->verticalScrollBar()->maximum() > 0,
+               "the notes are taller than their area and no scroll bar reaches the rest");
   }
 };
 

@@ -8,6 +8,7 @@
 #include "ui/common/ProgressTicker.h"
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -151,6 +152,8 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   // table, never from the graph above the Details panel.
   notesArea_->setMinimumHeight(0);
   notesArea_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+  notesArea_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  notesArea_->viewport()->installEventFilter(this);
 
   auto* layout = new QVBoxLayout(this);
   // Slim margins: at 1000 x 700 the Details dock is under a third of the
@@ -483,12 +486,26 @@ void AdvisorPanel::updateNotes() {
     }
   }
   notes_->setText(notes.join("\n"));
+  notesArea_->setVisible(!notes.isEmpty());
+  fitNotes();
+}
+
+void AdvisorPanel::fitNotes() {
+  const int width = notesArea_->viewport()->width() - 2;
+  if (width <= 0 || notes_->text().isEmpty()) return;
+  const int needed = notes_->heightForWidth(width);
+  notes_->setMinimumHeight(std::max(needed, 0));
   // As high as its lines, three at most (it scrolls): one line of notes
   // leaves the rest to the candidates (at 1000 x 700 three lines' room
   // under one line cost the table its third row, issue 34 item 17).
-  const int lines = std::min<int>(3, std::max<int>(1, int(notes.size())));
-  notesArea_->setMaximumHeight(notes_->fontMetrics().lineSpacing() * lines + 8);
-  notesArea_->setVisible(!notes.isEmpty());
+  const int spacing = notes_->fontMetrics().lineSpacing();
+  const int lines = std::clamp((needed + spacing - 1) / spacing, 1, 3);
+  notesArea_->setMaximumHeight(spacing * lines + 8);
+}
+
+bool AdvisorPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == notesArea_->viewport() && event->type() == QEvent::Resize) fitNotes();
+  return QWidget::eventFilter(watched, event);
 }
 
 QString AdvisorPanel::editedText() const {

@@ -14,7 +14,7 @@ import harness
 from harness import App
 
 from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, text_of, wait_until
-from scenario_support import (BOTH_SIZES, answer_file_dialog, bottom_tab, check_box, choose_in_combo, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
+from scenario_support import (BOTH_SIZES, answer_file_dialog, labelled, wrapped_lines, bottom_tab, check_box, choose_in_combo, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
                               panel_table, properties_panel, property_value, run_profile, select_instruction, set_target_device, sizes, tab_table,
                               timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
@@ -489,3 +489,28 @@ def scenario_legend_reflows_when_the_window_narrows(ctx):
     ctx.note(f"legend {extents(legend)}: {[name_of(e) for e in entries]}")
     ctx.shot("narrowed")
     ctx.expect(not cut, f"legend entries cut after narrowing the window: {cut}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(200)
+def scenario_advisor_notes_can_be_read_to_the_end(ctx):
+    """Walkthrough twenty, finding 10 (item 27's class): after an emulated profile the Advisor's notes (the emulation, the ranking and its scale) are as high as their wrapped lines, and what is not in sight is reached by the notes' scroll bar (at 1000x700 they were cut mid-sentence with no scroll bar)."""
+    app = ctx.open(ctx.demo())
+    run_profile(app)
+    table = tab_table(app, "Advisor", "Advisor")
+    wait_until(lambda: [r for r in table_rows(table) if len(r) > 1 and r[1]], timeout=60, what="a candidate")
+    notes = wait_until(lambda: (o := labelled(app, "Advisor notes")) and harness.on_screen(o) and
+                       "emulated" in (label_text(o, "Advisor notes") or "") and o, timeout=30, what="the Advisor notes")
+    text = label_text(notes, "Advisor notes") or ""
+    box, seen = extents(notes), harness.visible_rect(notes)
+    lines = sum(wrapped_lines(paragraph, box[2] - 6) for paragraph in text.split("\n"))
+    ctx.note(f"notes {box}, in sight {seen}, {lines} lines: {text[:160]!r}")
+    ctx.shot("notes")
+    ctx.expect(box[3] >= lines * 14 - 2, f"the notes' label is {box[3]} px high for {lines} lines: the end is cut")
+    if seen is not None and seen[3] < box[3] - 1:
+        # The notes' own scroll area (the label's viewport's parent) has a
+        # vertical bar in sight.
+        area = notes.parent.parent
+        bars = [b for b in find_all(area, role="scroll bar") if harness.on_screen(b) and extents(b)[3] > extents(b)[2]]
+        ctx.note(f"the notes' area {extents(area)}: bars {[extents(b) for b in bars]}")
+        ctx.expect(bars, "part of the notes is out of sight and no scroll bar reaches it")
