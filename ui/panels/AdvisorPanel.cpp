@@ -1,5 +1,7 @@
 #include "ui/panels/AdvisorPanel.h"
 
+#include "ui/common/ScrollingNote.h"
+
 #include <QSignalBlocker>
 #include "report/RunText.h"
 #include "ui/common/ElidedLabel.h"
@@ -141,19 +143,8 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   notes_->setAccessibleName(tr("Advisor notes"));
   notes_->setWordWrap(true);
   notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  notesArea_ = new QScrollArea;
-  notesArea_->setWidget(notes_);
-  notesArea_->setWidgetResizable(true);
-  notesArea_->setFrameShape(QFrame::NoFrame);
-  // At most three lines (it scrolls; updateNotes() fits it to its lines):
-  // the candidates' table keeps the room.
-  notesArea_->setMaximumHeight(notes_->fontMetrics().lineSpacing() * 3 + 8);
-  // Never part of the panel's minimum height: the notes take room from the
-  // table, never from the graph above the Details panel.
-  notesArea_->setMinimumHeight(0);
-  notesArea_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
-  notesArea_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  notesArea_->viewport()->installEventFilter(this);
+  // At most three lines (it scrolls): the candidates' table keeps the room.
+  notesArea_ = new ScrollingNote(notes_, 3);
 
   auto* layout = new QVBoxLayout(this);
   // Slim margins: at 1000 x 700 the Details dock is under a third of the
@@ -165,11 +156,10 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   layout->addWidget(notesArea_);
   // Tab as the eye reads the panel once a row is chosen: the search, the
   // filter, the candidates, then Apply for the chosen one (it came before
-  // the table, reached only with Shift+Tab), then the notes.
+  // the table, reached only with Shift+Tab).
   setTabOrder(searchButton_, showRejected_);
   setTabOrder(showRejected_, table_);
   setTabOrder(table_, applyButton_);
-  setTabOrder(applyButton_, notesArea_);
 
   connect(searchButton_, &QPushButton::clicked, this, [this] {
     if (!isSearching()) {
@@ -487,25 +477,10 @@ void AdvisorPanel::updateNotes() {
   }
   notes_->setText(notes.join("\n"));
   notesArea_->setVisible(!notes.isEmpty());
-  fitNotes();
-}
-
-void AdvisorPanel::fitNotes() {
-  const int width = notesArea_->viewport()->width() - 2;
-  if (width <= 0 || notes_->text().isEmpty()) return;
-  const int needed = notes_->heightForWidth(width);
-  notes_->setMinimumHeight(std::max(needed, 0));
   // As high as its lines, three at most (it scrolls): one line of notes
   // leaves the rest to the candidates (at 1000 x 700 three lines' room
   // under one line cost the table its third row, issue 34 item 17).
-  const int spacing = notes_->fontMetrics().lineSpacing();
-  const int lines = std::clamp((needed + spacing - 1) / spacing, 1, 3);
-  notesArea_->setMaximumHeight(spacing * lines + 8);
-}
-
-bool AdvisorPanel::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == notesArea_->viewport() && event->type() == QEvent::Resize) fitNotes();
-  return QWidget::eventFilter(watched, event);
+  notesArea_->fit();
 }
 
 QString AdvisorPanel::editedText() const {

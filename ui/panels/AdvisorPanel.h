@@ -91,11 +91,6 @@ class AdvisorPanel : public QWidget {
   void showMessage(const QString& text);
   void updateApplied();
   void updateNotes();
-  // The notes' label as high as its wrapped lines at the area's width, so
-  // the area scrolls to the end instead of cutting it (at 1000x700 the
-  // scale that explains every '*' was cut away); the area three lines at most.
-  void fitNotes();
-  bool eventFilter(QObject* watched, QEvent* event) override;
   void showHeader();
   // " With your edits: 2 copies, 10.2 µs per call." when the method is edited.
   QString editedText() const;
@@ -120,7 +115,7 @@ class AdvisorPanel : public QWidget {
   QCheckBox* showRejected_;
   QTableWidget* table_;
   QLabel* notes_;
-  QScrollArea* notesArea_;
+  class ScrollingNote* notesArea_;
   std::optional<advise::MethodAdvice> advice_;
   std::shared_ptr<const exec::TransferProfile> profile_;
   std::optional<advise::MeasuredMethodAdvice> measured_;

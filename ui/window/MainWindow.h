@@ -256,6 +256,7 @@ class MainWindow : public QMainWindow {
   QTableView* valuesView_ = nullptr;
   QTableView* transfersView_ = nullptr;
   QLabel* transferTotals_ = nullptr;
+  class ScrollingNote* transferTotalsArea_ = nullptr;  // holds transferTotals_
   TransferSummaryView* transferSummary_ = nullptr;
   QLabel* findStatus_ = nullptr;
   QComboBox* deviceFilter_ = nullptr;

@@ -24,6 +24,7 @@
 #include "ui/common/Format.h"
 #include "ui/document/Document.h"
 #include "ui/window/MainWindow.h"
+#include "ui/common/ScrollingNote.h"
 #include "ui/common/ElidedLabel.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/profile/LinkSelection.h"
@@ -357,6 +358,7 @@ void MainWindow::updateTransferTotals() {
     }
   }
   transferTotals_->setText(text);
+  transferTotalsArea_->fit();
 }
 
 void MainWindow::updateGraphMeasurements() {

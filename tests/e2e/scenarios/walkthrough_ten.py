@@ -21,7 +21,7 @@ from scenario_support import (BOTH_SIZES, answer_file_dialog, labelled, wrapped_
 from scenarios.tensorrt import SPEC as TRT_SPEC
 from scenarios.round_two import ETDUMP_SAMPLES
 from scenarios.truths import _saturated_pixels
-from scenarios.runner import open_profile_dialog, press, runner_check, standin as runner_standin, top_named, \
+from scenarios.runner import SPEC as RUNNER_SPEC, open_profile_dialog, press, runner_check, standin as runner_standin, top_named, \
     totals as totals_text, wait_profile_end
 
 
@@ -514,3 +514,43 @@ def scenario_advisor_notes_can_be_read_to_the_end(ctx):
         bars = [b for b in find_all(area, role="scroll bar") if harness.on_screen(b) and extents(b)[3] > extents(b)[2]]
         ctx.note(f"the notes' area {extents(area)}: bars {[extents(b) for b in bars]}")
         ctx.expect(bars, "part of the notes is out of sight and no scroll bar reaches it")
+
+
+@sizes((1600, 1000))
+@timeout(240)
+def scenario_long_totals_leave_the_table_its_rows(ctx):
+    """Walkthrough twenty, finding 5 (item 16's class): the runner stand-in's program edited (delegate 0's target device none) and profiled by the runner stand-in with 'Compare with as loaded' (totals of five or six lines): the totals under the Transfers table take three lines at most (the rest scrolls), and the table shows at least four rows or all it has (it kept two of fourteen at 1600x1000)."""
+    runner = runner_standin()
+    app = ctx.open(ctx.synth_spec("delegate", RUNNER_SPEC))
+    set_target_device(app, 0, "none")
+    dialog = open_profile_dialog(app)
+    runtime = wait_until(lambda: next((c for c in find_all(dialog, role="combo box")
+                                       if name_of(c) == "Runtime" and harness.on_screen(c)), None),
+                         timeout=5, what="the Runtime chooser")
+    choose_in_combo(app, runtime, "ExecuTorch runner\u2026")
+    press(app, dialog, "Choose...")
+    chooser = wait_until(lambda: top_named(app, "ExecuTorch runner"), timeout=10, what="the runner's file dialog")
+    type_into_file_dialog(app, chooser, str(runner))
+    wait_until(lambda: "event tracer" in runner_check(dialog), timeout=20, what="the runner check's verdict")
+    compare = wait_until(lambda: next((c for c in find_all(dialog, role="check box")
+                                       if name_of(c).replace("&", "").startswith("Compare with as loaded")
+                                       and harness.on_screen(c)), None), timeout=5, what="Compare with as loaded")
+    if not has_state(compare, "checked"):
+        app.click_widget(compare, dx=9)
+    press(app, dialog, "Profile")
+    app.wait_no_dialog(timeout=20)
+    wait_profile_end(app, timeout_s=90)
+    text = wait_until(lambda: (t := totals_text(app)) and "outputs:" in t and t, timeout=30, what="the compare's totals")
+    table = tab_table(app, "Transfers", "Transfers")
+    rows = table_rows(table)
+    label = labelled(app, "Transfer totals")
+    seen = harness.visible_rect(label) or (0, 0, 0, 0)
+    lines = sum(wrapped_lines(p, extents(label)[2] - 6) for p in text.split("\n"))
+    grid = table.queryTable()
+    whole = sum(1 for r in range(min(len(rows), 8)) if (v := harness.visible_rect(grid.getAccessibleAt(r, 0)))
+                and v[3] >= extents(grid.getAccessibleAt(r, 0))[3] - 1)
+    ctx.note(f"{len(rows)} rows, {whole} whole in sight; totals {lines} lines, {seen[3]} px in sight: {text[:120]!r}")
+    ctx.shot("compared")
+    ctx.check(lines > 3, f"the totals are {lines} lines: the test shows nothing")
+    ctx.expect(14 <= seen[3] <= 3 * 17 + 8, f"the totals take {seen[3]} px under the table")
+    ctx.expect(whole >= min(4, len(rows)), f"the Transfers table shows {whole} whole rows of {len(rows)}")
