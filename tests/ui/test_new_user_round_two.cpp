@@ -180,7 +180,8 @@ class NewUserRoundTwoTest : public QObject {
     QVERIFY(plan != nullptr);
     QCOMPARE(plan->accessibleName(), QString("Memory plan"));
     QCOMPARE(plan->accessibleDescription(),
-             QString("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; buffer 2 · cuda:0: 16.0 KiB, peak 16.0 KiB"));
+             QString("buffer 1 · cpu:0: 16.0 KiB, at most 16.0 KiB live, highest byte 16.0 KiB; "
+                     "buffer 2 · cuda:0: 16.0 KiB, at most 16.0 KiB live, highest byte 16.0 KiB"));
   }
 
   // Item 27: each Diagnostics text is whole in its cell at 1000x700, the

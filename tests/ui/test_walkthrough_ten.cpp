@@ -23,10 +23,13 @@
 #include "support/RoundTripPrograms.h"
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
+#include "ui/common/Format.h"
 #include "ui/document/Document.h"
+#include "ui/document/Selection.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/profile/ProfileSession.h"
+#include "ui/panels/MemoryPlanView.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/LinkSelection.h"
 #include "ui/profile/TransfersModel.h"
@@ -444,6 +447,72 @@ class WalkthroughTenTest : public QObject {
     if (needed > area->viewport()->height())
       QVERIFY2(area->verticalScrollBar()->isVisible() && area->verticalScrollBar()->maximum() > 0,
                "the notes are taller than their area and no scroll bar reaches the rest");
+  }
+
+  // Walkthrough 20, findings 12, 17 and 18: the Memory plan's "peak" was
+  // the most bytes live while the report's "Highest byte used" is another
+  // number; a 0-byte buffer was a blank band as high as the panel; Home
+  // with nothing selected went to the last tensor, and Esc kept the
+  // selection.
+  void memoryPlanNamesItsNumbersAndKeys() {
+    // x (16 B) and r (16 B) in the CPU buffer, never live together: 16 B
+    // live at most, 32 B the highest byte if the planner puts them apart.
+    const QString spec = test::tempDir() + "/plan-numbers.json";
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "r": {"dtype": "float32", "sizes": [4]},
+                  "s": {"dtype": "float32", "sizes": [4]}, "z": {"dtype": "float32", "sizes": [4]}},
+      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+                {"op": "aten::relu.out", "inputs": ["r"], "outputs": ["s"]},
+                {"op": "aten::relu.out", "inputs": ["s"], "outputs": ["z"]}]}]})");
+    file.close();
+    const QString program = test::synthProgram("plan-numbers.pte", {spec});
+    QVERIFY(!program.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(program));
+    auto* plan = w.window.findChild<ui::MemoryPlanView*>("memoryPlan");
+    QVERIFY(plan != nullptr && !plan->bands().empty() && !plan->blocks().empty());
+    // The numbers, computed here from the blocks the plan draws.
+    const auto& band = plan->bands().front();
+    quint64 highest = 0;
+    for (const auto& b : plan->blocks())
+      if (b.buffer == band.buffer) highest = std::max<quint64>(highest, quint64(b.offset) + b.bytes);
+    const QString said = plan->accessibleDescription();
+    QVERIFY2(said.contains(QString(", at most %1 live, highest byte %2").arg(QString::fromStdString(program::bytesText(int64_t(band.peak))),
+                                                                             QString::fromStdString(program::bytesText(int64_t(highest))))),
+             qPrintable(said));
+    QVERIFY2(!said.contains("peak"), qPrintable(said));
+    // Home and End: the first and last tensor with nothing selected; Esc clears.
+    plan->setFocus();
+    w.window.selection()->clear();
+    QTest::keyClick(plan, Qt::Key_Home);
+    QCOMPARE(w.window.selection()->value(), std::optional<int32_t>(plan->blocks().front().value));
+    QTest::keyClick(plan, Qt::Key_End);
+    QCOMPARE(w.window.selection()->value(), std::optional<int32_t>(plan->blocks().back().value));
+    QTest::keyClick(plan, Qt::Key_Escape);
+    QVERIFY(!w.window.selection()->value().has_value());
+    w.window.selection()->clear();
+    QTest::keyClick(plan, Qt::Key_Home);
+    QCOMPARE(w.window.selection()->value(), std::optional<int32_t>(plan->blocks().front().value));
+
+    // Every tensor the caller's (no planned input, output or intermediate):
+    // the buffer is 0 B and drawn as no band; the panel says so.
+    const QString io = test::tempDir() + "/plan-empty.json";
+    QFile ioFile(io);
+    QVERIFY(ioFile.open(QIODevice::WriteOnly));
+    ioFile.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "z": {"dtype": "float32", "sizes": [4]}},
+      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["z"]}]}],
+      "options": {"alloc_graph_input": false, "alloc_graph_output": false}})");
+    ioFile.close();
+    const QString empty = test::synthProgram("plan-empty.pte", {io});
+    QVERIFY(!empty.isEmpty());
+    const auto run = test::runCli({"info", empty});
+    QVERIFY2(QString::fromUtf8(run.out).contains("non_const_buffer_sizes [0, 0]"), run.out.constData());
+    QVERIFY(w.open(empty));
+    QVERIFY(plan->bands().empty());
+    QVERIFY2(plan->emptyText().contains("empty (0 B"), qPrintable(plan->emptyText()));
   }
 };
 

@@ -6,6 +6,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <optional>
 #include <map>
 
 #include "ui/common/DeviceColors.h"
@@ -82,6 +83,22 @@ void MemoryPlanView::rebuild() {
         live += d;
         band.peak = std::max<quint64>(band.peak, quint64(std::max<qint64>(live, 0)));
       }
+      for (const auto& b : blocks_)
+        if (b.buffer == band.buffer) band.highest = std::max<quint64>(band.highest, quint64(b.offset) + b.bytes);
+    }
+    // An empty buffer (0 B, nothing planned in it: every tensor is the
+    // caller's) is no band: it was drawn as a blank band the height of the
+    // panel. The empty text says so when no other is left.
+    emptyBuffers_ = 0;
+    for (auto it = bands_.begin(); it != bands_.end();) {
+      const int buffer = it->buffer;
+      const bool used = std::any_of(blocks_.begin(), blocks_.end(), [buffer](const Block& b) { return b.buffer == buffer; });
+      if (it->size == 0 && !used) {
+        ++emptyBuffers_;
+        it = bands_.erase(it);
+      } else {
+        ++it;
+      }
     }
   }
   setMinimumHeight(int(kMarginTop + bands_.size() * (40 + kBandGap) + kAxisHeight));
@@ -95,11 +112,19 @@ void MemoryPlanView::rebuild() {
 QString MemoryPlanView::bandTitle(const Band& band) { return tr("buffer %1 · %2").arg(band.buffer).arg(band.device); }
 
 QString MemoryPlanView::bandSizes(const Band& band) {
-  return tr("%1, peak %2").arg(bytesText(qint64(band.size)), bytesText(qint64(band.peak)));
+  // Named as what they measure: the most bytes live at one instruction, and
+  // the highest byte any tensor uses (the report's "Highest byte used"); a
+  // bare "peak" read as the report's other number.
+  return tr("%1, at most %2 live, highest byte %3")
+      .arg(bytesText(qint64(band.size)), bytesText(qint64(band.peak)), bytesText(qint64(band.highest)));
 }
 
 QString MemoryPlanView::emptyText() const {
-  return document_->hasProgram() ? tr("Nothing is memory-planned in this method") : tr("No program");
+  if (!document_->hasProgram()) return tr("No program");
+  if (emptyBuffers_ > 0)
+    return tr("Nothing is memory-planned in this method: its %1 empty (0 B; every tensor is the caller's or a constant)")
+        .arg(emptyBuffers_ == 1 ? tr("buffer is") : tr("%1 buffers are").arg(emptyBuffers_));
+  return tr("Nothing is memory-planned in this method");
 }
 
 QRectF MemoryPlanView::bandRect(size_t band) const {
@@ -220,23 +245,36 @@ void MemoryPlanView::mousePressEvent(QMouseEvent* event) {
 
 void MemoryPlanView::keyPressEvent(QKeyEvent* event) {
   int step = 0;
+  std::optional<int> to;  // Home and End: the first and last tensor, whatever is selected
   switch (event->key()) {
     case Qt::Key_Right:
     case Qt::Key_Down: step = 1; break;
     case Qt::Key_Left:
     case Qt::Key_Up: step = -1; break;
-    case Qt::Key_Home: step = -int(blocks_.size()); break;
-    case Qt::Key_End: step = int(blocks_.size()); break;
+    case Qt::Key_Home: to = 0; break;
+    case Qt::Key_End: to = int(blocks_.size()) - 1; break;
+    // Esc clears the selection, as in the graph.
+    case Qt::Key_Escape:
+      if (selected_ >= 0 && event->modifiers() == Qt::NoModifier) {
+        selectValue(-1);
+        emit selectionCleared();
+        event->accept();
+        return;
+      }
+      break;
     default: break;
   }
-  if (step == 0 || blocks_.empty() || event->modifiers() != Qt::NoModifier) {
+  if ((step == 0 && !to) || blocks_.empty() || event->modifiers() != Qt::NoModifier) {
     QWidget::keyPressEvent(event);
     return;
   }
   int at = -1;
   for (size_t i = 0; i < blocks_.size(); ++i)
     if (blocks_[i].value == selected_) at = int(i);
-  const int next = at < 0 ? (step > 0 ? 0 : int(blocks_.size()) - 1) : std::clamp(at + step, 0, int(blocks_.size()) - 1);
+  // With nothing selected an arrow starts at the first (Right) or last (Left) tensor.
+  const int next = to ? *to
+                   : at < 0 ? (step > 0 ? 0 : int(blocks_.size()) - 1)
+                            : std::clamp(at + step, 0, int(blocks_.size()) - 1);
   selectValue(blocks_[size_t(next)].value);
   emit valueClicked(blocks_[size_t(next)].value);
   event->accept();

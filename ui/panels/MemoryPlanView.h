@@ -30,10 +30,12 @@ class MemoryPlanView : public QWidget {
     int buffer = 0;
     QString device;
     quint64 size = 0;
-    quint64 peak = 0;  // most bytes live at once
+    quint64 peak = 0;     // most bytes live at once
+    quint64 highest = 0;  // the highest byte used (the report's "Highest byte used")
   };
   const std::vector<Block>& blocks() const { return blocks_; }
   const std::vector<Band>& bands() const { return bands_; }
+  QString emptyText() const;
   // The tensor drawn at a widget position, or -1.
   int32_t valueAt(const QPoint& position) const;
 
@@ -46,6 +48,8 @@ class MemoryPlanView : public QWidget {
  signals:
   // A click on a value's block.
   void valueClicked(int32_t value);
+  // Esc with a tensor selected.
+  void selectionCleared();
 
  private:
   void paintEvent(QPaintEvent* event) override;
@@ -55,13 +59,13 @@ class MemoryPlanView : public QWidget {
   void rebuild();
   static QString bandTitle(const Band& band);
   static QString bandSizes(const Band& band);
-  QString emptyText() const;
   QRectF blockRect(const Block& block) const;
   QRectF bandRect(size_t band) const;
 
   Document* document_;
   std::vector<Block> blocks_;
   std::vector<Band> bands_;
+  int emptyBuffers_ = 0;  // 0-byte buffers nothing is planned in (not drawn)
   size_t instructions_ = 0;
   int32_t hovered_ = -1;
   int32_t selected_ = -1;

@@ -80,6 +80,7 @@ void MainWindow::publishFromViews() {
             selection_->selectInstruction(size_t(current.data(InstructionRole).toULongLong()), transfersView_);
           });
   connect(memoryPlan_, &MemoryPlanView::valueClicked, this, [this](int32_t v) { selection_->selectValue(v, memoryPlan_); });
+  connect(memoryPlan_, &MemoryPlanView::selectionCleared, this, [this] { selection_->clear(); });
   QTableWidget* outputRows = outputs_->table();
   connect(outputRows->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this, outputRows](const QModelIndex& current) {

@@ -7,7 +7,7 @@ Contracts these scenarios rely on, besides those of graph.py:
     "File changed on disk" whose description is its text);
   - item 20: the Find status ("Find status") speaks of the picture shown;
   - item 26: the memory plan (painted) is named "Memory plan" and its
-    description says its bands ("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; ...");
+    description says its bands ("buffer 1 · cpu:0: 16.0 KiB, at most 16.0 KiB live, highest byte 16.0 KiB; ...");
     the Transfers totals are a label marked "Transfer totals";
   - item 19: the graph's selected node is an accessible child in the
     "selected" state; View has "Open All Groups" and "Fit to Window";
@@ -349,7 +349,7 @@ def scenario_numbers_spelled_alike(ctx):
     said = harness.description_of(plan)
     ctx.note(f"memory plan: {said!r}")
     # Each buffer holds two 8 KiB tensors live at once (x and r; the copy of r and y).
-    ctx.expect(said.count("16.0 KiB, peak 16.0 KiB") == 2, f"the memory plan says {said!r}")
+    ctx.expect(said.count("16.0 KiB, at most 16.0 KiB live, highest byte 16.0 KiB") == 2, f"the memory plan says {said!r}")
     ctx.shot("memory-plan")
 
     # One finding: output y planned on cuda:0 (PTS002, a warning).

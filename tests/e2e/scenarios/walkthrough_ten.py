@@ -14,7 +14,7 @@ import harness
 from harness import App
 
 from harness import extents, find, find_all, has_state, name_of, role_of, table_rows, text_of, wait_until
-from scenario_support import (BOTH_SIZES, answer_file_dialog, labelled, wrapped_lines, bottom_tab, check_box, choose_in_combo, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
+from scenario_support import (BOTH_SIZES, answer_file_dialog, graph_view, labelled, wrapped_lines, bottom_tab, check_box, choose_in_combo, dialog_text, file_dialog_open, is_checked, find_status, find_text, focused_widget, label_text,
                               panel_table, properties_panel, property_value, run_profile, select_instruction, set_target_device, sizes, tab_table,
                               timeout,
                               toggle_check_box, type_into_file_dialog, wait_title)
@@ -554,3 +554,46 @@ def scenario_long_totals_leave_the_table_its_rows(ctx):
     ctx.check(lines > 3, f"the totals are {lines} lines: the test shows nothing")
     ctx.expect(14 <= seen[3] <= 3 * 17 + 8, f"the totals take {seen[3]} px under the table")
     ctx.expect(whole >= min(4, len(rows)), f"the Transfers table shows {whole} whole rows of {len(rows)}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_memory_plan_keys_and_empty_buffers(ctx):
+    """Walkthrough twenty, findings 17 and 18 (items 18 and 27's classes): in the Memory plan Home with nothing selected selects the first tensor (it went to the last) and Esc clears the selection; a method whose buffer is 0 B (inputs and outputs the caller's) shows no blank band but says its buffer is empty."""
+    chain = {"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+                          "tensors": {n: {"dtype": "float32", "sizes": [4]} for n in ("x", "r", "s", "z")},
+                          "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+                                    {"op": "aten::relu.out", "inputs": ["r"], "outputs": ["s"]},
+                                    {"op": "aten::relu.out", "inputs": ["s"], "outputs": ["z"]}]}]}
+    app = ctx.open(ctx.synth_spec("chain", chain))
+    bottom_tab(app, "Memory plan")
+    plan = wait_until(lambda: next((o for o in app.find_all(name="Memory plan")
+                                    if harness.on_screen(o) and role_of(o) != "page tab"), None), timeout=5,
+                      what="the memory plan")
+    e = extents(plan)
+    app.click(e[0] + 4, e[1] + e[3] - 4)  # the axis corner: the focus, no tensor
+    app.key("Escape")
+    time.sleep(0.3)
+    app.key("Home")
+    time.sleep(0.3)
+    said = harness.description_of(graph_view(app))
+    ctx.note(f"after Home: {said!r}")
+    ctx.expect("%0" in said, f"Home with nothing selected selects {said!r}, not the first tensor %0")
+    app.key("Escape")
+    time.sleep(0.3)
+    said = harness.description_of(graph_view(app))
+    ctx.expect(said == "Nothing selected", f"Esc in the Memory plan leaves {said!r} selected")
+
+    empty = {"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+                          "tensors": {n: {"dtype": "float32", "sizes": [4]} for n in ("x", "z")},
+                          "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["z"]}]}],
+             "options": {"alloc_graph_input": False, "alloc_graph_output": False}}
+    file_dialog_open(app, ctx.synth_spec("empty_plan", empty))
+    wait_title(app, lambda t: "empty_plan.pte" in t, what="the title to name empty_plan.pte")
+    bottom_tab(app, "Memory plan")
+    time.sleep(0.5)
+    plan = next((o for o in app.find_all(name="Memory plan") if harness.on_screen(o) and role_of(o) != "page tab"), None)
+    said = harness.description_of(plan) if plan is not None else ""
+    ctx.note(f"empty plan: {said!r}")
+    ctx.shot("empty-plan")
+    ctx.expect("empty (0 B" in said and "buffer 1" not in said, f"the Memory plan of a 0 B buffer says {said!r}")
