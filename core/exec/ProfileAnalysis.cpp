@@ -407,6 +407,7 @@ TimeBreakdown breakDownTime(const TransferProfile& p) {
   TimeBreakdown b;
   const ProfileSourceFacts facts = sourceFacts(p);
   b.run_seconds = p.run_seconds.median;
+  b.instructions_timed = !p.instructions.empty();
   double copyInstructions = 0;
   for (const auto& i : p.instructions) {
     const double perIteration = i.host_seconds.median * double(std::max<size_t>(i.executions_per_iteration, 1));

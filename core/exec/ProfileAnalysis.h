@@ -111,6 +111,9 @@ struct TimeBreakdown {
   // not run" (the source ran none of the method's calls) or "no delegates".
   const char* untimedDelegatesText() const { return delegates_not_run > 0 ? "delegates not run" : "no delegates"; }
   bool delegates_timed = false;
+  // Some instruction has a time (a trace of method-level events only has
+  // none): without one the run cannot be split, and shares say nothing.
+  bool instructions_timed = false;
   bool overlap_visible = false;
   std::optional<double> overlap_seconds;  // copy time that overlaps compute; only when visible
   std::string overlap_note;

@@ -64,9 +64,15 @@ std::string etdumpText(const etdump::EtdumpAnalysis& a, const program::Program& 
     const double rest = std::max(0.0, m.run_seconds.median - m.copy_seconds - m.delegate_seconds - m.kernel_seconds - m.other_seconds);
     const auto copies = size_t(std::count_if(m.instructions.begin(), m.instructions.end(),
                                              [](const etdump::InstructionStats& i) { return i.is_copy; }));
-    out += "  per iteration: copies " + program::copyTimeText(copies, m.copy_seconds) + " (" + percentText(m.copy_share) + "), delegates " +
-           durationText(m.delegate_seconds) + " (" + percentText(m.delegate_share) + "), CPU kernels " + durationText(m.kernel_seconds) + " (" +
-           percentText(m.kernel_share) + "), runtime between instructions " + durationText(rest) + "\n";
+    if (m.instructions.empty())
+      // Method-level events only: "CPU kernels 0 (0.0%), runtime between
+      // instructions <the whole run>" said the run did nothing.
+      out += "  per iteration: no instruction was timed, so the run cannot be split\n";
+    else
+      out += "  per iteration: copies " + program::copyTimeText(copies, m.copy_seconds) + " (" + percentText(m.copy_share) +
+             "), delegates " + durationText(m.delegate_seconds) + " (" + percentText(m.delegate_share) + "), CPU kernels " +
+             durationText(m.kernel_seconds) + " (" + percentText(m.kernel_share) + "), runtime between instructions " +
+             durationText(rest) + "\n";
     if (m.debug_events || m.allocation_events)
       out += "  also " + std::to_string(m.debug_events) + " debug and " +
              countText(m.allocation_events, "allocation event") + "\n";

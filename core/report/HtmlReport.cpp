@@ -497,7 +497,9 @@ void writeMeasuredAnalyses(Html& html, const MethodFacts& m, const std::string& 
   }
   const auto b = exec::breakDownTime(p);
   std::string line;
-  if (b.run_seconds > 0)
+  if (b.run_seconds > 0 && !b.instructions_timed)
+    line = "Per iteration " + durationText(b.run_seconds) + ": no instruction was timed, so it cannot be split. ";
+  else if (b.run_seconds > 0)
     line = "Per iteration " + durationText(b.run_seconds) + ": kernels " + program::percentText(b.share(b.kernel_seconds)) +
            ", delegates " + (b.delegates_timed ? program::percentText(b.share(b.delegate_seconds)) : std::string("not run")) +
            ", copies " + program::percentText(b.share(b.copy_seconds)) + ", copy overhead " +

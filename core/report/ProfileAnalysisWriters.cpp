@@ -95,6 +95,9 @@ std::string timeBreakdownText(const exec::TimeBreakdown& b) {
   if (b.run_seconds <= 0) {
     out += "  no run time recorded: kernels " + durationText(b.kernel_seconds) + ", delegates " + durationText(b.delegate_seconds) +
            ", copies " + durationText(b.copy_seconds) + "; shares and gaps cannot be given\n";
+  } else if (!b.instructions_timed) {
+    // Method-level events only: "kernels 0.0% ... gaps 100.0%" said the run did nothing.
+    out += "  run " + durationText(b.run_seconds) + ": no instruction was timed, so it cannot be split\n";
   } else {
     auto part = [&](const char* name, double seconds) {
       return std::string(name) + " " + durationText(seconds) + " (" + percentText(b.share(seconds)) + ")";

@@ -270,6 +270,28 @@ class CliEtdumpTest : public QObject {
     test::expectOneLineCliError(runCli({"etdump", w.pte, w.etdp, "--link", "no-such-link"}));
   }
 
+  // Walkthrough 20: a trace recorded with method-level profiling only has
+  // the runs' times and no instruction's; its run was split as "kernels 0
+  // (0.0%) ... gaps 100.0%" and "CPU kernels 0, runtime between
+  // instructions <the whole run>", as if the kernel had not run. The app's
+  // Timeline said it cannot be split; so does every text now.
+  void aMethodLevelTraceIsNotSplit() {
+    PTESCOPE_REQUIRE_ETDUMP_SAMPLES();
+    const QString dir = test::etdumpSamplesDir();
+    const auto r = runCli({"etdump", dir + "/add.pte", dir + "/add.profile-method-only.etdp"});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString out = QString::fromUtf8(r.out);
+    QVERIFY2(out.contains("no instruction events"), qPrintable(out));  // the sample is what its name says
+    QVERIFY2(out.contains("  per iteration: no instruction was timed, so the run cannot be split\n"), qPrintable(out));
+    QVERIFY2(out.contains(": no instruction was timed, so it cannot be split\n"), qPrintable(out));
+    QVERIFY2(!out.contains("gaps") && !out.contains("runtime between instructions"), qPrintable(out));
+    const QString html = outPath("method-only.html");
+    QCOMPARE(runCli({"report", dir + "/add.pte", "--etdump", dir + "/add.profile-method-only.etdp", "-o", html}).exitCode, 0);
+    const auto bytes = test::readAll(html);
+    const std::string text(bytes.begin(), bytes.end());
+    QVERIFY2(text.find(": no instruction was timed, so it cannot be split.") != std::string::npos, "the report splits the run");
+  }
+
   // A real trace, numbers decoded by hand (see test_etdump.cpp for the decode).
   void sampleTraceAsDecodedByHand() {
     PTESCOPE_REQUIRE_ETDUMP_SAMPLES();

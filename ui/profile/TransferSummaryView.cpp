@@ -147,7 +147,9 @@ void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile
   const auto facts = exec::sourceFacts(*profile);
   const auto b = exec::breakDownTime(*profile);
   QString text = tr("Source: %1. ").arg(qText(facts.name));
-  if (b.run_seconds > 0)
+  if (b.run_seconds > 0 && !b.instructions_timed)
+    text += tr("Median iteration %1: no instruction was timed, so it cannot be split.").arg(durationText(b.run_seconds));
+  else if (b.run_seconds > 0)
     text += tr("Median iteration %1: kernels %2, delegates %3, copies %4, copy overhead %5, gaps %6.")
                 .arg(durationText(b.run_seconds), qText(program::percentText(b.share(b.kernel_seconds))),
                      b.delegates_timed        ? qText(program::percentText(b.share(b.delegate_seconds)))
@@ -195,7 +197,7 @@ void TimeBreakdownBar::setProfile(const exec::TransferProfile* profile) {
   text_.clear();
   if (profile != nullptr) {
     const auto b = exec::breakDownTime(*profile);
-    if (b.run_seconds > 0 && profile->instructions.empty()) {
+    if (b.run_seconds > 0 && !b.instructions_timed) {
       // A trace with the runs' times and no instruction's: "gaps 100%" said
       // the run did nothing.
       text_ = tr("median iteration %1: no instruction was timed, so it cannot be split").arg(durationText(b.run_seconds));

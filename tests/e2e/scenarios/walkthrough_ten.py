@@ -597,3 +597,31 @@ def scenario_memory_plan_keys_and_empty_buffers(ctx):
     ctx.note(f"empty plan: {said!r}")
     ctx.shot("empty-plan")
     ctx.expect("empty (0 B" in said and "buffer 1" not in said, f"the Memory plan of a 0 B buffer says {said!r}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_a_method_level_trace_is_not_split(ctx):
+    """Walkthrough twenty (item 7's class): upstream's trace of add.pte recorded with method-level profiling only, imported: the Transfers Summary's breakdown says no instruction was timed, so the run cannot be split, as the Timeline does (it read 'kernels 0.0% ... gaps 100.0%'). Without the shared ETDump samples it is not checked (noted)."""
+    trace, source = ETDUMP_SAMPLES / "add.profile-method-only.etdp", ETDUMP_SAMPLES / "add.pte"
+    if not (trace.exists() and source.exists()):
+        ctx.note(f"no upstream trace in {ETDUMP_SAMPLES}: not checked")
+        return
+    program = ctx.tmp / "add.pte"
+    program.write_bytes(source.read_bytes())
+    app = ctx.open(program)
+    app.menu("File", "Import ETDump...")
+    dialog = app.wait_dialog(what="the Import ETDump dialog")
+    answer_file_dialog(ctx, app, dialog, trace, "Import ETDump")
+    bottom_tab(app, "Transfers")
+    toggle = wait_until(lambda: next((b for b in app.find_all(name="Summary")
+                                      if role_of(b) in ("push button", "toggle button", "check box")
+                                      and harness.on_screen(b)), None), timeout=5, what="the Summary button")
+    app.scroll_into_view(toggle)
+    app.click_widget(toggle)
+    breakdown = wait_until(lambda: label_text(labelled(app, "Time breakdown"), "Time breakdown"), timeout=5,
+                           what="the Summary's time breakdown")
+    ctx.note(f"breakdown: {breakdown!r}")
+    ctx.shot("summary")
+    ctx.expect("no instruction was timed, so it cannot be split" in breakdown and "gaps" not in breakdown,
+               f"the Summary splits a run no instruction of which was timed: {breakdown!r}")
