@@ -117,9 +117,17 @@ std::vector<std::string> carryDataFiles(const Program& program, const std::strin
   for (const auto& data : program.external_data) {
     if (data.path.empty()) continue;
     const fs::path source = fs::absolute(fs::path(data.path), ec);
-    const fs::path target = folder / source.filename();
+    // Under a name the reader looks for beside the written program (its
+    // own <name>.ptd, _default_external_constant.ptd, aoti_cuda_blob.ptd):
+    // a lint.ptd copied for lint_saved.pte as lint.ptd, or left beside it in
+    // the same folder, was never found again (PTS020 on every delegate).
+    const std::string sourceName = source.filename().string();
+    const bool found = sourceName == "_default_external_constant.ptd" || sourceName == "aoti_cuda_blob.ptd" ||
+                       sourceName == fs::path(programName).replace_extension(".ptd").string();
+    const fs::path target = folder / (found ? sourceName : fs::path(programName).replace_extension(".ptd").string());
     if (fs::equivalent(source, target, ec)) continue;  // beside it already
-    const std::string name = source.filename().string();
+    const std::string name = target.filename().string();
+    const std::string as = name == sourceName ? std::string() : " as " + name;
     if (fs::exists(target, ec)) {
       auto here = mapFile(target.string());
       auto there = mapFile(source.string());
@@ -138,7 +146,7 @@ std::vector<std::string> carryDataFiles(const Program& program, const std::strin
                       status.error().message);
       continue;
     }
-    notes.push_back(bytes ? "copied " + name + " beside " + programName + " (the program's data, from " +
+    notes.push_back(bytes ? "copied " + sourceName + " beside " + programName + as + " (the program's data, from " +
                                 source.parent_path().string() + ")"
                           : "wrote the program's data beside it as " + name);
   }

@@ -20,12 +20,14 @@ Result<std::vector<uint8_t>> serializeDataFile(const program::ExternalData& data
 // and checks every key and its bytes before renaming into place.
 Status writeDataFile(const program::ExternalData& data, const std::string& path);
 
-// After `program` is written to `programPath` in another folder than the
-// .ptd files it was read with: each of those files is copied beside it
-// (where the reader, the app and a runner's user look for it), unless that
-// folder has a file of its name already (then the note says where the data
-// is). One line per data file that is not beside the written program yet:
-// "copied aoti_cuda_blob.ptd beside x.pte (the program's data)", or why not.
+// After `program` is written to `programPath`: each .ptd it was read with
+// that the reader would not find beside it is copied there (where the
+// reader, the app and a runner's user look for it) under a name the reader
+// looks for (its own name when that is aoti_cuda_blob.ptd,
+// _default_external_constant.ptd or <program>.ptd, else <program>.ptd),
+// unless that folder has a file of that name with other data (then the note
+// says where the data is). One line per data file copied or not:
+// "copied lint.ptd beside x.pte as x.ptd (the program's data, from ...)".
 std::vector<std::string> carryDataFiles(const program::Program& program, const std::string& programPath);
 
 }  // namespace ptescope::pte

@@ -79,6 +79,41 @@ class CliDelegatePayloadTest : public QObject {
     QVERIFY2(demo.out.contains("aoti_cuda_blob.ptd, 43 B") && !demo.err.contains("not attached"), demo.err.constData());
   }
 
+  // Walkthrough 21, finding 1: a program whose data file is named after it
+  // (lint.ptd, beside another program's aoti_cuda_blob.ptd), written under
+  // a new name, lost its data: in the same folder nothing was copied, in
+  // another the copy kept the name lint.ptd, which the new program does not
+  // look for ("copied lint.ptd beside lint_x.pte (the program's data)"),
+  // and lint gave PTS020 on every delegate. The copy takes the new name.
+  void aDataFileNamedAfterItsProgramFollowsANewName() {
+    const QString dir = QDir(test::tempDir()).filePath("payload_rename");
+    QDir().mkpath(dir + "/elsewhere");
+    QCOMPARE(test::runCli({"synth", "--demo", "-o", QDir(dir).filePath("demo.pte")}).exitCode, 0);
+    const QString spec = QDir(dir).filePath("lint.json");
+    QFile file(spec);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+        "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0", "method_name": "enc"},
+                   "aoti": {"so": "lint-so", "weights": "lint-weights"}, "inputs": ["x"], "outputs": ["y"]}]}]})");
+    file.close();
+    const QString program = QDir(dir).filePath("lint.pte");
+    auto made = test::runCli({"synth", spec, "-o", program});
+    QCOMPARE(made.exitCode, 0);
+    QVERIFY2(QFile::exists(QDir(dir).filePath("lint.ptd")), made.err.constData());  // the precondition
+    QVERIFY2(test::runCli({"lint", program}).out.contains("0 errors"), "the program as made lacks its data");
+    for (const QString& out : {QDir(dir).filePath("lint_fix.pte"), QDir(dir).filePath("elsewhere/lint_x.pte")}) {
+      auto run = test::runCli({"propagate", program, "-o", out, "--skip-h2d-inputs"});
+      QVERIFY2(run.exitCode == 0, run.err.constData());
+      const QString ptd = QFileInfo(out).completeBaseName() + ".ptd";
+      QVERIFY2(QString::fromUtf8(run.err).contains("copied lint.ptd beside " + QFileInfo(out).fileName() + " as " + ptd),
+               run.err.constData());
+      QVERIFY(QFile::exists(QFileInfo(out).dir().filePath(ptd)));
+      auto lint = test::runCli({"lint", out});
+      QVERIFY2(!lint.out.contains("PTS020"), lint.out.constData());
+    }
+  }
+
   void missingWeightsAreShown() {
     const QString dir = QDir(test::tempDir()).filePath("payload_missing");
     QDir().mkpath(dir);

@@ -625,3 +625,36 @@ def scenario_a_method_level_trace_is_not_split(ctx):
     ctx.shot("summary")
     ctx.expect("no instruction was timed, so it cannot be split" in breakdown and "gaps" not in breakdown,
                f"the Summary splits a run no instruction of which was timed: {breakdown!r}")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_save_as_takes_a_data_file_named_after_its_program(ctx):
+    """Walkthrough twenty-one, finding 1 (item 2's class): a program whose data is lint.ptd (another program's aoti_cuda_blob.ptd beside it), saved as lint_saved.pte in the same folder: the status says the data was copied as lint_saved.ptd and Diagnostics has no error (it lost its data without a word: PTS020 on every delegate)."""
+    folder = ctx.tmp / "named"
+    folder.mkdir()
+    ctx.cli("synth", "--demo", "-o", folder / "demo.pte")
+    spec = {"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["y"],
+                         "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+                         "nodes": [{"delegate": "CudaBackend",
+                                    "compile_specs": {"target_device": "cuda:0", "method_name": "enc"},
+                                    "aoti": {"so": "lint-so", "weights": "lint-weights"},
+                                    "inputs": ["x"], "outputs": ["y"]}]}]}
+    (folder / "lint.json").write_text(json.dumps(spec))
+    ctx.cli("synth", folder / "lint.json", "-o", folder / "lint.pte")
+    ctx.check((folder / "lint.ptd").exists(), "synth wrote no lint.ptd")
+    app = ctx.open(folder / "lint.pte")
+    toggle_check_box(app, "alloc_graph_output")
+    wait_title(app, lambda t: "*" in t, what="the title to show '*' after an edit")
+    app.menu("File", "Save As...")
+    dialog = app.wait_dialog(what="the Save As dialog")
+    answer_file_dialog(ctx, app, dialog, folder / "lint_saved.pte", "Save As")
+    wait_title(app, lambda t: "lint_saved.pte" in t and "*" not in t, what="the title to name lint_saved.pte")
+    message = label_text(labelled(app, "Status message"), "Status message") or ""
+    ctx.note(f"status: {message!r}")
+    ctx.expect("as lint_saved.ptd" in message, f"the status does not say where the data went: {message!r}")
+    ctx.expect((folder / "lint_saved.ptd").exists(), "no lint_saved.ptd beside the saved program")
+    tab = next((o for o in app.find_all(role="page tab") if name_of(o).startswith("Diagnostics")), None)
+    ctx.note(f"tab: {name_of(tab) if tab else None!r}")
+    ctx.expect(tab is not None and "error" not in name_of(tab).replace("0 errors", ""),
+               f"after Save As the Diagnostics tab reads {name_of(tab) if tab else None!r}")
