@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QCheckBox>
+#include <QProgressBar>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QMap>
@@ -513,6 +514,19 @@ class WalkthroughTenTest : public QObject {
     QVERIFY(w.open(empty));
     QVERIFY(plan->bands().empty());
     QVERIFY2(plan->emptyText().contains("empty (0 B"), qPrintable(plan->emptyText()));
+  }
+
+  // Walkthrough 21, finding 6: the status bar's profile progress bar had no
+  // accessible name. Every progress bar of the window is named.
+  void progressBarsAreNamed() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    const auto bars = w.window.findChildren<QProgressBar*>();
+    QVERIFY(bars.size() >= 2);
+    for (auto* bar : bars) QVERIFY2(!bar->accessibleName().isEmpty(), qPrintable(bar->objectName()));
+    auto* profile = w.window.findChild<QProgressBar*>("profileProgress");
+    QVERIFY(profile != nullptr);
+    QCOMPARE(profile->accessibleName(), QString("Profile progress"));
   }
 };
 

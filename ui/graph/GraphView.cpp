@@ -99,6 +99,7 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   row->setContentsMargins(10, 6, 10, 6);
   progressLabel_ = new QLabel(progressPanel_);
   progressBar_ = new QProgressBar(progressPanel_);
+  progressBar_->setAccessibleName(tr("Layout progress"));
   progressBar_->setRange(0, 1000);
   progressBar_->setTextVisible(false);
   progressBar_->setFixedWidth(160);

@@ -208,6 +208,7 @@ ProfileDialog::ProfileDialog(const program::Program& program, int currentMethod,
                                     "ptescope-cli profile --inputs); a .npy must have the input's dtype and shape.")));
 
   // The budget is the app's one setting (Run Once uses it too), shown here.
+  memoryBudget_->setAccessibleName(tr("Memory budget"));
   memoryBudget_->setObjectName("memoryBudget");
   memoryBudget_->setPlaceholderText(tr("default: %1").arg(defaultMemoryBudgetText()));
   memoryBudget_->setClearButtonEnabled(true);

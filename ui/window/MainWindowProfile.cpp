@@ -99,6 +99,9 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   // is the label's tool tip when it is cut.
   profileLabel_->setFixedWidth(profileLabel_->fontMetrics().horizontalAdvance(QString(34, QLatin1Char('n'))));
   profileBar_ = new QProgressBar;
+  profileBar_->setObjectName("profileProgress");
+  // Named by what it measures (it was a nameless progress bar).
+  profileBar_->setAccessibleName(tr("Profile progress"));
   profileBar_->setFixedWidth(140);
   profileBar_->setTextVisible(false);
   profileCancel_ = new QPushButton(tr("Cancel"));
