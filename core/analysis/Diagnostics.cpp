@@ -77,6 +77,13 @@ class Linter {
         program_.methods().size() > 1 ? "--method " + program::shellWord(method_.displayName()) + " " : std::string();
     return "ptescope-cli propagate " + method + "--set-device " + std::to_string(delegate) + "=" + device;
   }
+  // "ptescope-cli propagate [--method NAME] FLAG": an option flag alone would
+  // edit every method of a program of several.
+  std::string optionCommand(const std::string& flag) const {
+    const std::string method =
+        program_.methods().size() > 1 ? "--method " + program::shellWord(method_.displayName()) + " " : std::string();
+    return "ptescope-cli propagate " + method + flag;
+  }
 
   std::vector<Diagnostic> run() {
     findBoundaries();
@@ -153,13 +160,13 @@ class Linter {
       const auto& facts = dataflow_.values()[v];
       if (!device.isCpu() && t->isPlanned() && facts.is_method_input)
         add("PTS001", "method input " + name(int32_t(v)) + " is memory-planned on " + device.str(),
-            "export with alloc_graph_input=False so the caller's device memory is used (ptescope-cli propagate "
-            "--no-alloc-graph-input)")
+            "export with alloc_graph_input=False so the caller's device memory is used (" +
+                optionCommand("--no-alloc-graph-input") + ")")
             .value = int32_t(v);
       if (!device.isCpu() && t->isPlanned() && facts.is_method_output)
         add("PTS002", "method output " + name(int32_t(v)) + " is memory-planned on " + device.str(),
-            "export with alloc_graph_output=False and bind an output buffer (ptescope-cli propagate "
-            "--no-alloc-graph-output)")
+            "export with alloc_graph_output=False and bind an output buffer (" +
+                optionCommand("--no-alloc-graph-output") + ")")
             .value = int32_t(v);
     }
   }

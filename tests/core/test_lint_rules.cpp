@@ -711,6 +711,27 @@ class LintRulesTest : public QObject {
     }
   }
 
+  // Walkthrough 21: PTS002's fix, --no-alloc-graph-output alone, edits every
+  // method of a program of several; it names the method as PTS007's does.
+  void optionFixesNameTheirMethod() {
+    const std::string method = R"({"name": "%1", "inputs": ["x"], "outputs": ["y"],
+        "tensors": {"x": {"dtype": "float32", "sizes": [4]}, "y": {"dtype": "float32", "sizes": [4]}},
+        "nodes": [{"delegate": "CudaBackend", "compile_specs": {"target_device": "cuda:0"},
+                   "inputs": ["x"], "outputs": ["y"]}]})";
+    const auto named = [&](const char* name) { return QString::fromStdString(method).arg(name).toStdString(); };
+    for (const bool two : {false, true}) {
+      const std::string spec = "{\"methods\": [" + named("my method") + (two ? ", " + named("other") : std::string()) +
+                               R"(], "options": {"skip_d2h_for_method_outputs": true}})";
+      const Built built = fromSpec(spec, true);
+      QVERIFY2(built.error.isEmpty(), qPrintable(built.error));
+      const auto found = findingsOf(analysis::lintProgram(built.program), "PTS002");
+      QVERIFY(!found.empty());
+      const std::string want = two ? "(ptescope-cli propagate --method 'my method' --no-alloc-graph-output)"
+                                   : "(ptescope-cli propagate --no-alloc-graph-output)";
+      QVERIFY2(found[0].hint.find(want) != std::string::npos, found[0].hint.c_str());
+    }
+  }
+
   void locationText() {
     Diagnostic d;
     d.method = "forward";

@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QCheckBox>
+#include <QTabWidget>
 #include <QProgressBar>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -19,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/Diagnostics.h"
 #include "etdump/EtdumpWriter.h"
 #include "pte/Writer.h"
 #include "support/RoundTripPrograms.h"
@@ -61,6 +63,24 @@ QMap<QString, int> operatorCounts(const QString& program) {
       counts[QString::fromStdString(plan["operators"][op]["name"].get<std::string>())] += 1;
     }
   return counts;
+}
+
+// x -> relu -> TensorRTBackend on cuda:0 -> relu -> z with device planning
+// off: the delegate stages its input and output itself (lint PTS019, info).
+QString trtLegacyProgram() {
+    const QString spec = test::tempDir() + "/trt-props.json";
+    QFile file(spec);
+    if (!file.open(QIODevice::WriteOnly)) return {};
+    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
+      "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "r": {"dtype": "float32", "sizes": [2, 8]},
+                  "y": {"dtype": "float32", "sizes": [2, 8]}, "z": {"dtype": "float32", "sizes": [2, 8]}},
+      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
+                {"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
+                 "tensorrt": {"engine": "engine-bytes"}, "inputs": ["r"], "outputs": ["y"]},
+                {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]}]}],
+      "options": {"enable_non_cpu_memory_planning": false}})");
+    file.close();
+  return test::synthProgram("trt-props.pte", {spec});
 }
 
 }  // namespace
@@ -148,19 +168,7 @@ class WalkthroughTenTest : public QObject {
   // was cut ("deleg…ckend", "Tensor…(TR02)"). The keys give way first, down
   // to 45% of the panel.
   void propertiesKeysGiveWayToValues() {
-    const QString spec = test::tempDir() + "/trt-props.json";
-    QFile file(spec);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"methods": [{"name": "forward", "inputs": ["x"], "outputs": ["z"],
-      "tensors": {"x": {"dtype": "float32", "sizes": [2, 8]}, "r": {"dtype": "float32", "sizes": [2, 8]},
-                  "y": {"dtype": "float32", "sizes": [2, 8]}, "z": {"dtype": "float32", "sizes": [2, 8]}},
-      "nodes": [{"op": "aten::relu.out", "inputs": ["x"], "outputs": ["r"]},
-                {"delegate": "TensorRTBackend", "compile_specs": {"target_device": "cuda:0"},
-                 "tensorrt": {"engine": "engine-bytes"}, "inputs": ["r"], "outputs": ["y"]},
-                {"op": "aten::relu.out", "inputs": ["y"], "outputs": ["z"]}]}],
-      "options": {"enable_non_cpu_memory_planning": false}})");
-    file.close();
-    const QString program = test::synthProgram("trt-props.pte", {spec});
+    const QString program = trtLegacyProgram();
     QVERIFY(!program.isEmpty());
     test::ShownWindow w({1000, 700});
     QVERIFY(w.open(program));
@@ -527,6 +535,32 @@ class WalkthroughTenTest : public QObject {
     auto* profile = w.window.findChild<QProgressBar*>("profileProgress");
     QVERIFY(profile != nullptr);
     QCOMPARE(profile->accessibleName(), QString("Profile progress"));
+  }
+
+  // Walkthrough 21: the Diagnostics tab read "(0 errors, 1 warning)" over
+  // four rows; its three info findings were not counted.
+  void diagnosticsTabCountsEveryRow() {
+    const QString program = trtLegacyProgram();
+    QVERIFY(!program.isEmpty());
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(program));
+    auto* tabs = w.window.findChild<QTabWidget*>("bottomTabs");
+    QVERIFY(tabs != nullptr);
+    int at = -1;
+    for (int i = 0; i < tabs->count(); ++i)
+      if (tabs->tabText(i).startsWith("Diagnostics")) at = i;
+    QVERIFY(at >= 0);
+    const auto findings = analysis::lintProgram(w.doc.program());
+    // Lint's own counts of the program shown, method by method as the tab
+    // shows the current method's: compare with the method's findings only.
+    const std::string method = w.doc.program().methods()[size_t(w.doc.currentMethodIndex())].displayName();
+    int errors = 0, warnings = 0, infos = 0;
+    for (const auto& d : findings)
+      if (d.method == method)
+        (d.severity == analysis::Severity::Error ? errors : d.severity == analysis::Severity::Warning ? warnings : infos) += 1;
+    QVERIFY2(infos > 0, "the program has no info finding: the test shows nothing");
+    const QString text = tabs->tabText(at);
+    QVERIFY2(text.contains(QString(", %1 info finding%2)").arg(infos).arg(infos == 1 ? "" : "s")), qPrintable(text));
   }
 };
 

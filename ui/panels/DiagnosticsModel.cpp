@@ -35,6 +35,11 @@ int DiagnosticsModel::warningCount() const {
                            [](const auto& d) { return d.severity == analysis::Severity::Warning; }));
 }
 
+int DiagnosticsModel::infoCount() const {
+  return int(std::count_if(diagnostics_.begin(), diagnostics_.end(),
+                           [](const auto& d) { return d.severity == analysis::Severity::Info; }));
+}
+
 int DiagnosticsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(diagnostics_.size()); }
 int DiagnosticsModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 

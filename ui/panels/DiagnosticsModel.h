@@ -28,6 +28,7 @@ class DiagnosticsModel : public QAbstractTableModel {
   const std::vector<analysis::Diagnostic>& diagnostics() const { return diagnostics_; }
   int errorCount() const;
   int warningCount() const;
+  int infoCount() const;
 
  signals:
   void countsChanged();

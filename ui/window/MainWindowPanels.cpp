@@ -541,8 +541,16 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
                  5000);
   });
   connect(diagnosticsModel_, &DiagnosticsModel::countsChanged, this, [this] {
-    const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount();
-    bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), errors + warnings == 0 ? tr("Diagnostics") : tr("Diagnostics (%1, %2)").arg(countText(errors, tr("error")), countText(warnings, tr("warning"))));
+    const int errors = diagnosticsModel_->errorCount(), warnings = diagnosticsModel_->warningCount(),
+              infos = diagnosticsModel_->infoCount();
+    // Every row counted: "(0 errors, 1 warning)" over four rows hid three info findings.
+    QString text = tr("Diagnostics");
+    if (errors + warnings > 0 || infos > 0) {
+      QStringList counts{countText(errors, tr("error")), countText(warnings, tr("warning"))};
+      if (infos > 0) counts << countText(infos, tr("info finding"));
+      text += " (" + counts.join(", ") + ")";
+    }
+    bottomTabs_->setTabText(bottomTabs_->indexOf(diagnosticsView_), text);
   });
   auto* dock = makeDock(this, tr("Details"), "bottomDock", bottomTabs_);
   addDockWidget(Qt::BottomDockWidgetArea, dock);
