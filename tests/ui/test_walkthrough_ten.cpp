@@ -35,6 +35,7 @@
 #include "ui/panels/MemoryPlanView.h"
 #include "ui/panels/PropertiesPanel.h"
 #include "ui/profile/LinkSelection.h"
+#include "ui/profile/TimelineView.h"
 #include "ui/profile/TransfersModel.h"
 #include "exec/CopyIdentity.h"
 #include "exec/Profiler.h"
@@ -535,6 +536,10 @@ class WalkthroughTenTest : public QObject {
     auto* profile = w.window.findChild<QProgressBar*>("profileProgress");
     QVERIFY(profile != nullptr);
     QCOMPARE(profile->accessibleName(), QString("Profile progress"));
+    // The empty Timeline names the menu item that fills it (it said "Run
+    // Profile…", an item no menu has).
+    QVERIFY2(w.window.timeline()->emptyText().startsWith("Profile > Profile Transfers… (F5)"),
+             qPrintable(w.window.timeline()->emptyText()));
   }
 
   // Walkthrough 21: the Diagnostics tab read "(0 errors, 1 warning)" over

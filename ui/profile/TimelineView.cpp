@@ -685,7 +685,7 @@ void TimelineView::setOtherMethod(const QString& method) {
 QString TimelineView::emptyText() const {
   if (!profile_ && !otherMethod_.isEmpty())
     return tr("The latest profile measured method '%1', not this one: show '%1', or profile this method.").arg(otherMethod_);
-  if (!profile_) return tr("Run Profile… to see the copies and kernels of one iteration");
+  if (!profile_) return tr("Profile > Profile Transfers… (F5) shows the copies and kernels of one iteration here");
   // A trace recorded at the method level has the runs' times and no
   // instruction's: it was not "cancelled".
   if (profile_->runtime == etdump::kEtdumpSource && profile_->iterations > 0 && profile_->instructions.empty())
