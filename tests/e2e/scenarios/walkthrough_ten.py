@@ -1,10 +1,18 @@
-"""Issue 34, what the nineteenth and twentieth walkthroughs (helpers who wrote none of the fixes) found of its classes.
+"""Issue 34, what the nineteenth, twentieth and twenty-first walkthroughs (helpers who wrote none of the fixes) found of its classes.
 
-  - item 10's class (Find must say what it found): on a program whose layers are closed groups,
-    Find "mul" said "1 of 64" for 202 multiplications.
-  - item 18's class (the keyboard and the questions a person meets): Save As onto the loaded
-    file asked twice, Qt's "already exists" and then ours; Tab reached the Properties / Pass
-    options tabs after the Details table.
+  - item 1's class (controls named by what they do): a field's clear button and the progress bars were unnamed.
+  - items 2 and 3's class (one state's numbers under another's name): CUDA graph replay carried to the next file;
+    the diff banner paired buffers by number; replay copies paired by value number across an edit; Save As
+    dropped the profile and left a data file named after the program behind.
+  - item 7's class (a figure that reads as what it is not): a runner's copy times that hold a delegate's GPU work
+    were '0.00 GB/s'; a method-level trace was split into '0% kernels, 100% gaps'; the Advisor's Edits were
+    unquoted and its duties missed the lint warning an edit brings; the report said 'before the edits' of
+    methods the edits left alone; colours repeated every four GPUs.
+  - item 10's class (Find must say what it found): closed groups counted once.
+  - items 16 and 27's class (text cut or out of reach): Properties' values, the Advisor notes, the Transfers
+    totals, the legend after narrowing the window, the Timeline's 'measured before' qualifier.
+  - item 18's class (keyboard and questions): Save As asked twice; Tab reached a dock's tabs last; the Memory
+    plan's Home went to the last tensor.
 """
 
 import json
@@ -322,15 +330,8 @@ def scenario_diff_banner_pairs_buffers_by_device(ctx):
                f"propagate plans otherwise: {line!r}")
 
 
-@sizes(*BOTH_SIZES)
-@timeout(200)
-def scenario_runner_times_that_wait_for_a_delegate_are_marked(ctx):
-    """Walkthrough twenty, finding 4 (item 7's class): the demo profiled by the runner stand-in: each d2h after a delegate (its time holds the delegate's queued GPU work) has its Median marked '*' and no GB/s, and the d2h total says 'no GB/s (times marked * are not only copies)', as `ptescope-cli profile --runner` prints them; they read '0.00' GB/s."""
-    runner = runner_standin()
-    program = ctx.demo()
-    cli = ctx.cli("profile", program, "--runner", runner).stdout
-    ctx.check("* instruction " in cli, f"the CLI marks no copy: {cli[-400:]!r}")
-    app = ctx.open(program)
+def _profile_dialog_with_runner(app, runner):
+    """The Profile dialog with the runner chosen and checked (as runner.py does it); the dialog."""
     dialog = open_profile_dialog(app)
     runtime = wait_until(lambda: next((c for c in find_all(dialog, role="combo box")
                                        if name_of(c) == "Runtime" and harness.on_screen(c)), None),
@@ -340,6 +341,19 @@ def scenario_runner_times_that_wait_for_a_delegate_are_marked(ctx):
     chooser = wait_until(lambda: top_named(app, "ExecuTorch runner"), timeout=10, what="the runner's file dialog")
     type_into_file_dialog(app, chooser, str(runner))
     wait_until(lambda: "event tracer" in runner_check(dialog), timeout=20, what="the runner check's verdict")
+    return dialog
+
+
+@sizes(*BOTH_SIZES)
+@timeout(200)
+def scenario_runner_times_that_wait_for_a_delegate_are_marked(ctx):
+    """Walkthrough twenty, finding 4 (item 7's class): the demo profiled by the runner stand-in: each d2h after a delegate (its time holds the delegate's queued GPU work) has its Median marked '*' and no GB/s, and the d2h total says 'no GB/s (times marked * are not only copies)', as `ptescope-cli profile --runner` prints them; they read '0.00' GB/s."""
+    runner = runner_standin()
+    program = ctx.demo()
+    cli = ctx.cli("profile", program, "--runner", runner).stdout
+    ctx.check("* instruction " in cli, f"the CLI marks no copy: {cli[-400:]!r}")
+    app = ctx.open(program)
+    dialog = _profile_dialog_with_runner(app, runner)
     press(app, dialog, "Profile")
     app.wait_no_dialog(timeout=20)
     wait_profile_end(app)
@@ -523,15 +537,7 @@ def scenario_long_totals_leave_the_table_its_rows(ctx):
     runner = runner_standin()
     app = ctx.open(ctx.synth_spec("delegate", RUNNER_SPEC))
     set_target_device(app, 0, "none")
-    dialog = open_profile_dialog(app)
-    runtime = wait_until(lambda: next((c for c in find_all(dialog, role="combo box")
-                                       if name_of(c) == "Runtime" and harness.on_screen(c)), None),
-                         timeout=5, what="the Runtime chooser")
-    choose_in_combo(app, runtime, "ExecuTorch runner\u2026")
-    press(app, dialog, "Choose...")
-    chooser = wait_until(lambda: top_named(app, "ExecuTorch runner"), timeout=10, what="the runner's file dialog")
-    type_into_file_dialog(app, chooser, str(runner))
-    wait_until(lambda: "event tracer" in runner_check(dialog), timeout=20, what="the runner check's verdict")
+    dialog = _profile_dialog_with_runner(app, runner)
     compare = wait_until(lambda: next((c for c in find_all(dialog, role="check box")
                                        if name_of(c).replace("&", "").startswith("Compare with as loaded")
                                        and harness.on_screen(c)), None), timeout=5, what="Compare with as loaded")
