@@ -567,6 +567,7 @@ class WalkthroughTenTest : public QObject {
     const QString text = tabs->tabText(at);
     QVERIFY2(text.contains(QString(", %1 info finding%2)").arg(infos).arg(infos == 1 ? "" : "s")), qPrintable(text));
   }
+
 };
 
 QTEST_MAIN(WalkthroughTenTest)

@@ -40,7 +40,7 @@ void ScrollingNote::fit() {
 }
 
 QSize ScrollingNote::minimumSizeHint() const {
-  return {0, label_->text().isEmpty() ? 0 : label_->fontMetrics().lineSpacing() + 4};
+  return {0, label_->text().isEmpty() ? 0 : label_->fontMetrics().lineSpacing()};
 }
 
 bool ScrollingNote::eventFilter(QObject* watched, QEvent* event) {

@@ -369,8 +369,9 @@ def scenario_numbers_spelled_alike(ctx):
     ctx.note(f"totals: {totals!r}")
     ctx.expect(totals and "1 copy" in totals and "8.0 KiB" in totals, f"the Transfer totals read {totals!r}")
     # No d2h copy is left (the output stays on the device): no time or
-    # bandwidth is given for it, and its predicted time is zero, "0" (never "0 s").
-    ctx.expect(totals and "d2h 0 copies · 0 B  ·" in totals and "d2h 0" in totals.split("predicted")[-1]
+    # bandwidth is given for it, and its predicted time is "none", the time
+    # of no copy everywhere (never "0 s"; walkthrough 19 asked one spelling).
+    ctx.expect(totals and "d2h 0 copies · 0 B  ·" in totals and "d2h none" in totals.split("predicted")[-1]
                and "0 s" not in totals, f"the Transfer totals spell no d2h as {totals!r}")
     problems.extend(spelling_problems("the Transfer totals", totals or ""))
     bottom_tab(app, "Timeline")

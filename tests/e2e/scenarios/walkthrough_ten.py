@@ -558,7 +558,7 @@ def scenario_long_totals_leave_the_table_its_rows(ctx):
     ctx.note(f"{len(rows)} rows, {whole} whole in sight; totals {lines} lines, {seen[3]} px in sight: {text[:120]!r}")
     ctx.shot("compared")
     ctx.check(lines > 3, f"the totals are {lines} lines: the test shows nothing")
-    ctx.expect(14 <= seen[3] <= 3 * 17 + 8, f"the totals take {seen[3]} px under the table")
+    ctx.expect(seen[3] <= 3 * 17 + 8, f"the totals take {seen[3]} px under the table")
     ctx.expect(whole >= min(4, len(rows)), f"the Transfers table shows {whole} whole rows of {len(rows)}")
 
 
