@@ -17,14 +17,19 @@ std::string formatNumber(double value) {
   return buffer;
 }
 
-std::string outputDescription(const exec::RunOutput& output) {
+std::string outputTypeText(const exec::RunOutput& output) {
   if (output.tensor) return program::tensorTypeText(output.tensor->dtype, output.tensor->sizes);
-  if (const auto* v = std::get_if<program::IntValue>(&output.literal)) return "Int " + std::to_string(v->value);
-  if (const auto* v = std::get_if<program::DoubleValue>(&output.literal)) return "Double " + formatNumber(v->value);
-  if (const auto* v = std::get_if<program::BoolValue>(&output.literal)) return std::string("Bool ") + (v->value ? "true" : "false");
+  return program::valueKindName(static_cast<program::ValueKind>(output.literal.index()));
+}
+
+std::string literalText(const exec::RunOutput& output) {
+  if (output.tensor) return "";
+  if (const auto* v = std::get_if<program::IntValue>(&output.literal)) return std::to_string(v->value);
+  if (const auto* v = std::get_if<program::DoubleValue>(&output.literal)) return formatNumber(v->value);
+  if (const auto* v = std::get_if<program::BoolValue>(&output.literal)) return v->value ? "true" : "false";
   if (const auto* v = std::get_if<program::StringValue>(&output.literal)) {
     // Quoted, with quotes, backslashes and line breaks escaped: one line.
-    std::string text = "String \"";
+    std::string text = "\"";
     for (char c : v->value.value_or("")) {
       if (c == '"' || c == '\\') text += '\\';
       if (c == '\n') text += "\\n";
@@ -34,7 +39,12 @@ std::string outputDescription(const exec::RunOutput& output) {
     }
     return text + "\"";
   }
-  return program::valueKindName(static_cast<program::ValueKind>(output.literal.index()));
+  return "";
+}
+
+std::string outputDescription(const exec::RunOutput& output) {
+  const std::string value = literalText(output);
+  return value.empty() ? outputTypeText(output) : outputTypeText(output) + " " + value;
 }
 
 std::string statsText(const exec::RunOutput& output) {

@@ -23,6 +23,10 @@ nlohmann::json runJson(const exec::RunOnceResult& result, const std::string& pro
 // "float32[2, 3]" for a tensor output, "Int 4" / "Double 0.5" / "Bool true" for
 // the others.
 std::string outputDescription(const exec::RunOutput& output);
+// Its two parts: the type ("float32[2, 3]", "Bool") and a literal's value
+// ("true", "4", a quoted string with its escapes; "" for a tensor).
+std::string outputTypeText(const exec::RunOutput& output);
+std::string literalText(const exec::RunOutput& output);
 // "min -1.25  max 3  mean 0.5" (and "NaN 2" when some are NaN), or "" when
 // the output has no readable elements.
 std::string statsText(const exec::RunOutput& output);

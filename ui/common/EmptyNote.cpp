@@ -15,6 +15,8 @@ QLabel* attachEmptyNote(QAbstractItemView* view, const QString& objectName) {
   note->setObjectName(objectName);
   note->setAlignment(Qt::AlignCenter);
   note->setWordWrap(true);
+  // Notes quote names from the file (a run's error): never read as markup.
+  note->setTextFormat(Qt::PlainText);
   note->setForegroundRole(QPalette::PlaceholderText);
   note->hide();
   auto* centre = new QVBoxLayout(view->viewport());

@@ -361,6 +361,12 @@ void Document::waitForPipeline() {
 
 bool Document::saveAs(const QString& path, bool allowOverwriteInput, QString* error) {
   if (!current_) return false;
+  // The shown program is the last one the passes accepted, not the edits as
+  // set: writing it would drop the refused option without a word.
+  if (!pipelineError_.isEmpty()) {
+    if (error != nullptr) *error = tr("Cannot save: the passes refuse the options as set (%1)").arg(pipelineError_);
+    return false;
+  }
   pte::WriteOptions options;
   options.input_path = demo_ ? std::string() : path_.toStdString();
   options.allow_overwrite_input = allowOverwriteInput;

@@ -1,4 +1,5 @@
 #include "ui/panels/AdvisorPanel.h"
+#include "ui/common/EmptyNote.h"
 
 #include "ui/common/ScrollingNote.h"
 
@@ -137,6 +138,7 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   // other cells are short.
   table_->setWordWrap(true);
   table_->setTextElideMode(Qt::ElideMiddle);
+  attachEmptyNote(table_, "advisorEmpty");
 
   notes_ = new QLabel;
   notes_->setObjectName("advisorNotes");
@@ -170,6 +172,7 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
     searchTicker_->stop();
     stale_ = true;
     showMessage(tr("Search cancelled."));
+    setEmptyNote(table_, table_->rowCount() == 0, tr("Search cancelled: Search Again lists the edits that save copy time"));
     searchButton_->setText(tr("Search Again"));
     searchButton_->setAccessibleName(tr("Search again for edits"));
   });
@@ -233,6 +236,8 @@ void AdvisorPanel::markStale() {
   } else if (!document_->hasProgram()) {
     advice_.reset();
     table_->setRowCount(0);
+  sayWhyEmpty();
+    sayWhyEmpty();
   }
 }
 
@@ -244,6 +249,8 @@ bool AdvisorPanel::refresh() {
     searchButton_->hide();
     advice_.reset();
     table_->setRowCount(0);
+  sayWhyEmpty();
+    sayWhyEmpty();
     applyButton_->setEnabled(false);
     showMessage(tr("Open a program to see which edits save the most copy time."));
     return false;
@@ -263,6 +270,7 @@ bool AdvisorPanel::refresh() {
   searchText_ = tr("Searching the edits of '%1' on %2…").arg(name, linkText);
   header_->setText(searchText_);
   table_->setRowCount(0);
+  setEmptyNote(table_, true, tr("Searching for edits that save copy time\u2026"));
   applyButton_->setEnabled(false);
   notesArea_->hide();
   // The advice is of the program as loaded: every candidate is a whole edit
@@ -287,10 +295,12 @@ bool AdvisorPanel::refresh() {
           advice_.reset();
           error_ = qText(outcome->advice.error().message);
           showMessage(tr("The advisor cannot search '%1': %2").arg(name, error_));
+          setEmptyNote(table_, true, tr("The advisor cannot search '%1': %2").arg(name, error_));
         } else if (outcome->advice.value().methods.empty()) {
           advice_.reset();
           error_ = tr("no method '%1'").arg(name);
           showMessage(error_);
+          setEmptyNote(table_, true, error_);
         } else {
           error_.clear();
           advice_ = outcome->advice.value().methods.front();
@@ -423,6 +433,30 @@ void AdvisorPanel::showAdvice() {
       table_->setItem(int(row), column, item);
     }
   }
+  // Asked for, the rejected edits follow in grey, each with why (they were
+  // only in the notes under an empty table, walkthrough 21); they are no
+  // candidates: selecting one previews nothing and Apply stays off.
+  if (showRejected_->isChecked()) {
+    const int first = table_->rowCount();
+    table_->setRowCount(first + int(a.rejected.size()));
+    const QColor grey = palette().color(QPalette::PlaceholderText);
+    for (size_t i = 0; i < a.rejected.size(); ++i) {
+      const auto& r = a.rejected[i];
+      const QStringList cells{tr("rejected"), qText(r.edits_text), QString(), QString(), QString(), QString(), QString(),
+                              qText(r.reason)};
+      for (int column = 0; column < ColumnCount; ++column) {
+        auto* item = new QTableWidgetItem(cells[column]);
+        item->setForeground(grey);
+        item->setToolTip(plainToolTip(tr("Rejected: %1\n\n%2").arg(cells[EditsColumn], cells[ContractColumn])));
+        item->setTextAlignment(Qt::AlignLeft | Qt::AlignTop);
+        table_->setItem(first + int(i), column, item);
+      }
+    }
+  }
+  table_->horizontalHeaderItem(ContractColumn)
+      ->setText(showRejected_->isChecked() && !a.rejected.empty() ? tr("Asks of the caller / why rejected")
+                                                                  : tr("Asks of the caller"));
+  sayWhyEmpty();
   table_->resizeColumnsToContents();
   // Edits: as wide as they need, up to three fifths of the table (then they
   // wrap; at 1000 px a candidate of three flags and a --set-device is one
@@ -470,10 +504,10 @@ void AdvisorPanel::updateNotes() {
     } else if (!measuredError_.isEmpty()) {
       notes << tr("The profile cannot rank the candidates (%1): ranked by the prediction.").arg(measuredError_);
     }
-    if (showRejected_->isChecked()) {
-      if (a.rejected.empty()) notes << tr("No obvious edit was rejected.");
-      for (const auto& r : a.rejected) notes << tr("Rejected %1: %2").arg(qText(r.edits_text), qText(r.reason));
-    }
+    if (showRejected_->isChecked())
+      notes << (a.rejected.empty() ? tr("No obvious edit was rejected.")
+                                   : tr("Rejected (in grey at the end of the table, with why): %1.")
+                                         .arg(countText(qint64(a.rejected.size()), tr("edit"))));
   }
   notes_->setText(notes.join("\n"));
   notesArea_->setVisible(!notes.isEmpty());
@@ -526,6 +560,16 @@ std::optional<passes::ProgramEdits> AdvisorPanel::mergedEdits(const advise::Cand
 // The number the user reads in the row's # column: the banner, the notes,
 // Undo and errors name a candidate by it (they named the predicted rank
 // while the table showed the measured one).
+void AdvisorPanel::sayWhyEmpty() {
+  // An empty table says why, in its middle (the header line says it too).
+  QString why;
+  if (isSearching()) why = tr("Searching for edits that save copy time\u2026");
+  else if (!document_->hasProgram()) why = tr("No program is open");
+  else if (stale_ || !advice_) why = tr("Search (the button above) lists the edits that save copy time");
+  else why = tr("No valid edit saves copy time in this method");
+  setEmptyNote(table_, table_->rowCount() == 0, why);
+}
+
 size_t AdvisorPanel::rankShown(int row) const {
   return row >= 0 && size_t(row) < rankOfRow_.size() ? rankOfRow_[size_t(row)] : 0;
 }

@@ -102,6 +102,7 @@ class AdvisorPanel : public QWidget {
   // The candidate shown in `row` (rows follow the measured ranking when there is one); nullptr when none.
   const advise::Candidate* candidateAt(int row) const;
   size_t rankShown(int row) const;
+  void sayWhyEmpty();
 
   Document* document_;
   LinkSelection* links_;

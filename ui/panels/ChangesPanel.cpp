@@ -6,6 +6,8 @@
 #include "ui/common/Format.h"
 #include "ui/profile/LinkSelection.h"
 
+#include <QScopeGuard>
+
 namespace ptescope::ui {
 using namespace ptescope::passes;
 
@@ -33,13 +35,16 @@ QString buffersText(const std::vector<BufferInfo>& buffers) {
 ChangesPanel::ChangesPanel(Document* document, QWidget* parent) : QListWidget(parent), document_(document) {
   setObjectName("changes");
   connect(document_, &Document::programChanged, this, &ChangesPanel::rebuild);
-  connect(this, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-    const int method = item->data(MethodRole).toInt();
-    if (method >= 0) document_->setCurrentMethod(method);
-    const qlonglong instruction = item->data(InstructionRole).toLongLong();
-    const int value = item->data(ValueRole).toInt();
-    if (instruction >= 0) emit instructionActivated(size_t(instruction));
-    else if (value >= 0) emit valueActivated(value);
+  connect(document_, &Document::pipelineFinished, this, [this](bool ok) {
+    if (!ok) rebuild();  // a success rebuilt with programChanged
+  });
+  // A click, Enter, or the arrow keys moving the current line show the change
+  // on the graph (only a click did; the Values table's rows follow the
+  // keyboard too). A list rebuilt under the user moves nothing.
+  connect(this, &QListWidget::itemClicked, this, &ChangesPanel::activate);
+  connect(this, &QListWidget::itemActivated, this, &ChangesPanel::activate);
+  connect(this, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
+    if (item != nullptr && !rebuilding_ && hasFocus()) activate(item);
   });
   rebuild();
 }
@@ -50,8 +55,31 @@ void ChangesPanel::setLinkSelection(LinkSelection* links) {
   rebuild();
 }
 
+void ChangesPanel::activate(QListWidgetItem* item) {
+  if (item == nullptr || !item->data(MethodRole).isValid()) return;
+  const int method = item->data(MethodRole).toInt();
+  if (method >= 0) document_->setCurrentMethod(method);
+  const qlonglong instruction = item->data(InstructionRole).toLongLong();
+  const int value = item->data(ValueRole).toInt();
+  if (instruction >= 0) emit instructionActivated(size_t(instruction));
+  else if (value >= 0) emit valueActivated(value);
+}
+
 void ChangesPanel::rebuild() {
+  rebuilding_ = true;
+  const auto done = qScopeGuard([this] { rebuilding_ = false; });
   clear();
+  // Options the passes refuse stay set (their pair may follow: planning on,
+  // then the output option), but the program shown is the last one accepted:
+  // said first, or "No changes" read as if the option had no effect.
+  if (const QString refused = document_->pipelineError(); !refused.isEmpty()) {
+    auto* item = new QListWidgetItem(tr("The options as set are refused, so they change nothing yet: %1. Shown is the "
+                                        "last program the passes accepted; Undo (Ctrl+Z) takes the option back")
+                                         .arg(refused),
+                                     this);
+    item->setForeground(QColor(0xb0, 0x00, 0x20));
+    item->setToolTip(refused);
+  }
   const PassReport* report = document_->report();
   if (report == nullptr || !report->changed()) {
     addItem(document_->hasProgram() ? tr("No changes against the file as loaded") : QString());

@@ -1,7 +1,7 @@
 // What the edits changed against the file as loaded: copies added and
 // removed, values whose device changed, buffers resized, and the predicted
-// copy time saved or added per run on the chosen link. A click selects the
-// element.
+// copy time saved or added per run on the chosen link. A click, Enter or the
+// arrow keys select the element.
 #pragma once
 
 #include <QListWidget>
@@ -26,7 +26,9 @@ class ChangesPanel : public QListWidget {
 
  private:
   void rebuild();
+  void activate(QListWidgetItem* item);
   Document* document_;
+  bool rebuilding_ = false;
   LinkSelection* links_ = nullptr;
 };
 

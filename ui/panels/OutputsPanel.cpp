@@ -1,5 +1,6 @@
 #include "ui/panels/OutputsPanel.h"
 #include "ui/common/ElidedLabel.h"
+#include "ui/common/EmptyNote.h"
 #include "ui/common/Format.h"
 
 #include <QResizeEvent>
@@ -68,6 +69,9 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setAlternatingRowColors(true);
   table_->setWordWrap(false);
+  // The empty table says why, whole: a failed run's error was otherwise in
+  // the header's three lines and a dialog on top.
+  attachEmptyNote(table_, "outputsEmpty");
 
   notExecuted_ = new QLabel;
   notExecuted_->setObjectName("outputsNotExecuted");
@@ -98,9 +102,11 @@ OutputsPanel::OutputsPanel(Document* document, QWidget* parent) : QWidget(parent
     if (isRunning()) return;
     clearOutputs();
     header_->setText(tr("Run the method once to see what it computes (random inputs, seed 0)."));
+    sayWhyEmpty(tr("Run Once (Ctrl+R) runs the shown method and lists its outputs here"));
   };
   connect(document_, &Document::programChanged, this, stale);
   connect(document_, &Document::currentMethodChanged, this, stale);
+  stale();
 }
 
 OutputsPanel::~OutputsPanel() = default;
@@ -193,6 +199,8 @@ void OutputsPanel::clearOutputs() {
   notExecutedArea_->hide();
 }
 
+void OutputsPanel::sayWhyEmpty(const QString& why) { setEmptyNote(table_, table_->rowCount() == 0, why); }
+
 void OutputsPanel::showError(const QString& message) {
   // What an earlier run computed is not this run's: a failed run shows none.
   clearOutputs();
@@ -200,6 +208,7 @@ void OutputsPanel::showError(const QString& message) {
   // The user's own Cancel is no failure.
   header_->setText(message == QLatin1String(exec::kRunCancelled) ? tr("Run cancelled: no outputs")
                                                                  : tr("Run failed: %1").arg(message));
+  sayWhyEmpty(header_->text());
   emit failed(message);
 }
 
@@ -267,17 +276,20 @@ void OutputsPanel::show(const exec::RunOnceResult& result) {
                               num(qint64(result.not_executed.size())), countText(qint64(result.outputs.size()), tr("output"))));
   }
   table_->setRowCount(int(result.outputs.size()));
+  sayWhyEmpty(tr("Method '%1' has no outputs").arg(QString::fromStdString(result.method)));
   for (size_t row = 0; row < result.outputs.size(); ++row) {
     const auto& out = result.outputs[row];
+    // A scalar's type in Type and its value under First values, as the
+    // Values panel shows it ("Bool true" was all in Type).
     QStringList cells{QString::number(out.position), valueRef(out.value),
-                      QString::fromStdString(report::outputDescription(out))};
+                      QString::fromStdString(report::outputTypeText(out))};
     if (out.tensor && out.readable && out.stats.count > out.stats.nan_count) {
       cells << QString::fromStdString(report::formatNumber(out.stats.min)) << QString::fromStdString(report::formatNumber(out.stats.max))
             << QString::fromStdString(report::formatNumber(out.stats.mean));
     } else {
       cells << QString() << QString() << QString();
     }
-    cells << QString::fromStdString(out.tensor ? report::firstValuesText(out) : std::string());
+    cells << QString::fromStdString(out.tensor ? report::firstValuesText(out) : report::literalText(out));
     cells << QString::fromStdString(exec::exactnessText(out.exactness));
     for (int column = 0; column < cells.size(); ++column) {
       auto* item = new QTableWidgetItem(cells[column]);

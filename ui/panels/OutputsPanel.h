@@ -64,6 +64,8 @@ class OutputsPanel : public QWidget {
   void show(const exec::RunOnceResult& result);
   void showError(const QString& message);
   void clearOutputs();
+  // The note in the table's middle while it has no rows.
+  void sayWhyEmpty(const QString& why);
   bool showsCurrentMethod() const;
   void showProgress(qint64 seconds);
 
