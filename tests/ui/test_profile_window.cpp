@@ -274,7 +274,8 @@ class ProfileWindowTest : public QObject {
     // and the seconds so far, and the seconds count on.
     const auto* label = window.profileStatus()->findChild<QLabel*>();
     QVERIFY(label);
-    const QRegularExpression soFar("^measuring [0-9]+/[0-9]+, instruction [0-9]+ of [0-9]+, ([0-9]+) s so far$");
+    // Named by the method it measures (the window may show another one).
+    const QRegularExpression soFar("^forward: measuring [0-9]+/[0-9]+, instruction [0-9]+ of [0-9]+, ([0-9]+) s so far$");
     QTRY_VERIFY_WITH_TIMEOUT(soFar.match(label->text()).hasMatch(), 10000);
     const int seconds = soFar.match(label->text()).captured(1).toInt();
     QTRY_VERIFY_WITH_TIMEOUT(soFar.match(label->text()).captured(1).toInt() > seconds, 10000);

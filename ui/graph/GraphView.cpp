@@ -522,30 +522,36 @@ void GraphView::showInitialView() {
     for (const auto& region : layout_->regions)
       drawn = drawn.united(QRectF(region.rect.x, region.rect.y, region.rect.width, region.rect.height));
     const QPointF corner = drawn.isNull() ? rect.topLeft() : drawn.topLeft() - QPointF(16, 16);
+    // Every move below starts from that corner and goes only as far as it
+    // takes to bring a rectangle in whole (its right and bottom edges).
     QPointF centre = corner + half;
-    if (!first.isNull()) {
-      if (first.width() + 32 <= 2 * half.x() && first.height() + 32 <= 2 * half.y()) {
-        centre.setX(std::max(centre.x(), first.right() + 16 - half.x()));
-        centre.setY(std::max(centre.y(), first.bottom() + 16 - half.y()));
-      } else {
-        centre = first.center();
-      }
-    }
+    const auto fits = [&](const QRectF& r) { return r.width() + 32 <= 2 * half.x() && r.height() + 32 <= 2 * half.y(); };
+    const auto bringIn = [&](const QRectF& r) {
+      centre.setX(std::max(centre.x(), r.right() + 16 - half.x()));
+      centre.setY(std::max(centre.y(), r.bottom() + 16 - half.y()));
+    };
     // ptescope is about what runs on a device: the first device region (its
-    // corner and title) is in the first picture too, beside the first node
-    // when both fit, else instead of it.
+    // corner and title) is in the first picture too, with the first node
+    // when both fit, else with as much of the start above it as the view
+    // holds. (Putting the region's corner at the view's top left hid the
+    // input and #0..#2 above it, and the left of the drawing: walkthrough 21.)
     const layout::RegionGeometry* device = nullptr;
     for (const auto& region : layout_->regions)
       if (!region.device.isCpu() &&
           (!device || region.rect.y < device->rect.y - 1 ||
            (std::abs(region.rect.y - device->rect.y) <= 1 && region.rect.x < device->rect.x)))
         device = &region;
-    if (device) {
-      const QRectF corner(device->rect.x, device->rect.y, std::min(device->rect.width, 160.0),
-                          std::min(device->rect.height, 120.0));
-      const QRectF both = first.isNull() ? corner : corner.united(first);
-      const QRectF shown = both.width() <= 2 * half.x() - 32 && both.height() <= 2 * half.y() - 32 ? both : corner;
-      centre = QPointF(shown.left() - 16 + half.x(), shown.top() - 16 + half.y());
+    // (Its corner: the title and a little of what is under it.)
+    const QRectF deviceCorner = device ? QRectF(device->rect.x, device->rect.y, std::min(device->rect.width, 160.0),
+                                                std::min(device->rect.height, 48.0))
+                                       : QRectF();
+    const QRectF both = first.isNull() ? deviceCorner : deviceCorner.isNull() ? first : deviceCorner.united(first);
+    if (!both.isNull() && fits(both)) {
+      bringIn(both);
+    } else if (!deviceCorner.isNull()) {
+      bringIn(deviceCorner);
+    } else if (!first.isNull()) {
+      centre = first.center();  // an instruction larger than the view: its middle
     }
     // Not past the drawing's left and top edges.
     centre.setX(std::max(centre.x(), corner.x() + half.x()));

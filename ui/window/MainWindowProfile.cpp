@@ -129,13 +129,16 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
   connect(profiler_, &ProfileSession::started, this, [this, profile, phase, ticker] {
     profile->setEnabled(false);
     profileBar_->setRange(0, 0);
-    *phase = tr("Profiling\u2026");
+    *phase = profileMethodName_.isEmpty() ? tr("Profiling\u2026") : tr("%1: profiling\u2026").arg(profileMethodName_);
     ticker->start();
     profileStatus_->show();
+    fitStatusCounts();
   });
   connect(profiler_, &ProfileSession::progress, this, [this, phase](const QString& name, int done, int total) {
     if (profiler_->isCancelling()) return;
-    *phase = total > 0 ? tr("%1 %2/%3").arg(name).arg(done).arg(total) : name;
+    // Named by the method it measures: the window may show another one.
+    const QString method = profileMethodName_.isEmpty() ? QString() : profileMethodName_ + tr(": ");
+    *phase = method + (total > 0 ? tr("%1 %2/%3").arg(name).arg(done).arg(total) : name);
     profileBar_->setRange(0, std::max(total, 0));
     profileBar_->setValue(done);
   });
@@ -143,6 +146,7 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
     ticker->stop();
     profile->setEnabled(true);
     profileStatus_->hide();
+    fitStatusCounts();
   };
   connect(profiler_, &ProfileSession::finished, this, [this, ended] {
     ended();
@@ -159,17 +163,30 @@ void MainWindow::buildProfiling(QToolBar* toolbar) {
       message += " \u2014 " + run.outputsAgreement;
       detail += " \u2014 " + run.outputsAgreement;
     }
-    // Show what was measured: its method, the expensive copies first.
-    if (run.method >= 0 && run.method < document_->methodCount() && run.method != document_->currentMethodIndex())
+    // Show what was measured: its method, the expensive copies first;
+    // unless the user picked another method while it ran (the window went
+    // back to the measured one by itself, walkthrough 21): that stays, and
+    // the status line says where the profile is.
+    const bool userMoved = document_->currentMethodIndex() != profileShownMethod_ &&
+                           document_->currentMethodIndex() != run.method;
+    if (!userMoved && run.method >= 0 && run.method < document_->methodCount() &&
+        run.method != document_->currentMethodIndex())
       document_->setCurrentMethod(run.method);
-    showMethodStatus(run.method, message, 15000, detail);
-    if (!run.profile->copies.empty() &&
+    if (userMoved) {
+      message += tr(" \u2014 pick %1 in Method to see it").arg(profileMethodName_);
+      showStatus(message, 15000, detail);
+    } else {
+      showMethodStatus(run.method, message, 15000, detail);
+    }
+    if (!userMoved && !run.profile->copies.empty() &&
         overlayMetric_->currentData().toInt() == int(GraphView::OverlayMetric::Placement))
       overlayMetric_->setCurrentIndex(overlayMetric_->findData(int(GraphView::OverlayMetric::Time)));
     applyProfiles();
-    bottomTabs_->setCurrentWidget(transfersView_->parentWidget());
-    transfersView_->sortByColumn(TransfersModel::MedianTime, Qt::DescendingOrder);
-    transfersView_->scrollToTop();  // the costliest copies first, in sight
+    if (!userMoved) {
+      bottomTabs_->setCurrentWidget(transfersView_->parentWidget());
+      transfersView_->sortByColumn(TransfersModel::MedianTime, Qt::DescendingOrder);
+      transfersView_->scrollToTop();  // the costliest copies first, in sight
+    }
     // A run whose later iteration failed (a device lost) is kept and shown,
     // and the failure is said as an error: what failed, where.
     // An edit of placement must not change results: a difference is an error.
@@ -214,6 +231,11 @@ bool MainWindow::startProfile(const ProfileRequest& request) {
   run.cudaGraphMethods = links_->runSettings().cuda_graph_methods;
   // A runner's "Compare with as loaded" runs the program as loaded too.
   const bool asLoadedToo = !request.runner.isEmpty() && request.compareWithLoaded;
+  // Known before the run starts: its progress names the method.
+  profileShownMethod_ = document_->currentMethodIndex();
+  profileMethodName_ = run.method >= 0 && run.method < document_->methodCount()
+                           ? printableText(QString::fromStdString(document_->program().methods()[size_t(run.method)].displayName()))
+                           : QString();
   if (!profiler_->start(document_->programSnapshot(), document_->displayName(), run, &error,
                         asLoadedToo ? document_->loadedSnapshot() : nullptr)) {
     showError(tr("Cannot profile"), error);
