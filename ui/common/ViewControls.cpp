@@ -42,4 +42,29 @@ void addZoomShortcuts(QWidget* view, std::function<void()> zoomIn, std::function
   }
 }
 
+ZoomControls makeZoomControls(const QString& prefix, const QString& levelName, const QString& fitTip) {
+  auto button = [&prefix](const QString& text, const QString& tip, const QString& name) {
+    auto* b = new QToolButton;
+    b->setText(text);
+    b->setToolTip(tip);
+    // Named by what it does, not by its glyph ("+" reads as "plus").
+    b->setAccessibleName(tip.section(QStringLiteral(" ("), 0, 0));
+    b->setObjectName(prefix + name);
+    b->setAutoRaise(true);
+    return b;
+  };
+  ZoomControls controls;
+  controls.zoomOut = button(QString(QChar(0x2212)), QObject::tr("Zoom out (Ctrl+\u2212)"), QStringLiteral("ZoomOut"));
+  controls.zoomIn = button(QStringLiteral("+"), QObject::tr("Zoom in (Ctrl+=, Ctrl+wheel)"), QStringLiteral("ZoomIn"));
+  controls.fit = button(QObject::tr("Fit"), fitTip, QStringLiteral("Fit"));
+  controls.level = new QLabel;
+  controls.level->setObjectName(prefix + QStringLiteral("Zoom"));
+  // Named by its role; the value in the text (a screen reader read the bare
+  // "100%").
+  controls.level->setAccessibleName(levelName);
+  controls.level->setMinimumWidth(controls.level->fontMetrics().horizontalAdvance(QStringLiteral("100000%")));
+  controls.level->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  return controls;
+}
+
 }  // namespace ptescope::ui

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <QComboBox>
+#include <QLabel>
 #include <QString>
+#include <QToolButton>
 #include <QWidget>
 
 #include <functional>
@@ -18,5 +20,17 @@ QComboBox* fittedComboBox(const QString& objectName);
 // `view` or a child has focus: the graph and the timeline share the keys.
 void addZoomShortcuts(QWidget* view, std::function<void()> zoomIn, std::function<void()> zoomOut,
                       std::function<void()> fit);
+
+// The zoom buttons of a zoomable view (the Timeline, the Memory plan): −, +
+// and Fit, named by what they do, and a label for the level, named `levelName`
+// (its value in the text). Their object names are `prefix` + "ZoomOut",
+// "ZoomIn", "Fit" and "Zoom". The caller lays them out and connects them.
+struct ZoomControls {
+  QLabel* level = nullptr;
+  QToolButton* zoomOut = nullptr;
+  QToolButton* zoomIn = nullptr;
+  QToolButton* fit = nullptr;
+};
+ZoomControls makeZoomControls(const QString& prefix, const QString& levelName, const QString& fitTip);
 
 }  // namespace ptescope::ui

@@ -1,12 +1,16 @@
 // The memory plan of the current method: one band per planned buffer, and in
 // it every planned tensor as a rectangle of (lifetime in instruction order)
 // × (offset, size), coloured by device, with buffer totals and peak use.
-// Hover shows the tensor; a click selects it. Its accessible description is
+// Hover shows the tensor; a click selects it; the selected tensor is scrolled
+// into view. Ctrl+wheel, Ctrl+= / Ctrl+- / Ctrl+0 zoom the instruction axis
+// (a method of 2,000 tensors was slivers). Its accessible description is
 // what the bands say ("buffer 1 · cpu:0: 16.0 KiB, peak 16.0 KiB; ..."), the
 // plan being only painted.
 #pragma once
 
 #include <QWidget>
+
+class QScrollArea;
 
 #include <vector>
 
@@ -41,6 +45,26 @@ class MemoryPlanView : public QWidget {
 
   QSize sizeHint() const override { return {900, 260}; }
 
+  // The scroll area the plan is shown in: a selected tensor is scrolled into
+  // view in it, zoom widens the plan in it, and the buffers' titles stay at
+  // its left edge while it scrolls sideways.
+  void setScrollArea(QScrollArea* area);
+  // 1 fits every instruction in the width; up to a column of 80 px each.
+  double zoom() const { return zoom_; }
+  double maxZoom() const;
+  void setZoom(double zoom);
+  void zoomIn();
+  void zoomOut();
+  void zoomToFit();
+
+  // Where the value's tensor is drawn, in the plan's coordinates; empty when
+  // it is not planned.
+  QRectF valueRect(int32_t value) const;
+  // Every how many instructions the axis is numbered: 1, 2, 5, 10, 20...,
+  // the least that leaves `labelPixels` per number at `columnPixels` per
+  // instruction (more than `instructions` when there is no room).
+  static size_t axisStep(size_t instructions, double columnPixels, double labelPixels);
+
   // Marks the value's block (the selection's value); -1 marks none.
   void selectValue(int32_t value);
   int32_t selectedValue() const { return selected_; }
@@ -50,21 +74,37 @@ class MemoryPlanView : public QWidget {
   void valueClicked(int32_t value);
   // Esc with a tensor selected.
   void selectionCleared();
+  void zoomChanged(double zoom);
 
  private:
   void paintEvent(QPaintEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
   void rebuild();
+  // The width the plan takes at its zoom, and its height (each buffer at
+  // least as tall as lets its smallest tensor carry a label, up to a limit).
+  void fitSize();
+  void scrollToValue(int32_t value);
+  int fitWidth() const;
+  // Where the titles are drawn: the left edge of the visible part.
+  double titleLeft() const;
+  void paintAxis(QPainter& p, const QRectF& last) const;
   static QString bandTitle(const Band& band);
   static QString bandSizes(const Band& band);
+  static QStringList bandSizeLines(const Band& band);
   QRectF blockRect(const Block& block) const;
   QRectF bandRect(size_t band) const;
 
   Document* document_;
   std::vector<Block> blocks_;
   std::vector<Band> bands_;
+  std::vector<double> bandHeights_;  // each band's least height, in pixels
+  QScrollArea* scrollArea_ = nullptr;
+  double zoom_ = 1.0;
   int emptyBuffers_ = 0;  // 0-byte buffers nothing is planned in (not drawn)
   size_t instructions_ = 0;
   int32_t hovered_ = -1;

@@ -256,26 +256,12 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
   info->setElideMode(Qt::ElideRight);
   info_ = info;
   info_->setObjectName("timelineInfo");
-  auto button = [this](const QString& text, const QString& tip, const char* name) {
-    auto* b = new QToolButton;
-    b->setText(text);
-    b->setToolTip(tip);
-    // Named by what it does, not by its glyph ("+" reads as "plus").
-    b->setAccessibleName(tip.section(QStringLiteral(" ("), 0, 0));
-    b->setObjectName(name);
-    b->setAutoRaise(true);
-    return b;
-  };
-  zoomOutButton_ = button(QString(QChar(0x2212)), tr("Zoom out (Ctrl+−)"), "timelineZoomOut");
-  zoomInButton_ = button("+", tr("Zoom in (Ctrl+=, Ctrl+wheel)"), "timelineZoomIn");
-  fitButton_ = button(tr("Fit"), tr("Show the whole iteration (Ctrl+0)"), "timelineFit");
-  zoomLabel_ = new QLabel;
-  zoomLabel_->setObjectName("timelineZoom");
-  // Named by its role; the value in the description (a screen reader read
-  // the bare "100%").
-  zoomLabel_->setAccessibleName(tr("Timeline zoom"));
-  zoomLabel_->setMinimumWidth(zoomLabel_->fontMetrics().horizontalAdvance("100000%"));
-  zoomLabel_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
+  const ZoomControls zoom = makeZoomControls(QStringLiteral("timeline"), tr("Timeline zoom"),
+                                             tr("Show the whole iteration (Ctrl+0)"));
+  zoomOutButton_ = zoom.zoomOut;
+  zoomInButton_ = zoom.zoomIn;
+  fitButton_ = zoom.fit;
+  zoomLabel_ = zoom.level;
   controls->addWidget(iterationLabel);
   controls->addWidget(iterationBox_);
   controls->addSpacing(12);

@@ -554,7 +554,7 @@ void MainWindow::resizeEvent(QResizeEvent* event) {
 // px both cut a 70-character name with half the bar empty.
 void MainWindow::fitLongNamesToWidth() {
   if (statusMethod_ == nullptr || methodSelector_ == nullptr) return;
-  if (!statusMessage_->isHidden()) statusCounts_->setVisible(width() >= kWideWindow);
+  fitStatusCounts();
   statusMethod_->setMaximumWidth(std::max(280, width() / 3));
   methodSelector_->setMinimumContentsLength(std::clamp((width() - 1000) / 20 + 10, 10, 40));
 }
@@ -701,8 +701,17 @@ void MainWindow::showStatus(const QString& message, int milliseconds, const QStr
   // A message takes the counts' room while it shows in a small window (they
   // are one glance at the Summary tab away): at 1000 px it was cut to
   // "Profiled forward · host emulation · pagea…". A wide window keeps them.
-  statusCounts_->setVisible(message.isEmpty() || width() >= kWideWindow);
+  fitStatusCounts();
   if (!message.isEmpty() && milliseconds > 0) statusMessageTimer_->start(milliseconds);
+}
+
+void MainWindow::fitStatusCounts() {
+  // The counts give way to a message or a profile's progress in a small
+  // window: beside the progress, Cancel and the GPU line, the method was cut
+  // to "me…rd" at 1000 px (walkthrough 21), and the counts are one glance at
+  // the Info tab away.
+  const bool busy = !statusMessage_->isHidden() || (profileStatus_ != nullptr && !profileStatus_->isHidden());
+  statusCounts_->setVisible(!busy || width() >= kWideWindow);
 }
 
 QString MainWindow::statusMessage() const { return statusMessage_->isVisibleTo(this) ? statusMessage_->text() : QString(); }

@@ -147,6 +147,7 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void fitStatusCounts();
   void fitLongNamesToWidth();
   // From this width the status bar keeps its counts beside a message.
   static constexpr int kWideWindow = 1400;
@@ -163,6 +164,7 @@ class MainWindow : public QMainWindow {
   QWidget* buildValuesPage();
   QWidget* buildTransfersPage();
   void buildDiagnostics();
+  QWidget* buildMemoryPlanPage();
   void buildChanges();
   // The Advisor tab and its preview of a candidate in the graph
   // (MainWindowAdvisor.cpp).
@@ -303,6 +305,10 @@ class MainWindow : public QMainWindow {
   QAction* exportProfileAction_ = nullptr;
   std::optional<ProfileRequest> lastRequest_;
   QString profiledPath_;  // the file the kept profiles were measured on
+  // The method shown when the profile under way started, and the name of the
+  // one it measures: a user who picks another method meanwhile stays there.
+  int profileShownMethod_ = -1;
+  QString profileMethodName_;
   // While Save As writes: the file the window showed (its profiles follow).
   bool savingAs_ = false;
   QString savingFrom_;

@@ -26,6 +26,8 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
+#include <QHBoxLayout>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -38,6 +40,7 @@
 #include "ui/graph/GraphView.h"
 #include "ui/common/ItemRoles.h"
 #include "ui/common/ScrollingNote.h"
+#include "ui/common/ViewControls.h"
 #include "ui/panels/MemoryPlanView.h"
 #include "ui/panels/OutputsPanel.h"
 #include "ui/panels/PassOptionsPanel.h"
@@ -498,6 +501,45 @@ void MainWindow::buildDiagnostics() {
   sayWhyEmpty();
 }
 
+QWidget* MainWindow::buildMemoryPlanPage() {
+  // The plan scrolls both ways: down through its buffers, sideways when
+  // zoomed in on the instruction axis with the buttons above it (as the
+  // Timeline's), Ctrl+wheel or Ctrl+= / Ctrl+- / Ctrl+0.
+  QScrollArea* scroll = scrollingPage(memoryPlan_, "memoryPlanPage");
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+  memoryPlan_->setScrollArea(scroll);
+  const ZoomControls zoom = makeZoomControls(QStringLiteral("memoryPlan"), tr("Memory plan zoom"),
+                                             tr("Show every instruction (Ctrl+0)"));
+  auto* controls = new QHBoxLayout;
+  controls->setContentsMargins(4, 0, 4, 0);
+  auto* hint = new QLabel(tr("Arrow keys step from tensor to tensor; Home, End; Esc clears"));
+  hint->setObjectName("memoryPlanHint");
+  hint->setForegroundRole(QPalette::PlaceholderText);
+  controls->addWidget(hint, 1);
+  for (QWidget* w : std::initializer_list<QWidget*>{zoom.level, zoom.zoomOut, zoom.zoomIn, zoom.fit}) controls->addWidget(w);
+  connect(zoom.zoomIn, &QToolButton::clicked, memoryPlan_, &MemoryPlanView::zoomIn);
+  connect(zoom.zoomOut, &QToolButton::clicked, memoryPlan_, &MemoryPlanView::zoomOut);
+  connect(zoom.fit, &QToolButton::clicked, memoryPlan_, &MemoryPlanView::zoomToFit);
+  const auto showZoom = [this, zoom](double level) {
+    const bool drawn = !memoryPlan_->bands().empty();
+    zoom.level->setText(drawn ? QStringLiteral("%1%").arg(qRound(level * 100)) : QString());
+    zoom.level->setAccessibleDescription(zoom.level->text());  // the name says what it is
+    zoom.zoomIn->setEnabled(drawn && level < memoryPlan_->maxZoom());
+    zoom.zoomOut->setEnabled(drawn && level > 1.0);
+    zoom.fit->setEnabled(drawn && level > 1.0);
+  };
+  connect(memoryPlan_, &MemoryPlanView::zoomChanged, this, showZoom);
+  showZoom(memoryPlan_->zoom());
+  auto* page = new QWidget;
+  page->setObjectName("memoryPlanTab");
+  auto* layout = new QVBoxLayout(page);
+  layout->setContentsMargins(0, 2, 0, 0);
+  layout->setSpacing(2);
+  layout->addLayout(controls);
+  layout->addWidget(scroll, 1);
+  return page;
+}
+
 void MainWindow::buildChanges() {
   changes_ = new ChangesPanel(document_);
   changes_->setLinkSelection(links_);
@@ -513,7 +555,7 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   // (The Timeline keeps its height: its legend is drawn under the lanes,
   // which a scrolling page hid below the fold.)
   bottomTabs_->addTab(timeline_, tr("Timeline"));
-  bottomTabs_->addTab(scrollingPage(memoryPlan_, "memoryPlanPage"), tr("Memory plan"));
+  bottomTabs_->addTab(buildMemoryPlanPage(), tr("Memory plan"));
   bottomTabs_->addTab(diagnosticsView_, tr("Diagnostics"));
   bottomTabs_->addTab(changes_, tr("Changes"));
   buildAdvisor();
@@ -523,12 +565,18 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
   bottomTabs_->setTabToolTip(bottomTabs_->indexOf(summary_), tr("The program's facts as ptescope-cli info prints them"));
   outputs_ = new OutputsPanel(document_);
   bottomTabs_->addTab(outputs_, tr("Outputs"));
-  // A run that fails or is refused (the memory budget) says so where the
-  // window reports errors, whole, not only in the panel's one-line header.
-  // (A run the user cancelled is no error: the status bar says so.)
+  // A run that fails or is refused (the memory budget) says so in the Outputs
+  // panel, brought forward (its header and, whole, in the empty table), and in
+  // the status bar: no dialog to dismiss on top (one error was said three
+  // times, walkthrough 21). A run the user cancelled is no error.
   connect(outputs_, &OutputsPanel::failed, this, [this](const QString& message) {
-    if (message == QLatin1String(exec::kRunCancelled)) showStatus(tr("Run Once cancelled"), 5000);
-    else reportError(tr("Run Once failed"), tr("%1: %2").arg(document_->displayName(), message));
+    if (message == QLatin1String(exec::kRunCancelled)) {
+      showStatus(tr("Run Once cancelled"), 5000);
+      return;
+    }
+    lastError_ = tr("%1: %2").arg(document_->displayName(), message);
+    bottomTabs_->setCurrentWidget(outputs_);
+    showStatus(tr("Run Once failed: %1").arg(lastError_), 15000);
   });
   // A run that succeeds replaces what the status bar said of an earlier one
   // (a failed run of another method stayed there 15 s, over the file's name).

@@ -1,0 +1,374 @@
+// An eleventh look at issue 34's classes: what the twenty-first walkthrough
+// (a helper who wrote none of the fixes, on programs of its own) found and
+// the tenth round left open.
+#include <QtTest>
+
+#include <QAction>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QListWidget>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QToolButton>
+
+#include "support/TestSupport.h"
+#include "support/UiTestSupport.h"
+#include "ui/common/MemoryBudgetSetting.h"
+#include "ui/document/Document.h"
+#include "ui/document/Selection.h"
+#include "ui/graph/GraphView.h"
+#include "ui/panels/ChangesPanel.h"
+#include "ui/panels/MemoryPlanView.h"
+#include "ui/panels/OutputsPanel.h"
+#include "ui/profile/ProfileSession.h"
+#include "ui/window/MainWindow.h"
+
+using namespace ptescope;
+
+namespace {
+
+// A JSON spec written to <tempDir>/<name>.json and built; empty on failure.
+QString specProgram(const QString& name, const QJsonArray& methods) {
+  const QString path = test::tempDir() + "/" + name + ".json";
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return {};
+  file.write(QJsonDocument(QJsonObject{{"methods", methods}}).toJson());
+  file.close();
+  return test::synthProgram(name + ".pte", {path});
+}
+
+QJsonObject tensor(int rows, int columns) {
+  return QJsonObject{{"dtype", "float32"}, {"sizes", QJsonArray{rows, columns}}};
+}
+
+QJsonObject relu(const QString& in, const QString& out) {
+  return QJsonObject{{"op", "aten::relu.out"}, {"inputs", QJsonArray{in}}, {"outputs", QJsonArray{out}}};
+}
+
+QJsonObject cuda(const QString& device, const QString& in, const QString& out) {
+  return QJsonObject{{"delegate", "CudaBackend"},
+                     {"compile_specs", QJsonObject{{"target_device", device}}},
+                     {"inputs", QJsonArray{in}},
+                     {"outputs", QJsonArray{out}}};
+}
+
+// `relus` relu steps on the CPU, then one CudaBackend delegate on `device`
+// and a relu after it: the first device region lies below the first
+// instruction.
+QJsonObject chainMethod(const QString& method, int relus, const QString& device) {
+  QJsonObject tensors{{"x0", tensor(16, 16)}, {"d", tensor(16, 16)}, {"z", tensor(16, 16)}};
+  QJsonArray nodes;
+  int t = 0;
+  for (; t < relus; ++t) {
+    tensors.insert(QString("x%1").arg(t + 1), tensor(16, 16));
+    nodes.append(relu(QString("x%1").arg(t), QString("x%1").arg(t + 1)));
+  }
+  nodes.append(cuda(device, QString("x%1").arg(t), "d"));
+  nodes.append(relu("d", "z"));
+  return QJsonObject{{"name", method}, {"inputs", QJsonArray{"x0"}}, {"outputs", QJsonArray{"z"}},
+                     {"tensors", tensors}, {"nodes", nodes}};
+}
+
+// relu, then a delegate on cuda:0, relu, cuda:1, ... (eight steps): a buffer
+// per device, each of a few 64 B tensors.
+QJsonObject fourDevicesMethod() {
+  QJsonObject tensors{{"a0", tensor(4, 4)}};
+  QJsonArray nodes;
+  for (int i = 0; i < 8; ++i) {
+    const QString in = i == 0 ? QString("a0") : QString("b%1").arg(i - 1), out = QString("b%1").arg(i);
+    tensors.insert(out, tensor(4, 4));
+    nodes.append(i % 2 == 0 ? relu(in, out) : cuda(QString("cuda:%1").arg(i / 2), in, out));
+  }
+  return QJsonObject{{"name", "forward"}, {"inputs", QJsonArray{"a0"}}, {"outputs", QJsonArray{"b7"}},
+                     {"tensors", tensors}, {"nodes", nodes}};
+}
+
+QRectF inSight(ui::GraphView* graph) {
+  return graph->canvas()->mapToScene(graph->canvas()->viewport()->rect()).boundingRect();
+}
+
+}  // namespace
+
+class WalkthroughElevenTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void cleanup() { ui::setMemoryBudget(0); }
+
+  // F7: a Run Once that fails says so in the Outputs panel, brought forward,
+  // whole in its empty table, and in the status bar (the window's lastError);
+  // the modal dialog on top of both is gone (tests allow no dialog, so the
+  // e2e scenario checks that no dialog comes up).
+  void aFailedRunIsSaidInTheOutputsPanel() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    QVERIFY(w.window.showPanel("values"));
+    ui::setMemoryBudget(1024);
+    ui::OutputsPanel* panel = w.window.outputsPanel();
+    QSignalSpy failed(panel, &ui::OutputsPanel::failed);
+    auto* run = w.window.findChild<QAction*>("runOnceAction");
+    QVERIFY(run != nullptr);
+    run->trigger();
+    QVERIFY(failed.count() == 1 || failed.wait(30000));
+    const QString message = failed.first().first().toString();
+    QVERIFY2(message.contains("budget"), qPrintable(message));
+    auto* tabs = w.window.findChild<QTabWidget*>("bottomTabs");
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget*>(panel));
+    auto* note = panel->findChild<QLabel*>("outputsEmpty");
+    QVERIFY(note != nullptr);
+    QTRY_VERIFY(note->isVisible());
+    QCOMPARE(note->text(), "Run failed: " + message);
+    QVERIFY2(w.window.statusMessage().startsWith("Run Once failed: "), qPrintable(w.window.statusMessage()));
+    QVERIFY(w.window.lastError().endsWith(message));
+  }
+
+  // F8: the Changes list's current line follows the arrow keys and Enter
+  // onto the graph, as a click does.
+  void theChangesListFollowsTheKeyboard() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(test::synthProgram("kbd-changes.pte", {"--scenario", "cross_device"})));
+    w.doc.setDelegateTarget(0, 1, std::nullopt);
+    QVERIFY(test::waitForGraph(w.window.graph()));
+    QVERIFY(w.window.showPanel("changes"));
+    auto* list = w.window.findChild<ui::ChangesPanel*>("changes");
+    QVERIFY(list != nullptr);
+    QVERIFY2(list->count() > 2, "the edit lists no changes");
+    list->setFocus();
+    QTRY_VERIFY(list->hasFocus());
+    list->setCurrentRow(0);
+    ui::Selection* selection = w.window.selection();
+    int moved = 0;
+    for (int row = 1; row < list->count(); ++row) {
+      QTest::keyClick(list, Qt::Key_Down);
+      QCOMPARE(list->currentRow(), row);
+      const QListWidgetItem* item = list->item(row);
+      const int value = item->data(ui::ChangesPanel::ValueRole).toInt();
+      const qlonglong instruction = item->data(ui::ChangesPanel::InstructionRole).toLongLong();
+      if (instruction >= 0) {
+        QVERIFY2(selection->instruction() == size_t(instruction), qPrintable(item->text()));
+        ++moved;
+      } else if (value >= 0) {
+        QVERIFY2(selection->value() == value, qPrintable(item->text()));
+        ++moved;
+      }
+    }
+    QVERIFY2(moved >= 2, "no line of the list names a value or an instruction");
+    // Enter on a line selects it again after the selection moved elsewhere.
+    for (int row = 0; row < list->count(); ++row)
+      if (list->item(row)->data(ui::ChangesPanel::ValueRole).toInt() >= 0) {
+        list->setCurrentRow(row);
+        break;
+      }
+    selection->clear();
+    QTest::keyClick(list, Qt::Key_Return);
+    QVERIFY(selection->value().has_value() || selection->instruction().has_value());
+  }
+
+  // F12: an option the passes refuse stays set (its pair may follow) but
+  // Changes says, first, that it changes nothing yet and why; Save writes
+  // nothing (it wrote the last accepted program under the refused option).
+  void aRefusedOptionIsSaidAndNotSaved() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(test::synthProgram("refused.pte", {"--scenario", "multiple_same_device_consumers"})));
+    auto options = w.doc.methodOptions(0);
+    options.skip_h2d_for_method_inputs = true;
+    w.doc.setMethodOptions(0, options);
+    w.doc.waitForPipeline();
+    QVERIFY2(!w.doc.pipelineError().isEmpty(), "the passes took skip_h2d_for_method_inputs on inputs read twice");
+    auto* list = w.window.findChild<ui::ChangesPanel*>("changes");
+    QTRY_VERIFY(list->count() > 0 && list->item(0)->text().startsWith("The options as set are refused"));
+    QVERIFY2(list->item(0)->text().contains(w.doc.pipelineError()), qPrintable(list->item(0)->text()));
+    const QString out = test::tempDir() + "/refused-saved.pte";
+    QFile::remove(out);
+    QString error;
+    QVERIFY(!w.doc.saveAs(out, false, &error));
+    QVERIFY2(error.startsWith("Cannot save: the passes refuse the options as set"), qPrintable(error));
+    QVERIFY(!QFile::exists(out));
+    // Taken back, the list says what it said before.
+    w.doc.undoStack()->undo();
+    w.doc.waitForPipeline();
+    QTRY_VERIFY(!list->item(0)->text().startsWith("The options as set are refused"));
+  }
+
+  // F5, F18: the profile's progress names the method it measures; a user
+  // who picks another method while it runs stays there (the window went
+  // back to the measured one), told where the profile is; at 1000 px the
+  // counts give way to the progress so that the method is readable.
+  void aProfileLeavesTheMethodTheUserPicked() {
+    const QString program =
+        specProgram("two-methods", QJsonArray{chainMethod("forward", 3, "cuda:0"), chainMethod("backward", 2, "cuda:1")});
+    QVERIFY(!program.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(program));
+    QCOMPARE(w.doc.currentMethodIndex(), 0);
+    ui::ProfileRequest request;
+    request.method = 0;
+    request.runtime = exec::RuntimePreference::Host;
+    request.iterations = 400;
+    request.warmup = 1;
+    QSignalSpy finished(w.window.profileSession(), &ui::ProfileSession::finished);
+    QVERIFY(w.window.startProfile(request));
+    auto* progress = w.window.findChild<QLabel*>("profileStatusText");
+    auto* counts = w.window.findChild<QLabel*>("countsStatus");
+    auto* method = w.window.findChild<QLabel*>("methodStatus");
+    QVERIFY(progress != nullptr && counts != nullptr && method != nullptr);
+    QTRY_VERIFY(w.window.profileStatus()->isVisible() || finished.count() == 1);
+    if (finished.count() == 0) {
+      QVERIFY2(progress->text().startsWith("forward: "), qPrintable(progress->text()));
+      QVERIFY(!counts->isVisible());
+    }
+    QVERIFY(w.window.showMethod("backward"));
+    QVERIFY(finished.count() == 1 || finished.wait(60000));
+    QTest::qWait(50);
+    QCOMPARE(w.doc.currentMethodIndex(), 1);
+    QVERIFY2(w.window.statusMessage().contains("pick forward in Method"), qPrintable(w.window.statusMessage()));
+    // The method's label is whole beside the status message and the GPU line.
+    QTRY_VERIFY(method->text() == "method backward");
+    QVERIFY2(method->width() >= method->fontMetrics().horizontalAdvance(method->text()),
+             qPrintable(QString("the method label is %1 px for '%2'").arg(method->width()).arg(method->text())));
+    // Without a move the window shows the measured method, as before.
+    QVERIFY(w.window.showMethod("forward"));
+    request.iterations = 3;
+    QSignalSpy again(w.window.profileSession(), &ui::ProfileSession::finished);
+    request.method = 1;
+    QVERIFY(w.window.startProfile(request));
+    QVERIFY(again.wait(60000));
+    QCOMPARE(w.doc.currentMethodIndex(), 1);
+  }
+
+  // F2: the first picture starts at the drawing's left edge, moved only as
+  // far as showing the first device region's corner takes; when the first
+  // instruction fits beside it, it is in the picture too.
+  void theFirstPictureKeepsTheStartInSight() {
+    const QString program = specProgram("device-below", QJsonArray{chainMethod("forward", 3, "cuda:1")});
+    QVERIFY(!program.isEmpty());
+    for (const QSize size : {QSize(1600, 1000), QSize(1000, 700)}) {
+      test::ShownWindow w(size);
+      QVERIFY(w.open(program));
+      ui::GraphView* graph = w.window.graph();
+      const auto* layout = graph->currentLayout();
+      QVERIFY(layout != nullptr);
+      const QRectF shown = inSight(graph);
+      const layout::RegionGeometry* device = nullptr;
+      for (const auto& region : layout->regions)
+        if (!region.device.isCpu()) device = &region;
+      QVERIFY(device != nullptr);
+      // The region's title and a little under it.
+      const QRectF corner(device->rect.x, device->rect.y, 48, 48);
+      QVERIFY2(shown.contains(corner), qPrintable(QString("%1x%2: the cuda:1 region's corner is out of sight").arg(size.width()).arg(size.height())));
+      // The drawing's left edge (its leftmost region) is in sight, or the
+      // picture moved right only as far as the region's title takes.
+      double left = device->rect.x;
+      for (const auto& region : layout->regions) left = std::min(left, region.rect.x);
+      const double title = std::min(device->rect.width, 160.0);
+      QVERIFY2(shown.left() <= std::max(left, device->rect.x + title + 16 - shown.width()) + 1, qPrintable(QString("%1x%2: the picture starts at x %3, right of the drawing's left edge %4")
+                                                    .arg(size.width()).arg(size.height()).arg(shown.left()).arg(left)));
+      const auto first = layout->model.nodeOfInstruction(0);
+      QVERIFY(first.has_value());
+      const QRectF node = test::graphNodeItem(*graph, *first)->sceneBoundingRect();
+      const QRectF both = node.united(corner);
+      if (both.height() + 32 <= shown.height())
+        QVERIFY2(shown.contains(node), qPrintable(QString("%1x%2: #0 is out of sight though it fits beside the device region")
+                                                      .arg(size.width()).arg(size.height())));
+      else  // only as far down as the region takes: the view's bottom edge is near it
+        QVERIFY2(shown.bottom() <= corner.bottom() + 60, "the picture went further down than the device region takes");
+    }
+  }
+
+  // F4, F14, F3: the Memory plan scrolls a tensor selected with the keys into
+  // view, zooms its instruction axis (buttons, Ctrl+=, Ctrl+wheel), and gives
+  // a buffer of small tensors the height their labels need.
+  void theMemoryPlanFollowsTheKeysAndZooms() {
+    // Five buffers (cpu:0, cuda:0..3) so that the plan is taller than the
+    // Details panel at 1000x700.
+    const QString program = specProgram("plan-tall", QJsonArray{fourDevicesMethod()});
+    QVERIFY(!program.isEmpty());
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(program));
+    QVERIFY(w.window.showPanel("memory"));
+    auto* plan = w.window.findChild<ui::MemoryPlanView*>("memoryPlan");
+    auto* page = w.window.findChild<QScrollArea*>("memoryPlanPage");
+    QVERIFY(plan != nullptr && page != nullptr);
+    QTRY_VERIFY(plan->isVisible());
+    QVERIFY2(plan->bands().size() >= 4, qPrintable(QString("%1 buffers").arg(plan->bands().size())));
+    QVERIFY2(plan->height() > page->viewport()->height(), "the plan fits its page: nothing to scroll to");
+    // Right steps from tensor to tensor into the last buffer, below the
+    // fold: the selected tensor is scrolled into view.
+    plan->setFocus();
+    const int lastBuffer = plan->bands().back().buffer;
+    QTest::keyClick(plan, Qt::Key_Home);
+    for (size_t step = 0; step < plan->blocks().size(); ++step) {
+      const auto* selected = &plan->blocks().front();
+      for (const auto& block : plan->blocks())
+        if (block.value == plan->selectedValue()) selected = &block;
+      if (selected->buffer == lastBuffer) break;
+      QTest::keyClick(plan, Qt::Key_Right);
+    }
+    const QRectF block = plan->valueRect(plan->selectedValue());
+    QVERIFY(!block.isEmpty());
+    QTest::qWait(20);
+    const QRect visible(-plan->pos(), page->viewport()->size());
+    QVERIFY2(visible.contains(block.toAlignedRect()),
+             qPrintable(QString("the selected tensor at y %1 is out of the visible %2..%3")
+                            .arg(block.top()).arg(visible.top()).arg(visible.bottom())));
+
+    // Zoom: Ctrl+= widens the plan, its buttons and Ctrl+0 fit it again.
+    const int fitted = plan->width();
+    QCOMPARE(plan->zoom(), 1.0);
+    QTest::keyClick(plan, Qt::Key_Equal, Qt::ControlModifier);
+    QVERIFY2(plan->zoom() > 1.0, "Ctrl+= does not zoom the Memory plan");
+    QTRY_VERIFY(plan->width() > fitted * 1.3);
+    QVERIFY(page->horizontalScrollBar()->maximum() > 0);
+    auto* zoomIn = w.window.findChild<QToolButton*>("memoryPlanZoomIn");
+    auto* fit = w.window.findChild<QToolButton*>("memoryPlanFit");
+    auto* level = w.window.findChild<QLabel*>("memoryPlanZoom");
+    QVERIFY(zoomIn != nullptr && fit != nullptr && level != nullptr);
+    QCOMPARE(zoomIn->accessibleName(), QString("Zoom in"));
+    const double before = plan->zoom();
+    zoomIn->click();
+    QVERIFY(plan->zoom() > before);
+    QCOMPARE(level->text(), QString("%1%").arg(qRound(plan->zoom() * 100)));
+    QWheelEvent wheel(QPointF(300, 20), plan->mapToGlobal(QPointF(300, 20)), QPoint(), QPoint(0, -120), Qt::NoButton,
+                      Qt::ControlModifier, Qt::NoScrollPhase, false);
+    const double wheelFrom = plan->zoom();
+    QApplication::sendEvent(plan, &wheel);
+    QVERIFY2(plan->zoom() < wheelFrom, "Ctrl+wheel does not zoom the Memory plan");
+    QTest::keyClick(plan, Qt::Key_0, Qt::ControlModifier);
+    QCOMPARE(plan->zoom(), 1.0);
+    QTRY_VERIFY(page->horizontalScrollBar()->maximum() == 0);
+    QVERIFY(!fit->isEnabled());
+
+    // Each buffer holds four 64 B tensors' rows at most: every tensor's band
+    // is tall enough for its label (they were 5-10 px slivers).
+    const int label = QFontMetrics(plan->font()).height() * 85 / 100 - 2;
+    for (const auto& block : plan->blocks())
+      QVERIFY2(plan->valueRect(block.value).height() >= label,
+               qPrintable(QString("%%1 is %2 px high").arg(block.value).arg(plan->valueRect(block.value).height())));
+  }
+
+  // F3: the instruction axis numbers every 1st, 2nd, 5th, 10th, 20th...
+  // instruction, as many as there is room for, never skipping unevenly
+  // ("0 1 2 3 4 _ 6 7 8 9 10 _ 12").
+  void theInstructionAxisStepsEvenly() {
+    QCOMPARE(ui::MemoryPlanView::axisStep(13, 100, 30), size_t(1));
+    QCOMPARE(ui::MemoryPlanView::axisStep(17, 48, 30), size_t(1));
+    QCOMPARE(ui::MemoryPlanView::axisStep(17, 20, 30), size_t(2));
+    QCOMPARE(ui::MemoryPlanView::axisStep(1900, 0.5, 40), size_t(100));
+    for (double column : {0.3, 1.0, 7.0, 13.0, 33.0}) {
+      const size_t step = ui::MemoryPlanView::axisStep(2000, column, 36);
+      QVERIFY2(double(step) * column >= 36, qPrintable(QString("step %1 at %2 px").arg(step).arg(column)));
+      size_t mantissa = step;
+      while (mantissa % 10 == 0) mantissa /= 10;
+      QVERIFY2(mantissa == 1 || mantissa == 2 || mantissa == 5, qPrintable(QString("step %1").arg(step)));
+    }
+    QCOMPARE(ui::MemoryPlanView::axisStep(5, 0, 30), size_t(6));  // no room: the first number only
+  }
+};
+
+QTEST_MAIN(WalkthroughElevenTest)
+#include "test_walkthrough_eleven.moc"
