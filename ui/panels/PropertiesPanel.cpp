@@ -1,4 +1,5 @@
 #include "ui/panels/PropertiesPanel.h"
+#include "ui/common/ColumnFitter.h"
 #include "ui/common/PlainText.h"
 
 #include "ui/common/Format.h"
@@ -30,71 +31,28 @@ QString valueLabel(const Method& method, int32_t v) {
   return QString("%1 %2").arg(valueRef(v), QString::fromStdString(valueKindName(value.kind())));
 }
 
-// The Property column cuts a key at its end: its start names it
-// ("target_dev…" reads; "targ…vice" did not).
-class KeyDelegate : public QStyledItemDelegate {
- public:
-  using QStyledItemDelegate::QStyledItemDelegate;
-
- protected:
-  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
-    QStyledItemDelegate::initStyleOption(option, index);
-    option->textElideMode = Qt::ElideRight;
-  }
-};
-
 }  // namespace
 
 PropertiesPanel::PropertiesPanel(Document* document, QWidget* parent) : QTreeWidget(parent), document_(document) {
   setObjectName("properties");
   setHeaderLabels({tr("Property"), tr("Value")});
-  // Sized by fitColumns(): as contents asked (ResizeToContents), a long key
-  // (a TensorRT engine's rows) left a delegate's values 100 px at 1000 px.
+  // The Property column as wide as its longest key, unless the values then
+  // do not fit: the keys give way down to 45% of the width (as contents
+  // asked, ResizeToContents, a long key of a TensorRT engine's rows left a
+  // delegate's values 100 px at 1000 px). A column the user sized stays.
   header()->setSectionResizeMode(0, QHeaderView::Interactive);
   header()->setStretchLastSection(true);
-  connect(header(), &QHeaderView::sectionResized, this, [this](int section) {
-    if (section == 0 && !fitting_) userSized_ = true;
-  });
-  connect(model(), &QAbstractItemModel::rowsInserted, this, [this] { fitSoon(); });
-  connect(model(), &QAbstractItemModel::modelReset, this, [this] { fitSoon(); });
-  connect(this, &QTreeWidget::itemExpanded, this, [this] { fitSoon(); });
+  new ColumnFitter(this, 0.45);
   setRootIsDecorated(true);
   setAlternatingRowColors(true);
   // Cut in the middle where the column is narrow: a long method name keeps
   // its end, where it differs from its twins ("..._v2_draft"); the tool tip
   // has it whole.
   setTextElideMode(Qt::ElideMiddle);
-  setItemDelegateForColumn(0, new KeyDelegate(this));
+  // A key cut at its end: its start names it ("target_dev…" reads;
+  // "targ…vice" did not).
+  setItemDelegateForColumn(0, new ElideDelegate(Qt::ElideRight, this));
   showNothing();
-}
-
-void PropertiesPanel::resizeEvent(QResizeEvent* event) {
-  QTreeWidget::resizeEvent(event);
-  fitColumns();
-}
-
-void PropertiesPanel::fitSoon() {
-  if (fitPending_) return;
-  fitPending_ = true;
-  QMetaObject::invokeMethod(
-      this,
-      [this] {
-        fitPending_ = false;
-        fitColumns();
-      },
-      Qt::QueuedConnection);
-}
-
-void PropertiesPanel::fitColumns() {
-  if (userSized_ || header()->count() < 2) return;
-  const int room = viewport()->width();
-  const int keys = std::max(sizeHintForColumn(0), header()->sectionSizeHint(0));
-  const int values = std::max(sizeHintForColumn(1), header()->sectionSizeHint(1));
-  int width = keys;
-  if (keys + values > room) width = std::min(keys, std::max(room - values, room * 9 / 20));
-  fitting_ = true;
-  header()->resizeSection(0, std::max(width, 40));
-  fitting_ = false;
 }
 
 QTreeWidgetItem* PropertiesPanel::row(const QString& key, const QString& value, QTreeWidgetItem* parent) {

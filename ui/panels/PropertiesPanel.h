@@ -37,18 +37,7 @@ class PropertiesPanel : public QTreeWidget {
   // graph knows them): shown as the instruction's Group row.
   void setGroupNamer(std::function<QString(size_t)> namer) { groupNamer_ = std::move(namer); }
 
- protected:
-  void resizeEvent(QResizeEvent* event) override;
-
  private:
-  // The Property column as wide as its longest key, unless the values then
-  // do not fit: the keys give way (cut at their end) down to 45% of the width.
-  // A column the user sized stays as sized.
-  void fitColumns();
-  void fitSoon();
-  bool fitPending_ = false;
-  bool fitting_ = false;
-  bool userSized_ = false;
   QTreeWidgetItem* row(const QString& key, const QString& value, QTreeWidgetItem* parent = nullptr);
   void showTensorRTPayload(const program::DelegatePayload& payload, QTreeWidgetItem* parent);
   Document* document_;

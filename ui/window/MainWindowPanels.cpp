@@ -32,6 +32,7 @@
 #include <QVBoxLayout>
 
 #include "ui/common/AccessibleNames.h"
+#include "ui/common/ColumnFitter.h"
 #include "ui/common/EmptyNote.h"
 #include "ui/common/Format.h"
 #include "ui/panels/ChangesPanel.h"
@@ -56,18 +57,6 @@ namespace ptescope::ui {
 
 namespace {
 
-// A detail that does not fit keeps its beginning (the size: "57 B in s…").
-class DetailsDelegate : public QStyledItemDelegate {
- public:
-  using QStyledItemDelegate::QStyledItemDelegate;
-
- protected:
-  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
-    QStyledItemDelegate::initStyleOption(option, index);
-    option->textElideMode = Qt::ElideRight;
-  }
-};
-
 // The Program tree: names and details share the dock's width. The names
 // took all the room they wanted and the details were cut at the dock's
 // edge with no ellipsis (sizes read "54 E", segments "seg"); now the names
@@ -83,55 +72,24 @@ class ProgramTreeView : public QTreeView {
     header()->setMinimumSectionSize(40);
     header()->setDefaultSectionSize(40);
     setTextElideMode(Qt::ElideMiddle);
-    setItemDelegateForColumn(1, new DetailsDelegate(this));
-    // After the view's own work: expandAll emits expanded from inside the
-    // tree's layout, and measuring the column there (sizeHintForColumn)
-    // freed the row list that layout was walking (a crash, one run in ten).
-    connect(this, &QTreeView::expanded, this, [this] { fitSoon(); });
-    connect(this, &QTreeView::collapsed, this, [this] { fitSoon(); });
-    connect(header(), &QHeaderView::sectionResized, this, [this](int section) {
-      if (section == 0 && !fitting_) userSized_ = true;
+    // A detail that does not fit keeps its beginning (the size: "57 B in s…").
+    setItemDelegateForColumn(1, new ElideDelegate(Qt::ElideRight, this));
+    fitter_ = new ColumnFitter(this, 2.0 / 3.0, 40, [this](int width, int names, int room, bool gaveWay) {
+      setTextElideMode(Qt::ElideMiddle);
+      if (!gaveWay) {
+        cores_.clear();
+        return width;
+      }
+      return distinct(width, names, room);
     });
   }
   void setModel(QAbstractItemModel* model) override {
     QTreeView::setModel(model);
     if (header()->count() > 0) header()->setSectionResizeMode(0, QHeaderView::Interactive);
-    connect(model, &QAbstractItemModel::modelReset, this, [this] { fitSoon(); });
-    fitColumns();
-  }
-
- protected:
-  void resizeEvent(QResizeEvent* event) override {
-    QTreeView::resizeEvent(event);
-    fitColumns();
+    fitter_->watchModel();
   }
 
  private:
-  // One fit once the event loop is back, however many signals asked.
-  void fitSoon() {
-    if (fitPending_) return;
-    fitPending_ = true;
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-          fitPending_ = false;
-          fitColumns();
-        },
-        Qt::QueuedConnection);
-  }
-  void fitColumns() {
-    if (userSized_ || model() == nullptr || header()->count() < 2) return;
-    const int room = viewport()->width();
-    // The headers' own words count too (an empty tree read "Prograr").
-    const int names = std::max(sizeHintForColumn(0), header()->sectionSizeHint(0));
-    const int details = std::max(sizeHintForColumn(1), header()->sectionSizeHint(1));
-    int width = names;
-    setTextElideMode(Qt::ElideMiddle);
-    if (names + details > room) width = distinct(std::min(names, std::max(room - details, room * 2 / 3)), names, room);
-    fitting_ = true;
-    header()->resizeSection(0, width);
-    fitting_ = false;
-  }
   // Names elided in their middle must not read alike: ten QNN methods
   // "get_kv_output_0_quant_attr" .. "_9_" all read "get_kv_ou…uant_attr".
   // Then the names take what they need to differ (up to `names`, their
@@ -197,9 +155,7 @@ class ProgramTreeView : public QTreeView {
 
  private:
   std::map<QString, std::pair<int, int>> cores_;
-  bool fitting_ = false;
-  bool fitPending_ = false;
-  bool userSized_ = false;
+  ColumnFitter* fitter_ = nullptr;
 };
 
 // Draws the Program tree's names through ProgramTreeView::shortened.
