@@ -70,11 +70,15 @@ class MemoryBudgetUiTest : public QObject {
     QCOMPARE(panel->table()->rowCount(), 0);
     QVERIFY(!panel->findChild<QPushButton*>("cancelRunOnce")->isVisibleTo(panel));
     QVERIFY(panel->findChild<QPushButton*>("runOnceButton")->isEnabled());
-    // The window says it too, whole, naming the file (the panel's header is
-    // a few elided lines).
+    // Said once, whole, in the Outputs panel's empty table; the window's
+    // error names the file, and the status bar says where to read it (the
+    // whole message its tool tip): the same sentence stood three times.
     QCOMPARE(window.lastError(), "huge-input-ui.pte: " + message);
-    const QString status = window.findChild<QLabel*>("statusMessage")->text();
-    QVERIFY2(status.startsWith("Run Once failed: ") && status.contains(message), qPrintable(status));
+    QCOMPARE(panel->findChild<QLabel*>("outputsEmpty")->text(), "Run failed: " + message);
+    QVERIFY(!panel->findChild<QLabel*>("outputsHeader")->text().contains(message));
+    const auto* statusLabel = window.findChild<QLabel*>("statusMessage");
+    QCOMPARE(statusLabel->text(), QString("Run Once failed: huge-input-ui.pte (the Outputs tab says why)"));
+    QVERIFY2(statusLabel->toolTip().contains(message), qPrintable(statusLabel->toolTip()));
   }
 
   void profileRefusesItWithTheSameMessage() {

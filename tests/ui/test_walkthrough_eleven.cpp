@@ -4,6 +4,9 @@
 #include <QtTest>
 
 #include <QAction>
+#include <QCheckBox>
+#include <QHeaderView>
+#include <QTableView>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,10 +25,12 @@
 #include "ui/document/Document.h"
 #include "ui/document/Selection.h"
 #include "ui/graph/GraphView.h"
+#include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/ChangesPanel.h"
 #include "ui/panels/MemoryPlanView.h"
 #include "ui/panels/OutputsPanel.h"
 #include "ui/profile/ProfileSession.h"
+#include "ui/profile/TransfersModel.h"
 #include "ui/window/MainWindow.h"
 
 using namespace ptescope;
@@ -189,10 +194,128 @@ class WalkthroughElevenTest : public QObject {
     QVERIFY(!w.doc.saveAs(out, false, &error));
     QVERIFY2(error.startsWith("Cannot save: the passes refuse the options as set"), qPrintable(error));
     QVERIFY(!QFile::exists(out));
+    // The graph's banner says it in every view (it read "no changes in this
+    // method" in the diff view; walkthrough 22).
+    auto* banner = w.window.graph()->findChild<QLabel*>("graphBanner");
+    QVERIFY(banner != nullptr);
+    QTRY_VERIFY2(banner->text().contains("The options as set are refused"), qPrintable(banner->text()));
     // Taken back, the list says what it said before.
     w.doc.undoStack()->undo();
     w.doc.waitForPipeline();
     QTRY_VERIFY(!list->item(0)->text().startsWith("The options as set are refused"));
+    QTRY_VERIFY(!banner->text().contains("refused"));
+  }
+
+  // Walkthrough 22, F2: the Changes list names what the diff banner counts:
+  // the retargeted delegate and each copy kept that now goes to another
+  // device, each selecting its instruction.
+  void theChangesListNamesRetargetedDelegatesAndCopies() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(test::synthProgram("retarget-list.pte", {"--scenario", "cross_device"})));
+    w.doc.setDelegateTarget(0, 1, program::parseDeviceSpec("cuda:3").value());
+    w.doc.waitForPipeline();
+    const auto marks = w.doc.methodChanges(0);
+    QVERIFY(marks != nullptr && !marks->retargeted.empty());
+    QVERIFY(!marks->retargeted_delegates.empty());
+    auto* list = w.window.findChild<ui::ChangesPanel*>("changes");
+    QStringList lines;
+    for (int row = 0; row < list->count(); ++row) lines << list->item(row)->text();
+    for (const auto& [instruction, note] : marks->retargeted) {
+      const QString line = QString("  ~ #%1 %2 %3")
+                               .arg(instruction)
+                               .arg(marks->retargeted_delegates.count(instruction) ? "delegate call:" : "copy:")
+                               .arg(QString::fromStdString(note));
+      const int row = int(lines.indexOf(line));
+      QVERIFY2(row >= 0, qPrintable(line + " is not in:\n" + lines.join("\n")));
+      QCOMPARE(list->item(row)->data(ui::ChangesPanel::InstructionRole).toLongLong(), qlonglong(instruction));
+    }
+    QVERIFY2(lines.join("\n").contains("delegate call: target cuda:1 → cuda:3"), qPrintable(lines.join("\n")));
+  }
+
+  // Walkthrough 22, F5 and F6: a rejected edit selected in the Advisor has
+  // its reason whole under the table; the Memory plan names the tensor it
+  // has selected above the plan.
+  void selectionsAreSaidWhole() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.open(test::synthProgram("rejected-whole.pte", {"--scenario", "gpu_and_cpu_consumers"})));
+    QVERIFY(w.window.showPanel("advisor"));
+    auto* advisor = w.window.findChild<ui::AdvisorPanel*>();
+    QVERIFY(advisor != nullptr);
+    QSignalSpy done(advisor, &ui::AdvisorPanel::searchFinished);
+    advisor->findChild<QCheckBox*>("advisorShowRejected")->setChecked(true);
+    QVERIFY(advisor->isSearching() || advisor->refresh());
+    QVERIFY(done.wait(60000));
+    QVERIFY(!advisor->advice()->rejected.empty());
+    auto* table = advisor->findChild<QTableWidget*>("advisorTable");
+    const int row = int(advisor->advice()->candidates.size());
+    table->selectRow(row);
+    const QString notes = advisor->findChild<QLabel*>("advisorNotes")->text();
+    const auto& rejected = advisor->advice()->rejected.front();
+    QVERIFY2(notes.contains(QString::fromStdString(rejected.reason)), qPrintable(notes));
+
+    QVERIFY(w.window.showPanel("memory"));
+    auto* plan = w.window.findChild<ui::MemoryPlanView*>("memoryPlan");
+    auto* said = w.window.findChild<QLabel*>("memoryPlanHint");
+    QVERIFY(plan != nullptr && said != nullptr);
+    QVERIFY(!plan->blocks().empty());
+    plan->setFocus();
+    QTest::keyClick(plan, Qt::Key_Home);
+    const auto& first = plan->blocks().front();
+    QCOMPARE(said->text(), "Selected: " + first.label);
+    QTest::keyClick(plan, Qt::Key_Escape);
+    QVERIFY(!said->text().startsWith("Selected"));
+  }
+
+  // Walkthrough 22, F7: each buffer's size figures are whole: packed into
+  // lines of the titles' width (as wide as they need, within a quarter of
+  // the plan) and the band tall enough for them.
+  void memoryPlanCaptionsAreWhole() {
+    for (const QSize size : {QSize(1600, 1000), QSize(1000, 700)}) {
+      test::ShownWindow w(size);
+      QVERIFY(w.open(specProgram("captions", QJsonArray{fourDevicesMethod()})));
+      QVERIFY(w.window.showPanel("memory"));
+      auto* plan = w.window.findChild<ui::MemoryPlanView*>("memoryPlan");
+      QTRY_VERIFY(plan->isVisible());
+      QTest::qWait(20);
+      const QFontMetrics metrics(plan->font());
+      for (const auto& band : plan->bands()) {
+        const QStringList lines = plan->captionLines(band, metrics);
+        for (const QString& line : lines)
+          QVERIFY2(metrics.horizontalAdvance(line) <= plan->titleWidth() - 8,
+                   qPrintable(QString("'%1' is wider than the titles' %2 px").arg(line).arg(plan->titleWidth())));
+        QVERIFY2(plan->bufferRect(band.buffer).height() >= 18 + 16 * lines.size(),
+                 qPrintable(QString("buffer %1 is %2 px high for %3 lines").arg(band.buffer)
+                                .arg(plan->bufferRect(band.buffer).height()).arg(lines.size())));
+      }
+    }
+  }
+
+  // Walkthrough 22, F4 and F8: a profile that ends while another method is
+  // shown still sorts Transfers by median; at 1600 px its progress has the
+  // room of its text and the counts give way to it.
+  void aProfileSortsAndHasRoomAtEverySize() {
+    const QString program =
+        specProgram("two-methods-wide", QJsonArray{chainMethod("forward", 3, "cuda:0"), chainMethod("backward", 2, "cuda:1")});
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(program));
+    ui::ProfileRequest request;
+    request.method = 0;
+    request.runtime = exec::RuntimePreference::Host;
+    request.iterations = 400;
+    QSignalSpy finished(w.window.profileSession(), &ui::ProfileSession::finished);
+    QVERIFY(w.window.startProfile(request));
+    auto* progress = w.window.findChild<QLabel*>("profileStatusText");
+    auto* counts = w.window.findChild<QLabel*>("countsStatus");
+    QVERIFY(progress->width() >= progress->fontMetrics().horizontalAdvance(
+                                     "forward: measuring 19831/100000, instruction 342 of 360, 12 s so far"));
+    if (finished.count() == 0) QVERIFY(!counts->isVisible());
+    QVERIFY(w.window.showMethod("backward"));
+    QVERIFY(finished.count() == 1 || finished.wait(60000));
+    QTRY_VERIFY(counts->isVisible());
+    QVERIFY(w.window.showMethod("forward"));
+    auto* header = w.window.transfersView()->horizontalHeader();
+    QCOMPARE(header->sortIndicatorSection(), int(ui::TransfersModel::MedianTime));
+    QCOMPARE(header->sortIndicatorOrder(), Qt::DescendingOrder);
   }
 
   // F5, F18: the profile's progress names the method it measures; a user

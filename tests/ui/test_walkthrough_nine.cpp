@@ -355,7 +355,8 @@ class WalkthroughNineTest : public QObject {
              qPrintable(header->text()));
     QVERIFY2(w.window.statusMessage().contains("ran no instruction"), qPrintable(w.window.statusMessage()));
     emit outputs->failed(QStringLiteral("the memory budget is exceeded"));
-    QVERIFY2(w.window.statusMessage().startsWith("Run Once failed: only-delegate.pte: "), qPrintable(w.window.statusMessage()));
+    QVERIFY2(w.window.statusMessage().startsWith("Run Once failed: only-delegate.pte "), qPrintable(w.window.statusMessage()));
+    QVERIFY2(w.window.lastError().endsWith("the memory budget is exceeded"), qPrintable(w.window.lastError()));
   }
 
   // Walkthrough 19: a finding about a delegate (PTS007 here) selected

@@ -483,6 +483,12 @@ void AdvisorPanel::updateNotes() {
       notes << tr("Candidate %1 asks of the caller:").arg(num(qint64(rankShown(rows.front().row()))));
       for (const auto& line : c.caller_contract) notes << QStringLiteral("  • ") + qText(line);
       if (c.caller_contract.empty()) notes << tr("  • nothing");
+    } else if (!rows.isEmpty() && rows.front().row() >= int(order_.size()) &&
+               size_t(rows.front().row()) - order_.size() < a.rejected.size()) {
+      // A rejected edit's reason whole (its cell is cut to the row's height
+      // in a small panel: walkthrough 22).
+      const auto& r = a.rejected[size_t(rows.front().row()) - order_.size()];
+      notes << tr("Rejected %1:").arg(qText(r.edits_text)) << QStringLiteral("  • ") + qText(r.reason);
     }
     if (!a.search_note.empty()) notes << qText(a.search_note);
     if (measured_) {

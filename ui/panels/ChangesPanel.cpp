@@ -133,6 +133,16 @@ void ChangesPanel::rebuild() {
     for (const auto& r : method.retagged)
       add(QString("  ~ %1 %2 → %3").arg(valueRef(r.value), QString::fromStdString(r.before.str()), QString::fromStdString(r.after.str())),
           deviceColor(QString::fromStdString(r.after.str())).darker(120), r.value, -1);
+    // Delegates retargeted and the copies kept that now go to or from
+    // another device: the diff banner counts them, the list names each, to be
+    // stepped through and selected (walkthrough 22).
+    if (const auto marks = document_->methodChanges(int(m)))
+      for (const auto& [instruction, note] : marks->retargeted)
+        add(QString("  ~ #%1 %2 %3")
+                .arg(num(qint64(instruction)),
+                     marks->retargeted_delegates.count(instruction) ? tr("delegate call:") : tr("copy:"),
+                     QString::fromStdString(note)),
+            palette().color(QPalette::Text), -1, qlonglong(instruction));
     // The copies the backends make inside delegates that the edit adds or
     // removes (a CudaBackend delegate without target_device copies its host
     // tensors itself); a click shows the delegate call.

@@ -23,7 +23,7 @@ using namespace ptescope::program;
 
 namespace {
 
-constexpr int kMarginLeft = 170;
+constexpr int kMarginLeft = 170;  // the titles' least width (titleWidth_)
 constexpr int kMarginRight = 12;
 constexpr int kMarginTop = 8;
 constexpr int kBandGap = 10;
@@ -61,6 +61,7 @@ bool MemoryPlanView::eventFilter(QObject* watched, QEvent* event) {
   if (scrollArea_ != nullptr && watched == scrollArea_->viewport() && event->type() == QEvent::Resize) {
     // How far it zooms depends on the width: the buttons follow.
     zoom_ = std::clamp(zoom_, 1.0, maxZoom());
+    fitTitles();
     fitSize();
     emit zoomChanged(zoom_);
   }
@@ -74,7 +75,7 @@ double MemoryPlanView::titleLeft() const {
 }
 
 double MemoryPlanView::maxZoom() const {
-  const double fitColumns = double(std::max(fitWidth() - kMarginLeft - kMarginRight, 1));
+  const double fitColumns = double(std::max(fitWidth() - titleWidth_ - kMarginRight, 1));
   const double column = fitColumns / double(instructions_ + 1);
   return std::max(1.0, kMaxColumnPixels / std::max(column, 1e-9));
 }
@@ -85,18 +86,18 @@ void MemoryPlanView::setZoom(double zoom) {
   // The selected tensor, else the instruction in the middle of the view,
   // stays in the middle.
   double middle = 0.5;
-  if (scrollArea_ != nullptr && width() > kMarginLeft + kMarginRight) {
-    double centre = titleLeft() + kMarginLeft / 2.0 + scrollArea_->viewport()->width() / 2.0;
+  if (scrollArea_ != nullptr && width() > titleWidth_ + kMarginRight) {
+    double centre = titleLeft() + titleWidth_ / 2.0 + scrollArea_->viewport()->width() / 2.0;
     for (const auto& b : blocks_)
       if (b.value == selected_) centre = blockRect(b).center().x();
-    middle = std::clamp((centre - kMarginLeft) / double(width() - kMarginLeft - kMarginRight), 0.0, 1.0);
+    middle = std::clamp((centre - titleWidth_) / double(width() - titleWidth_ - kMarginRight), 0.0, 1.0);
   }
   zoom_ = zoom;
   fitSize();
   if (scrollArea_ != nullptr)
     QTimer::singleShot(0, this, [this, middle] {
-      const double x = kMarginLeft + middle * double(width() - kMarginLeft - kMarginRight);
-      scrollArea_->horizontalScrollBar()->setValue(int(x - kMarginLeft / 2.0 - scrollArea_->viewport()->width() / 2.0));
+      const double x = titleWidth_ + middle * double(width() - titleWidth_ - kMarginRight);
+      scrollArea_->horizontalScrollBar()->setValue(int(x - titleWidth_ / 2.0 - scrollArea_->viewport()->width() / 2.0));
     });
   emit zoomChanged(zoom_);
 }
@@ -109,8 +110,8 @@ void MemoryPlanView::fitSize() {
   double bands = 0;
   for (double h : bandHeights_) bands += h;
   setMinimumHeight(int(kMarginTop + bands + kBandGap * std::max<int>(0, int(bandHeights_.size()) - 1) + kAxisHeight + 4));
-  const int columns = std::max(fitWidth() - kMarginLeft - kMarginRight, 1);
-  setMinimumWidth(zoom_ > 1.0 ? kMarginLeft + kMarginRight + int(zoom_ * columns) : 0);
+  const int columns = std::max(fitWidth() - titleWidth_ - kMarginRight, 1);
+  setMinimumWidth(zoom_ > 1.0 ? titleWidth_ + kMarginRight + int(zoom_ * columns) : 0);
 }
 
 void MemoryPlanView::scrollToValue(int32_t value) {
@@ -119,7 +120,7 @@ void MemoryPlanView::scrollToValue(int32_t value) {
     if (b.value == value) {
       const QRectF r = blockRect(b);
       // Clear of the titles at the left edge.
-      scrollArea_->ensureVisible(int(r.center().x()), int(r.center().y()), int(r.width() / 2) + kMarginLeft + 8,
+      scrollArea_->ensureVisible(int(r.center().x()), int(r.center().y()), int(r.width() / 2) + titleWidth_ + 8,
                                  int(r.height() / 2) + 24);
       return;
     }
@@ -131,6 +132,7 @@ void MemoryPlanView::rebuild() {
   const size_t previousInstructions = instructions_;
   instructions_ = 0;
   hovered_ = -1;
+  if (selected_ >= 0) emit selectionDescribed(QString());
   selected_ = -1;
   const Method* method = document_->currentMethod();
   const analysis::Dataflow* dataflow = document_->currentDataflow();
@@ -190,16 +192,17 @@ void MemoryPlanView::rebuild() {
   }
   // Each band as tall as lets its smallest tensor carry its "%N" label
   // (16 B tensors in a 64 B buffer were unlabelled slivers), within limits.
-  bandHeights_.clear();
+  labelHeights_.clear();
   const double labelHeight = fontMetrics().height() * 0.85;  // the tensors' labels' smaller font
   for (const auto& band : bands_) {
     double smallest = 1.0;
     for (const auto& b : blocks_)
       if (b.buffer == band.buffer && band.size > 0 && b.bytes > 0)
         smallest = std::min(smallest, double(b.bytes) / double(band.size));
-    bandHeights_.push_back(std::clamp(labelHeight / smallest, double(kBandMinHeight), double(kBandMaxHeight)));
+    labelHeights_.push_back(std::clamp(labelHeight / smallest, double(kBandMinHeight), double(kBandMaxHeight)));
   }
   if (instructions_ != previousInstructions) zoom_ = 1.0;  // another method: the whole of it
+  fitTitles();
   fitSize();
   emit zoomChanged(zoom_);
   // What the bands say, for screen readers (the plan is only painted).
@@ -223,6 +226,38 @@ QStringList MemoryPlanView::bandSizeLines(const Band& band) {
           tr("highest byte %1").arg(bytesText(qint64(band.highest)))};
 }
 
+QStringList MemoryPlanView::captionLines(const Band& band, const QFontMetrics& metrics) const {
+  QStringList lines;
+  for (const QString& piece : bandSizeLines(band)) {
+    const QString joined = lines.isEmpty() ? QString() : lines.back() + ", " + piece;
+    if (!lines.isEmpty() && metrics.horizontalAdvance(joined) <= titleWidth_ - 8) lines.back() = joined;
+    else lines << piece;
+  }
+  return lines;
+}
+
+void MemoryPlanView::fitTitles() {
+  // As wide as the widest title or size figure needs, within a quarter of
+  // the width (and at least the 170 px it had).
+  const QFontMetrics metrics(font());
+  QFont bold = font();
+  bold.setBold(true);
+  const QFontMetrics boldMetrics(bold);
+  int widest = 0;
+  for (const auto& band : bands_) {
+    widest = std::max(widest, boldMetrics.horizontalAdvance(bandTitle(band)));
+    widest = std::max(widest, metrics.horizontalAdvance(bandSizeLines(band).mid(0, 2).join(", ")));
+  }
+  // (The scroll area's width, not its viewport's: a scroll bar that comes
+  // and goes must not change the titles and so the heights.)
+  const int room = scrollArea_ != nullptr ? scrollArea_->width() : width();
+  titleWidth_ = std::clamp(widest + 12, kMarginLeft, std::max(kMarginLeft, room / 4));
+  // Each band at least as tall as its title and size lines.
+  bandHeights_ = labelHeights_;
+  for (size_t i = 0; i < bands_.size() && i < bandHeights_.size(); ++i)
+    bandHeights_[i] = std::max(bandHeights_[i], 18.0 + 16.0 * double(captionLines(bands_[i], metrics).size()) + 4.0);
+}
+
 QString MemoryPlanView::emptyText() const {
   if (!document_->hasProgram()) return tr("No program");
   if (emptyBuffers_ > 0)
@@ -241,7 +276,7 @@ QRectF MemoryPlanView::bandRect(size_t band) const {
   double top = kMarginTop;
   for (size_t i = 0; i < band && i < bandHeights_.size(); ++i) top += bandHeights_[i] + spare + kBandGap;
   const double h = (band < bandHeights_.size() ? bandHeights_[band] : double(kBandMinHeight)) + spare;
-  return QRectF(kMarginLeft, top, double(width() - kMarginLeft - kMarginRight), h);
+  return QRectF(titleWidth_, top, double(width() - titleWidth_ - kMarginRight), h);
 }
 
 QRectF MemoryPlanView::blockRect(const Block& block) const {
@@ -260,7 +295,7 @@ QRectF MemoryPlanView::blockRect(const Block& block) const {
 }
 
 int32_t MemoryPlanView::valueAt(const QPoint& position) const {
-  if (position.x() < titleLeft() + kMarginLeft) return -1;  // the titles cover what is scrolled under them
+  if (position.x() < titleLeft() + titleWidth_) return -1;  // the titles cover what is scrolled under them
   // Smallest block first, so small tensors stay reachable over large ones.
   int32_t best = -1;
   double bestArea = 0;
@@ -316,26 +351,39 @@ void MemoryPlanView::paintEvent(QPaintEvent*) {
       p.setFont(base);
     }
   }
+  // A selected tensor too small to see (a 4 px dot in a big method) gets a
+  // ring around it, 14 px at least.
+  for (const auto& b : blocks_) {
+    if (b.value != selected_) continue;
+    const QRectF r = blockRect(b);
+    if (r.width() >= 14 && r.height() >= 14) break;
+    const QPointF centre = r.center();
+    const double w = std::max(r.width() + 6, 14.0), h = std::max(r.height() + 6, 14.0);
+    p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+    p.setBrush(Qt::NoBrush);
+    p.drawEllipse(QRectF(centre.x() - w / 2, centre.y() - h / 2, w, h));
+    break;
+  }
   // The titles, at the visible left edge, over what is scrolled under them.
   const double left = titleLeft();
-  p.fillRect(QRectF(left, 0, kMarginLeft, height()), palette().base());
+  p.fillRect(QRectF(left, 0, titleWidth_, height()), palette().base());
   for (size_t i = 0; i < bands_.size(); ++i) {
     const QRectF r = bandRect(i);
     p.setPen(palette().color(QPalette::Text));
     QFont bold = base;
     bold.setBold(true);
     p.setFont(bold);
-    p.drawText(QRectF(left + 4, r.top(), kMarginLeft - 8, 18), Qt::AlignLeft | Qt::AlignVCenter, bandTitle(bands_[i]));
+    p.drawText(QRectF(left + 4, r.top(), titleWidth_ - 8, 18), Qt::AlignLeft | Qt::AlignVCenter, bandTitle(bands_[i]));
     p.setFont(base);
-    // The sizes a line each as far as the band's height goes, the rest
-    // joined on its last line, cut at its end (whole in the tool tip):
-    // "2.0 KiB, at most 2.0 KiB live, highest byte..." ran under the band.
-    const QStringList lines = bandSizeLines(bands_[i]);
+    // The sizes in as many lines as the titles' width takes (the band is
+    // that tall), as many on a line as fit; cut at the end only where the
+    // band is shorter (whole in the tool tip): "48.0 KiB, at most 48.0 Ki…".
+    const QStringList lines = captionLines(bands_[i], metrics);
     const int room = std::max(1, int((r.height() - 18) / 16));
     for (int line = 0; line < room && line < lines.size(); ++line) {
       const QString text = line + 1 == room ? QStringList(lines.mid(line)).join(", ") : lines[line];
-      p.drawText(QRectF(left + 4, r.top() + 18 + line * 16, kMarginLeft - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                 metrics.elidedText(text, Qt::ElideRight, kMarginLeft - 8));
+      p.drawText(QRectF(left + 4, r.top() + 18 + line * 16, titleWidth_ - 8, 16), Qt::AlignLeft | Qt::AlignVCenter,
+                 metrics.elidedText(text, Qt::ElideRight, titleWidth_ - 8));
     }
   }
   paintAxis(p, bandRect(bands_.size() - 1));
@@ -348,6 +396,12 @@ size_t MemoryPlanView::axisStep(size_t instructions, double columnPixels, double
     for (size_t m : {size_t(1), size_t(2), size_t(5)})
       if (double(m * scale) * columnPixels >= labelPixels) return m * scale;
   return span;
+}
+
+QRectF MemoryPlanView::bufferRect(int buffer) const {
+  for (size_t i = 0; i < bands_.size(); ++i)
+    if (bands_[i].buffer == buffer) return bandRect(i);
+  return {};
 }
 
 QRectF MemoryPlanView::valueRect(int32_t value) const {
@@ -370,17 +424,21 @@ void MemoryPlanView::paintAxis(QPainter& p, const QRectF& last) const {
   const size_t step = axisStep(instructions_, column, room);
   for (size_t at = 0; at < span; at += step) {
     const double x = last.left() + column * (double(at) + 0.5);
-    if (x < left + kMarginLeft) continue;  // under the titles
+    if (x < left + titleWidth_) continue;  // under the titles
     p.drawLine(QPointF(x, y), QPointF(x, y + 4));
     p.drawText(QRectF(x - room / 2, y + 3, room, kAxisHeight - 4), Qt::AlignHCenter | Qt::AlignTop, QString::number(at));
   }
-  p.drawText(QRectF(left + 4, y, kMarginLeft - 8, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter, tr("instruction →"));
+  p.drawText(QRectF(left + 4, y, titleWidth_ - 8, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter, tr("instruction →"));
 }
 
 void MemoryPlanView::selectValue(int32_t value) {
   if (value == selected_) return;
   selected_ = value;
   update();
+  QString said;
+  for (const auto& b : blocks_)
+    if (b.value == value) said = b.label;
+  emit selectionDescribed(said);
   // In sight, as a table's selected row is (a tensor of a buffer below the
   // fold stayed a sliver at its edge: walkthrough 21).
   if (value >= 0) scrollToValue(value);
@@ -404,7 +462,7 @@ void MemoryPlanView::resizeEvent(QResizeEvent* event) {
 
 void MemoryPlanView::mouseMoveEvent(QMouseEvent* event) {
   const QPointF at = event->position();
-  if (at.x() < titleLeft() + kMarginLeft) {
+  if (at.x() < titleLeft() + titleWidth_) {
     if (hovered_ >= 0) {
       hovered_ = -1;
       update();

@@ -11,6 +11,7 @@
 #include <QWidget>
 
 class QScrollArea;
+class QFontMetrics;
 
 #include <vector>
 
@@ -65,6 +66,12 @@ class MemoryPlanView : public QWidget {
   // instruction (more than `instructions` when there is no room).
   static size_t axisStep(size_t instructions, double columnPixels, double labelPixels);
 
+  // Where a buffer's band is drawn (1-based buffer), empty when not drawn;
+  // its size figures as drawn, packed into lines of the titles' width.
+  QRectF bufferRect(int buffer) const;
+  QStringList captionLines(const Band& band, const QFontMetrics& metrics) const;
+  int titleWidth() const { return titleWidth_; }
+
   // Marks the value's block (the selection's value); -1 marks none.
   void selectValue(int32_t value);
   int32_t selectedValue() const { return selected_; }
@@ -75,6 +82,9 @@ class MemoryPlanView : public QWidget {
   // Esc with a tensor selected.
   void selectionCleared();
   void zoomChanged(double zoom);
+  // The selected tensor in words ("%20 float32[1, 4, 1] cpu:0, 16 B at +0,
+  // live 3–5"); empty when none is selected.
+  void selectionDescribed(const QString& text);
 
  private:
   void paintEvent(QPaintEvent* event) override;
@@ -96,13 +106,16 @@ class MemoryPlanView : public QWidget {
   static QString bandTitle(const Band& band);
   static QString bandSizes(const Band& band);
   static QStringList bandSizeLines(const Band& band);
+  void fitTitles();
   QRectF blockRect(const Block& block) const;
   QRectF bandRect(size_t band) const;
 
   Document* document_;
   std::vector<Block> blocks_;
   std::vector<Band> bands_;
-  std::vector<double> bandHeights_;  // each band's least height, in pixels
+  std::vector<double> labelHeights_;  // each band's height for its smallest tensor's label
+  std::vector<double> bandHeights_;   // each band's least height, in pixels (its captions too)
+  int titleWidth_ = 170;              // the buffers' titles' column (fitTitles)
   QScrollArea* scrollArea_ = nullptr;
   double zoom_ = 1.0;
   int emptyBuffers_ = 0;  // 0-byte buffers nothing is planned in (not drawn)

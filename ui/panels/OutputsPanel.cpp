@@ -206,9 +206,12 @@ void OutputsPanel::showError(const QString& message) {
   clearOutputs();
   error_ = message;
   // The user's own Cancel is no failure.
-  header_->setText(message == QLatin1String(exec::kRunCancelled) ? tr("Run cancelled: no outputs")
-                                                                 : tr("Run failed: %1").arg(message));
-  sayWhyEmpty(header_->text());
+  // Said once, whole, in the empty table; the header only that it failed
+  // (the same sentence stood in the header, the table and the status bar:
+  // walkthrough 22).
+  const bool cancelled = message == QLatin1String(exec::kRunCancelled);
+  header_->setText(cancelled ? tr("Run cancelled: no outputs") : tr("Run failed: no outputs (why below)"));
+  sayWhyEmpty(cancelled ? header_->text() : tr("Run failed: %1").arg(message));
   emit failed(message);
 }
 

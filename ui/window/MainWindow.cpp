@@ -227,6 +227,7 @@ MainWindow::MainWindow(Document* document, QWidget* parent)
   // A refused edit's error leaves the status line once the program is valid
   // again (an undo or another edit): it stayed over a valid edit.
   connect(document_, &Document::pipelineFinished, this, [this](bool ok) {
+    graph_->setViewNote(viewNote());
     if (!ok) {
       pipelineErrorShown_ = document_->pipelineError();
       showStatus(pipelineErrorShown_, 10000);
@@ -710,8 +711,15 @@ void MainWindow::fitStatusCounts() {
   // window: beside the progress, Cancel and the GPU line, the method was cut
   // to "me…rd" at 1000 px (walkthrough 21), and the counts are one glance at
   // the Info tab away.
-  const bool busy = !statusMessage_->isHidden() || (profileStatus_ != nullptr && !profileStatus_->isHidden());
-  statusCounts_->setVisible(!busy || width() >= kWideWindow);
+  // A profile's progress takes them at every width: at 1600 px it was cut
+  // ("forward: measuring 19831/100000, instr…") beside the whole counts
+  // (walkthrough 22); it is as wide as a fifth of the window allows.
+  const bool profiling = profileStatus_ != nullptr && !profileStatus_->isHidden();
+  statusCounts_->setVisible(!profiling && (statusMessage_->isHidden() || width() >= kWideWindow));
+  if (profileLabel_ != nullptr) {
+    const int character = profileLabel_->fontMetrics().horizontalAdvance(QLatin1Char('n'));
+    profileLabel_->setFixedWidth(std::clamp(width() * 2 / 5, 34 * character, 72 * character));
+  }
 }
 
 QString MainWindow::statusMessage() const { return statusMessage_->isVisibleTo(this) ? statusMessage_->text() : QString(); }
@@ -856,11 +864,22 @@ void MainWindow::showGraph() {
   graph_->setDiffNote(diffNote());
   // The other panels follow the program with the edits: the "as loaded"
   // graph says so (Values, Transfers and the status line read as the file's).
-  graph_->setViewNote(graphMode_ == GraphMode::AsLoaded && document_->isModified()
-                          ? tr("The file as loaded (read-only); the panels and the status line show the program "
-                               "with your edits")
-                          : QString());
+  graph_->setViewNote(viewNote());
   updateGraphMeasurements();
+}
+
+QString MainWindow::viewNote() const {
+  QStringList notes;
+  // Options the passes refuse change nothing yet: said over the graph in
+  // every view (the diff banner read "no changes in this method" as if the
+  // edit were harmless; walkthrough 22).
+  if (const QString refused = document_->pipelineError(); !refused.isEmpty())
+    notes << tr("The options as set are refused (%1): shown is the last program the passes accepted").arg(refused);
+  // The other panels follow the program with the edits: the "as loaded"
+  // graph says so (Values, Transfers and the status line read as the file's).
+  if (graphMode_ == GraphMode::AsLoaded && document_->isModified())
+    notes << tr("The file as loaded (read-only); the panels and the status line show the program with your edits");
+  return notes.join(QStringLiteral(" \u00b7 "));
 }
 
 void MainWindow::showSelectableGraph() {

@@ -147,6 +147,8 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
   void showEvent(QShowEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  // What the graph's banner says of the view: a refusal, the file as loaded.
+  QString viewNote() const;
   void fitStatusCounts();
   void fitLongNamesToWidth();
   // From this width the status bar keeps its counts beside a message.

@@ -34,6 +34,7 @@
 #include "ui/common/AccessibleNames.h"
 #include "ui/common/ColumnFitter.h"
 #include "ui/common/EmptyNote.h"
+#include "ui/common/ElidedLabel.h"
 #include "ui/common/Format.h"
 #include "ui/panels/ChangesPanel.h"
 #include "ui/panels/DiagnosticsModel.h"
@@ -468,10 +469,21 @@ QWidget* MainWindow::buildMemoryPlanPage() {
                                              tr("Show every instruction (Ctrl+0)"));
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(4, 0, 4, 0);
-  auto* hint = new QLabel(tr("Arrow keys step from tensor to tensor; Home, End; Esc clears"));
+  // The selected tensor in words (in a big method it is a few pixels wide:
+  // walkthrough 22), else how to step through them.
+  const QString keys = tr("Arrow keys step from tensor to tensor; Home, End; Esc clears");
+  auto* hint = new ElidedLabel(keys);
   hint->setObjectName("memoryPlanHint");
-  hint->setForegroundRole(QPalette::PlaceholderText);
+  hint->setElideMode(Qt::ElideRight);
+  hint->setAccessibleName(tr("Memory plan selection"));
+  hint->setAccessibleDescription(keys);
   controls->addWidget(hint, 1);
+  connect(memoryPlan_, &MemoryPlanView::selectionDescribed, hint, [hint, keys](const QString& text) {
+    hint->setText(text.isEmpty() ? keys : tr("Selected: %1").arg(text));
+    hint->setForegroundRole(text.isEmpty() ? QPalette::PlaceholderText : QPalette::WindowText);
+    hint->setAccessibleDescription(hint->text());
+  });
+  hint->setForegroundRole(QPalette::PlaceholderText);
   for (QWidget* w : std::initializer_list<QWidget*>{zoom.level, zoom.zoomOut, zoom.zoomIn, zoom.fit}) controls->addWidget(w);
   connect(zoom.zoomIn, &QToolButton::clicked, memoryPlan_, &MemoryPlanView::zoomIn);
   connect(zoom.zoomOut, &QToolButton::clicked, memoryPlan_, &MemoryPlanView::zoomOut);
@@ -532,7 +544,7 @@ void MainWindow::buildBottomTabs(QWidget* valuesPage, QWidget* transfersPage) {
     }
     lastError_ = tr("%1: %2").arg(document_->displayName(), message);
     bottomTabs_->setCurrentWidget(outputs_);
-    showStatus(tr("Run Once failed: %1").arg(lastError_), 15000);
+    showStatus(tr("Run Once failed: %1 (the Outputs tab says why)").arg(document_->displayName()), 15000, lastError_);
   });
   // A run that succeeds replaces what the status bar said of an earlier one
   // (a failed run of another method stayed there 15 s, over the file's name).

@@ -122,6 +122,37 @@ def scenario_refused_option_is_said_in_changes(ctx):
     ctx.note(f"first line: {first!r}")
     ctx.expect(first.startswith("The options as set are refused") and "skip_h2d_for_method_inputs" in first,
                f"the Changes list starts {first!r}")
+    # Walkthrough twenty-two, finding 1: the graph's banner says it too (it read "no changes in this method").
+    banner = next((name_of(o) for o in app.find_all(role="label") if harness.on_screen(o)
+                   and "The options as set are refused" in name_of(o)), None)
+    ctx.expect(banner is not None, "no label over the graph says the options as set are refused")
+
+
+@sizes(*BOTH_SIZES)
+@timeout(120)
+def scenario_changes_name_retargeted_delegates(ctx):
+    """Walkthrough twenty-two, finding 2: after delegate 1 of the cross-device scenario moves from cuda:1 to cuda:3, the Changes list has a line for the retargeted delegate ('~ #N delegate call: target cuda:1 → cuda:3') and one for each copy that now goes to cuda:3, as the diff banner counts them; clicking the delegate's line selects it on the graph."""
+    program = ctx.synth("retarget-names", "--scenario", "cross_device")
+    app = ctx.open(program)
+    from scenario_support import set_target_device
+    set_target_device(app, 1, "cuda:3")
+    bottom_tab(app, "Changes")
+    changes = wait_until(lambda: next((o for o in app.find_all(role="list") if harness.on_screen(o)
+                                       and any("~ #" in name_of(c) for c in harness.children_of(o))), None),
+                         timeout=10, what="a '~ #N' line in the Changes list")
+    lines = [name_of(c) for c in harness.children_of(changes)]
+    ctx.note(f"changes: {lines}")
+    ctx.shot("retargeted")
+    delegate = next((c for c in harness.children_of(changes) if "delegate call: target cuda:1 → cuda:3" in name_of(c)), None)
+    ctx.expect(delegate is not None, f"no line for the retargeted delegate: {lines}")
+    copies = [l for l in lines if "copy: copy now" in l and "cuda:3" in l]
+    ctx.expect(copies, f"no line for a copy that now goes to or from cuda:3: {lines}")
+    if delegate is not None:
+        number = re.search(r"~ #(\d+)", name_of(delegate)).group(1)
+        app.click_widget(delegate)
+        time.sleep(0.5)
+        said = graph_selection(app)
+        ctx.expect(f"#{number} → cuda:3" in said, f"the line of delegate call #{number} selects {said!r}")
 
 
 @sizes(*BOTH_SIZES)
