@@ -290,6 +290,36 @@ class WalkthroughElevenTest : public QObject {
     }
   }
 
+  // Walkthrough 20, finding 16: a copy an edit moves to another device (its
+  // delegate retargeted) keeps its measurement, said to be of the device it
+  // went to then; it was a "removed" row beside an unmeasured new one.
+  void aMovedCopyKeepsItsMeasurement() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(test::synthProgram("moved-copy.pte", {"--scenario", "cross_device"})));
+    QVERIFY(test::profileOnHost(w.window, 0));
+    w.doc.setDelegateTarget(0, 1, program::parseDeviceSpec("cuda:3").value());
+    w.doc.waitForPipeline();
+    auto* model = w.window.transfersModel();
+    QTRY_VERIFY(!model->rows().empty());
+    int moved = 0;
+    for (const auto& row : model->rows()) {
+      if (row.inside) continue;
+      QVERIFY2(!row.removed, qPrintable(QString("a removed row of %%1 %2 → %3").arg(row.source).arg(row.from, row.to)));
+      const QString device = row.direction == program::CopyDirection::HostToDevice ? row.to : row.from;
+      if (device != "cuda:3") continue;
+      QVERIFY2(row.latest != nullptr, qPrintable(QString("the copy of %%1 to cuda:3 lost its measurement").arg(row.source)));
+      QCOMPARE(row.measuredDevice, QString("cuda:1"));
+      ++moved;
+    }
+    QVERIFY2(moved > 0, "no copy moved to cuda:3");
+    for (int r = 0; r < model->rowCount(); ++r) {
+      const QString to = model->data(model->index(r, ui::TransfersModel::To)).toString();
+      const QString from = model->data(model->index(r, ui::TransfersModel::From)).toString();
+      if (to.startsWith("cuda:3") || from.startsWith("cuda:3"))
+        QVERIFY2(to == "cuda:3 (measured cuda:1)" || from == "cuda:3 (measured cuda:1)", qPrintable(from + " → " + to));
+    }
+  }
+
   // Walkthrough 22, F4 and F8: a profile that ends while another method is
   // shown still sorts Transfers by median; at 1600 px its progress has the
   // room of its text and the counts give way to it.

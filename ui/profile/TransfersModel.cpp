@@ -227,18 +227,42 @@ void TransfersModel::matchProfiles() {
     if (auto it = previous.find(keys[k]); it != previous.end()) rows_[copyRows[k]].previous = it->second;
   }
 
-  // Copies a profile measured that the current program no longer makes; the
-  // latest profile normally has none (it ran this program) unless the user
-  // edited after profiling.
-  std::map<CopyKey, Row> removed;
+  // Copies an edit moved to another device (a delegate retargeted): the
+  // same value, direction and occurrence to or from another device. Paired
+  // with what was measured then, the row saying on which device, as Changes
+  // calls them retargeted (they were a "removed" row beside an unmeasured
+  // new one: walkthrough 20).
   const std::map<CopyKey, size_t> current = [&] {
     std::map<CopyKey, size_t> m;
     for (size_t r = 0; r < keys.size(); ++r) m.emplace(keys[r], r);
     return m;
   }();
+  std::set<CopyKey> moved;  // profile keys paired with a copy now elsewhere
+  auto pairMoved = [&](const std::map<CopyKey, const exec::CopyProfile*>& copies, bool isLatest) {
+    for (size_t k = 0; k < keys.size(); ++k) {
+      Row& row = rows_[copyRows[k]];
+      if ((isLatest ? row.latest : row.previous) != nullptr) continue;
+      for (const auto& [key, copy] : copies) {
+        if (current.count(key) || moved.count(key) || key.direction != keys[k].direction ||
+            key.source != keys[k].source || key.occurrence != keys[k].occurrence || key.device == keys[k].device)
+          continue;
+        (isLatest ? row.latest : row.previous) = copy;
+        row.measuredDevice = QString::fromStdString(copy->device.str());
+        moved.insert(key);
+        break;
+      }
+    }
+  };
+  pairMoved(latest, true);
+  pairMoved(previous, false);
+
+  // Copies a profile measured that the current program no longer makes; the
+  // latest profile normally has none (it ran this program) unless the user
+  // edited after profiling.
+  std::map<CopyKey, Row> removed;
   auto addRemoved = [&](const std::map<CopyKey, const exec::CopyProfile*>& copies, bool isLatest) {
     for (const auto& [key, copy] : copies) {
-      if (current.count(key)) continue;
+      if (current.count(key) || moved.count(key)) continue;
       Row& row = removed[key];
       row.removed = true;
       row.instruction = copy->instruction;
@@ -535,8 +559,16 @@ QVariant TransfersModel::displayValue(const Row& r, int column) const {
              : r.removed       ? tr("%%1 before").arg(r.destination)
                                : "%" + QString::number(r.destination);
     case Bytes: return bytesText(r.bytes);
-    case From: return r.from;
-    case To: return r.to;
+    // A copy an edit moved, measured on its device then: "cuda:3 (measured
+    // cuda:1)".
+    case From:
+      return !r.measuredDevice.isEmpty() && r.direction == program::CopyDirection::DeviceToHost
+                 ? tr("%1 (measured %2)").arg(r.from, r.measuredDevice)
+                 : r.from;
+    case To:
+      return !r.measuredDevice.isEmpty() && r.direction == program::CopyDirection::HostToDevice
+                 ? tr("%1 (measured %2)").arg(r.to, r.measuredDevice)
+                 : r.to;
     case TensorShape: return r.tensor;
     case PredictedTime: return r.predicted >= 0 ? durationText(r.predicted) : none;
     // Emulated: a host memcpy over a link's prediction is no ratio a user can
@@ -619,6 +651,11 @@ QString TransfersModel::toolTip(const Row& r, int column) const {
                           "\n" + line
                     : line;
   }
+  if (!r.measuredDevice.isEmpty())
+    tip = tr("Moved: measured when this copy went %1 %2, before an edit moved it to %3; its times are that "
+             "device's.")
+              .arg(r.direction == program::CopyDirection::HostToDevice ? tr("to") : tr("from"), r.measuredDevice,
+                   r.direction == program::CopyDirection::HostToDevice ? r.to : r.from);
   auto join = [&](const QString& more) { return tip.isEmpty() ? more : tip + "\n" + more; };
   auto runName = [](const QString& label, const char* fallback) { return label.isEmpty() ? tr(fallback) : label; };
   const exec::CopyProfile* l = r.latest;

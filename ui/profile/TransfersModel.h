@@ -104,6 +104,9 @@ class TransfersModel : public QAbstractTableModel {
     qint64 bytes = 0;
     QString from, to, tensor;
     bool removed = false;  // measured before, not in the current program
+    // A copy an edit moved to another device, paired with its measurement
+    // on the device it went to then (that device; empty otherwise).
+    QString measuredDevice;
     // A copy the delegate called at `instruction` makes inside itself (no
     // instruction of its own); source and destination are then the boundary
     // value on its side of the delegate, -1 on the delegate's.

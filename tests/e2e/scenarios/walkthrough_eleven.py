@@ -17,7 +17,7 @@ import time
 import harness
 from harness import extents, find_all, has_state, name_of, role_of, table_rows, wait_until
 from scenario_support import (BOTH_SIZES, SAMPLES, bottom_tab, check_box, choose_in_combo, graph_selection, label_text,
-                              labelled, sizes, tab_table, timeout, toggle_check_box, wait_title)
+                              labelled, set_target_device, sizes, tab_table, timeout, toggle_check_box, wait_title)
 from scenarios.graph import canvas_area, graph_items
 
 
@@ -52,6 +52,18 @@ def _four_gpus(steps: int = 40) -> dict:
                          "nodes": nodes}]}
 
 
+def _retargeted_changes(ctx, name: str, device: str, wanted):
+    """The cross-device scenario opened with delegate 1 set to `device`: (app, the Changes list), once the list has
+    a line `wanted(line)` accepts."""
+    app = ctx.open(ctx.synth(name, "--scenario", "cross_device"))
+    set_target_device(app, 1, device)
+    bottom_tab(app, "Changes")
+    changes = wait_until(lambda: next((o for o in app.find_all(role="list") if harness.on_screen(o)
+                                       and any(wanted(name_of(c)) for c in harness.children_of(o))), None),
+                         timeout=10, what="the Changes list's lines")
+    return app, changes
+
+
 def _in_sight(area, e, least=20) -> bool:
     i = harness.intersection(area, e)
     return bool(i) and i[2] >= least and i[3] >= least
@@ -81,15 +93,8 @@ def scenario_first_picture_keeps_the_start(ctx):
 @timeout(120)
 def scenario_changes_follow_the_keyboard(ctx):
     """Walkthrough twenty-one, finding 8 (item 18's class): after delegate 1 of the cross-device scenario is set to none, the Changes list's lines, stepped through with Down, each select their copy or value on the graph (only a click did)."""
-    program = ctx.synth("kbd-changes", "--scenario", "cross_device")
-    app = ctx.open(program)
-    from scenario_support import set_target_device
-    set_target_device(app, 1, "none")
-    bottom_tab(app, "Changes")
-    changes = wait_until(lambda: next((o for o in app.find_all(role="list") if harness.on_screen(o)
-                                       and any(name_of(c).lstrip().startswith(("+", "\u2212", "~"))
-                                               for c in harness.children_of(o))), None),
-                         timeout=10, what="the Changes list")
+    app, changes = _retargeted_changes(ctx, "kbd-changes", "none",
+                                       lambda line: line.lstrip().startswith(("+", "\u2212", "~")))
     lines = [name_of(c) for c in harness.children_of(changes)]
     ctx.note(f"changes: {lines}")
     first = next(c for c in harness.children_of(changes) if name_of(c).lstrip().startswith(("+", "\u2212", "~")))
@@ -132,14 +137,7 @@ def scenario_refused_option_is_said_in_changes(ctx):
 @timeout(120)
 def scenario_changes_name_retargeted_delegates(ctx):
     """Walkthrough twenty-two, finding 2: after delegate 1 of the cross-device scenario moves from cuda:1 to cuda:3, the Changes list has a line for the retargeted delegate ('~ #N delegate call: target cuda:1 → cuda:3') and one for each copy that now goes to cuda:3, as the diff banner counts them; clicking the delegate's line selects it on the graph."""
-    program = ctx.synth("retarget-names", "--scenario", "cross_device")
-    app = ctx.open(program)
-    from scenario_support import set_target_device
-    set_target_device(app, 1, "cuda:3")
-    bottom_tab(app, "Changes")
-    changes = wait_until(lambda: next((o for o in app.find_all(role="list") if harness.on_screen(o)
-                                       and any("~ #" in name_of(c) for c in harness.children_of(o))), None),
-                         timeout=10, what="a '~ #N' line in the Changes list")
+    app, changes = _retargeted_changes(ctx, "retarget-names", "cuda:3", lambda line: "~ #" in line)
     lines = [name_of(c) for c in harness.children_of(changes)]
     ctx.note(f"changes: {lines}")
     ctx.shot("retargeted")
