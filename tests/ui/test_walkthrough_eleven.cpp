@@ -415,11 +415,18 @@ class WalkthroughElevenTest : public QObject {
       const QRectF corner(device->rect.x, device->rect.y, 48, 48);
       QVERIFY2(shown.contains(corner), qPrintable(QString("%1x%2: the cuda:1 region's corner is out of sight").arg(size.width()).arg(size.height())));
       // The drawing's left edge (its leftmost region) is in sight, or the
-      // picture moved right only as far as the region's title takes.
+      // picture moved right only as far as the region's first device step
+      // takes (its title and delegate call, clear of the overview's column).
       double left = device->rect.x;
       for (const auto& region : layout->regions) left = std::min(left, region.rect.x);
-      const double title = std::min(device->rect.width, 160.0);
-      QVERIFY2(shown.left() <= std::max(left, device->rect.x + title + 16 - shown.width()) + 1, qPrintable(QString("%1x%2: the picture starts at x %3, right of the drawing's left edge %4")
+      double step = device->rect.x + std::min(device->rect.width, 120.0);
+      for (size_t n = 0; n < layout->model.nodes.size(); ++n)
+        if (layout->model.nodes[n].kind == layout::NodeKind::Delegate)
+          step = std::max(step, test::graphNodeItem(*graph, n)->sceneBoundingRect().right());
+      const double overview = (graph->findChild<QWidget*>("graphOverview") != nullptr
+                                   ? graph->findChild<QWidget*>("graphOverview")->width() + 8
+                                   : 0) / graph->zoomLevel();
+      QVERIFY2(shown.left() <= std::max(left, step + 16 + overview - shown.width()) + 1, qPrintable(QString("%1x%2: the picture starts at x %3, right of the drawing's left edge %4")
                                                     .arg(size.width()).arg(size.height()).arg(shown.left()).arg(left)));
       const auto first = layout->model.nodeOfInstruction(0);
       QVERIFY(first.has_value());
@@ -430,6 +437,28 @@ class WalkthroughElevenTest : public QObject {
                                                       .arg(size.width()).arg(size.height())));
       else  // only as far down as the region takes: the view's bottom edge is near it
         QVERIFY2(shown.bottom() <= corner.bottom() + 60, "the picture went further down than the device region takes");
+    }
+  }
+
+  // Walkthrough 23, F5: a big program (an llm of 3,000 instructions, its
+  // first device step far from its start) opens on its start: the first
+  // instruction and the left edge of the drawing (it opened on its middle,
+  // moved as far as the first device region took).
+  void aBigProgramOpensOnItsStart() {
+    const QString program = test::synthProgram("start-llm.pte", {"--shape", "llm", "--instructions", "3000"});
+    QVERIFY(!program.isEmpty());
+    for (const QSize size : {QSize(1600, 1000), QSize(1000, 700)}) {
+      test::ShownWindow w(size);
+      QVERIFY(w.open(program));
+      ui::GraphView* graph = w.window.graph();
+      const auto* layout = graph->currentLayout();
+      const auto first = layout->model.nodeOfInstruction(0);
+      QVERIFY(first.has_value());
+      const QRectF node = test::graphNodeItem(*graph, *first)->sceneBoundingRect();
+      const QRectF shown = inSight(graph);
+      QVERIFY2(shown.contains(node), qPrintable(QString("%1x%2: #0 at (%3, %4) is out of the picture (%5, %6, %7 x %8)")
+                                                    .arg(size.width()).arg(size.height()).arg(node.x()).arg(node.y())
+                                                    .arg(shown.x()).arg(shown.y()).arg(shown.width()).arg(shown.height())));
     }
   }
 

@@ -360,6 +360,9 @@ void Document::waitForPipeline() {
 }
 
 bool Document::saveAs(const QString& path, bool allowOverwriteInput, QString* error) {
+  // The edits' program, not the one before them while the passes still run
+  // (a big program's run is off the UI thread).
+  waitForPipeline();
   if (!current_) return false;
   // The shown program is the last one the passes accepted, not the edits as
   // set: writing it would drop the refused option without a word.

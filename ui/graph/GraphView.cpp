@@ -493,7 +493,6 @@ void GraphView::showInitialView() {
     canvas_->scale(s, s);
     canvas_->centerOn(rect.center());
   } else {
-    canvas_->scale(legible, legible);
     // Where the program starts: its first instruction (or the group that
     // holds it), with what it reads above it. The topmost node was a method
     // input: a program whose first call reads 24 inputs showed a row of
@@ -510,46 +509,78 @@ void GraphView::showInitialView() {
         if (first.isNull() || r.top() < first.top() - 1 || (std::abs(r.top() - first.top()) <= 1 && r.left() < first.left()))
           first = r;
       }
-    const QPointF half(viewport.width() / (2 * legible), viewport.height() / (2 * legible));
     // From the graph's top left corner (the method's start, its region's
-    // title), moved no more than it takes to show the first instruction
-    // whole: centring on the instruction cut the region's title and the
-    // input above it (a 2-instruction chain at 1000×700).
-    // The corner of what is drawn (nodes and device regions), not of the
-    // layout's padded bounds: that padding alone was a fifth of a small canvas.
+    // title), moved no more than it takes to show what the picture is for:
+    // centring on the instruction cut the region's title and the input above
+    // it (a 2-instruction chain at 1000×700). The corner of what is drawn
+    // (nodes and device regions), not of the layout's padded bounds: that
+    // padding alone was a fifth of a small canvas.
     QRectF drawn;
     for (const auto* item : nodeItems_) drawn = drawn.isNull() ? item->sceneBoundingRect() : drawn.united(item->sceneBoundingRect());
     for (const auto& region : layout_->regions)
       drawn = drawn.united(QRectF(region.rect.x, region.rect.y, region.rect.width, region.rect.height));
     const QPointF corner = drawn.isNull() ? rect.topLeft() : drawn.topLeft() - QPointF(16, 16);
-    // Every move below starts from that corner and goes only as far as it
-    // takes to bring a rectangle in whole (its right and bottom edges).
-    QPointF centre = corner + half;
-    const auto fits = [&](const QRectF& r) { return r.width() + 32 <= 2 * half.x() && r.height() + 32 <= 2 * half.y(); };
-    const auto bringIn = [&](const QRectF& r) {
-      centre.setX(std::max(centre.x(), r.right() + 16 - half.x()));
-      centre.setY(std::max(centre.y(), r.bottom() + 16 - half.y()));
-    };
-    // ptescope is about what runs on a device: the first device region (its
-    // corner and title) is in the first picture too, with the first node
-    // when both fit, else with as much of the start above it as the view
-    // holds. (Putting the region's corner at the view's top left hid the
-    // input and #0..#2 above it, and the left of the drawing: walkthrough 21.)
+    // ptescope is about what runs on a device: the first device region's
+    // title and its first delegate call (with the marks of the copies on its
+    // edges) are in the first picture with the first instruction when they
+    // fit together at the legible scale, else its title with the first
+    // instruction. When even those do not, a small program
+    // (at most four views high and wide) shows its first device step with as
+    // much of the start above it as the view holds (item 21: no delegate in
+    // sight); a bigger one shows its start, the overview the rest (moving as
+    // far as the device step took showed the middle of an llm, walkthrough
+    // 23; putting the region's corner at the top left hid #0, walkthrough 21).
     const layout::RegionGeometry* device = nullptr;
     for (const auto& region : layout_->regions)
       if (!region.device.isCpu() &&
           (!device || region.rect.y < device->rect.y - 1 ||
            (std::abs(region.rect.y - device->rect.y) <= 1 && region.rect.x < device->rect.x)))
         device = &region;
-    // (Its corner: the title and a little of what is under it.)
-    const QRectF deviceCorner = device ? QRectF(device->rect.x, device->rect.y, std::min(device->rect.width, 160.0),
-                                                std::min(device->rect.height, 48.0))
-                                       : QRectF();
-    const QRectF both = first.isNull() ? deviceCorner : deviceCorner.isNull() ? first : deviceCorner.united(first);
-    if (!both.isNull() && fits(both)) {
-      bringIn(both);
-    } else if (!deviceCorner.isNull()) {
-      bringIn(deviceCorner);
+    QRectF gpu, title, across;
+    if (device) {
+      const QRectF area(device->rect.x, device->rect.y, device->rect.width, device->rect.height);
+      title = QRectF(area.x(), area.y(), std::min(area.width(), 120.0), std::min(area.height(), 48.0));
+      gpu = title;
+      const GraphNodeItem* call = nullptr;
+      for (const auto* item : nodeItems_)
+        if (item->node().kind == layout::NodeKind::Delegate && area.contains(item->sceneBoundingRect().center()) &&
+            (call == nullptr || item->node().order < call->node().order))
+          call = item;
+      if (call != nullptr) {
+        gpu = gpu.united(call->sceneBoundingRect());
+        for (const auto* edge : edgeItems_)
+          if ((edge->edge().from == call->index() || edge->edge().to == call->index()) && !edge->insideMarkRect().isEmpty())
+            gpu = gpu.united(edge->insideMarkRect());
+      }
+      // And the region's right edge, when there is room: nothing of it then
+      // lies under the overview.
+      across = gpu.united(QRectF(area.x(), area.y(), area.width(), title.height()));
+    }
+    // The overview (shown whenever part of the graph is out of sight, unless
+    // the user hid it) covers the view's bottom right: what the picture is
+    // for keeps clear of its column.
+    const double overviewPixels = overviewShown_ ? overview_->width() + 8 : 0.0;
+    const auto fits = [&](const QRectF& r) {
+      return (r.width() + 32) * legible + overviewPixels <= viewport.width() && (r.height() + 32) * legible <= viewport.height();
+    };
+    const bool small = !drawn.isNull() && drawn.width() * legible <= 4 * viewport.width() &&
+                       drawn.height() * legible <= 4 * viewport.height();
+    const auto with = [&first](const QRectF& r) { return first.isNull() ? r : r.isNull() ? first : r.united(first); };
+    const double scale = legible;
+    QRectF target;
+    if (!across.isNull() && fits(with(across))) target = with(across);  // the start and the first device step
+    else if (!gpu.isNull() && fits(with(gpu))) target = with(gpu);
+    else if (!title.isNull() && fits(with(title))) target = with(title);  // the start and where the device part begins
+    else if (small && !title.isNull() && fits(title)) target = fits(gpu) ? gpu : title;
+    else if (!first.isNull() && fits(first)) target = first;
+    canvas_->scale(scale, scale);
+    const QPointF half(viewport.width() / (2 * scale), viewport.height() / (2 * scale));
+    QPointF centre = corner + half;
+    if (!target.isNull()) {
+      // Only as far as it takes to bring it in whole (its right and bottom
+      // edges), clear of the overview's column.
+      centre.setX(std::max(centre.x(), target.right() + 16 + overviewPixels / scale - half.x()));
+      centre.setY(std::max(centre.y(), target.bottom() + 16 - half.y()));
     } else if (!first.isNull()) {
       centre = first.center();  // an instruction larger than the view: its middle
     }

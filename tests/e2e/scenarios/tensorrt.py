@@ -23,6 +23,8 @@ Contracts:
     legend says the setting is on; off, they go.
 """
 
+import time
+
 from harness import (children_of, contains, description_of, extents, intersects, name_of, role_of, table_headers,
                      table_rows, wait_until)
 from scenario_support import (BOTH_SIZES, bottom_tab, graph_view, label_text, labelled, properties_rows, property_value,
@@ -149,6 +151,9 @@ def scenario_cuda_graph_toggle(ctx):
     ctx.expect(not any(n.startswith("inside delegate ") for _, n, _, _ in graph_children(app)),
                "no copies inside delegates before the toggle")
     ctx.check(toggle_check_box(app, "CUDA graph replay in forward"), "the toggle turned on")
+    # The whole graph in sight: at 1000x700 the first picture holds the start and delegate 0's step only.
+    app.menu("View", "Fit to Window")
+    time.sleep(0.5)
     marks = wait_until(lambda: [c for c in graph_children(app) if c[1].startswith("inside delegate ")] or None,
                        timeout=15, what="the CUDA graph replay marks in the graph")
     names = sorted(n for _, n, _, _ in marks)
