@@ -81,7 +81,11 @@ std::string escaped(std::string_view text, bool oneLine) {
         i += n;
         continue;
       }
-      if ((c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029) {
+      // The bidirectional formatting characters too: shown, a U+202E in a
+      // method name reversed it and the text after it ("evil" read "live").
+      const bool bidi = c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) ||
+                        (c >= 0x2066 && c <= 0x2069);
+      if ((c >= 0x80 && c <= 0x9F) || c == 0x2028 || c == 0x2029 || bidi) {
         out += "\\u";
         for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(c >> shift) & 0xF];
         i += n;

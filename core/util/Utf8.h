@@ -22,8 +22,9 @@ std::string printableUtf8(std::string_view text);
 
 // printableUtf8(text) that stays on one line and prints nothing invisible:
 // also each control character (U+0000-U+001F, U+007F) becomes \xNN, and the
-// C1 controls and line/paragraph separators (U+0080-U+009F, U+2028, U+2029)
-// become \uNNNN. Every message that may quote a name from a file (errors,
+// C1 controls, line/paragraph separators (U+0080-U+009F, U+2028, U+2029) and
+// the bidirectional formatting characters (U+061C, U+200E, U+200F,
+// U+202A-U+202E, U+2066-U+2069) become \uNNNN. Every message that may quote a name from a file (errors,
 // warnings, notes: one line each) is printed through it.
 std::string printableLine(std::string_view text);
 

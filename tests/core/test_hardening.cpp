@@ -94,6 +94,18 @@ class HardeningTest : public QObject {
     QVERIFY(!isValidUtf8("\xF4\x90\x80\x80"));  // above U+10FFFF
   }
 
+  // Walkthrough 23: a name with a right-to-left override read reversed
+  // ("evil" as "live") in the app, the CLI and the report; the bidirectional
+  // formatting characters are escaped on a printable line as the other
+  // invisible ones are, and a name that holds one still writes back exactly.
+  void bidiControlsAreEscapedOnALine() {
+    QCOMPARE(printableLine("a \xE2\x80\xAE" "evil"), std::string("a \\u202Eevil"));
+    QCOMPARE(printableLine("\xE2\x81\xA6x\xE2\x81\xA9"), std::string("\\u2066x\\u2069"));
+    QCOMPARE(printableLine("\xE2\x80\x8F\xD8\x9C"), std::string("\\u200F\\u061C"));
+    QCOMPARE(printableLine("\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D"), std::string("\xD7\xA9\xD7\x9C\xD7\x95\xD7\x9D"));  // Hebrew letters stay
+    QCOMPARE(printableUtf8("a\xE2\x80\xAE" "b"), std::string("a\xE2\x80\xAE" "b"));  // not one-line: kept
+  }
+
   void jsonTextNeverThrowsAndEscapes() {
     nlohmann::json j = {{"name", std::string("x\xFFy")}, {std::string("k\xFE"), 1}, {"ok", "fine"}};
     size_t escaped = 0;

@@ -7,6 +7,8 @@
 // and the undo history; a file that is gone is said so.
 #include <QtTest>
 
+#include <QAction>
+
 #include <QFile>
 #include <QLabel>
 #include <QPushButton>
@@ -204,6 +206,14 @@ class DocumentsOnDiskTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!bar->isHidden(), 10000);
     QVERIFY2(bar->text().contains("deleted or moved"), qPrintable(bar->text()));
     QVERIFY(!bar->findChild<QPushButton*>("reloadBarReload")->isVisibleTo(bar));
+    QVERIFY(doc.hasProgram());
+    // File > Reload fails (the file is gone) and changes nothing: the bar
+    // stays (walkthrough 23: it went, the window looked like a file open as
+    // usual).
+    window.findChild<QAction*>("reloadAction")->trigger();
+    QVERIFY(!window.lastError().isEmpty());
+    QVERIFY(!bar->isHidden());
+    QVERIFY2(bar->text().contains("deleted or moved"), qPrintable(bar->text()));
     QVERIFY(doc.hasProgram());
     // Written again: an unedited program reloads.
     QVERIFY(writeProgram(path, 8));

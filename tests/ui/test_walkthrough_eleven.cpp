@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QCheckBox>
+#include <QPushButton>
 #include <QHeaderView>
 #include <QTableView>
 #include <QFile>
@@ -253,6 +254,18 @@ class WalkthroughElevenTest : public QObject {
     const auto& rejected = advisor->advice()->rejected.front();
     QVERIFY2(notes.contains(QString::fromStdString(rejected.reason)), qPrintable(notes));
 
+    // Walkthrough 23, F4: Enter on the focused Apply applies a candidate,
+    // as Space does (push buttons outside dialogs took only Space).
+    QVERIFY(!advisor->advice()->candidates.empty());
+    table->selectRow(0);
+    auto* apply = advisor->findChild<QPushButton*>("advisorApply");
+    QTRY_VERIFY(apply->isEnabled());
+    apply->setFocus();
+    QTRY_VERIFY(apply->hasFocus());
+    QVERIFY(!w.doc.isModified());
+    QTest::keyClick(apply, Qt::Key_Return);
+    QVERIFY2(w.doc.isModified(), "Enter on the focused Apply did not apply the candidate");
+
     QVERIFY(w.window.showPanel("memory"));
     auto* plan = w.window.findChild<ui::MemoryPlanView*>("memoryPlan");
     auto* said = w.window.findChild<QLabel*>("memoryPlanHint");
@@ -438,6 +451,26 @@ class WalkthroughElevenTest : public QObject {
       else  // only as far down as the region takes: the view's bottom edge is near it
         QVERIFY2(shown.bottom() <= corner.bottom() + 60, "the picture went further down than the device region takes");
     }
+  }
+
+  // Walkthrough 23, F10 and F6's class: Undo and Redo say what they did (an
+  // edit of another method than the one shown changed with no sign).
+  void undoSaysWhatItUndid() {
+    test::ShownWindow w({1000, 700});
+    QVERIFY(w.openDemo());
+    QVERIFY(w.doc.methodCount() >= 2);
+    w.doc.setDelegateTarget(1, 0, program::parseDeviceSpec("cuda:1").value());
+    w.doc.waitForPipeline();
+    QCOMPARE(w.doc.currentMethodIndex(), 0);
+    const QString edit = w.doc.undoStack()->undoText();
+    QVERIFY(!edit.isEmpty());
+    w.window.findChild<QAction*>("undoAction")->trigger();
+    w.doc.waitForPipeline();
+    QCOMPARE(w.window.statusMessage(), "Undone: " + edit);
+    QVERIFY(!w.doc.isModified());
+    w.window.findChild<QAction*>("redoAction")->trigger();
+    w.doc.waitForPipeline();
+    QCOMPARE(w.window.statusMessage(), "Redone: " + edit);
   }
 
   // Walkthrough 23, F5: a big program (an llm of 3,000 instructions, its

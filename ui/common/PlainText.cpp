@@ -7,6 +7,8 @@
 #include <QApplication>
 #include <QEvent>
 #include <QAction>
+#include <QDialog>
+#include <QPushButton>
 #include <QLabel>
 #include <QLineEdit>
 #include <QToolButton>
@@ -35,6 +37,12 @@ class PlainTextLabels : public QObject {
           label && label->textFormat() == Qt::AutoText && !label->property("richText").toBool() &&
           !label->inherits("QTipLabel"))
         label->setTextFormat(Qt::PlainText);
+      // Enter presses a focused push button outside dialogs too, as Space
+      // does (the Advisor's Apply took only Space: walkthrough 23). In a
+      // dialog Enter stays the default button's.
+      if (auto* button = qobject_cast<QPushButton*>(watched);
+          button && !button->autoDefault() && qobject_cast<QDialog*>(button->window()) == nullptr)
+        button->setAutoDefault(true);
     }
     if (event->type() == QEvent::Polish || event->type() == QEvent::Show) {
       // A line edit's clear button (Qt's, shown while there is text) is a

@@ -347,10 +347,12 @@ void TimelineView::rebuildIterations() {
   iterationBox_->clear();
   for (size_t it : iterations_) iterationBox_->addItem(QString::number(it + 1), int(it));
   iterationBox_->blockSignals(false);
-  if (profile_)
-    iterationBox_->setToolTip(tr("The profile keeps the timeline of its first %1 of %2 measured iterations")
-                                  .arg(iterations_.size())
-                                  .arg(profile_->iterations));
+  // Without a profile it says so (it kept the previous file's "first 3 of
+  // 3 measured iterations": walkthrough 23).
+  iterationBox_->setToolTip(profile_ ? tr("The profile keeps the timeline of its first %1 of %2 measured iterations")
+                                           .arg(iterations_.size())
+                                           .arg(profile_->iterations)
+                                     : tr("No profile: Profile > Profile Transfers… (F5) measures one"));
   // Room for the axis, one lane, a row of legend and the scroll bar; more
   // lanes than fit scroll under the pinned axis and legend. Asking for
   // every lane made the Details dock (whose pages' minimum it is) taller

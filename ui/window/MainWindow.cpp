@@ -299,6 +299,7 @@ void MainWindow::buildMenus() {
   undo->setObjectName("undoAction");
   undo->setShortcut(QKeySequence::Undo);
   auto* redo = document_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redo->setObjectName("redoAction");
   // The platform's Redo keys (Ctrl+Shift+Z on Linux) and Ctrl+Y, each once:
   // a key listed twice is an ambiguous shortcut and fires nothing.
   QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
@@ -307,6 +308,17 @@ void MainWindow::buildMenus() {
   redo->setShortcuts(redoKeys);
   editMenu->addAction(undo);
   editMenu->addAction(redo);
+  // What Undo and Redo did, said (an edit of another method than the one
+  // shown changed with no visible sign: walkthrough 23). Connected after the
+  // stack's own: the command has moved by then.
+  connect(undo, &QAction::triggered, this, [this] {
+    if (const QString text = document_->undoStack()->redoText(); !text.isEmpty())
+      showStatus(tr("Undone: %1").arg(printableText(text)), 8000);
+  });
+  connect(redo, &QAction::triggered, this, [this] {
+    if (const QString text = document_->undoStack()->undoText(); !text.isEmpty())
+      showStatus(tr("Redone: %1").arg(printableText(text)), 8000);
+  });
   // An edit's text can be long (every option it changed, a candidate's
   // edits): the menu item keeps to about 60 characters, its middle elided,
   // with the whole text as tooltip; a name's "&" is no mnemonic.

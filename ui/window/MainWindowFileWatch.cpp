@@ -82,6 +82,10 @@ void MainWindow::reloadChangedFile() {
 
 bool MainWindow::reloadFromDisk() {
   if (!document_->hasProgram()) return false;
+  // A reload that fails changes nothing: the bar saying the file is gone or
+  // changed stays (it went, and the window looked like a file open as
+  // usual: walkthrough 23).
+  const bool barShown = !reloadBar_->isHidden();
   reloadBar_->hide();
   QString error;
   // Another file under the same name: its picture starts from its initial
@@ -89,6 +93,7 @@ bool MainWindow::reloadFromDisk() {
   graph_->startFromInitialView();
   if (!document_->reload(&error)) {
     graph_->startFromInitialView(false);
+    if (barShown) reloadBar_->show();
     showLoadError(error);
     return false;
   }
