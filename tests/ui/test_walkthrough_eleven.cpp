@@ -473,6 +473,32 @@ class WalkthroughElevenTest : public QObject {
     QCOMPARE(w.window.statusMessage(), "Redone: " + edit);
   }
 
+  // Walkthrough 23, F2: a profile of an edit, kept after the edit is undone,
+  // is said to be of edits since undone (it read "measured before the
+  // program changed" over the file's own program); a profile of the file
+  // then edited still reads "before the edits".
+  void aProfileOfAnUndoneEditSaysSo() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(test::synthProgram("undone-profile.pte", {"--scenario", "cross_device"})));
+    w.doc.setDelegateTarget(0, 1, std::nullopt);
+    w.doc.waitForPipeline();
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    auto* model = w.window.transfersModel();
+    QVERIFY(model->measuredBeforeWords().isEmpty());  // of the program shown
+    w.window.findChild<QAction*>("undoAction")->trigger();
+    w.doc.waitForPipeline();
+    QVERIFY(!w.doc.isModified());
+    QTRY_COMPARE(model->measuredBeforeWords(), QString("with edits since undone"));
+    QCOMPARE(model->headerData(ui::TransfersModel::MedianTime, Qt::Horizontal).toString(), QString("Median (other edits)"));
+    QVERIFY2(w.window.transferTotals()->text().contains("measured with edits since undone (the program then)"),
+             qPrintable(w.window.transferTotals()->text()));
+    // Profiled as the file, then edited: before the edits.
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    w.doc.setDelegateTarget(0, 1, std::nullopt);
+    w.doc.waitForPipeline();
+    QTRY_COMPARE(model->measuredBeforeWords(), QString("before the edits"));
+  }
+
   // Walkthrough 23, F5: a big program (an llm of 3,000 instructions, its
   // first device step far from its start) opens on its start: the first
   // instruction and the left edge of the drawing (it opened on its middle,

@@ -76,6 +76,10 @@ struct ProfileRequest {
   // profile, so that the compare columns show what the edits change on it.
   bool compareWithLoaded = false;
   double runnerTimeoutSeconds = 600;  // the runner is stopped (its process group killed) after this
+  // The program profiled held edits not in the file (MainWindow sets it):
+  // once they are undone or changed, its times are of those edits, not of
+  // "the program before the edits".
+  bool edited = false;
   friend bool operator==(const ProfileRequest&, const ProfileRequest&) = default;
 };
 

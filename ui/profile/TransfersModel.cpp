@@ -413,6 +413,9 @@ TransfersModel::DirectionSummary TransfersModel::insideSummary(program::CopyDire
 
 QString TransfersModel::measuredBeforeWords() const {
   if (!latestApplies_ || !latestMeasuredAnotherProgram()) return {};
+  // A profile of edits since undone is no "before": it said "measured
+  // before the program changed" over the file's own program (walkthrough 23).
+  if (latestOfEdits_) return document_->isModified() ? tr("with other edits") : tr("with edits since undone");
   return document_->isModified() ? tr("before the edits") : tr("before the program changed");
 }
 
@@ -821,7 +824,9 @@ QVariant TransfersModel::headerData(int section, Qt::Orientation orientation, in
   // Each row's times are of the program before the edits: the totals said
   // so, the columns read as this program's.
   if (role == Qt::DisplayRole && section == MedianTime && latestApplies_ && latestMeasuredAnotherProgram())
-    return document_->isModified() ? tr("Median (before edits)") : tr("Median (before changes)");
+    return latestOfEdits_ ? tr("Median (other edits)")
+           : document_->isModified() ? tr("Median (before edits)")
+                                     : tr("Median (before changes)");
   if (role == Qt::DisplayRole) return tr(names[section]);
   if (role != Qt::ToolTipRole) return {};
   const QString latest = latestLabel_.isEmpty() ? tr("the latest profile") : latestLabel_;

@@ -162,11 +162,17 @@ class TransfersModel : public QAbstractTableModel {
   // one before the edits): its copies and the program's differ.
   bool latestMeasuredAnotherProgram() const;
   // When the latest profile's program was: "before the edits" while the
-  // document has unsaved edits, else "before the program changed" (a
-  // reload from disk, an undo past the profile); empty when it is this one.
+  // document has unsaved edits and the profile ran the file's program, "with
+  // other edits" / "with edits since undone" when it ran edits that are no
+  // longer these, else "before the program changed" (a reload from disk);
+  // empty when it is this one.
   QString measuredBeforeWords() const;
+  // Whether the latest profile ran a program with unsaved edits
+  // (ProfileRequest::edited); set before setProfiles.
+  void setLatestOfEdits(bool edited) { latestOfEdits_ = edited; }
 
  private:
+  bool latestOfEdits_ = false;
   void rebuild();
   void matchProfiles();
   void predict();

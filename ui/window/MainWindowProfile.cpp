@@ -231,6 +231,7 @@ bool MainWindow::startProfile(const ProfileRequest& request) {
   // CUDA graph replay: the one setting beside the link, whoever asks.
   ProfileRequest run = request;
   run.cudaGraphMethods = links_->runSettings().cuda_graph_methods;
+  run.edited = document_->isModified();
   // A runner's "Compare with as loaded" runs the program as loaded too.
   const bool asLoadedToo = !request.runner.isEmpty() && request.compareWithLoaded;
   // Known before the run starts: its progress names the method.
@@ -307,6 +308,7 @@ std::optional<size_t> MainWindow::profiledOfCurrent(size_t instruction) const {
 void MainWindow::applyProfiles() {
   const auto& latest = profiler_->latest();
   const auto& previous = profiler_->previous();
+  transfersModel_->setLatestOfEdits(latest && latest->request.edited);
   transfersModel_->setProfiles(latest ? latest->profile : nullptr, previous ? previous->profile : nullptr,
                                latest ? latest->label : QString(), previous ? previous->label : QString());
   updateTransferTotals();
