@@ -291,6 +291,31 @@ class CliReportTest : public QObject {
              qPrintable(section));
   }
 
+  // Walkthrough 23, F1: the line over a method's copy instructions counts,
+  // sums and prices the same copies (it said "1 copy per call, 256 B,
+  // predicted 15.3 µs" with two copies inside a delegate in the time, its
+  // one row 5.10 µs); the method's whole with the copies inside delegates
+  // is said after it.
+  void theCopiesLinePricesTheCopiesItCounts() {
+    const QString edited = outPath("inside-line.pte");
+    auto p = runCli({"propagate", demoPath(), "-o", edited, "--method", "forward", "--set-device", "1=none", "--skip-h2d-inputs"});
+    QVERIFY2(p.exitCode == 0, p.err.constData());
+    const QString out = outPath("inside-line.html");
+    auto r = runCli({"report", edited, "--method", "forward", "-o", out});
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    const QString html = readText(out);
+    const QString summary = between(html, "<details class=\"copies\" open><summary>", "</summary>");
+    QVERIFY2(summary.startsWith("1 copy instruction per call, "), qPrintable(summary));
+    // The one row's predicted time is the line's.
+    const QString table = between(html, "<table class=\"sortable copies\"", "</table>");
+    const QRegularExpression cell("<td class=\"num\" data-v=\"[^\"]*\">([0-9.]+ [µnm]?s)</td>");
+    QStringList times;
+    for (auto it = cell.globalMatch(table); it.hasNext();) times << it.next().captured(1);
+    QVERIFY2(!times.isEmpty(), qPrintable(table.left(2000)));
+    QVERIFY2(summary.contains(", predicted " + times.front() + ";"), qPrintable(summary + " / " + times.join(", ")));
+    QVERIFY2(summary.contains("; with the 2 copies inside delegates, 3 copies, "), qPrintable(summary));
+  }
+
   void measurementsSitBesideThePredictions() {
     const QString profile = outPath("profile.json");
     auto p = runCli({"profile", demoPath(), "--runtime", "host", "--iterations", "2", "--warmup", "0", "--json", profile});
