@@ -19,6 +19,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QToolButton>
+#include <QTreeView>
 
 #include "support/TestSupport.h"
 #include "support/UiTestSupport.h"
@@ -31,6 +32,8 @@
 #include "ui/panels/MemoryPlanView.h"
 #include "ui/panels/OutputsPanel.h"
 #include "ui/profile/ProfileSession.h"
+#include "ui/profile/ProfileDialog.h"
+#include "ui/profile/TimelineView.h"
 #include "ui/profile/TransfersModel.h"
 #include "ui/window/MainWindow.h"
 
@@ -497,6 +500,80 @@ class WalkthroughElevenTest : public QObject {
     w.doc.setDelegateTarget(0, 1, std::nullopt);
     w.doc.waitForPipeline();
     QTRY_COMPARE(model->measuredBeforeWords(), QString("before the edits"));
+  }
+
+  // Walkthrough 23, F11: an edit and its Undo keep the Program tree's open
+  // branches and its current row (every edit closed the method's Delegates
+  // and put the focus on the method).
+  void theProgramTreeKeepsWhatIsOpen() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.openDemo());
+    auto* tree = w.window.findChild<QTreeView*>("programTree");
+    QVERIFY(tree != nullptr);
+    QAbstractItemModel* model = tree->model();
+    const auto child = [model](const QModelIndex& parent, const QString& prefix) {
+      for (int r = 0; r < model->rowCount(parent); ++r)
+        if (model->index(r, 0, parent).data().toString().startsWith(prefix)) return model->index(r, 0, parent);
+      return QModelIndex();
+    };
+    const QModelIndex methods = child({}, "Methods");
+    const QModelIndex forward = child(methods, "forward");
+    const QModelIndex delegates = child(forward, "Delegates");
+    QVERIFY(delegates.isValid());
+    tree->expand(methods);
+    tree->expand(forward);
+    tree->expand(delegates);
+    const QModelIndex first = model->index(0, 0, delegates);
+    QVERIFY(first.isValid());
+    const QString name = first.data().toString();
+    tree->setCurrentIndex(first);
+    const auto stillOpen = [&] {
+      const QModelIndex m = child({}, "Methods"), f = child(m, "forward"), d = child(f, "Delegates");
+      return d.isValid() && tree->isExpanded(m) && tree->isExpanded(f) && tree->isExpanded(d) &&
+             tree->currentIndex() == model->index(0, 0, d) && tree->currentIndex().data().toString() == name;
+    };
+    w.doc.setDelegateTarget(0, 0, program::parseDeviceSpec("cuda:1").value());
+    w.doc.waitForPipeline();
+    QTRY_VERIFY2(stillOpen(), "the edit closed the Program tree's Delegates or moved its current row");
+    w.window.findChild<QAction*>("undoAction")->trigger();
+    w.doc.waitForPipeline();
+    QTRY_VERIFY2(stillOpen(), "Undo closed the Program tree's Delegates or moved its current row");
+  }
+
+  // Walkthrough 23, F14 and F13: the Timeline's zoom keys keep the selected
+  // copy in view (they zoomed about the middle); the Profile dialog is as
+  // tall as its wrapped hints need at the width it is given.
+  void zoomKeepsTheSelectionAndHintsAreWhole() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(test::synthProgram("timeline-zoom.pte", {"--scenario", "cross_device"})));
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    QVERIFY(w.window.showPanel("timeline"));
+    auto* timeline = w.window.findChild<ui::TimelineView*>("timeline");
+    QVERIFY(timeline != nullptr);
+    QTest::qWait(50);
+    // The first copy: the leftmost bars.
+    const auto* dataflow = w.doc.currentDataflow();
+    std::optional<size_t> copy;
+    for (const auto& ins : dataflow->instructions())
+      if (ins.is_h2d_copy && !copy) copy = ins.flat_index;
+    QVERIFY(copy.has_value());
+    timeline->selectInstruction(*copy);
+    QVERIFY(timeline->instructionInView(*copy));
+    for (int i = 0; i < 4; ++i) timeline->zoomIn();
+    QVERIFY(timeline->zoom() > 4);
+    QVERIFY2(timeline->instructionInView(*copy), "zooming in lost the selected copy");
+
+    ui::ProfileDialog dialog(w.doc.program(), 0, &w.window);
+    dialog.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&dialog));
+    dialog.resize(640, 200);
+    QTest::qWait(50);
+    for (auto* label : dialog.findChildren<QLabel*>()) {
+      if (!label->wordWrap() || !label->isVisible() || label->text().isEmpty()) continue;
+      QVERIFY2(label->height() >= label->heightForWidth(label->width()) - 1,
+               qPrintable(QString("'%1' is %2 px high for %3").arg(label->text().left(40)).arg(label->height())
+                              .arg(label->heightForWidth(label->width()))));
+    }
   }
 
   // Walkthrough 23, F5: a big program (an llm of 3,000 instructions, its

@@ -1,5 +1,7 @@
 #include "ui/profile/ProfileDialog.h"
 
+#include <QResizeEvent>
+
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
@@ -383,6 +385,17 @@ void ProfileDialog::showEvent(QShowEvent* event) {
   layout()->activate();
   const int needed = layout()->totalHeightForWidth(width());
   if (needed > height()) resize(width(), needed);
+}
+
+void ProfileDialog::resizeEvent(QResizeEvent* event) {
+  QDialog::resizeEvent(event);
+  // Again at each width the window manager or the user gives it: placed at
+  // 820 px after it was shown, the inputs' hint was cut to half its two
+  // lines (walkthrough 23). Its height never goes below what its wrapped
+  // texts need at this width.
+  if (layout() == nullptr || !layout()->hasHeightForWidth()) return;
+  const int needed = layout()->totalHeightForWidth(event->size().width());
+  if (needed != minimumHeight()) setMinimumHeight(needed);
 }
 
 void ProfileDialog::showCudaGraph() {

@@ -95,6 +95,7 @@ class ProfileDialog : public QDialog {
  protected:
   // Tall enough for its wrapped hints at the width it is shown at.
   void showEvent(QShowEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void updateRuntimeInfo();

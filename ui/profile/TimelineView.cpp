@@ -588,7 +588,25 @@ void TimelineView::zoomAround(double zoom, double anchorX) {
   canvas_->viewport()->update();
 }
 
-void TimelineView::setZoom(double zoom) { zoomAround(zoom, timeLeft() + timeWidth() / 2); }
+void TimelineView::setZoom(double zoom) {
+  // The keys and buttons zoom about the selected bar when it is in view (it
+  // went out of sight about the middle: walkthrough 23); else the middle.
+  double anchor = timeLeft() + timeWidth() / 2;
+  const auto selected = selected_ ? std::find_if(bars_.begin(), bars_.end(),
+                                                 [&](const Bar& b) { return b.instruction == *selected_; })
+                                  : bars_.end();
+  if (selected != bars_.end() && selected->rect.center().x() >= timeLeft() &&
+      selected->rect.center().x() <= timeLeft() + timeWidth())
+    anchor = selected->rect.center().x();
+  const bool keep = selected != bars_.end() && anchor != timeLeft() + timeWidth() / 2;
+  zoomAround(zoom, anchor);
+  // (Rounding moves a bar at the very edge by a pixel a step: kept whole.)
+  if (keep) {
+    const auto again = std::find_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.instruction == *selected_; });
+    if (again != bars_.end() && (again->rect.left() < timeLeft() || again->rect.right() > timeLeft() + timeWidth()))
+      scrollToBar(*again);
+  }
+}
 void TimelineView::zoomIn() { setZoom(zoom_ * kZoomStep); }
 void TimelineView::zoomOut() { setZoom(zoom_ / kZoomStep); }
 void TimelineView::zoomToFit() { setZoom(1); }
@@ -603,6 +621,11 @@ void TimelineView::selectInstruction(size_t instruction) {
     scrollToBar(*it);
   }
   canvas_->viewport()->update();
+}
+
+bool TimelineView::instructionInView(size_t instruction) const {
+  const auto it = std::find_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.instruction == instruction; });
+  return it != bars_.end() && it->rect.right() >= timeLeft() && it->rect.left() <= timeLeft() + timeWidth();
 }
 
 void TimelineView::scrollToBar(const Bar& bar) {

@@ -118,6 +118,9 @@ class TimelineView : public QWidget {
   // an instruction with no bar in this iteration clears the highlight.
   void selectInstruction(size_t instruction);
   std::optional<size_t> selectedInstruction() const { return selected_; }
+  // Whether part of the instruction's first bar is in the visible part of
+  // the time axis.
+  bool instructionInView(size_t instruction) const;
 
   QSize sizeHint() const override { return {900, 250}; }
 

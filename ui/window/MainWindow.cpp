@@ -827,7 +827,9 @@ void MainWindow::refreshProgram() {
       report::infoText(document_->program(), document_->loaded().file, document_->loaded().warnings));
   if (document_->isModified()) summary.prepend(tr("Edited (not saved): the summary shows the program with your edits.\n\n"));
   summary_->setPlainText(summary);
-  tree_->expandToDepth(0);
+  // The top level open (expandToDepth would close what the user opened
+  // below it: every edit closed the method's Delegates, walkthrough 23).
+  for (int r = 0; r < tree_->model()->rowCount(); ++r) tree_->expand(tree_->model()->index(r, 0));
   refreshMethod();
 }
 

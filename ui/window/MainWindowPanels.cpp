@@ -88,9 +88,53 @@ class ProgramTreeView : public QTreeView {
     QTreeView::setModel(model);
     if (header()->count() > 0) header()->setSectionResizeMode(0, QHeaderView::Interactive);
     fitter_->watchModel();
+    // An edit, Undo or Redo rebuilds the tree: the branches the user opened
+    // and the row they were on stay (every edit closed the method's
+    // Delegates and put the focus on the method: walkthrough 23). Rows are
+    // known by their names from the top.
+    connect(model, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+      opened_.clear();
+      std::function<void(const QModelIndex&)> remember = [&](const QModelIndex& parent) {
+        for (int r = 0; r < this->model()->rowCount(parent); ++r) {
+          const QModelIndex index = this->model()->index(r, 0, parent);
+          if (!isExpanded(index)) continue;
+          opened_.push_back(pathOf(index));
+          remember(index);
+        }
+      };
+      remember(rootIndex());
+      current_ = currentIndex().isValid() ? pathOf(currentIndex()) : QStringList();
+    });
+    connect(model, &QAbstractItemModel::modelReset, this, [this] {
+      for (const QStringList& path : opened_)
+        if (const QModelIndex index = indexOf(path); index.isValid()) expand(index);
+      if (const QModelIndex index = indexOf(current_); index.isValid()) {
+        setCurrentIndex(index);
+        scrollTo(index);
+      }
+    });
   }
 
  private:
+  QStringList pathOf(QModelIndex index) const {
+    QStringList path;
+    for (; index.isValid(); index = index.parent()) path.prepend(index.sibling(index.row(), 0).data().toString());
+    return path;
+  }
+  QModelIndex indexOf(const QStringList& path) const {
+    QModelIndex parent = rootIndex();
+    for (const QString& name : path) {
+      QModelIndex found;
+      for (int r = 0; r < model()->rowCount(parent) && !found.isValid(); ++r)
+        if (model()->index(r, 0, parent).data().toString() == name) found = model()->index(r, 0, parent);
+      if (!found.isValid()) return {};
+      parent = found;
+    }
+    return parent;
+  }
+  std::vector<QStringList> opened_;
+  QStringList current_;
+
   // Names elided in their middle must not read alike: ten QNN methods
   // "get_kv_output_0_quant_attr" .. "_9_" all read "get_kv_ou…uant_attr".
   // Then the names take what they need to differ (up to `names`, their
