@@ -576,6 +576,32 @@ class WalkthroughElevenTest : public QObject {
     }
   }
 
+  // Walkthrough 23, F8 and F9: the Transfers Summary unfolded after a
+  // profile leaves the totals above it whole (they were cut in half at
+  // 1600x1000); with no profile it shows no empty table over its "No
+  // profile" line.
+  void theSummaryLeavesTheTotalsWhole() {
+    test::ShownWindow w({1600, 1000});
+    QVERIFY(w.open(test::synthProgram("summary-room.pte", {"--scenario", "cross_device"})));
+    QVERIFY(w.window.showPanel("transfers"));
+    auto* toggle = w.window.findChild<QToolButton*>("transferSummaryToggle");
+    auto* table = w.window.findChild<QTableWidget*>("transferSummary");
+    auto* breakdown = w.window.findChild<QLabel*>("transferBreakdown");
+    QVERIFY(toggle != nullptr && table != nullptr && breakdown != nullptr);
+    toggle->click();
+    QTRY_VERIFY(breakdown->isVisible());
+    QVERIFY2(!table->isVisible(), "an empty statistics table stands over 'No profile'");
+    QVERIFY(breakdown->text().startsWith("No profile"));
+    QVERIFY(test::profileOnHost(w.window, 0, 2, 0));
+    QTRY_VERIFY(table->isVisible());
+    QTest::qWait(50);
+    auto* totals = w.window.transferTotals();
+    auto* area = w.window.findChild<QWidget*>("transferTotalsArea");
+    QVERIFY(area != nullptr && !totals->text().isEmpty());
+    const int line = totals->fontMetrics().lineSpacing();
+    QVERIFY2(area->height() >= line, qPrintable(QString("the totals have %1 px for a %2 px line").arg(area->height()).arg(line)));
+  }
+
   // Walkthrough 23, F5: a big program (an llm of 3,000 instructions, its
   // first device step far from its start) opens on its start: the first
   // instruction and the left edge of the drawing (it opened on its middle,

@@ -59,7 +59,10 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
   // Not a Tab stop of its own (it showed no focus): Tab goes to its table,
   // whose arrows scroll it.
   scroll->setFocusPolicy(Qt::NoFocus);
-  scroll->setMinimumHeight(fontMetrics().height() * 5);
+  // Three lines at least: unfolded in a short Details panel it takes its
+  // room from the table, not from the totals above it (with five, the
+  // totals were cut in half at 1600x1000: walkthrough 23).
+  scroll->setMinimumHeight(fontMetrics().height() * 3);
   auto* content = new QWidget;
   scroll->setWidget(content);
   body_ = scroll;
@@ -85,6 +88,7 @@ TransferSummaryView::TransferSummaryView(QWidget* parent) : QWidget(parent) {
   connect(toggle_, &QToolButton::toggled, this, [this](bool open) {
     toggle_->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
     body_->setVisible(open);
+    emit unfolded(open);
   });
   setProfile(nullptr);
 }
@@ -94,6 +98,9 @@ void TransferSummaryView::setProfile(std::shared_ptr<const exec::TransferProfile
   table_->setRowCount(0);
   caption_->clear();
   caption_->setVisible(profile != nullptr);
+  // Without a profile the section's first line says so: an empty table of
+  // statistics stood over it and hid it below the fold (walkthrough 23).
+  table_->setVisible(profile != nullptr);
   if (!profile) {
     breakdown_->setText(otherMethod.isEmpty()
                             ? tr("No profile: run one (Profile) or import an ETDump.")

@@ -36,6 +36,10 @@ class TransferSummaryView : public QWidget {
   QLabel* breakdown() const { return breakdown_; }
   QLabel* findings() const { return findings_; }
 
+ signals:
+  // The section was unfolded (true) or folded.
+  void unfolded(bool open);
+
  private:
   QToolButton* toggle_ = nullptr;
   QWidget* body_ = nullptr;
