@@ -9,6 +9,7 @@
 #include <QHeaderView>
 #include <QTableView>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -26,6 +27,7 @@
 #include "ui/common/MemoryBudgetSetting.h"
 #include "ui/document/Document.h"
 #include "ui/document/Selection.h"
+#include "ui/graph/GraphItems.h"
 #include "ui/graph/GraphView.h"
 #include "ui/panels/AdvisorPanel.h"
 #include "ui/panels/ChangesPanel.h"
@@ -256,6 +258,16 @@ class WalkthroughElevenTest : public QObject {
     const QString notes = advisor->findChild<QLabel*>("advisorNotes")->text();
     const auto& rejected = advisor->advice()->rejected.front();
     QVERIFY2(notes.contains(QString::fromStdString(rejected.reason)), qPrintable(notes));
+    // Walkthrough 23, F12: the rows follow their columns' widths (a duty
+    // wrapped to two lines stayed in a one-line row, half its second line
+    // shown).
+    table->setColumnWidth(1, 90);
+    const QAbstractItemView* items = table;
+    QTRY_VERIFY2([&] {
+      for (int r = 0; r < table->rowCount(); ++r)
+        if (table->rowHeight(r) < items->sizeHintForRow(r) - 1) return false;
+      return true;
+    }(), "a row is shorter than its wrapped cells");
 
     // Walkthrough 23, F4: Enter on the focused Apply applies a candidate,
     // as Space does (push buttons outside dialogs took only Space).
@@ -602,6 +614,37 @@ class WalkthroughElevenTest : public QObject {
     QVERIFY2(area->height() >= line, qPrintable(QString("the totals have %1 px for a %2 px line").arg(area->height()).arg(line)));
   }
 
+  // Walkthrough 23, F15: no two edge labels stand on each other (two
+  // copies into one TensorRT delegate read "flofloat16[1,128]").
+  void edgeLabelsDoNotOverlap() {
+    QJsonObject tensors{{"a", tensor(1, 128)}, {"b", tensor(1, 128)}, {"y", tensor(1, 128)}, {"z", tensor(1, 128)}};
+    QJsonArray nodes{QJsonObject{{"delegate", "TensorRTBackend"},
+                                 {"compile_specs", QJsonObject{{"target_device", "cuda:7"}}},
+                                 {"tensorrt", QJsonObject{{"engine", "engine-bytes"}}},
+                                 {"inputs", QJsonArray{"a", "b"}},
+                                 {"outputs", QJsonArray{"y"}}},
+                     relu("y", "z")};
+    const QString program = specProgram(
+        "two-into-trt", QJsonArray{QJsonObject{{"name", "forward"}, {"inputs", QJsonArray{"a", "b"}},
+                                               {"outputs", QJsonArray{"z"}}, {"tensors", tensors}, {"nodes", nodes}}});
+    QVERIFY(!program.isEmpty());
+    for (const QString& path : {program, test::writeDemoProgram("labels-demo.pte")}) {
+      test::ShownWindow w({1600, 1000});
+      QVERIFY(w.open(path));
+      std::vector<QRectF> labels;
+      for (auto* item : w.window.graph()->scene()->items())
+        if (item->type() == ui::GraphEdgeItem::Type)
+          if (const QRectF r = static_cast<ui::GraphEdgeItem*>(item)->labelSceneRect(); !r.isEmpty()) labels.push_back(r);
+      QVERIFY(labels.size() >= 3);
+      for (size_t i = 0; i < labels.size(); ++i)
+        for (size_t j = i + 1; j < labels.size(); ++j)
+          QVERIFY2(!labels[i].intersects(labels[j]),
+                   qPrintable(QString("%1: edge labels at (%2, %3) and (%4, %5) overlap")
+                                  .arg(QFileInfo(path).fileName()).arg(labels[i].x()).arg(labels[i].y())
+                                  .arg(labels[j].x()).arg(labels[j].y())));
+    }
+  }
+
   // Walkthrough 23, F5: a big program (an llm of 3,000 instructions, its
   // first device step far from its start) opens on its start: the first
   // instruction and the left edge of the drawing (it opened on its middle,
@@ -690,9 +733,9 @@ class WalkthroughElevenTest : public QObject {
     // Each buffer holds four 64 B tensors' rows at most: every tensor's band
     // is tall enough for its label (they were 5-10 px slivers).
     const int label = QFontMetrics(plan->font()).height() * 85 / 100 - 2;
-    for (const auto& block : plan->blocks())
-      QVERIFY2(plan->valueRect(block.value).height() >= label,
-               qPrintable(QString("%%1 is %2 px high").arg(block.value).arg(plan->valueRect(block.value).height())));
+    for (const auto& each : plan->blocks())
+      QVERIFY2(plan->valueRect(each.value).height() >= label,
+               qPrintable(QString("%%1 is %2 px high").arg(each.value).arg(plan->valueRect(each.value).height())));
   }
 
   // F3: the instruction axis numbers every 1st, 2nd, 5th, 10th, 20th...

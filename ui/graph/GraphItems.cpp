@@ -409,7 +409,9 @@ GraphEdgeItem::GraphEdgeItem(const layout::GraphEdge& edge, const layout::EdgeGe
     labelCentre_ = path_.pointAtPercent(0.5) + QPointF(size.width() / 2 + 3, 0);
   }
   labelRect_ = QRectF(labelCentre_ - QPointF(size.width() / 2, size.height() / 2), size);
+  labelHome_ = labelCentre_;
   bounds_ = path_.boundingRect().united(arrow_.boundingRect()).united(labelRect_).adjusted(-6, -6, 6, 6);
+  for (int k = 1; k < labelCandidates(); ++k) bounds_ = bounds_.united(labelRectAt(k).adjusted(-6, -6, 6, 6));
   QStringList badges, insideLines;
   for (const auto& mark : edge.inside_copies) {
     badges << QString::fromStdString(mark.badge);
@@ -447,6 +449,24 @@ QRectF GraphEdgeItem::insideRectAt(int candidate, QPointF* point) const {
   const QSizeF badge(width + 8, metrics.height() * double(lines.size()) + 2);
   const bool right = candidate >= 2;
   return QRectF(at - QPointF(right ? -7 : badge.width() + 7, badge.height() / 2), badge);
+}
+
+QRectF GraphEdgeItem::labelRectAt(int candidate) const {
+  const QSizeF size = labelRect_.size();
+  QPointF centre = labelHome_;
+  if (candidate > 0 && !path_.isEmpty()) {
+    static constexpr double kAlong[] = {0.5, 0.33, 0.67, 0.5, 0.33};
+    const double side = candidate >= 3 ? -1.0 : 1.0;  // right of the curve, then left
+    centre = path_.pointAtPercent(kAlong[std::min(candidate, 4)]) + QPointF(side * (size.width() / 2 + 3), 0);
+  }
+  return QRectF(centre - QPointF(size.width() / 2, size.height() / 2), size);
+}
+
+void GraphEdgeItem::setLabelCandidate(int candidate) {
+  if (candidate < 0 || candidate >= labelCandidates()) return;
+  labelRect_ = labelRectAt(candidate);
+  labelCentre_ = labelRect_.center();
+  update();
 }
 
 QRectF GraphEdgeItem::insideBadgeSceneRect(int candidate) const {

@@ -137,6 +137,12 @@ class GraphEdgeItem : public GraphMarkedItem {
   // The edge's label (its tensor type) as drawn, in scene coordinates; empty
   // when it has none.
   QRectF labelSceneRect() const { return label_.isEmpty() ? QRectF() : mapRectToScene(labelRect_); }
+  // Where else the label may stand when another stands where dot put it
+  // (two edges into one delegate): candidate `k` of labelCandidates(), 0
+  // being dot's place; beside the curve a third, half or two thirds along.
+  int labelCandidates() const { return label_.isEmpty() ? 0 : 5; }
+  QRectF labelCandidateSceneRect(int candidate) const { return mapRectToScene(labelRectAt(candidate)); }
+  void setLabelCandidate(int candidate);
   // The overlay colours the edge; a text, when it has one, replaces the label.
   void setOverlay(std::optional<ItemOverlay> overlay);
 
@@ -149,7 +155,9 @@ class GraphEdgeItem : public GraphMarkedItem {
   const layout::GraphEdge& edge_;
   QPainterPath path_;
   QPolygonF arrow_;
+  QRectF labelRectAt(int candidate) const;
   QPointF labelCentre_;
+  QPointF labelHome_;  // where dot put it (candidate 0)
   QString label_;
   QRectF labelRect_;
   QRectF overlayRect_;

@@ -78,8 +78,8 @@ GraphView::GraphView(QWidget* parent) : QWidget(parent), scene_(new QGraphicsSce
   canvas_->nodeDoubleClicked = [this](size_t node) { nodeDoubleClicked(node); };
   canvas_->selectedNodeAt = [this]() -> std::optional<std::pair<QPoint, size_t>> {
     if (!selectedNode_ || *selectedNode_ >= nodeItems_.size()) return std::nullopt;
-    const QRectF box = nodeItems_[*selectedNode_]->sceneBoundingRect();
-    return std::pair{canvas_->mapFromScene(QPointF(box.center().x(), box.bottom())), *selectedNode_};
+    const QRectF node = nodeItems_[*selectedNode_]->sceneBoundingRect();
+    return std::pair{canvas_->mapFromScene(QPointF(node.center().x(), node.bottom())), *selectedNode_};
   };
   canvas_->activateKey = [this] {
     if (!selectedNode_) return false;

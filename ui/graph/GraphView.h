@@ -302,6 +302,7 @@ class GraphView : public QWidget {
   void applyOverlay();
   // Moves the overlay's pills and the inside-delegate badges off the nodes'
   // boxes, the edges' labels and each other where another place is free.
+  void separateEdgeLabels();
   void separateLabels();
   QString overlayLegendText() const;
   bool methodMakesNoCopies() const;

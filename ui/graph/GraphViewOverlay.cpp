@@ -214,6 +214,7 @@ void GraphView::applyOverlay() {
       edgeItems_[e]->setOverlay(ItemOverlay{nodeItems_[from]->overlay()->colour, QString()});
     }
   }
+  separateEdgeLabels();
   separateLabels();
   legend_->setEntries(legendEntries(model, overlayLegendText(), overlayWithoutMeasurements(), overlayLegendNote()));
   if (!legendShown_) legend_->hide();
@@ -282,6 +283,40 @@ int leastCovered(const RectGrid& taken, int count, RectOf rectOf, const QRectF& 
 }
 
 }  // namespace
+
+void GraphView::separateEdgeLabels() {
+  // An edge label that stands on another (two edges into one delegate read
+  // "flofloat16[1,128]": walkthrough 23), or a quarter of it on a node or a
+  // region's title, takes the first of its other places that covers none of
+  // them. Dot's places are kept wherever they are clear.
+  RectGrid nodes, labels;
+  for (const auto* item : nodeItems_) nodes.add(item->boxSceneRect());
+  // The regions' titles ("cuda:7") are not to be covered either.
+  if (layout_)
+    for (const auto& region : layout_->regions)
+      nodes.add(QRectF(region.rect.x, region.rect.y, std::min(region.rect.width, 160.0), 36));
+  for (auto* item : edgeItems_) {
+    if (item->labelCandidates() == 0) continue;
+    const QRectF home = item->labelCandidateSceneRect(0);
+    const bool onLabel = labels.covered(home, QRectF()) > 0;
+    const bool onNode = nodes.covered(home, QRectF()) > 0.25 * home.width() * home.height();
+    int best = 0;
+    if (onLabel || onNode) {
+      // The first place clear of labels and nodes; else, on a label, the one
+      // that covers labels least; on a node only, dot's.
+      best = -1;
+      for (int k = 0; k < item->labelCandidates() && best < 0; ++k) {
+        const QRectF r = item->labelCandidateSceneRect(k);
+        if (labels.covered(r, QRectF()) <= 0 && nodes.covered(r, QRectF()) <= 0) best = k;
+      }
+      if (best < 0)
+        best = onLabel ? leastCovered(labels, item->labelCandidates(), [item](int k) { return item->labelCandidateSceneRect(k); })
+                       : 0;
+    }
+    item->setLabelCandidate(best);
+    labels.add(item->labelSceneRect());
+  }
+}
 
 void GraphView::separateLabels() {
   // What the badges must not cover: the nodes' boxes and the edges' labels

@@ -139,6 +139,20 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   table_->setWordWrap(true);
   table_->setTextElideMode(Qt::ElideMiddle);
   attachEmptyNote(table_, "advisorEmpty");
+  // The rows follow their columns' widths: the last column stretches after
+  // the rows were measured, and a duty wrapped to two lines in a one-line
+  // row showed half its second line (walkthrough 23).
+  connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this] {
+    if (rowsFitPending_) return;
+    rowsFitPending_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+          rowsFitPending_ = false;
+          table_->resizeRowsToContents();
+        },
+        Qt::QueuedConnection);
+  });
 
   notes_ = new QLabel;
   notes_->setObjectName("advisorNotes");
@@ -381,7 +395,9 @@ void AdvisorPanel::showAdvice() {
   } else {
     for (size_t i = 0; i < a.candidates.size(); ++i) order_.push_back(i);
   }
-  table_->setColumnHidden(MeasuredColumn, !measured_);
+  // Shown when a row has a measured saving: a profile that ranks none of
+  // these rows left an empty column (walkthrough 23).
+  table_->setColumnHidden(MeasuredColumn, !measured_ || measured_->candidates.empty());
   table_->horizontalHeaderItem(SavingColumn)->setText(measured_ ? tr("Predicted saving") : tr("Saves per call"));
   // An emulated profile's times are host memcpy: the column says so, as the
   // graph's badges and Transfers do (its note scrolled out of sight).
