@@ -139,20 +139,6 @@ AdvisorPanel::AdvisorPanel(Document* document, LinkSelection* links, QWidget* pa
   table_->setWordWrap(true);
   table_->setTextElideMode(Qt::ElideMiddle);
   attachEmptyNote(table_, "advisorEmpty");
-  // The rows follow their columns' widths: the last column stretches after
-  // the rows were measured, and a duty wrapped to two lines in a one-line
-  // row showed half its second line (walkthrough 23).
-  connect(table_->horizontalHeader(), &QHeaderView::sectionResized, this, [this] {
-    if (rowsFitPending_) return;
-    rowsFitPending_ = true;
-    QMetaObject::invokeMethod(
-        this,
-        [this] {
-          rowsFitPending_ = false;
-          table_->resizeRowsToContents();
-        },
-        Qt::QueuedConnection);
-  });
 
   notes_ = new QLabel;
   notes_->setObjectName("advisorNotes");

@@ -121,7 +121,6 @@ class AdvisorPanel : public QWidget {
   std::shared_ptr<const exec::TransferProfile> profile_;
   std::optional<advise::MeasuredMethodAdvice> measured_;
   std::vector<size_t> order_;  // row -> index into advice_->candidates
-  bool rowsFitPending_ = false;
   std::vector<size_t> rankOfRow_;  // row -> the rank its # column shows (measured when a profile ranked them)
   QString adviceMethod_;  // the method name advice_ is for
   // The file as loaded that advice_ compares with (its identity only): a
